@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+import Foundation
+import PackageDescription
+
+// Every folder in Plugins/ is a feature: adding one is adding a folder, nothing else to edit.
+//   Plugins/<Name>/Sources   the feature's code (target <Name>, importable by tests and a monolith)
+//   Plugins/<Name>/Entry     its one-line C entry (target <Name>Plugin)
+//   Plugins/<Name>/Tests     its own tests (optional, target <Name>Tests)
+// and the product lib<Name>.so is a .dynamic library the host loads with dlopen.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+let fileManager = FileManager.default
+
+func isDirectory(_ url: URL) -> Bool {
+    var isDirectory: ObjCBool = false
+    return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+}
+
+let features: [String] = ((try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path)) ?? [])
+    .filter { isDirectory(root.appendingPathComponent("Plugins/\($0)/Sources")) }
+    .sorted()
+
+let sdk: Target.Dependency = .product(name: "MicroappSDK", package: "MicroappSDK")
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let featureTargets: [Target] = features.flatMap { name -> [Target] in
+    var targets: [Target] = [
+        .target(name: name, dependencies: [sdk], path: "Plugins/\(name)/Sources", swiftSettings: strict),
+        .target(
+            name: "\(name)Plugin", dependencies: [.target(name: name), sdk], path: "Plugins/\(name)/Entry",
+            swiftSettings: strict),
+    ]
+    if isDirectory(root.appendingPathComponent("Plugins/\(name)/Tests")) {
+        targets.append(
+            .testTarget(
+                name: "\(name)Tests", dependencies: [.target(name: name), "MicroappTesting", sdk],
+                path: "Plugins/\(name)/Tests", swiftSettings: strict))
+    }
+    return targets
+}
+
+let package = Package(
+    name: "Microapps",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "microapp", targets: ["microapp"])
+    ] + features.map { .library(name: $0, type: .dynamic, targets: ["\($0)Plugin"]) },
+    dependencies: [
+        .package(path: "Sources/MicroappSDK")
+    ],
+    targets: [
+        .target(name: "MicroappHost", dependencies: [sdk], path: "Sources/MicroappHost", swiftSettings: strict),
+        .target(
+            name: "MicroappTerminal", dependencies: ["MicroappHost", sdk], path: "Sources/MicroappTerminal",
+            swiftSettings: strict),
+        .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
+        .executableTarget(
+            name: "microapp", dependencies: ["MicroappHost", "MicroappTerminal", sdk], path: "hosts/microapp",
+            swiftSettings: strict),
+        .testTarget(
+            name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappTesting", sdk],
+            path: "Tests/MicroappHostTests", swiftSettings: strict),
+    ] + featureTargets
+)

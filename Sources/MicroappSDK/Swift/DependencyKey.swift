@@ -1,0 +1,48 @@
+/// A typed name for something a feature needs: a service (`Service<Request, Response>`) or shared state.
+public struct DependencyKey<Value>: Sendable {
+    /// The string id the host's container knows it by.
+    public let id: String
+    /// Service or state.
+    public let kind: DependencyKind
+    /// How the feature uses it.
+    public let access: Access
+    /// Whether the feature can run without it.
+    public let isOptional: Bool
+
+    /// The type name compared by the resolver; unqualified, so host and plugin modules may both declare the shape.
+    public var typeName: String { String(describing: Value.self) }
+
+    /// A service key; services are always used with read access.
+    public static func service(_ id: String, optional: Bool = false) -> DependencyKey
+    where Value: ServiceProtocol {
+        DependencyKey(id: id, kind: .service, access: .read, isOptional: optional)
+    }
+
+    /// A shared-state key, read or read-write.
+    public static func state(_ id: String, access: Access, optional: Bool = false) -> DependencyKey {
+        DependencyKey(id: id, kind: .state, access: access, isOptional: optional)
+    }
+
+    /// The requirement this key stands for in a manifest.
+    public var requirement: Requirement { Requirement(self) }
+}
+
+/// Why a feature could not get one of its dependencies.
+public struct DependencyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The key asked for.
+    public var key: String
+    /// What went wrong.
+    public var reason: String
+    /// What to do about it.
+    public var fix: String
+
+    /// Creates an error.
+    public init(key: String, reason: String, fix: String) {
+        self.key = key
+        self.reason = reason
+        self.fix = fix
+    }
+
+    /// `dependency 'key': reason; to fix: fix`.
+    public var description: String { "dependency '\(key)': \(reason); to fix: \(fix)" }
+}

@@ -1,0 +1,103 @@
+import CMicroappABI
+import Glibc
+import Synchronization
+
+/// Builds the C descriptor a plugin's `microapp_entry` returns.
+public enum MicroappEntry {
+    /// The descriptor for `feature`. Inlined into the plugin, so the ABI version, struct size and SDK
+    /// fingerprint are those the plugin was compiled with, not those of the SDK it happens to load with.
+    @_alwaysEmitIntoClient
+    public static func export<F: Feature>(_ feature: F.Type) -> UnsafeRawPointer? {
+        describe(
+            feature, abiVersion: UInt32(MICROAPP_ABI_MAJOR << 16 | MICROAPP_ABI_MINOR),
+            structSize: UInt32(MemoryLayout<microapp_descriptor>.size), fingerprint: MICROAPP_SDK_FINGERPRINT)
+    }
+
+    /// Makes (once per feature type) the descriptor; nil when the manifest cannot be encoded.
+    public static func describe(
+        _ feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, fingerprint: String
+    ) -> UnsafeRawPointer? {
+        DescriptorTable.shared.descriptor(
+            for: feature, abiVersion: abiVersion, structSize: structSize, fingerprint: fingerprint)
+    }
+
+    /// The SDK fingerprint of the host's own build.
+    public static var hostFingerprint: String { MICROAPP_SDK_FINGERPRINT }
+}
+
+/// A feature type that can sit in a Sendable table; metatypes are immutable.
+private struct FeatureType: @unchecked Sendable {
+    let type: any Feature.Type
+}
+
+/// Descriptors made so far, by address, so the register thunk can find the feature behind `self`.
+private final class DescriptorTable: Sendable {
+    static let shared = DescriptorTable()
+    private let byAddress = Mutex<[UInt: FeatureType]>([:])
+    private let byFeature = Mutex<[ObjectIdentifier: UInt]>([:])
+
+    func descriptor(
+        for feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, fingerprint: String
+    ) -> UnsafeRawPointer? {
+        if let address = byFeature.withLock({ $0[ObjectIdentifier(feature)] }) {
+            return UnsafeRawPointer(bitPattern: address)
+        }
+        guard let manifest = try? ManifestCoding.encode(feature.manifest) else { return nil }
+        let descriptor = UnsafeMutablePointer<microapp_descriptor>.allocate(capacity: 1)
+        descriptor.initialize(
+            to: microapp_descriptor(
+                abi_version: abiVersion, struct_size: structSize, sdk_fingerprint: strdup(fingerprint),
+                manifest_json: strdup(manifest),
+                register_feature: { registerFeature(descriptor: $0, registrar: $1) }))
+        let address = UInt(bitPattern: descriptor)
+        byAddress.withLock { $0[address] = FeatureType(type: feature) }
+        byFeature.withLock { $0[ObjectIdentifier(feature)] = address }
+        return UnsafeRawPointer(descriptor)
+    }
+
+    func feature(at descriptor: UnsafeRawPointer) -> (any Feature.Type)? {
+        byAddress.withLock { $0[UInt(bitPattern: descriptor)]?.type }
+    }
+}
+
+/// The C `register_feature` of every Swift plugin: checks both pointers, then hands the feature type over.
+private func registerFeature(
+    descriptor: UnsafePointer<microapp_descriptor>?, registrar: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let registrar, let target = FeatureRegistrar.live(registrar) else {
+        return Int32(MICROAPP_STATUS_BAD_REGISTRAR)
+    }
+    guard let descriptor, let feature = DescriptorTable.shared.feature(at: UnsafeRawPointer(descriptor)) else {
+        return Int32(MICROAPP_STATUS_UNKNOWN_DESCRIPTOR)
+    }
+    target.accept(feature)
+    return Int32(MICROAPP_STATUS_OK)
+}
+
+/// The host's side of `register_feature`: an object whose address is the opaque registrar pointer.
+public final class FeatureRegistrar: Sendable {
+    private static let liveRegistrars = Mutex<[UInt: FeatureRegistrar]>([:])
+    private let registered = Mutex<FeatureType?>(nil)
+
+    /// A registrar for one call of `register_feature`.
+    public init() {}
+
+    /// The feature the plugin registered, if it did.
+    public var feature: (any Feature.Type)? { registered.withLock { $0?.type } }
+
+    /// Runs `body` with the opaque pointer to pass to `register_feature`; the pointer is valid only inside.
+    public func withOpaquePointer<R>(_ body: (UnsafeMutableRawPointer) throws -> R) rethrows -> R {
+        let pointer = Unmanaged.passUnretained(self).toOpaque()
+        Self.liveRegistrars.withLock { $0[UInt(bitPattern: pointer)] = self }
+        defer { _ = Self.liveRegistrars.withLock { $0.removeValue(forKey: UInt(bitPattern: pointer)) } }
+        return try body(pointer)
+    }
+
+    fileprivate static func live(_ pointer: UnsafeMutableRawPointer) -> FeatureRegistrar? {
+        liveRegistrars.withLock { $0[UInt(bitPattern: pointer)] }
+    }
+
+    fileprivate func accept(_ feature: any Feature.Type) {
+        registered.withLock { $0 = FeatureType(type: feature) }
+    }
+}

@@ -1,0 +1,107 @@
+/// What a feature says about itself before any of its code runs: identity, routes, needs and offers.
+public struct FeatureManifest: Codable, Sendable, Equatable {
+    /// Stable identifier, lowercase (`auth`, `characters`); also the scheme of the feature's routes.
+    public var id: String
+    /// Version number shown in the header and in swap notices; bump it with each release of the feature.
+    public var version: Int
+    /// Name shown to people (`Auth`, `Characters`).
+    public var displayName: String
+    /// The routes the feature answers; the first one is where the feature starts.
+    public var routes: [RouteDeclaration]
+    /// What the feature needs from the host or other features.
+    public var requirements: [Requirement]
+    /// What the feature offers to others.
+    public var provides: [Provision]
+    /// Whether the feature ships mocks for every requirement, so it can run alone.
+    public var hasMocks: Bool
+
+    /// Creates a manifest; requirements and provisions are usually built from the feature's keys.
+    public init(
+        id: String, version: Int, displayName: String, routes: [RouteDeclaration],
+        requirements: [Requirement] = [], provides: [Provision] = [], hasMocks: Bool = false
+    ) {
+        self.id = id
+        self.version = version
+        self.displayName = displayName
+        self.routes = routes
+        self.requirements = requirements
+        self.provides = provides
+        self.hasMocks = hasMocks
+    }
+}
+
+/// One URL pattern a feature answers, such as `characters://detail/{id}`.
+public struct RouteDeclaration: Codable, Sendable, Equatable {
+    /// The pattern: `scheme://segment/{parameter}`; the scheme is the feature id.
+    public var pattern: String
+    /// When true, the host sends a signed-out person to sign-in first and comes back here afterwards.
+    public var requiresSession: Bool
+    /// When true, this is where the host sends people who must sign in (at most one route in the app).
+    public var isSignIn: Bool
+
+    /// Declares a route.
+    public init(_ pattern: String, requiresSession: Bool = false, isSignIn: Bool = false) {
+        self.pattern = pattern
+        self.requiresSession = requiresSession
+        self.isSignIn = isSignIn
+    }
+}
+
+/// How a feature may use a dependency.
+public enum Access: String, Codable, Sendable, Equatable, Comparable {
+    /// Call a service or observe a value.
+    case read
+    /// Also change a shared value (its single owner).
+    case readWrite
+
+    /// `read` < `readWrite`: a grant satisfies any request at or below it.
+    public static func < (lhs: Access, rhs: Access) -> Bool { lhs == .read && rhs == .readWrite }
+}
+
+/// Whether a dependency is a callable service or a shared, observable value.
+public enum DependencyKind: String, Codable, Sendable, Equatable {
+    /// An async request/response service (`Service<Request, Response>`).
+    case service
+    /// A shared value behind `ObservableProperty` / `ObservableValue`.
+    case state
+}
+
+/// One dependency a feature needs, as written in its manifest.
+public struct Requirement: Codable, Sendable, Equatable {
+    /// The key's string id (`session`, `characters.page`).
+    public var key: String
+    /// The Swift type name of the value (`Optional<Session>`, `Service<PageRequest, CharacterPage>`).
+    public var type: String
+    /// Service or state.
+    public var kind: DependencyKind
+    /// Read or read-write.
+    public var access: Access
+    /// An optional requirement may be missing; the feature then runs without it.
+    public var isOptional: Bool
+
+    /// Describes the requirement that `key` stands for.
+    public init<Value>(_ key: DependencyKey<Value>) {
+        self.key = key.id
+        self.type = key.typeName
+        self.kind = key.kind
+        self.access = key.access
+        self.isOptional = key.isOptional
+    }
+}
+
+/// One service a feature provides to others, as written in its manifest.
+public struct Provision: Codable, Sendable, Equatable {
+    /// The key's string id.
+    public var key: String
+    /// The Swift type name of the provided value.
+    public var type: String
+    /// Ids of this feature's requirements the provided service needs (used to find cycles).
+    public var uses: [String]
+
+    /// Describes the service `key` stands for, built from the requirements named in `uses`.
+    public init<Value>(_ key: DependencyKey<Value>, uses: [String] = []) {
+        self.key = key.id
+        self.type = key.typeName
+        self.uses = uses
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// The live object of a feature: it draws its screens and takes people's actions. One per feature per run.
+@MainActor
+public protocol Root: AnyObject {
+    /// The screen for `location`, one of this feature's routes. Called at every redraw: keep it cheap.
+    func screen(at location: Location) -> Screen
+    /// Handles a tap, edit or selection made on the screen at `location`.
+    func handle(_ action: Action, at location: Location)
+    /// The state worth keeping across a hot swap, as bytes (nil: nothing to keep).
+    func snapshot() -> Data?
+    /// Takes back state written by `snapshot()`, possibly by an older version; throws to start fresh instead.
+    func restore(from snapshot: Data) throws
+}
+
+extension Root {
+    /// By default a feature keeps nothing across a swap.
+    public func snapshot() -> Data? { nil }
+    /// By default there is nothing to restore.
+    public func restore(from snapshot: Data) throws {}
+}

@@ -1,0 +1,237 @@
+/// What a feature shows: a title, content, and the state the screen is in. The host draws it.
+public struct Screen: Codable, Sendable, Equatable {
+    /// Shown at the top of the content.
+    public var title: String
+    /// The elements, top to bottom.
+    public var content: [Element]
+    /// View, loading, alert or error.
+    public var state: ScreenState
+
+    /// Creates a screen.
+    public init(title: String, content: [Element], state: ScreenState = .view) {
+        self.title = title
+        self.content = content
+        self.state = state
+    }
+
+    /// Every interactive element, depth first, in the order focus moves through them.
+    public var interactiveElements: [Element] {
+        content.flatMap(\.interactiveElements) + state.interactiveElements
+    }
+
+    /// The element with a stable id, if the screen has it.
+    public func element(id: String) -> Element? {
+        interactiveElements.first { $0.id == id }
+    }
+}
+
+/// The state a screen is in.
+public enum ScreenState: Sendable, Equatable {
+    /// The content, ready to use.
+    case view
+    /// Work in progress: a spinner line with this message replaces the content.
+    case loading(String)
+    /// A boxed message with its actions over the content.
+    case alert(Alert)
+    /// Something failed: what failed, and the actions offered (usually Retry).
+    case error(ErrorPanel)
+
+    var interactiveElements: [Element] {
+        switch self {
+        case .view, .loading: []
+        case .alert(let alert): alert.actions.map(Element.button)
+        case .error(let panel): panel.actions.map(Element.button)
+        }
+    }
+}
+
+/// A message that needs an answer before the screen can be used again.
+public struct Alert: Codable, Sendable, Equatable {
+    /// Short headline.
+    public var title: String
+    /// What happened.
+    public var message: String
+    /// The answers; their taps go to the feature like any button.
+    public var actions: [Button]
+
+    /// Creates an alert.
+    public init(title: String, message: String, actions: [Button]) {
+        self.title = title
+        self.message = message
+        self.actions = actions
+    }
+}
+
+/// The error state: what failed and what can be done.
+public struct ErrorPanel: Codable, Sendable, Equatable {
+    /// What failed.
+    public var title: String
+    /// Why, in words a person understands.
+    public var message: String
+    /// Usually a Retry button.
+    public var actions: [Button]
+
+    /// Creates an error panel.
+    public init(title: String, message: String, actions: [Button]) {
+        self.title = title
+        self.message = message
+        self.actions = actions
+    }
+}
+
+/// One piece of a screen.
+public indirect enum Element: Sendable, Equatable {
+    /// Static text.
+    case text(Text)
+    /// Something to press.
+    case button(Button)
+    /// An editable line of text.
+    case field(TextField)
+    /// Rows to choose from.
+    case list(ListView)
+    /// Elements laid out together.
+    case stack(Stack)
+
+    /// The stable id of an interactive element; nil for text and stacks.
+    public var id: String? {
+        switch self {
+        case .text, .stack: nil
+        case .button(let button): button.id
+        case .field(let field): field.id
+        case .list(let list): list.id
+        }
+    }
+
+    var interactiveElements: [Element] {
+        switch self {
+        case .text: []
+        case .button, .field, .list: [self]
+        case .stack(let stack): stack.children.flatMap(\.interactiveElements)
+        }
+    }
+}
+
+/// Static text with a role that decides how it is drawn.
+public struct Text: Codable, Sendable, Equatable {
+    /// How the text is meant.
+    public enum Style: String, Codable, Sendable {
+        /// Ordinary text.
+        case body
+        /// A heading.
+        case headline
+        /// Secondary, dimmer text.
+        case caption
+        /// An error message.
+        case error
+    }
+    /// The words shown.
+    public var value: String
+    /// How they are meant.
+    public var style: Style
+
+    /// Creates text.
+    public init(_ value: String, style: Style = .body) {
+        self.value = value
+        self.style = style
+    }
+}
+
+/// A button; a tap sends `Action.tap(id)` to the feature.
+public struct Button: Codable, Sendable, Equatable {
+    /// Stable id, unique in the screen.
+    public var id: String
+    /// The label.
+    public var title: String
+    /// False draws it dimmed and ignores taps.
+    public var isEnabled: Bool
+
+    /// Creates a button.
+    public init(id: String, title: String, isEnabled: Bool = true) {
+        self.id = id
+        self.title = title
+        self.isEnabled = isEnabled
+    }
+}
+
+/// An editable line of text; each edit sends `Action.input(id, text)` with the whole new text.
+public struct TextField: Codable, Sendable, Equatable {
+    /// Stable id, unique in the screen.
+    public var id: String
+    /// What the field is for.
+    public var label: String
+    /// The current text.
+    public var text: String
+    /// Shown dimmed while the text is empty.
+    public var placeholder: String
+    /// Draws the text as dots (passwords).
+    public var isSecure: Bool
+    /// A validation message shown under the field.
+    public var error: String?
+
+    /// Creates a text field.
+    public init(
+        id: String, label: String, text: String = "", placeholder: String = "", isSecure: Bool = false,
+        error: String? = nil
+    ) {
+        self.id = id
+        self.label = label
+        self.text = text
+        self.placeholder = placeholder
+        self.isSecure = isSecure
+        self.error = error
+    }
+}
+
+/// Rows to choose from; choosing sends `Action.select(id, index)`.
+public struct ListView: Codable, Sendable, Equatable {
+    /// One row: a title and optional further columns.
+    public struct Item: Codable, Sendable, Equatable {
+        /// The main text of the row.
+        public var title: String
+        /// Further columns (status, species, …).
+        public var columns: [String]
+
+        /// Creates a row.
+        public init(_ title: String, columns: [String] = []) {
+            self.title = title
+            self.columns = columns
+        }
+    }
+    /// Stable id, unique in the screen.
+    public var id: String
+    /// The rows.
+    public var items: [Item]
+    /// A line under the rows (`page 1 of 5`), if any.
+    public var footer: String?
+    /// The row to focus first.
+    public var selectedIndex: Int?
+
+    /// Creates a list.
+    public init(id: String, items: [Item], footer: String? = nil, selectedIndex: Int? = nil) {
+        self.id = id
+        self.items = items
+        self.footer = footer
+        self.selectedIndex = selectedIndex
+    }
+}
+
+/// Elements laid out in a column or a row.
+public struct Stack: Codable, Sendable, Equatable {
+    /// Column or row.
+    public enum Axis: String, Codable, Sendable {
+        /// Top to bottom.
+        case vertical
+        /// Left to right.
+        case horizontal
+    }
+    /// Column or row.
+    public var axis: Axis
+    /// The elements.
+    public var children: [Element]
+
+    /// Creates a stack.
+    public init(_ axis: Axis, _ children: [Element]) {
+        self.axis = axis
+        self.children = children
+    }
+}
