@@ -3,6 +3,8 @@ import Foundation
 /// The live object of a feature: it draws its screens and takes people's actions. One per feature per run.
 @MainActor
 public protocol Root: AnyObject {
+    /// Called when `location` comes on top of the back stack (opened, or uncovered by back): start loading here.
+    func willShow(_ location: Location)
     /// The screen for `location`, one of this feature's routes. Called at every redraw: keep it cheap.
     func screen(at location: Location) -> Screen
     /// Handles a tap, edit or selection made on the screen at `location`.
@@ -14,6 +16,8 @@ public protocol Root: AnyObject {
 }
 
 extension Root {
+    /// By default nothing happens when a screen comes on top.
+    public func willShow(_ location: Location) {}
     /// By default a feature keeps nothing across a swap.
     public func snapshot() -> Data? { nil }
     /// By default there is nothing to restore.

@@ -1,0 +1,105 @@
+/// A parsed route pattern such as `characters://detail/{id}`: a scheme, then literal and `{parameter}` segments.
+public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
+    /// One path segment of a pattern.
+    public enum Segment: Sendable, Hashable {
+        /// Must equal this text.
+        case literal(String)
+        /// Matches any non-empty segment and binds it to this name.
+        case parameter(String)
+    }
+
+    /// The part before `://`, the feature id.
+    public let scheme: String
+    /// The path segments.
+    public let segments: [Segment]
+
+    /// Parses a pattern, or throws the reason it is malformed.
+    public init(_ pattern: String) throws(RouteError) {
+        let (scheme, path) = try Self.split(pattern)
+        var names = Set<String>()
+        segments = try path.map { (segment: Substring) throws(RouteError) -> Segment in
+            if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
+                let name = String(segment.dropFirst().dropLast())
+                guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                    throw RouteError(url: pattern, reason: "parameter '\(name)' is not a plain name")
+                }
+                guard names.insert(name).inserted else {
+                    throw RouteError(url: pattern, reason: "parameter '\(name)' appears twice")
+                }
+                return .parameter(name)
+            }
+            guard !segment.contains("{") && !segment.contains("}") else {
+                throw RouteError(url: pattern, reason: "segment '\(segment)' mixes text and a parameter")
+            }
+            return .literal(String(segment))
+        }
+        self.scheme = scheme
+    }
+
+    /// The parameters, in order, if `url` matches; nil otherwise.
+    public func match(_ url: String) -> [String: String]? {
+        guard let (scheme, path) = try? Self.split(url), scheme == self.scheme, path.count == segments.count else {
+            return nil
+        }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, path) {
+            switch segment {
+            case .literal(let text): guard part == text else { return nil }
+            case .parameter(let name): parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+
+    /// True if some URL matches both patterns (two features or routes would fight over it).
+    public func overlaps(_ other: RoutePattern) -> Bool {
+        guard scheme == other.scheme, segments.count == other.segments.count else { return false }
+        return zip(segments, other.segments).allSatisfy { pair in
+            if case .literal(let left) = pair.0, case .literal(let right) = pair.1 { return left == right }
+            return true
+        }
+    }
+
+    /// The pattern as written (`characters://detail/{id}`).
+    public var description: String {
+        scheme + "://"
+            + segments.map {
+                switch $0 {
+                case .literal(let text): text
+                case .parameter(let name): "{\(name)}"
+                }
+            }.joined(separator: "/")
+    }
+
+    private static func split(_ url: String) throws(RouteError) -> (String, [Substring]) {
+        guard let separator = url.range(of: "://") else {
+            throw RouteError(url: url, reason: "it has no scheme (expected 'feature://path')")
+        }
+        let scheme = String(url[..<separator.lowerBound])
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) else {
+            throw RouteError(url: url, reason: "scheme '\(scheme)' is not lowercase letters, digits and '-'")
+        }
+        let path = url[separator.upperBound...].split(separator: "/", omittingEmptySubsequences: false)
+        guard !path.isEmpty, !path.contains(where: \.isEmpty) else {
+            throw RouteError(url: url, reason: "it has an empty path segment")
+        }
+        return (scheme, path)
+    }
+}
+
+/// Why a route URL or pattern could not be used.
+public struct RouteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL or pattern at fault.
+    public var url: String
+    /// What is wrong with it.
+    public var reason: String
+
+    /// Creates an error.
+    public init(url: String, reason: String) {
+        self.url = url
+        self.reason = reason
+    }
+
+    /// `'url': reason`.
+    public var description: String { "'\(url)': \(reason)" }
+}
