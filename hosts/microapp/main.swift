@@ -1,2 +1,31 @@
-import MicroappSDK
-print("hi")
+import Foundation
+
+/// Dispatches the command line to its command and exits with the contract's code.
+@MainActor
+func main() async -> ExitCode {
+    do throws(UsageError) {
+        let arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+        if arguments.flag("--version") {
+            Console.out(HelpText.version)
+            return .ok
+        }
+        if arguments.flag("--help") || arguments.command == "help" {
+            Console.out(HelpText.forCommand(arguments.operands.first ?? arguments.command) ?? HelpText.overview)
+            return .ok
+        }
+        switch arguments.command {
+        case "run": return try await RunCommand.run(arguments)
+        case "routes": return try InspectCommands.routes(arguments)
+        case "doctor": return try InspectCommands.doctor(arguments)
+        case "probe": return try InspectCommands.probe(arguments)
+        default:
+            throw UsageError(
+                "unknown command '\(arguments.command)'", fix: "run `microapp --help` to see the commands")
+        }
+    } catch {
+        Console.err(error.description)
+        return .usage
+    }
+}
+
+exit(await main().rawValue)

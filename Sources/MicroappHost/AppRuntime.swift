@@ -1,0 +1,229 @@
+import MicroappSDK
+
+/// The running app: features started from loaded images, one back stack across them, frames for front ends.
+@MainActor
+public final class AppRuntime: AppDriver {
+    /// Choices made by the composition root.
+    public struct Options: Sendable {
+        /// Where to go after signing in when nothing was pending, and where a run starts without `--open`.
+        public var home: String?
+        /// `solo · mocks` and the like, shown in the header.
+        public var mode: String?
+
+        /// Creates options.
+        public init(home: String? = nil, mode: String? = nil) {
+            self.home = home
+            self.mode = mode
+        }
+    }
+
+    /// A feature that started.
+    struct RunningFeature {
+        let manifest: FeatureManifest
+        let root: any Root
+    }
+
+    private let container: Container
+    private let options: Options
+    private var features: [String: RunningFeature] = [:]
+    private var router: Router
+    private var pendingNotices: [Notice] = []
+    private var updateScheduled = false
+    private var sessionObservation: Observation?
+    private let session: ObservableProperty<Session?>?
+
+    /// Problems met while starting features (after resolution), in the same form as loader problems.
+    public private(set) var startProblems: [Diagnostic] = []
+    /// Set by front ends; called after the frame changed.
+    public var onUpdate: ((Frame, [Notice]) -> Void)?
+    /// True after a `quit` event.
+    public private(set) var hasQuit = false
+
+    /// Starts every sound feature of `resolution` from `images`, providers first.
+    public init(images: [PluginImage], resolution: Resolution, container: Container, options: Options = Options()) {
+        self.container = container
+        self.options = options
+        self.session = container.property(.session(access: .readWrite))
+        let manifests = images.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
+        router = Router(table: RouteTable(manifests), disabled: resolution.disabled)
+        let byID = Dictionary(images.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in resolution.startOrder {
+            guard let image = byID[id] else { continue }
+            start(image)
+        }
+        sessionObservation = session?.observe { [weak self] session in self?.sessionChanged(signedIn: session != nil) }
+    }
+
+    /// Ids of the features that are running, in start order.
+    public var runningFeatures: [FeatureManifest] { features.values.map(\.manifest).sorted { $0.id < $1.id } }
+
+    /// Opens the first screen: `url`, or the home route, or the first route of the first feature.
+    public func open(_ url: String? = nil) {
+        guard let target = url ?? options.home ?? router.table.entries.first?.pattern.description else { return }
+        navigate(to: target)
+    }
+
+    // MARK: AppDriver
+
+    /// The frame for the screen on top of the back stack.
+    public var frame: Frame {
+        let account = session?.value?.email
+        guard let top = router.top else {
+            return Frame(
+                feature: "microapp", featureName: "Microapps", version: 0, route: "",
+                screen: Screen(title: "Nothing to show", content: [.text(Text("No feature is running."))]),
+                account: account, mode: options.mode)
+        }
+        let depth = router.stack.count - 1
+        switch top {
+        case .feature(let id, let location):
+            guard let feature = features[id] else { return problemFrame(top.url, nil, account, depth) }
+            return Frame(
+                feature: id, featureName: feature.manifest.displayName, version: feature.manifest.version,
+                route: location.url, screen: feature.root.screen(at: location), account: account, mode: options.mode,
+                depth: depth)
+        case .problem(let url, let diagnostic):
+            return problemFrame(url, diagnostic, account, depth)
+        }
+    }
+
+    /// Handles one event from a front end.
+    public func send(_ event: Event) {
+        switch event {
+        case .action(let action):
+            switch router.top {
+            case .feature(let id, let location):
+                features[id]?.root.handle(action, at: location)
+            case .problem:
+                if action == .tap(id: "back") { goBack() }
+            case nil:
+                break
+            }
+        case .back: goBack()
+        case .open(let url): navigate(to: url)
+        case .rollback(let feature):
+            post(
+                Notice(
+                    level: .error, code: "no-previous-version",
+                    message: "\(feature) has no previous version to go back to",
+                    fix: "rollback works after a hot swap (`microapp run --watch`)"))
+        case .quit: hasQuit = true
+        }
+        scheduleUpdate()
+    }
+
+    // MARK: Navigation (from features and events)
+
+    func navigate(to url: String) {
+        if let notice = router.open(url, signedIn: session?.value != nil) { post(notice) }
+        showTop()
+    }
+
+    func goBack() {
+        if router.back() {
+            showTop()
+        } else {
+            post(Notice(level: .info, code: "no-back", message: "This is the first screen; there is nothing to go back to"))
+        }
+    }
+
+    func popToRoot(of feature: String) {
+        router.popToRoot(of: feature)
+        showTop()
+    }
+
+    /// Asks front ends to redraw soon; many calls in one turn make one update.
+    func scheduleUpdate() {
+        guard !updateScheduled else { return }
+        updateScheduled = true
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            self.updateScheduled = false
+            let notices = self.pendingNotices
+            self.pendingNotices = []
+            self.onUpdate?(self.frame, notices)
+        }
+    }
+
+    private func post(_ notice: Notice) {
+        pendingNotices.append(notice)
+        scheduleUpdate()
+    }
+
+    private func showTop() {
+        if case .feature(let id, let location) = router.top { features[id]?.root.willShow(location) }
+        scheduleUpdate()
+    }
+
+    private func sessionChanged(signedIn: Bool) {
+        let next = signedIn ? router.didSignIn(home: options.home ?? "") : router.didSignOut()
+        if let next, !next.isEmpty {
+            navigate(to: next)
+        } else if router.top == nil {
+            open()
+        } else {
+            showTop()
+        }
+    }
+
+    private func start(_ image: PluginImage) {
+        let manifest = image.manifest
+        let feature: any Feature.Type
+        switch PluginLoader.register(image) {
+        case .success(let registered): feature = registered
+        case .failure(let problem):
+            startProblems.append(problem)
+            return
+        }
+        let context = FeatureContext(
+            manifest: manifest, source: container,
+            navigation: FeatureNavigation(feature: manifest.id, runtime: self),
+            invalidate: { [weak self] in self?.scheduleUpdate() })
+        do {
+            let provisions = try feature.provide(context)
+            for provision in manifest.provides {
+                guard let service = provisions.services[provision.key] else {
+                    throw DependencyError(
+                        key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
+                        fix: "add it in provide(_:) or remove it from the manifest's provides")
+                }
+                container.provide(provision.key, type: provision.type, service: service, by: manifest.id)
+            }
+            features[manifest.id] = RunningFeature(manifest: manifest, root: try feature.makeRoot(context))
+        } catch {
+            startProblems.append(
+                Diagnostic(
+                    .startFailed, subject: manifest.id, reason: "it failed to start: \(error)",
+                    fix: "run `swift test --filter \(manifest.displayName)` to see it fail with its mocks"))
+        }
+    }
+
+    private func problemFrame(_ url: String, _ diagnostic: Diagnostic?, _ account: String?, _ depth: Int) -> Frame {
+        let message = diagnostic.map { "\($0.reason). To fix: \($0.fix)" } ?? "The feature is not running."
+        let screen = Screen(
+            title: "Cannot open \(url)", content: [],
+            state: .error(
+                ErrorPanel(
+                    title: "Cannot open \(url)", message: message, actions: [Button(id: "back", title: "Back")])))
+        return Frame(
+            feature: "microapp", featureName: "Microapps", version: 0, route: url, screen: screen, account: account,
+            mode: options.mode, depth: depth)
+    }
+}
+
+/// A feature's view of the back stack: its calls land in the runtime with the feature's id attached.
+@MainActor
+final class FeatureNavigation: NavigationHost {
+    private let feature: String
+    private weak var runtime: AppRuntime?
+
+    init(feature: String, runtime: AppRuntime) {
+        self.feature = feature
+        self.runtime = runtime
+    }
+
+    func push(_ url: String) { runtime?.navigate(to: url) }
+    func pop() { runtime?.goBack() }
+    func popToRoot() { runtime?.popToRoot(of: feature) }
+    func open(_ url: String) { runtime?.navigate(to: url) }
+}

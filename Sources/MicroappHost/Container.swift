@@ -1,0 +1,68 @@
+import MicroappSDK
+
+/// Something the container can hand to features, and who put it there.
+public struct Offer: Sendable, Equatable {
+    /// The key id.
+    public var key: String
+    /// The Swift type name of the value (compared with requirements' `type`).
+    public var type: String
+    /// Service or state.
+    public var kind: DependencyKind
+    /// The most a feature may do with it.
+    public var access: Access
+    /// `host`, or the id of the feature that provides it.
+    public var provider: String
+}
+
+/// The host's container: services and shared state under string keys, handed to features as their
+/// declared requirements allow. Filled once in the composition root, then by features that provide services.
+@MainActor
+public final class Container: DependencySource {
+    private var values: [String: Any] = [:]
+    /// What is on offer, by key id.
+    public private(set) var offers: [String: Offer] = [:]
+
+    /// An empty container.
+    public init() {}
+
+    /// Offers a service under `key`.
+    public func provide<S: ServiceProtocol>(_ key: DependencyKey<S>, _ service: S, by provider: String = "host") {
+        provide(key.id, type: key.typeName, service: service.erased, by: provider)
+    }
+
+    /// Offers a service in its byte-level form (services provided by plugins arrive this way).
+    public func provide(_ key: String, type: String, service: ErasedService, by provider: String) {
+        values[key] = service
+        offers[key] = Offer(key: key, type: type, kind: .service, access: .read, provider: provider)
+    }
+
+    /// Shares state under `key`; `access` is the most any feature may get (`read` keeps everyone read-only).
+    public func share<V>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access = .readWrite) {
+        values[key.id] = property
+        offers[key.id] = Offer(key: key.id, type: key.typeName, kind: .state, access: access, provider: "host")
+    }
+
+    /// The shared state under `key`, for the host's own use (guards, header).
+    public func property<V>(_ key: DependencyKey<V>) -> ObservableProperty<V>? {
+        values[key.id] as? ObservableProperty<V>
+    }
+
+    /// The value for a requirement, projected to read-only unless read-write is both asked and offered.
+    public func value(for requirement: Requirement) -> Any? {
+        guard let offer = offers[requirement.key], let value = values[requirement.key] else { return nil }
+        guard offer.type == requirement.type, offer.kind == requirement.kind else { return nil }
+        if requirement.access == .readWrite && offer.access == .readWrite { return value }
+        if let readable = value as? any ReadOnlyProjecting { return readable.readOnlyProjection }
+        return value
+    }
+}
+
+/// Shared state that can hand out a read-only view of itself.
+@MainActor
+protocol ReadOnlyProjecting {
+    var readOnlyProjection: Any { get }
+}
+
+extension ObservableProperty: ReadOnlyProjecting {
+    var readOnlyProjection: Any { readOnly }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import MicroappSDK
+
+/// Finding and loading a set of plugin libraries, and resolving them together.
+public enum PluginSet {
+    /// What loading a set of files gave.
+    public struct LoadReport: Sendable {
+        /// Libraries that loaded and described themselves.
+        public var images: [PluginImage]
+        /// Files that could not be used, one diagnostic each.
+        public var problems: [Diagnostic]
+    }
+
+    /// The `lib*.so` files in `directories` (sorted, the SDK itself left out).
+    public static func discover(in directories: [String]) -> [String] {
+        directories.flatMap { directory -> [String] in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return
+                names
+                .filter { $0.hasPrefix("lib") && $0.hasSuffix(".so") && $0 != "libMicroappSDK.so" }
+                .sorted()
+                .map { (directory as NSString).appendingPathComponent($0) }
+        }
+    }
+
+    /// Loads each file; a file that fails does not stop the others.
+    public static func load(_ paths: [String]) -> LoadReport {
+        var report = LoadReport(images: [], problems: [])
+        for path in paths {
+            switch PluginLoader.load(path) {
+            case .success(let image): report.images.append(image)
+            case .failure(let problem): report.problems.append(problem)
+            }
+        }
+        return report
+    }
+
+    /// Resolves loaded images against what `container` offers.
+    @MainActor
+    public static func resolve(_ images: [PluginImage], container: Container) -> Resolution {
+        DependencyResolver.resolve(
+            images.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers)
+    }
+}

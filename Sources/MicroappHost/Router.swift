@@ -1,0 +1,122 @@
+import MicroappSDK
+
+/// One screen on the back stack: a feature's location, or a host screen explaining a route that cannot open.
+public enum StackEntry: Sendable, Equatable {
+    /// A location of a running feature.
+    case feature(String, Location)
+    /// A route that could not be opened, and why.
+    case problem(url: String, Diagnostic)
+
+    /// The URL shown in the footer.
+    public var url: String {
+        switch self {
+        case .feature(_, let location): location.url
+        case .problem(let url, _): url
+        }
+    }
+
+    /// The feature on screen, or nil for a host problem screen.
+    public var feature: String? {
+        if case .feature(let id, _) = self { return id }
+        return nil
+    }
+}
+
+/// One back stack across all features, with guards: a route that needs a session sends a signed-out person to
+/// sign-in and continues to the route afterwards. Pure logic, no features: the runtime acts on what it returns.
+public struct Router: Sendable {
+    /// The routes it opens.
+    public let table: RouteTable
+    /// Features that loaded but do not run, with the reason (their routes explain instead of opening).
+    public let disabled: [String: Diagnostic]
+    /// The screens, bottom first.
+    public private(set) var stack: [StackEntry] = []
+    /// Where to continue after signing in.
+    public private(set) var pendingAfterSignIn: String?
+
+    /// Creates a router with an empty stack.
+    public init(table: RouteTable, disabled: [String: Diagnostic] = [:]) {
+        self.table = table
+        self.disabled = disabled
+    }
+
+    /// The screen on top.
+    public var top: StackEntry? { stack.last }
+
+    /// Pushes what `url` resolves to, through the guards; returns a notice when it redirected or failed.
+    public mutating func open(_ url: String, signedIn: Bool) -> Notice? {
+        guard let match = table.match(url) else {
+            let problem = unknownRoute(url)
+            stack.append(.problem(url: url, problem))
+            return Notice(level: .error, code: problem.code.rawValue, message: problem.reason, fix: problem.fix)
+        }
+        if let reason = disabled[match.entry.feature] {
+            let problem = Diagnostic(
+                reason.code, subject: url, reason: "\(match.entry.feature) is not running: \(reason.reason)",
+                fix: reason.fix)
+            stack.append(.problem(url: url, problem))
+            return Notice(level: .error, code: "feature-disabled", message: problem.reason, fix: problem.fix)
+        }
+        if match.entry.declaration.requiresSession && !signedIn, let signIn = table.signInRoute {
+            pendingAfterSignIn = url
+            let location = Location(url: signIn.pattern.description, pattern: signIn.pattern.description)
+            stack.append(.feature(signIn.feature, location))
+            return Notice(
+                level: .info, code: "redirect", message: "Sign in to continue to \(url)")
+        }
+        stack.append(.feature(match.entry.feature, match.location))
+        return nil
+    }
+
+    /// Pops the top screen; false when it is the last one.
+    public mutating func back() -> Bool {
+        guard stack.count > 1 else { return false }
+        stack.removeLast()
+        return true
+    }
+
+    /// Pops `feature`'s screens down to its first one on top of the stack.
+    public mutating func popToRoot(of feature: String) {
+        while stack.count > 1, stack.last?.feature == feature, stack[stack.count - 2].feature == feature {
+            stack.removeLast()
+        }
+    }
+
+    /// After signing in: leaves sign-in and returns the URL to continue to (the pending one, else `home`).
+    public mutating func didSignIn(home: String) -> String? {
+        guard let signIn = table.signInRoute?.feature, top?.feature == signIn else { return nil }
+        stack.removeAll { $0.feature == signIn }
+        defer { pendingAfterSignIn = nil }
+        return pendingAfterSignIn ?? home
+    }
+
+    /// After signing out: drops every screen that needs a session and returns the URL to reopen (through the
+    /// guard, so it lands on sign-in), if the screen on top needed one.
+    public mutating func didSignOut() -> String? {
+        let reopen = top.flatMap { requiresSession($0) ? $0.url : nil }
+        stack.removeAll(where: requiresSession)
+        return reopen
+    }
+
+    private func requiresSession(_ entry: StackEntry) -> Bool {
+        guard case .feature(_, let location) = entry else { return false }
+        return table.match(location.url)?.entry.declaration.requiresSession ?? false
+    }
+
+    private func unknownRoute(_ url: String) -> Diagnostic {
+        let scheme = url.components(separatedBy: "://").first ?? url
+        let known = table.entries.filter { $0.feature == scheme }.map(\.pattern.description)
+        let reason: String
+        do {
+            _ = try RoutePattern(url)
+            reason =
+                known.isEmpty
+                ? "no loaded feature answers '\(scheme)://'"
+                : "\(scheme) has no route like it (it has \(known.joined(separator: ", ")))"
+        } catch {
+            reason = "it is not a route URL: \(error.reason)"
+        }
+        return Diagnostic(
+            .notFound, subject: url, reason: reason, fix: "run `microapp routes` to list the routes that can be opened")
+    }
+}

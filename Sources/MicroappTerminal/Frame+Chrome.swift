@@ -1,0 +1,52 @@
+import MicroappHost
+import MicroappSDK
+
+// What the chrome around a screen says, shared by the plain-text and terminal renderers.
+
+extension Frame {
+    /// Who or what the app runs as: the account, `signed out`, or the mode (`solo · mocks`), with the account
+    /// after the mode when both are known.
+    var status: String {
+        switch (account, mode) {
+        case (let account?, let mode?): "\(mode) · \(account)"
+        case (let account?, nil): account
+        case (nil, let mode?): mode
+        case (nil, nil): "signed out"
+        }
+    }
+
+    /// `Microapps · Auth` on the left, `signed out   v1` on the right, in exactly `width` columns.
+    func headerLine(width: Int, indent: String = "") -> String {
+        spread(
+            left: indent + "Microapps · \(featureName.sanitized)", right: "\(status.sanitized)   v\(version)",
+            width: width)
+    }
+}
+
+/// `left` and `right` in `width` columns with spaces between; `left` is cut first when both do not fit.
+func spread(left: String, right: String, width: Int, minimumGap: Int = 3) -> String {
+    let right = right.truncated(toWidth: max(0, width - minimumGap - 1))
+    let room = width - right.displayWidth - minimumGap
+    let left = left.truncated(toWidth: max(0, room))
+    let gap = max(minimumGap, width - left.displayWidth - right.displayWidth)
+    return (left + String(repeating: " ", count: gap) + right).truncated(toWidth: width)
+}
+
+extension ListView {
+    /// Each row's title and columns padded so the columns line up, cut to `width` columns.
+    func alignedRows(width: Int) -> [String] {
+        let cells = items.map { [$0.title.sanitized] + $0.columns.map(\.sanitized) }
+        let columnCount = cells.map(\.count).max() ?? 0
+        let widths = (0..<columnCount).map { column in
+            cells.map { column < $0.count ? $0[column].displayWidth : 0 }.max() ?? 0
+        }
+        return cells.map { row in
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                let isLast = column == row.count - 1
+                line += isLast ? cell : cell.padded(toWidth: widths[column]) + "  "
+            }
+            return line.truncated(toWidth: width)
+        }
+    }
+}

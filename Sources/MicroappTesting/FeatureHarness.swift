@@ -1,0 +1,141 @@
+import Foundation
+import MicroappSDK
+
+/// Drives one feature's Root without the host: a back stack of the feature's own routes, actions sent the way
+/// a person would, and a way to await the screens that asynchronous work produces.
+@MainActor
+public final class FeatureHarness: NavigationHost {
+    /// The manifest of the feature under test.
+    public let manifest: FeatureManifest
+    /// The feature's live Root.
+    public let root: any Root
+    /// The locations shown so far, bottom first; the last one is on screen.
+    public private(set) var backStack: [Location]
+    /// URLs the feature pushed or opened that are not its own routes, in order; the host would route them.
+    public private(set) var openedElsewhere: [String] = []
+    /// How many times the feature asked for a redraw.
+    public private(set) var invalidations = 0
+    private let routes: [(declaration: RouteDeclaration, pattern: RoutePattern)]
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+
+    /// Makes `feature`'s Root with `dependencies`, restores `snapshot` if given, and shows `url`.
+    public init<F: Feature>(
+        _ feature: F.Type, dependencies: TestDependencies, open url: String, restoring snapshot: Data? = nil
+    ) throws {
+        manifest = F.manifest
+        routes = try F.manifest.routes.map { ($0, try RoutePattern($0.pattern)) }
+        let relay = HostRelay()
+        let context = FeatureContext(
+            manifest: F.manifest, source: dependencies, navigation: relay,
+            invalidate: { [relay] in relay.harness?.didInvalidate() })
+        root = try F.makeRoot(context)
+        backStack = []
+        relay.harness = self
+        guard let location = location(for: url) else {
+            throw HarnessError("'\(url)' matches none of the routes of '\(manifest.id)': \(routeList)")
+        }
+        if let snapshot { try root.restore(from: snapshot) }
+        show([location])
+    }
+
+    /// The location on top of the back stack.
+    public var location: Location { backStack[backStack.count - 1] }
+
+    /// The screen the feature draws for the location on top, as the host would draw it now.
+    public var screen: Screen { root.screen(at: location) }
+
+    /// Sends `action` to the Root as it is, without checking that the screen offers it.
+    public func send(_ action: Action) { root.handle(action, at: location) }
+
+    /// Goes back one screen, as the host's back key does; nothing happens on the first screen.
+    public func back() { pop() }
+
+    /// Shows `url` on top when it is one of the feature's routes; records it in `openedElsewhere` otherwise.
+    public func push(_ url: String) {
+        guard let location = location(for: url) else {
+            openedElsewhere.append(url)
+            return
+        }
+        show(backStack + [location])
+    }
+
+    /// Goes back one screen; the first screen stays.
+    public func pop() {
+        guard backStack.count > 1 else { return }
+        show(Array(backStack.dropLast()))
+    }
+
+    /// Goes back to the first screen.
+    public func popToRoot() {
+        guard backStack.count > 1 else { return }
+        show([backStack[0]])
+    }
+
+    /// Same as `push`: the harness has no route guards.
+    public func open(_ url: String) { push(url) }
+
+    private func show(_ stack: [Location]) {
+        backStack = stack
+        root.willShow(location)
+    }
+
+    private func location(for url: String) -> Location? {
+        for route in routes {
+            if let parameters = route.pattern.match(url) {
+                return Location(url: url, pattern: route.declaration.pattern, parameters: parameters)
+            }
+        }
+        return nil
+    }
+
+    private var routeList: String { routes.map(\.declaration.pattern).joined(separator: ", ") }
+
+    private func didInvalidate() {
+        invalidations += 1
+        let resumed = waiters
+        waiters = [:]
+        for waiter in resumed.values { waiter.resume() }
+    }
+}
+
+extension FeatureHarness {
+    /// The current screen once `predicate` holds for it, checking now and after each redraw the feature asks
+    /// for; throws with the last screen when `timeout` passes first.
+    public func next(where predicate: (Screen) -> Bool, timeout: Duration = .seconds(2)) async throws -> Screen {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let current = screen
+            if predicate(current) { return current }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError(
+                    "no screen matched within \(timeout) (\(invalidations) redraws so far); the last one is below",
+                    screen: current)
+            }
+            await waitForInvalidation(until: deadline)
+        }
+    }
+
+    private func waitForInvalidation(until deadline: ContinuousClock.Instant) async {
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer = Task { @MainActor [weak self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            self?.waiters.removeValue(forKey: id)?.resume()
+        }
+        await withCheckedContinuation { waiters[id] = $0 }
+        timer.cancel()
+    }
+}
+
+/// The navigation host the feature's context holds: a weak way back to the harness, so the Root (which holds
+/// the context) and the harness (which holds the Root) do not keep each other alive.
+@MainActor
+private final class HostRelay: NavigationHost {
+    weak var harness: FeatureHarness?
+
+    func push(_ url: String) { harness?.push(url) }
+    func pop() { harness?.pop() }
+    func popToRoot() { harness?.popToRoot() }
+    func open(_ url: String) { harness?.open(url) }
+}

@@ -1,0 +1,27 @@
+import MicroappSDK
+
+/// A fake container for tests: the services and shared state a feature under test gets, by key id.
+@MainActor
+public final class TestDependencies: DependencySource {
+    private var values: [String: Any] = [:]
+
+    /// An empty set of dependencies; add to it with `provide` and `share`.
+    public init() {}
+
+    /// Provides `service` for `key`, replacing any earlier one.
+    @discardableResult
+    public func provide<S: ServiceProtocol>(_ key: DependencyKey<S>, _ service: S) -> Self {
+        values[key.id] = service.erased
+        return self
+    }
+
+    /// Shares `property` for `key`: writable when `access` is read-write, through its read-only view otherwise.
+    @discardableResult
+    public func share<V>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access) -> Self {
+        values[key.id] = access == .readWrite ? property : property.readOnly
+        return self
+    }
+
+    /// The value registered under the requirement's key; the feature's context checks its type.
+    public func value(for requirement: Requirement) -> Any? { values[requirement.key] }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+
+/// `microapp routes`, `microapp doctor` and `microapp probe`: look at plugins without running the app.
+enum InspectCommands {
+    /// One route in `routes --json`.
+    struct RouteRow: Codable {
+        var pattern: String
+        var feature: String
+        var requiresSession: Bool
+        var isSignIn: Bool
+        var running: Bool
+    }
+
+    @MainActor
+    static func routes(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+        try arguments.allow(["--json", "--plugins", "--only", "--no-build"])
+        let set = try LoadedPluginSet.load(arguments)
+        let rows = set.images.flatMap { image in
+            image.manifest.routes.map {
+                RouteRow(
+                    pattern: $0.pattern, feature: image.manifest.id, requiresSession: $0.requiresSession,
+                    isSignIn: $0.isSignIn, running: set.resolution.startOrder.contains(image.manifest.id))
+            }
+        }
+        if arguments.flag("--json") {
+            rows.forEach(Console.json)
+        } else {
+            let width = max(20, (rows.map(\.pattern.count).max() ?? 0) + 2)
+            Console.out("ROUTE".padding(toLength: width, withPad: " ", startingAt: 0) + "FEATURE      GUARDS")
+            for row in rows {
+                let guards = [row.requiresSession ? "session" : nil, row.isSignIn ? "sign-in" : nil, row.running ? nil : "DISABLED"]
+                    .compactMap { $0 }.joined(separator: ", ")
+                Console.out(
+                    row.pattern.padding(toLength: width, withPad: " ", startingAt: 0)
+                        + row.feature.padding(toLength: 13, withPad: " ", startingAt: 0) + guards)
+            }
+            Console.report(set.problems)
+        }
+        return .ok
+    }
+
+    /// One library in `doctor --json`.
+    struct DoctorRow: Codable {
+        var feature: String?
+        var version: Int?
+        var file: String
+        var verdict: String
+        var code: String?
+        var reason: String?
+        var fix: String?
+    }
+
+    @MainActor
+    static func doctor(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+        try arguments.allow(["--json", "--no-build"])
+        let directories = arguments.operands.isEmpty ? nil : arguments.operands
+        let set = try LoadedPluginSet.load(arguments, directories: directories)
+        var rows = set.images.map { image -> DoctorRow in
+            let problem = set.resolution.disabled[image.manifest.id]
+                ?? set.problems.first { $0.subject == image.path }
+            return DoctorRow(
+                feature: image.manifest.id, version: image.manifest.version, file: image.path,
+                verdict: problem == nil ? "ok" : "refused", code: problem?.code.rawValue, reason: problem?.reason,
+                fix: problem?.fix)
+        }
+        let loadedPaths = Set(set.images.map(\.path))
+        for problem in set.problems where !loadedPaths.contains(problem.subject) && problem.subject.hasSuffix(".so") {
+            rows.append(
+                DoctorRow(
+                    file: problem.subject, verdict: "refused", code: problem.code.rawValue, reason: problem.reason,
+                    fix: problem.fix))
+        }
+        if arguments.flag("--json") {
+            rows.forEach(Console.json)
+        } else {
+            Console.out("FEATURE       VERSION  VERDICT  FILE")
+            for row in rows {
+                Console.out(
+                    (row.feature ?? "-").padding(toLength: 14, withPad: " ", startingAt: 0)
+                        + (row.version.map { "v\($0)" } ?? "-").padding(toLength: 9, withPad: " ", startingAt: 0)
+                        + row.verdict.padding(toLength: 9, withPad: " ", startingAt: 0) + row.file)
+                if let reason = row.reason, let fix = row.fix {
+                    Console.out("    \(reason)\n    to fix: \(fix)")
+                }
+            }
+            if rows.isEmpty { Console.out("(no plugin libraries found)") }
+        }
+        return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 ? .invalidPluginSet : .ok
+    }
+
+    /// `probe --json` output.
+    struct ProbeResult: Codable {
+        var file: String
+        var verdict: String
+        var manifest: FeatureManifest?
+        var problem: Diagnostic?
+    }
+
+    static func probe(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+        try arguments.allow(["--json"])
+        guard arguments.operands.count == 1, let file = arguments.operands.first else {
+            throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
+        }
+        let result: ProbeResult
+        switch PluginLoader.load(file).flatMap(PluginLoader.registerChecked) {
+        case .success(let image):
+            result = ProbeResult(file: file, verdict: "ok", manifest: image.manifest)
+        case .failure(let problem):
+            result = ProbeResult(file: file, verdict: "refused", problem: problem)
+        }
+        if arguments.flag("--json") {
+            Console.json(result)
+        } else if let manifest = result.manifest {
+            Console.out("\(file): ok — \(manifest.displayName) (\(manifest.id)) v\(manifest.version)")
+            for route in manifest.routes { Console.out("  route    \(route.pattern)\(route.requiresSession ? "  [session]" : "")") }
+            for need in manifest.requirements {
+                Console.out("  needs    \(need.key): \(need.type) (\(need.access.rawValue)\(need.isOptional ? ", optional" : ""))")
+            }
+            for offer in manifest.provides { Console.out("  provides \(offer.key): \(offer.type)") }
+        } else if let problem = result.problem {
+            Console.report([problem])
+        }
+        return result.verdict == "ok" ? .ok : .invalidPluginSet
+    }
+}
+
+extension PluginLoader {
+    /// Registers the image and hands it back when the plugin accepted; for `probe`.
+    static func registerChecked(_ image: PluginImage) -> Result<PluginImage, Diagnostic> {
+        register(image).map { _ in image }
+    }
+}

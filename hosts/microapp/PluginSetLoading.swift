@@ -1,0 +1,37 @@
+import MicroappHost
+import MicroappSDK
+
+/// Everything the inspect and run commands share: find, load, filter and resolve the plugins.
+struct LoadedPluginSet {
+    let images: [PluginImage]
+    let container: Container
+    let resolution: Resolution
+    /// Files that could not load, then resolver problems.
+    let problems: [Diagnostic]
+
+    @MainActor
+    static func load(_ arguments: Arguments, directories extra: [String]? = nil) throws(UsageError) -> LoadedPluginSet {
+        let locations = PluginLocations.current()
+        if !arguments.flag("--no-build") && locations.repository != nil {
+            _ = PluginBuilder(locations: locations).refresh()
+        }
+        let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
+        let report = PluginSet.load(PluginSet.discover(in: directories))
+        var images = report.images
+        let only = arguments.values("--only")
+        if !only.isEmpty {
+            let known = Set(images.map(\.manifest.id))
+            for id in only where !known.contains(id) {
+                throw UsageError(
+                    "--only \(id): no loaded plugin has that id",
+                    fix: "use one of: \(known.sorted().joined(separator: ", "))")
+            }
+            images = images.filter { only.contains($0.manifest.id) }
+        }
+        let container = DemoContainer.make()
+        let resolution = PluginSet.resolve(images, container: container)
+        return LoadedPluginSet(
+            images: images, container: container, resolution: resolution,
+            problems: report.problems + resolution.problems)
+    }
+}

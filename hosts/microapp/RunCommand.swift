@@ -1,0 +1,65 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import MicroappTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
+enum RunCommand {
+    enum UI: String {
+        case terminal, text, json
+    }
+
+    @MainActor
+    static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+        try arguments.allow(["--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--data", "--home"])
+        let ui = try chooseUI(arguments.value("--ui"))
+        let set = try LoadedPluginSet.load(arguments)
+        if arguments.flag("--strict") && !set.problems.isEmpty {
+            Console.report(set.problems)
+            Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")
+            return .invalidPluginSet
+        }
+        let runtime = AppRuntime(
+            images: set.images, resolution: set.resolution, container: set.container,
+            options: AppRuntime.Options(home: arguments.value("--home") ?? DemoContainer.home))
+        let problems = set.problems + runtime.startProblems
+        if arguments.flag("--strict") && !problems.isEmpty {
+            Console.report(problems)
+            return .invalidPluginSet
+        }
+        guard !runtime.runningFeatures.isEmpty else {
+            Console.report(problems)
+            Console.err(
+                "microapp: no feature is left to run\n  to fix: build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"
+            )
+            return .invalidPluginSet
+        }
+        runtime.open(arguments.value("--open"))
+        let notices = problems.map {
+            Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
+        }
+        switch ui {
+        case .json:
+            await JSONLinesDriver(driver: runtime, initialNotices: notices).run()
+        case .text:
+            Console.report(problems)
+            await TextFrontEnd(driver: runtime).run()
+        case .terminal:
+            Console.report(problems)
+            await TerminalUI(driver: runtime, initialNotices: notices).run()
+        }
+        return .ok
+    }
+
+    private static func chooseUI(_ requested: String?) throws(UsageError) -> UI {
+        guard let requested else { return isatty(0) == 1 && isatty(1) == 1 ? .terminal : .text }
+        guard let ui = UI(rawValue: requested) else {
+            throw UsageError("--ui \(requested) is not a front end", fix: "use --ui terminal, --ui text or --ui json")
+        }
+        return ui
+    }
+}
