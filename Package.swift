@@ -15,7 +15,8 @@ func isDirectory(_ url: URL) -> Bool {
     return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
 }
 
-let features: [String] = ((try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path)) ?? [])
+let pluginFolders = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path)) ?? []
+let features: [String] = pluginFolders
     .filter { isDirectory(root.appendingPathComponent("Plugins/\($0)/Sources")) }
     .sorted()
 
@@ -59,5 +60,15 @@ let package = Package(
         .testTarget(
             name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappTesting", sdk],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
+        .testTarget(
+            name: "PluginLoadingTests", dependencies: ["MicroappHost", sdk], path: "Tests/PluginLoadingTests",
+            swiftSettings: strict),
+        .testTarget(
+            name: "MicroappTerminalTests", dependencies: ["MicroappTerminal", "MicroappHost", sdk],
+            path: "Tests/MicroappTerminalTests", swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", path: "Tests/EndToEndTests", swiftSettings: strict),
+        .executableTarget(
+            name: "loader-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/LoaderBenchmark",
+            swiftSettings: strict),
     ] + featureTargets
 )

@@ -1,0 +1,1 @@
+print("loader benchmark: not written yet")
