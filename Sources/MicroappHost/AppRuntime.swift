@@ -145,6 +145,11 @@ public final class AppRuntime: AppDriver {
         }
     }
 
+    /// Shows notices beside the next frame (start-up problems, for instance).
+    public func announce(_ notices: [Notice]) {
+        notices.forEach(post)
+    }
+
     private func post(_ notice: Notice) {
         pendingNotices.append(notice)
         scheduleUpdate()

@@ -12,6 +12,15 @@ public struct Offer: Sendable, Equatable {
     public var access: Access
     /// `host`, or the id of the feature that provides it.
     public var provider: String
+
+    /// Describes an offer.
+    public init(key: String, type: String, kind: DependencyKind, access: Access, provider: String) {
+        self.key = key
+        self.type = type
+        self.kind = kind
+        self.access = access
+        self.provider = provider
+    }
 }
 
 /// The host's container: services and shared state under string keys, handed to features as their

@@ -39,18 +39,19 @@ enum RunCommand {
             return .invalidPluginSet
         }
         runtime.open(arguments.value("--open"))
-        let notices = problems.map {
-            Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
+        if ui == .json {
+            // Scripts read problems as `error` lines on stdout; people read them on stderr.
+            runtime.announce(
+                problems.map {
+                    Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
+                })
+        } else {
+            Console.report(problems)
         }
         switch ui {
-        case .json:
-            await JSONLinesDriver(driver: runtime, initialNotices: notices).run()
-        case .text:
-            Console.report(problems)
-            await TextFrontEnd(driver: runtime).run()
-        case .terminal:
-            Console.report(problems)
-            await TerminalUI(driver: runtime, initialNotices: notices).run()
+        case .json: await JSONLinesDriver(driver: runtime).run()
+        case .text: await PlainTextUI(driver: runtime).run()
+        case .terminal: await PlainTextUI(driver: runtime).run()
         }
         return .ok
     }

@@ -32,7 +32,7 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
 
 /// One URL pattern a feature answers, such as `characters://detail/{id}`.
 public struct RouteDeclaration: Codable, Sendable, Equatable {
-    /// The pattern: `scheme://segment/{parameter}`; the scheme is the feature id.
+    /// The pattern: `scheme://segment/{parameter}`; by convention the scheme is the feature id.
     public var pattern: String
     /// When true, the host sends a signed-out person to sign-in first and comes back here afterwards.
     public var requiresSession: Bool

@@ -43,9 +43,6 @@ public enum ManifestCoding {
         guard !manifest.routes.isEmpty else {
             throw ManifestError(reason: "it declares no routes, so the feature could never be shown")
         }
-        for route in manifest.routes where !route.pattern.hasPrefix(manifest.id + "://") {
-            throw ManifestError(reason: "route '\(route.pattern)' does not start with '\(manifest.id)://'")
-        }
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

@@ -1,0 +1,55 @@
+import Foundation
+import MicroappSDK
+import Testing
+
+@Suite("Manifest coding")
+struct ManifestCodingTests {
+    @Test("a manifest survives encode and decode")
+    func roundTrip() throws {
+        let manifest = FeatureManifest(
+            id: "auth", version: 3, displayName: "Auth", routes: [RouteDeclaration("auth://select", isSignIn: true)],
+            requirements: [DependencyKey<Session?>.session(access: .readWrite).requirement], hasMocks: true)
+        #expect(try ManifestCoding.decode(ManifestCoding.encode(manifest)) == manifest)
+    }
+
+    @Test("bad manifests are refused with a reason naming the fault", arguments: [
+        ("{not json", "not valid JSON"),
+        (#"{"id":"a","version":1,"routes":[],"requirements":[],"provides":[],"hasMocks":false}"#, "'displayName' is missing"),
+        (#"{"id":"a","version":"one","displayName":"A","routes":[],"requirements":[],"provides":[],"hasMocks":false}"#, "'version' has the wrong type"),
+        (#"{"id":"Bad Id","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#, "id 'Bad Id'"),
+        (#"{"id":"a","version":1,"displayName":"A","routes":[],"requirements":[],"provides":[],"hasMocks":false}"#, "declares no routes"),
+    ])
+    func refuses(json: String, reason: String) {
+        #expect {
+            try ManifestCoding.decode(json)
+        } throws: { error in
+            (error as? ManifestError)?.reason.contains(reason) == true
+        }
+    }
+
+    @Test("a manifest over the size limit is refused before parsing")
+    func tooLarge() {
+        let huge = String(repeating: " ", count: ManifestCoding.maximumSize + 1)
+        #expect {
+            try ManifestCoding.decode(huge)
+        } throws: { error in
+            (error as? ManifestError)?.reason.contains("over the limit") == true
+        }
+    }
+
+    @Test("the SDK fingerprint in the C header matches the SDK sources")
+    func fingerprintIsCurrent() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [repository.appendingPathComponent("scripts/update-sdk-fingerprint").path, "--check"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(message)")
+    }
+}

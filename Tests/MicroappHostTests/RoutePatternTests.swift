@@ -1,0 +1,46 @@
+import MicroappSDK
+import Testing
+
+@Suite("Route patterns")
+struct RoutePatternTests {
+    @Test("a pattern with a parameter matches and binds it")
+    func bindsParameters() throws {
+        let pattern = try RoutePattern("characters://detail/{id}")
+        #expect(pattern.match("characters://detail/42") == ["id": "42"])
+        #expect(pattern.description == "characters://detail/{id}")
+    }
+
+    @Test("literal segments, scheme and segment count must all agree")
+    func rejectsNonMatches() throws {
+        let pattern = try RoutePattern("characters://detail/{id}")
+        #expect(pattern.match("characters://list/42") == nil)
+        #expect(pattern.match("search://detail/42") == nil)
+        #expect(pattern.match("characters://detail") == nil)
+        #expect(pattern.match("characters://detail/42/more") == nil)
+        #expect(pattern.match("characters://detail//") == nil)
+    }
+
+    @Test("malformed patterns are refused with the reason", arguments: [
+        ("no-scheme/path", "no scheme"),
+        ("Caps://x", "scheme 'Caps'"),
+        ("x://a//b", "empty path segment"),
+        ("x://a/{id}/{id}", "appears twice"),
+        ("x://a/pre{id}", "mixes text and a parameter"),
+    ])
+    func refusesMalformed(pattern: String, reason: String) {
+        #expect {
+            try RoutePattern(pattern)
+        } throws: { error in
+            (error as? RouteError)?.reason.contains(reason) == true
+        }
+    }
+
+    @Test("two patterns overlap when some URL matches both")
+    func overlaps() throws {
+        let detail = try RoutePattern("x://detail/{id}")
+        #expect(detail.overlaps(try RoutePattern("x://detail/new")))
+        #expect(detail.overlaps(try RoutePattern("x://{any}/{thing}")))
+        #expect(!detail.overlaps(try RoutePattern("x://list/{id}")))
+        #expect(!detail.overlaps(try RoutePattern("y://detail/{id}")))
+    }
+}
