@@ -57,10 +57,17 @@ public final class AppRuntime: AppDriver {
     /// Ids of the features that are running, in start order.
     public var runningFeatures: [FeatureManifest] { features.values.map(\.manifest).sorted { $0.id < $1.id } }
 
-    /// Opens the first screen: `url`, or the home route, or the first route of the first feature.
+    /// Opens the first screen: `url`, or the home route if a running feature answers it, or the first route of
+    /// the first feature.
     public func open(_ url: String? = nil) {
-        guard let target = url ?? options.home ?? router.table.entries.first?.pattern.description else { return }
+        guard let target = url ?? home else { return }
         navigate(to: target)
+    }
+
+    /// The home route if it can open, else the first route of the first running feature.
+    private var home: String? {
+        if let home = options.home, router.table.match(home) != nil { return home }
+        return router.table.entries.first?.pattern.description
     }
 
     // MARK: AppDriver
@@ -161,7 +168,7 @@ public final class AppRuntime: AppDriver {
     }
 
     private func sessionChanged(signedIn: Bool) {
-        let next = signedIn ? router.didSignIn(home: options.home ?? "") : router.didSignOut()
+        let next = signedIn ? router.didSignIn(home: home ?? "") : router.didSignOut()
         if let next, !next.isEmpty {
             navigate(to: next)
         } else if router.top == nil {

@@ -1,0 +1,154 @@
+import Foundation
+import Synchronization
+
+/// The real `microapp` binary, started as a process: write JSON events, wait for JSON lines.
+final class AppProcess: Sendable {
+    /// What the test runner's folder holds: `microapp` and the plugin libraries `swift test` built.
+    static let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent()
+    static let executable = buildDirectory.appendingPathComponent("microapp").path
+
+    private let process: Process
+    private let input: FileHandle
+    private let lines = Mutex<[String]>([])
+    private let errors = Mutex<String>("")
+    private let readerDone = Mutex(false)
+
+    /// Starts `microapp` with `arguments` (never rebuilding: `swift test` holds the build lock).
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments + ["--no-build"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        input = stdin.fileHandleForWriting
+        try process.run()
+        let output = stdout.fileHandleForReading
+        let errorOutput = stderr.fileHandleForReading
+        let lines = self.lines
+        let errors = self.errors
+        let readerDone = self.readerDone
+        Thread.detachNewThread {
+            var buffer = Data()
+            while case let chunk = output.availableData, !chunk.isEmpty {
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: 0x0A) {
+                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                    lines.withLock { $0.append(line) }
+                }
+            }
+            readerDone.withLock { $0 = true }
+        }
+        Thread.detachNewThread {
+            while case let chunk = errorOutput.availableData, !chunk.isEmpty {
+                errors.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+    }
+
+    /// Sends one event line, e.g. `{"type":"tap","id":"submit"}`.
+    func send(_ json: String) {
+        input.write(Data((json + "\n").utf8))
+    }
+
+    /// Sends several events.
+    func send(_ events: [[String: Any]]) throws {
+        for event in events {
+            send(String(decoding: try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]), as: UTF8.self))
+        }
+    }
+
+    /// Closes stdin (EOF ends the run) and waits for the exit code.
+    func finish(timeout: Duration = .seconds(15)) async throws -> Int32 {
+        try? input.close()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw AppProcessError("microapp did not exit within \(timeout)\n\(transcript)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        while !readerDone.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        return process.terminationStatus
+    }
+
+    /// Every stdout line so far, decoded as JSON objects.
+    var objects: [[String: Any]] {
+        lines.withLock { $0 }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    /// What the app wrote on stderr so far.
+    var errorText: String { errors.withLock { $0 } }
+
+    /// Waits for an output line of `type` (frame, notice, error) that satisfies `predicate`, and returns it.
+    @discardableResult
+    func waitFor(
+        _ type: String, timeout: Duration = .seconds(10), where predicate: ([String: Any]) -> Bool = { _ in true }
+    ) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let match = objects.first(where: { $0["type"] as? String == type && predicate($0) }) { return match }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw AppProcessError("no \(type) line as expected within \(timeout)\n\(transcript)")
+    }
+
+    /// Waits for a frame on `route` (and, if given, a condition on it), returning it.
+    @discardableResult
+    func waitForFrame(
+        route: String, timeout: Duration = .seconds(10), where predicate: ([String: Any]) -> Bool = { _ in true }
+    ) async throws -> [String: Any] {
+        try await waitFor("frame", timeout: timeout) { $0["route"] as? String == route && predicate($0) }
+    }
+
+    /// The last frame written.
+    var lastFrame: [String: Any]? { objects.last { $0["type"] as? String == "frame" } }
+
+    private var transcript: String {
+        "stdout:\n" + lines.withLock { $0.suffix(8).joined(separator: "\n") } + "\nstderr:\n" + errorText
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// A failed expectation about the app's output, with the transcript.
+struct AppProcessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Text found anywhere in a frame's screen (titles, texts, labels, list rows).
+func screenText(_ frame: [String: Any]) -> String {
+    guard let screen = frame["screen"],
+        let data = try? JSONSerialization.data(withJSONObject: screen, options: [.sortedKeys])
+    else { return "" }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Runs `microapp` to completion with no input and returns exit code, stdout and stderr.
+func runToEnd(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: AppProcess.executable)
+    process.arguments = arguments
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+@Suite("End to end: bad plugins never stop the others", .serialized)
+struct BadPluginTests {
+    /// A folder with one library that is not a shared object.
+    static func brokenFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-bad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: folder.appendingPathComponent("libBroken.so"))
+        return folder
+    }
+
+    @Test("a broken library is an error line naming the file and the app runs the rest")
+    func runsTheRest() async throws {
+        let folder = try Self.brokenFolder()
+        let app = try AppProcess(["run", "--ui", "json", "--plugins", folder.path, "--open", "auth://select"])
+        let error = try await app.waitFor("error") { $0["code"] as? String == "not-shared-object" }
+        #expect((error["message"] as? String)?.contains("libBroken.so") == true)
+        #expect((error["fix"] as? String)?.isEmpty == false)
+        try await app.waitForFrame(route: "auth://select")
+        #expect(try await app.finish() == 0)
+    }
+
+    @Test("--strict makes any plugin problem fatal with exit code 2, listing the problem")
+    func strict() throws {
+        let folder = try Self.brokenFolder()
+        let result = try runToEnd(["run", "--ui", "text", "--strict", "--no-build", "--plugins", folder.path])
+        #expect(result.status == 2)
+        #expect(result.err.contains("libBroken.so: it is not an ELF shared object"))
+        #expect(result.err.contains("to fix:"))
+    }
+
+    @Test("with no feature left to run the exit code is 2")
+    func nothingLeft() throws {
+        let result = try runToEnd(["run", "--ui", "text", "--no-build", "--only", "auth", "--only", "nope"])
+        #expect(result.status == 1)
+        #expect(result.err.contains("--only nope"))
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let doctor = try runToEnd(["doctor", empty.path, "--no-build"])
+        #expect(doctor.status == 0)
+        #expect(doctor.out.contains("no plugin libraries found"))
+    }
+
+    @Test("doctor lists each library with its verdict and exits 2 when one is bad")
+    func doctor() throws {
+        let folder = try Self.brokenFolder()
+        let result = try runToEnd(["doctor", folder.path, "--json", "--no-build"])
+        #expect(result.status == 2)
+        let rows = result.out.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(rows.count == 1)
+        #expect(rows.first?["verdict"] as? String == "refused")
+        #expect(rows.first?["code"] as? String == "not-shared-object")
+    }
+}
