@@ -16,6 +16,15 @@ public struct PluginImage: @unchecked Sendable {
     let descriptor: UnsafePointer<microapp_descriptor>
 }
 
+/// ELF `e_machine` of the architecture this host runs on.
+#if arch(x86_64)
+    private let hostMachine: UInt16 = 62
+#elseif arch(arm64)
+    private let hostMachine: UInt16 = 183
+#else
+    private let hostMachine: UInt16 = 0
+#endif
+
 /// Loads plugin libraries and checks their descriptor. The only place in Microapps that calls `dlopen`.
 ///
 /// Images are opened with `RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE` and never closed: unloading Swift code
@@ -28,10 +37,18 @@ public enum PluginLoader {
         if let problem = checkFile(path) { return .failure(problem) }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let message = dlerror().map { String(cString: $0) } ?? "unknown reason"
+            if message.contains("position-independent executable") {
+                return .failure(
+                    Diagnostic(
+                        .notSharedObject, subject: path, reason: "it is an executable, not a shared library",
+                        fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder"))
+            }
             return .failure(
                 Diagnostic(
                     .loadFailed, subject: path, reason: "dlopen failed: \(message)",
-                    fix: "rebuild the plugin with the same toolchain and SDK as the host (`swift build`)"))
+                    fix:
+                        "a missing library or undefined symbol means it was built with another toolchain or SDK: rebuild it with this host's (`swift build`)"
+                ))
         }
         guard let symbol = dlsym(handle, MICROAPP_ENTRY_SYMBOL) else {
             return .failure(
@@ -153,14 +170,21 @@ public enum PluginLoader {
                 fix: "give the current user read permission on it")
         }
         defer { try? file.close() }
-        let magic = (try? file.read(upToCount: 18)) ?? Data()
-        let isELF = magic.count >= 18 && magic.starts(with: [0x7F, 0x45, 0x4C, 0x46])
-        // e_type 3 is ET_DYN: a shared object.
-        guard isELF, magic[16] == 3 else {
+        let header = [UInt8]((try? file.read(upToCount: 20)) ?? Data())
+        let isELF = header.count == 20 && header.starts(with: [0x7F, 0x45, 0x4C, 0x46])
+        // e_type (offset 16) 3 is ET_DYN, a shared object; e_machine (offset 18) is the architecture.
+        guard isELF, header[16] == 3 else {
             return Diagnostic(
                 .notSharedObject, subject: path,
                 reason: isELF ? "it is an ELF file but not a shared object" : "it is not an ELF shared object",
                 fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder")
+        }
+        let machine = UInt16(header[18]) | UInt16(header[19]) << 8
+        guard machine == hostMachine else {
+            return Diagnostic(
+                .notSharedObject, subject: path,
+                reason: "it is built for another architecture (ELF machine \(machine); this host is \(hostMachine))",
+                fix: "build the plugin on (or for) this machine's architecture")
         }
         return nil
     }

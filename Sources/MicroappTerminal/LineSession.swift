@@ -68,6 +68,7 @@ final class LineSession {
             guard !line.allSatisfy(\.isWhitespace) else { continue }
             switch format.parse(line) {
             case .success(let event):
+                lastActivity = clock.now
                 driver.send(event)
                 // Let the update this event scheduled run, so each event's frame is written before the next.
                 await Task.yield()

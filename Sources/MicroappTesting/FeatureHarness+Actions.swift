@@ -7,7 +7,7 @@ extension FeatureHarness {
         let current = screen
         let reachable: [Element]
         switch current.state {
-        case .view: reachable = current.content.flatMap(Self.interactive)
+        case .view: reachable = current.content.flatMap(\.reachableElements)
         case .loading: reachable = []
         case .alert(let alert): reachable = alert.actions.map(Element.button)
         case .error(let panel): reachable = panel.actions.map(Element.button)
@@ -15,46 +15,70 @@ extension FeatureHarness {
         return reachable.first { $0.id == id }
     }
 
+    /// The text field `id` as drawn now, if a person can reach it.
+    public func field(_ id: String) -> TextField? {
+        guard case .field(let field) = element(id) else { return nil }
+        return field
+    }
+
+    /// The list `id` as drawn now, if a person can reach it.
+    public func list(_ id: String) -> ListView? {
+        guard case .list(let list) = element(id) else { return nil }
+        return list
+    }
+
+    /// The button `id` as drawn now, if a person can reach it.
+    public func button(_ id: String) -> Button? {
+        guard case .button(let button) = element(id) else { return nil }
+        return button
+    }
+
     /// Taps the enabled button `id`; throws when the screen offers no such button.
     public func tap(_ id: String) throws {
-        guard case .button(let button) = try reachable(id, kind: "button") else {
-            throw HarnessError("'\(id)' is not a button", screen: screen)
-        }
+        guard let button = button(id) else { throw unreachable(id, kind: "button") }
         guard button.isEnabled else { throw HarnessError("button '\(id)' is disabled", screen: screen) }
         send(.tap(id: id))
     }
 
     /// Replaces the text of field `id` with `text`; throws when the screen offers no such field.
     public func type(_ text: String, into id: String) throws {
-        guard case .field = try reachable(id, kind: "field") else {
-            throw HarnessError("'\(id)' is not a text field", screen: screen)
-        }
+        guard field(id) != nil else { throw unreachable(id, kind: "text field") }
         send(.input(id: id, text: text))
     }
 
     /// Chooses row `index` of list `id`; throws when there is no such list or row.
     public func select(_ index: Int, in id: String) throws {
-        guard case .list(let list) = try reachable(id, kind: "list") else {
-            throw HarnessError("'\(id)' is not a list", screen: screen)
-        }
+        guard let list = list(id) else { throw unreachable(id, kind: "list") }
         guard list.items.indices.contains(index) else {
             throw HarnessError("list '\(id)' has \(list.items.count) rows, so row \(index) cannot be chosen", screen: screen)
         }
         send(.select(id: id, index: index))
     }
 
-    private func reachable(_ id: String, kind: String) throws -> Element {
-        guard let element = element(id) else {
-            throw HarnessError("no \(kind) '\(id)' can be reached on '\(location.url)'", screen: screen)
+    private func unreachable(_ id: String, kind: String) -> HarnessError {
+        HarnessError("no \(kind) '\(id)' can be reached on \(location.url)", screen: screen)
+    }
+}
+
+extension Screen {
+    /// The words of every static text in the content, depth first, as a test reads them.
+    public var texts: [String] { content.flatMap(\.texts) }
+}
+
+extension Element {
+    fileprivate var texts: [String] {
+        switch self {
+        case .text(let text): [text.value]
+        case .button, .field, .list: []
+        case .stack(let stack): stack.children.flatMap(\.texts)
         }
-        return element
     }
 
-    private static func interactive(_ element: Element) -> [Element] {
-        switch element {
+    fileprivate var reachableElements: [Element] {
+        switch self {
         case .text: []
-        case .button, .field, .list: [element]
-        case .stack(let stack): stack.children.flatMap(interactive)
+        case .button, .field, .list: [self]
+        case .stack(let stack): stack.children.flatMap(\.reachableElements)
         }
     }
 }

@@ -1,0 +1,148 @@
+import MicroappHost
+import MicroappSDK
+
+/// Lays a frame out for a terminal of `width`×`height`: header, rule, title, the content (or the loading
+/// spinner, or the error panel) scrolled to keep the focused element visible, an alert boxed over it, a rule,
+/// and the footer with the key help (or a notice) and the route. Every line fits in `width - 1` columns.
+struct ScreenLayout {
+    var width: Int
+    var height: Int
+    var color: Bool
+    /// Which spinner character to show while loading.
+    var spinnerFrame: Int = 0
+    /// A notice shown in place of the key help.
+    var notice: Notice?
+    /// Show the top of the content when the focused element fits on the first page (after focus moved);
+    /// false keeps a scroll position the person chose.
+    var preferTop = true
+
+    static let spinner: [Character] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+    static let keyHelp = "tab/↑↓ move · enter select · esc back · q quit"
+    static let fieldKeyHelp = "tab/↑↓ move · type to edit · esc back · ctrl-c quit"
+
+    /// The laid-out lines (exactly `height` of them) and the scroll offset to pass next time.
+    func lines(for frame: Frame, focus: Focus, scrollOffset: Int) -> (lines: [StyledLine], scrollOffset: Int) {
+        let columns = max(width - 1, 10)
+        let screen = frame.screen
+        let focusedID = focus.focusedID(in: screen)
+        let rule = StyledLine(" " + String(repeating: "─", count: columns - 1), .dim)
+        let header = StyledLine(frame.headerLine(width: columns, indent: " "), .bold)
+        let footer = footerLine(frame: frame, focusedID: focusedID, columns: columns)
+
+        let content = ContentLayout(width: columns, focusedID: focusedID, focus: focus, color: color)
+        let bodyHeight = max(height - 4, 1)
+        let areaHeight = max(bodyHeight - 2, 1)
+        var body: [BodyLine]
+        switch screen.state {
+        case .view, .alert: body = content.lines(for: screen.content)
+        case .loading(let message):
+            let spinner = Self.spinner[spinnerFrame % Self.spinner.count]
+            body = [BodyLine(line: StyledLine("  \(spinner) \(message.sanitized)"))]
+        case .error(let panel):
+            body = [BodyLine(line: StyledLine("  ") + StyledLine("✗ \(panel.title.sanitized)", .error))]
+            body += panel.message.wrapped(toWidth: columns - 2).map { BodyLine(line: StyledLine("  " + $0)) }
+            body.append(.blank)
+            body += content.lines(for: [.stack(Stack(.horizontal, panel.actions.map(Element.button)))])
+        }
+
+        let offset = Self.scrollOffset(
+            previous: scrollOffset, lines: body, focusKey: focusKey(screen: screen, focusedID: focusedID, focus: focus),
+            areaHeight: areaHeight, preferTop: preferTop)
+        var visible = Array(body.dropFirst(offset).prefix(areaHeight)).map(\.line)
+        visible += Array(repeating: StyledLine(), count: areaHeight - visible.count)
+        if case .alert(let alert) = screen.state {
+            overlay(box: alertBox(alert, content: content, columns: columns), on: &visible, columns: columns)
+        }
+
+        var more = ""
+        if offset > 0 { more += "↑" }
+        if offset + areaHeight < body.count { more += "↓" }
+        let titleText = " " + screen.title.sanitized
+        let title =
+            more.isEmpty
+            ? StyledLine(" " + titleText, .bold)
+            : StyledLine(spread(left: " " + titleText, right: more + "more", width: columns), .bold)
+
+        var lines = [header, rule, title, StyledLine()] + visible + [rule, footer]
+        if lines.count > height {
+            lines = Array(lines.prefix(max(height - 1, 0))) + (height > 0 ? [footer] : [])
+        }
+        return (lines.map { $0.truncated(toWidth: columns) }, offset)
+    }
+
+    /// The key of the focused line: the focused row of a focused list, else the focused element's id.
+    private func focusKey(screen: Screen, focusedID: String?, focus: Focus) -> String? {
+        guard let focusedID else { return nil }
+        if case .list(let list)? = screen.element(id: focusedID), !list.items.isEmpty {
+            return "\(list.id)#\(focus.row(in: list))"
+        }
+        return focusedID
+    }
+
+    /// The first line to show so the focused lines are visible, moving as little as possible from `previous`,
+    /// and showing the top when `preferTop` and the focus fits on the first page.
+    static func scrollOffset(
+        previous: Int, lines: [BodyLine], focusKey: String?, areaHeight: Int, preferTop: Bool = true
+    ) -> Int {
+        let maximum = max(0, lines.count - areaHeight)
+        var offset = min(max(previous, 0), maximum)
+        guard let focusKey, let first = lines.firstIndex(where: { $0.focusKeys.contains(focusKey) }),
+            let last = lines.lastIndex(where: { $0.focusKeys.contains(focusKey) })
+        else { return offset }
+        if preferTop && last < areaHeight { return 0 }
+        if first < offset { offset = first }
+        if last >= offset + areaHeight { offset = min(last - areaHeight + 1, first) }
+        return min(max(offset, 0), maximum)
+    }
+
+    private func alertBox(_ alert: Alert, content: ContentLayout, columns: Int) -> [StyledLine] {
+        let innerMaximum = max(columns - 10, 10)
+        var inner = [StyledLine(alert.title.sanitized, .bold)]
+        inner += alert.message.wrapped(toWidth: innerMaximum).map { StyledLine($0) }
+        inner.append(StyledLine())
+        let actions = ContentLayout(
+            width: innerMaximum + 2, focusedID: content.focusedID, focus: content.focus, color: color)
+        inner += actions.lines(for: .stack(Stack(.horizontal, alert.actions.map(Element.button)))).map {
+            StyledLine(Array($0.line.spans.drop { $0.text == "  " }))
+        }
+        let innerWidth = min(innerMaximum, inner.map(\.displayWidth).max() ?? 0)
+        let edge = String(repeating: "─", count: innerWidth + 2)
+        return [StyledLine("┌\(edge)┐")]
+            + inner.map { StyledLine("│ ") + $0.truncated(toWidth: innerWidth).padded(toWidth: innerWidth) + StyledLine(" │") }
+            + [StyledLine("└\(edge)┘")]
+    }
+
+    /// Puts `box` in the middle of `lines`, centred horizontally; a box taller than the area loses its top
+    /// lines' middle so the actions at its bottom stay visible.
+    private func overlay(box: [StyledLine], on lines: inout [StyledLine], columns: Int) {
+        var box = box
+        if box.count > lines.count {
+            box = Array(box.prefix(1)) + Array(box.suffix(lines.count - 1))
+        }
+        let top = (lines.count - box.count) / 2
+        let left = String(repeating: " ", count: max(0, (columns - (box.first?.displayWidth ?? 0)) / 2))
+        for (index, line) in box.enumerated() where lines.indices.contains(top + index) {
+            lines[top + index] = StyledLine(left) + line
+        }
+    }
+
+    private func footerLine(frame: Frame, focusedID: String?, columns: Int) -> StyledLine {
+        let route = frame.route.sanitized + " "
+        let left: Span
+        if let notice {
+            switch notice.level {
+            case .info: left = Span(" ✓ " + notice.message.sanitized, .success)
+            case .error:
+                let fix = notice.fix.map { " — \($0.sanitized)" } ?? ""
+                left = Span(" ! " + notice.message.sanitized + fix, .error)
+            }
+        } else {
+            let isField = if case .field? = focusedID.flatMap(frame.screen.element(id:)) { true } else { false }
+            left = Span(" " + (isField ? Self.fieldKeyHelp : Self.keyHelp), .dim)
+        }
+        let room = max(0, columns - route.displayWidth - 3)
+        let shown = Span(left.text.truncated(toWidth: room), left.style)
+        let gap = max(3, columns - shown.text.displayWidth - route.displayWidth)
+        return StyledLine([shown, Span(String(repeating: " ", count: gap)), Span(route, .dim)])
+    }
+}

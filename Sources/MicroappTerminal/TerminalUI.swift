@@ -1,0 +1,157 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+
+/// The interactive terminal front end (`--ui terminal`): raw mode on the alternate screen, keys move the focus
+/// and send events, the screen is redrawn whenever the app updates. Honours NO_COLOR.
+@MainActor
+public final class TerminalUI {
+    private enum Input {
+        case key(Key)
+        case tick
+        case update([Notice])
+        case inputEnded
+    }
+
+    private let driver: any AppDriver
+    private let color: Bool
+    private let noticeDuration: Duration
+    private let canvas = TerminalCanvas()
+    private let clock = ContinuousClock()
+    private var focus = Focus()
+    private var scrollOffset = 0
+    private var preferTop = true
+    private var spinnerFrame = 0
+    private var notice: (notice: Notice, until: ContinuousClock.Instant)?
+    private var route: String?
+    /// Focus and scroll position of screens under this one, to come back to them as they were.
+    private var placesByRoute: [String: (focus: Focus, scrollOffset: Int)] = [:]
+    private var size = (width: 80, height: 24)
+
+    /// Drives `driver`; `color` nil means colours unless NO_COLOR is set (or TERM is `dumb`).
+    public init(driver: any AppDriver, color: Bool? = nil, noticeDuration: Duration = .seconds(4)) {
+        self.driver = driver
+        self.color = color ?? Self.colorAllowed(environment: ProcessInfo.processInfo.environment)
+        self.noticeDuration = noticeDuration
+    }
+
+    /// True when stdin and stdout are terminals, so this front end can run (the CLI's default `--ui`).
+    public static var isAvailable: Bool { TerminalMode.isInteractive }
+
+    /// False when NO_COLOR is set to something or TERM is `dumb`.
+    public static func colorAllowed(environment: [String: String]) -> Bool {
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return !noColor && environment["TERM"] != "dumb"
+    }
+
+    /// Runs until the person quits (q, Ctrl-C; `.quit` is sent to the driver) or the driver has quit; the
+    /// terminal is always restored.
+    public func run() async {
+        let mode = TerminalMode()
+        mode.enter()
+        defer { mode.restore() }
+        let (inputs, continuation) = AsyncStream<Input>.makeStream()
+        let reader = KeyReader()
+        let keys = reader.keys()
+        let keyForwarding = Task {
+            for await key in keys { continuation.yield(.key(key)) }
+            continuation.yield(.inputEnded)
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                continuation.yield(.tick)
+            }
+        }
+        driver.onUpdate = { _, notices in continuation.yield(.update(notices)) }
+        defer {
+            driver.onUpdate = nil
+            reader.stop()
+            keyForwarding.cancel()
+            ticker.cancel()
+        }
+        size = TerminalMode.size()
+        draw()
+        for await input in inputs {
+            switch input {
+            case .key(let key):
+                if !handle(key) { return }
+            case .tick:
+                tick()
+            case .update(let notices):
+                if let shown = notices.last(where: { $0.level == .error }) ?? notices.last {
+                    notice = (shown, clock.now.advanced(by: noticeDuration))
+                }
+                draw()
+            case .inputEnded:
+                driver.send(.quit)
+                return
+            }
+            if driver.hasQuit { return }
+        }
+    }
+
+    /// Handles a key; false when the person quit.
+    private func handle(_ key: Key) -> Bool {
+        switch focus.handle(key, on: driver.frame.screen) {
+        case .quit:
+            driver.send(.quit)
+            return false
+        case .send(let event):
+            driver.send(event)
+        case .moved:
+            preferTop = true
+        case .ignored:
+            let page = max(size.height - 6, 1)
+            switch key {
+            case .down: scrollOffset += 1
+            case .up: scrollOffset -= 1
+            case .pageDown: scrollOffset += page
+            case .pageUp: scrollOffset -= page
+            default: return true
+            }
+            scrollOffset = max(0, scrollOffset)
+        }
+        draw()
+        return true
+    }
+
+    /// Every 100 ms: follows the terminal's size, animates the spinner, lets an old notice go.
+    private func tick() {
+        var changed = false
+        let newSize = TerminalMode.size()
+        if newSize != size {
+            size = newSize
+            canvas.invalidate()
+            changed = true
+        }
+        if case .loading = driver.frame.screen.state {
+            spinnerFrame += 1
+            changed = true
+        }
+        if let shown = notice, clock.now >= shown.until {
+            notice = nil
+            changed = true
+        }
+        if changed { draw() }
+    }
+
+    private func draw() {
+        let frame = driver.frame
+        if frame.route != route {
+            if let route { placesByRoute[route] = (focus, scrollOffset) }
+            let place = placesByRoute[frame.route]
+            focus = place?.focus ?? Focus()
+            scrollOffset = place?.scrollOffset ?? 0
+            preferTop = place == nil
+            route = frame.route
+        }
+        let layout = ScreenLayout(
+            width: size.width, height: size.height, color: color, spinnerFrame: spinnerFrame, notice: notice?.notice,
+            preferTop: preferTop)
+        let laidOut = layout.lines(for: frame, focus: focus, scrollOffset: scrollOffset)
+        scrollOffset = laidOut.scrollOffset
+        preferTop = false
+        canvas.draw(laidOut.lines.map { $0.rendered(color: color) })
+    }
+}
