@@ -7,11 +7,15 @@ public protocol Feature {
     @MainActor static func makeRoot(_ context: FeatureContext) throws -> any Root
     /// The services this feature offers to others (declared in `manifest.provides`).
     @MainActor static func provide(_ context: FeatureContext) throws -> Provisions
+    /// Stand-ins for every requirement, so the feature runs alone (`microapp solo`) and in previews.
+    @MainActor static func mocks() -> Mocks
 }
 
 extension Feature {
     /// By default a feature provides nothing.
     @MainActor public static func provide(_ context: FeatureContext) throws -> Provisions { Provisions() }
+    /// By default a feature ships no mocks.
+    @MainActor public static func mocks() -> Mocks { Mocks() }
 }
 
 /// The services a feature hands to the host's container.

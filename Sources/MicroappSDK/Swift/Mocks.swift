@@ -1,0 +1,35 @@
+/// Stand-ins for a feature's requirements, shipped beside the feature so it can run alone (`microapp solo`)
+/// and be previewed. A service may have several named variants (`default`, `empty`, `slow`, `failing`, …).
+@MainActor
+public struct Mocks {
+    /// One mocked service: its variants by name, in their byte-level form.
+    public struct ServiceMock {
+        /// The key's type name, checked like a real provider's.
+        public let type: String
+        /// Variants by name; `default` is used unless another is chosen.
+        public fileprivate(set) var variants: [String: ErasedService]
+    }
+
+    /// Mocked services by key id.
+    public private(set) var services: [String: ServiceMock] = [:]
+    /// Mocked shared state by key id: the state itself and its type name.
+    public private(set) var states: [String: (type: String, property: Any)] = [:]
+
+    /// No mocks yet.
+    public init() {}
+
+    /// Adds a variant of the service behind `key` (`default` unless named).
+    public mutating func service<S: ServiceProtocol>(_ key: DependencyKey<S>, variant: String = "default", _ service: S) {
+        services[key.id, default: ServiceMock(type: key.typeName, variants: [:])].variants[variant] = service.erased
+    }
+
+    /// Adds shared state for `key` with a first value (e.g. a signed-in session).
+    public mutating func state<V>(_ key: DependencyKey<V>, _ initial: V) {
+        states[key.id] = (key.typeName, ObservableProperty(initial))
+    }
+
+    /// Ids of the requirements of `manifest` that have no mock; empty when the feature can run alone.
+    public func unmocked(in manifest: FeatureManifest) -> [String] {
+        manifest.requirements.map(\.key).filter { services[$0] == nil && states[$0] == nil }
+    }
+}
