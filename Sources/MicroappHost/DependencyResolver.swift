@@ -104,20 +104,18 @@ public enum DependencyResolver {
 
     private static func checkRoutes(_ features: [Candidate], disable: (String, Diagnostic) -> Void) {
         var claimed: [(pattern: RoutePattern, owner: String)] = []
-        for feature in features {
+        // Routes in a feature's own scheme are claimed first, so a library that claims another feature's route
+        // is the one refused, whatever the load order.
+        let ownScheme = { (feature: Candidate, route: RouteDeclaration) in
+            route.pattern.hasPrefix(feature.manifest.id + "://")
+        }
+        let claims =
+            features.flatMap { feature in feature.manifest.routes.filter { ownScheme(feature, $0) }.map { (feature, $0) } }
+            + features.flatMap { feature in feature.manifest.routes.filter { !ownScheme(feature, $0) }.map { (feature, $0) } }
+        for (feature, route) in claims {
             let id = feature.manifest.id
-            for route in feature.manifest.routes {
-                let pattern: RoutePattern
-                do {
-                    pattern = try RoutePattern(route.pattern)
-                } catch {
-                    disable(
-                        id,
-                        Diagnostic(
-                            .badManifest, subject: feature.path, reason: "route \(error)",
-                            fix: "write routes as 'feature://segment/{parameter}'"))
-                    continue
-                }
+            do {
+                let pattern = try RoutePattern(route.pattern)
                 if let other = claimed.first(where: { $0.pattern.overlaps(pattern) }) {
                     disable(
                         id,
@@ -125,9 +123,15 @@ public enum DependencyResolver {
                             .routeConflict, subject: feature.path,
                             reason: "route '\(route.pattern)' of \(id) conflicts with '\(other.pattern)' of \(other.owner)",
                             fix: "give each route a distinct literal segment, or load only one of the two features"))
-                    continue
+                } else {
+                    claimed.append((pattern, id))
                 }
-                claimed.append((pattern, id))
+            } catch {
+                disable(
+                    id,
+                    Diagnostic(
+                        .badManifest, subject: feature.path, reason: "route \(error)",
+                        fix: "write routes as 'feature://segment/{parameter}'"))
             }
         }
     }

@@ -23,9 +23,10 @@ struct ContentLayout {
     /// Elements top to bottom, with a blank line where the kind of element changes.
     func lines(for elements: [Element]) -> [BodyLine] {
         var layout = self
-        layout.labelWidth = elements.compactMap {
-            if case .field(let field) = $0 { "\(field.label.sanitized): ".displayWidth } else { nil }
-        }.max() ?? 0
+        layout.labelWidth =
+            elements.compactMap {
+                if case .field(let field) = $0 { "\(field.label.sanitized): ".displayWidth } else { nil }
+            }.max() ?? 0
         layout.labelWidth = min(layout.labelWidth, width / 3)
         var lines: [BodyLine] = []
         var previous: ElementKind?
@@ -115,7 +116,8 @@ struct ContentLayout {
                 return BodyLine(line: StyledLine(indent + row), focusKeys: [list.id, key])
             }
             let line =
-                color ? StyledLine(indent) + StyledLine(row.padded(toWidth: rowWidth), .focused) : StyledLine("> " + row)
+                color
+                ? StyledLine(indent) + StyledLine(row.padded(toWidth: rowWidth), .focused) : StyledLine("> " + row)
             return BodyLine(line: line, focusKeys: [list.id, key])
         }
         if rows.isEmpty {

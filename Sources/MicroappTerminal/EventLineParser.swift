@@ -35,7 +35,9 @@ public enum EventLineParser {
         case ("tap", let id?, nil): return .success(.action(.tap(id: id)))
         case ("input", let id?, _): return .success(.action(.input(id: id, text: rest ?? "")))
         case ("select", let id?, let index?):
-            guard let index = Int(index) else { return .failure(ParseFailure(reason: "'\(index)' is not a row number")) }
+            guard let index = Int(index) else {
+                return .failure(ParseFailure(reason: "'\(index)' is not a row number"))
+            }
             return .success(.action(.select(id: id, index: index)))
         case ("back", nil, nil): return .success(.back)
         case ("open", let url?, nil): return .success(.open(url: url))

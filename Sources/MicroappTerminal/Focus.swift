@@ -60,7 +60,8 @@ struct Focus: Equatable {
         case (.escape, _): return .send(.back)
         case (.tab, _): return move(by: 1, in: targets, from: focusedID, wrapping: true, screen: screen)
         case (.shiftTab, _): return move(by: -1, in: targets, from: focusedID, wrapping: true, screen: screen)
-        case (.down, .list(let list)) where row(in: list) < list.items.count - 1: return setRow(row(in: list) + 1, of: list)
+        case (.down, .list(let list)) where row(in: list) < list.items.count - 1:
+            return setRow(row(in: list) + 1, of: list)
         case (.up, .list(let list)) where row(in: list) > 0: return setRow(row(in: list) - 1, of: list)
         case (.pageDown, .list(let list)): return setRow(row(in: list) + 10, of: list)
         case (.pageUp, .list(let list)): return setRow(row(in: list) - 10, of: list)

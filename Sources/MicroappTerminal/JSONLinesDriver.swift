@@ -24,7 +24,8 @@ public final class JSONLinesDriver {
             frame: Self.frameLine, notice: Self.noticeLine, parse: EventLineParser.parseJSON,
             badLine: { number, line, reason in
                 Self.errorLine(
-                    code: "bad-event", message: "input line \(number) is not an event: \(reason): \(line)",
+                    code: "bad-event",
+                    message: "input line \(number) is not an event: \(reason): \(line.truncated(toWidth: 80))",
                     fix: "write one JSON event per line, e.g. \(EventLineParser.jsonExample)")
             })
         session = LineSession(

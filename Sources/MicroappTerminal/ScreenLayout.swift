@@ -108,7 +108,9 @@ struct ScreenLayout {
         let innerWidth = min(innerMaximum, inner.map(\.displayWidth).max() ?? 0)
         let edge = String(repeating: "─", count: innerWidth + 2)
         return [StyledLine("┌\(edge)┐")]
-            + inner.map { StyledLine("│ ") + $0.truncated(toWidth: innerWidth).padded(toWidth: innerWidth) + StyledLine(" │") }
+            + inner.map {
+                StyledLine("│ ") + $0.truncated(toWidth: innerWidth).padded(toWidth: innerWidth) + StyledLine(" │")
+            }
             + [StyledLine("└\(edge)┘")]
     }
 

@@ -16,7 +16,7 @@ public final class TerminalUI {
     private let driver: any AppDriver
     private let color: Bool
     private let noticeDuration: Duration
-    private let canvas = TerminalCanvas()
+    private let canvas: TerminalCanvas
     private let clock = ContinuousClock()
     private var focus = Focus()
     private var scrollOffset = 0
@@ -29,10 +29,20 @@ public final class TerminalUI {
     private var size = (width: 80, height: 24)
 
     /// Drives `driver`; `color` nil means colours unless NO_COLOR is set (or TERM is `dumb`).
-    public init(driver: any AppDriver, color: Bool? = nil, noticeDuration: Duration = .seconds(4)) {
+    public convenience init(driver: any AppDriver, color: Bool? = nil, noticeDuration: Duration = .seconds(4)) {
+        self.init(driver: driver, color: color, noticeDuration: noticeDuration, output: StandardStreams.write)
+    }
+
+    /// Drives `driver`, drawing with `output` (tests pass a collector).
+    init(
+        driver: any AppDriver, color: Bool?, noticeDuration: Duration, output: @escaping (String) -> Void,
+        size: (width: Int, height: Int) = (80, 24)
+    ) {
         self.driver = driver
         self.color = color ?? Self.colorAllowed(environment: ProcessInfo.processInfo.environment)
         self.noticeDuration = noticeDuration
+        self.canvas = TerminalCanvas(write: output)
+        self.size = size
     }
 
     /// True when stdin and stdout are terminals, so this front end can run (the CLI's default `--ui`).
@@ -75,14 +85,11 @@ public final class TerminalUI {
         for await input in inputs {
             switch input {
             case .key(let key):
-                if !handle(key) { return }
+                if !press(key) { return }
             case .tick:
                 tick()
             case .update(let notices):
-                if let shown = notices.last(where: { $0.level == .error }) ?? notices.last {
-                    notice = (shown, clock.now.advanced(by: noticeDuration))
-                }
-                draw()
+                show(notices)
             case .inputEnded:
                 driver.send(.quit)
                 return
@@ -91,8 +98,8 @@ public final class TerminalUI {
         }
     }
 
-    /// Handles a key; false when the person quit.
-    private func handle(_ key: Key) -> Bool {
+    /// Handles a key and redraws; false when the person quit.
+    func press(_ key: Key) -> Bool {
         switch focus.handle(key, on: driver.frame.screen) {
         case .quit:
             driver.send(.quit)
@@ -116,6 +123,14 @@ public final class TerminalUI {
         return true
     }
 
+    /// Shows the last problem among `notices` (else the last notice) in the footer for a while, and redraws.
+    func show(_ notices: [Notice]) {
+        if let shown = notices.last(where: { $0.level == .error }) ?? notices.last {
+            notice = (shown, clock.now.advanced(by: noticeDuration))
+        }
+        draw()
+    }
+
     /// Every 100 ms: follows the terminal's size, animates the spinner, lets an old notice go.
     private func tick() {
         var changed = false
@@ -136,7 +151,8 @@ public final class TerminalUI {
         if changed { draw() }
     }
 
-    private func draw() {
+    /// Lays the driver's frame out and draws what changed.
+    func draw() {
         let frame = driver.frame
         if frame.route != route {
             if let route { placesByRoute[route] = (focus, scrollOffset) }

@@ -7,7 +7,7 @@ extension FeatureHarness {
         let current = screen
         let reachable: [Element]
         switch current.state {
-        case .view: reachable = current.content.flatMap(\.reachableElements)
+        case .view: reachable = current.interactiveElements
         case .loading: reachable = []
         case .alert(let alert): reachable = alert.actions.map(Element.button)
         case .error(let panel): reachable = panel.actions.map(Element.button)
@@ -50,7 +50,8 @@ extension FeatureHarness {
     public func select(_ index: Int, in id: String) throws {
         guard let list = list(id) else { throw unreachable(id, kind: "list") }
         guard list.items.indices.contains(index) else {
-            throw HarnessError("list '\(id)' has \(list.items.count) rows, so row \(index) cannot be chosen", screen: screen)
+            throw HarnessError(
+                "list '\(id)' has \(list.items.count) rows, so row \(index) cannot be chosen", screen: screen)
         }
         send(.select(id: id, index: index))
     }
@@ -71,14 +72,6 @@ extension Element {
         case .text(let text): [text.value]
         case .button, .field, .list: []
         case .stack(let stack): stack.children.flatMap(\.texts)
-        }
-    }
-
-    fileprivate var reachableElements: [Element] {
-        switch self {
-        case .text: []
-        case .button, .field, .list: [self]
-        case .stack(let stack): stack.children.flatMap(\.reachableElements)
         }
     }
 }

@@ -8,6 +8,14 @@ public final class TestDependencies: DependencySource {
     /// An empty set of dependencies; add to it with `provide` and `share`.
     public init() {}
 
+    /// The stand-ins a feature ships (`F.mocks()`), each service in its `default` variant unless `variants`
+    /// names another by key id (`["characters.page": "failing"]`).
+    public convenience init(_ mocks: Mocks, variants: [String: String] = [:]) {
+        self.init()
+        for (id, mock) in mocks.services { values[id] = mock.variants[variants[id] ?? "default"] }
+        for (id, state) in mocks.states { values[id] = state.property }
+    }
+
     /// Provides `service` for `key`, replacing any earlier one.
     @discardableResult
     public func provide<S: ServiceProtocol>(_ key: DependencyKey<S>, _ service: S) -> Self {

@@ -8,11 +8,16 @@ final class AppProcess: Sendable {
         .deletingLastPathComponent()
     static let executable = buildDirectory.appendingPathComponent("microapp").path
 
+    /// What the reader threads collect; a class so the threads share it with the process object.
+    private final class Output: Sendable {
+        let lines = Mutex<[String]>([])
+        let errors = Mutex<String>("")
+        let readerDone = Mutex(false)
+    }
+
     private let process: Process
     private let input: FileHandle
-    private let lines = Mutex<[String]>([])
-    private let errors = Mutex<String>("")
-    private let readerDone = Mutex(false)
+    private let output = Output()
 
     /// Starts `microapp` with `arguments` (never rebuilding: `swift test` holds the build lock).
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
@@ -28,26 +33,24 @@ final class AppProcess: Sendable {
         process.standardError = stderr
         input = stdin.fileHandleForWriting
         try process.run()
-        let output = stdout.fileHandleForReading
+        let standardOutput = stdout.fileHandleForReading
         let errorOutput = stderr.fileHandleForReading
-        let lines = self.lines
-        let errors = self.errors
-        let readerDone = self.readerDone
+        let collected = output
         Thread.detachNewThread {
             var buffer = Data()
-            while case let chunk = output.availableData, !chunk.isEmpty {
+            while case let chunk = standardOutput.availableData, !chunk.isEmpty {
                 buffer.append(chunk)
                 while let newline = buffer.firstIndex(of: 0x0A) {
                     let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                     buffer.removeSubrange(buffer.startIndex...newline)
-                    lines.withLock { $0.append(line) }
+                    collected.lines.withLock { $0.append(line) }
                 }
             }
-            readerDone.withLock { $0 = true }
+            collected.readerDone.withLock { $0 = true }
         }
         Thread.detachNewThread {
             while case let chunk = errorOutput.availableData, !chunk.isEmpty {
-                errors.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+                collected.errors.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
             }
         }
     }
@@ -75,19 +78,19 @@ final class AppProcess: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        while !readerDone.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        while !output.readerDone.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
         return process.terminationStatus
     }
 
     /// Every stdout line so far, decoded as JSON objects.
     var objects: [[String: Any]] {
-        lines.withLock { $0 }.compactMap {
+        output.lines.withLock { $0 }.compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
     }
 
     /// What the app wrote on stderr so far.
-    var errorText: String { errors.withLock { $0 } }
+    var errorText: String { output.errors.withLock { $0 } }
 
     /// Waits for an output line of `type` (frame, notice, error) that satisfies `predicate`, and returns it.
     @discardableResult
@@ -114,7 +117,7 @@ final class AppProcess: Sendable {
     var lastFrame: [String: Any]? { objects.last { $0["type"] as? String == "frame" } }
 
     private var transcript: String {
-        "stdout:\n" + lines.withLock { $0.suffix(8).joined(separator: "\n") } + "\nstderr:\n" + errorText
+        "stdout:\n" + output.lines.withLock { $0.suffix(8).joined(separator: "\n") } + "\nstderr:\n" + errorText
     }
 
     deinit {

@@ -131,4 +131,13 @@ struct DependencyResolverTests {
         #expect(resolution.problems.count == 3)
         #expect(resolution.startOrder == ["c"])
     }
+
+    @Test("a library claiming another feature's route is refused whatever the load order")
+    func foreignRouteLoses() throws {
+        let hijack = T.candidate("hijack", routes: [RouteDeclaration("auth://select")])
+        let resolution = DependencyResolver.resolve(
+            [hijack, T.candidate("auth", routes: [RouteDeclaration("auth://select")])], hostOffers: [:])
+        #expect(resolution.startOrder == ["auth"])
+        #expect(resolution.disabled["hijack"]?.code == .routeConflict)
+    }
 }

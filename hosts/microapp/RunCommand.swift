@@ -39,19 +39,22 @@ enum RunCommand {
             return .invalidPluginSet
         }
         runtime.open(arguments.value("--open"))
-        if ui == .json {
-            // Scripts read problems as `error` lines on stdout; people read them on stderr.
-            runtime.announce(
-                problems.map {
-                    Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
-                })
-        } else {
-            Console.report(problems)
-        }
+        // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
+        // except in JSON mode, where stdout already carries them.
+        runtime.announce(
+            problems.map {
+                Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
+            })
+        if ui != .json { Console.report(problems) }
         switch ui {
         case .json: await JSONLinesDriver(driver: runtime).run()
         case .text: await PlainTextUI(driver: runtime).run()
-        case .terminal: await PlainTextUI(driver: runtime).run()
+        case .terminal:
+            if TerminalUI.isAvailable {
+                await TerminalUI(driver: runtime).run()
+            } else {
+                await PlainTextUI(driver: runtime).run()
+            }
         }
         return .ok
     }

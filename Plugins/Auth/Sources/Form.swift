@@ -36,6 +36,18 @@ struct Form {
         return fields.allSatisfy { $0.error == nil }
     }
 
+    /// The texts of the fields that are not secure, by id: what a hot swap keeps (passwords never leave).
+    var draft: [String: String] {
+        Dictionary(uniqueKeysWithValues: fields.filter { !$0.isSecure }.map { ($0.id, $0.text) })
+    }
+
+    /// Puts back the texts of a `draft`, ignoring ids the form does not have and secure fields.
+    mutating func restore(_ draft: [String: String]) {
+        for index in fields.indices where !fields[index].isSecure {
+            if let text = draft[fields[index].id] { fields[index].text = text }
+        }
+    }
+
     /// The fields as screen elements.
     var elements: [Element] {
         fields.map {

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Where the benchmark runs: the SwiftPM build folder of this executable, which holds `libMicroappSDK.so`, the SDK's
+/// Swift module and the module map of its C header (`swift run -c release loader-benchmark` puts them there).
+struct BuildFolder {
+    /// The folder itself.
+    let path: String
+
+    /// The folder of the running executable, checked for what a plugin build needs.
+    static func current() throws -> BuildFolder {
+        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable = URL(fileURLWithPath: link ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let folder = BuildFolder(path: executable.deletingLastPathComponent().path)
+        for needed in [folder.sdkLibrary, folder.modules + "/MicroappSDK.swiftmodule", folder.abiModuleMap]
+        where !FileManager.default.fileExists(atPath: needed) {
+            throw BenchmarkError(
+                "\(needed) is missing; run the benchmark with `swift run -c release loader-benchmark` so SwiftPM builds the SDK beside it"
+            )
+        }
+        return folder
+    }
+
+    /// The SDK library every plugin links.
+    var sdkLibrary: String { path + "/libMicroappSDK.so" }
+    /// Swift modules of the build (`MicroappSDK.swiftmodule`).
+    var modules: String { path + "/Modules" }
+    /// The module map of `CMicroappABI`, which the SDK's module imports (without it swiftc reports
+    /// "missing required module 'CMicroappABI'").
+    var abiModuleMap: String { path + "/CMicroappABI.build/module.modulemap" }
+}
+
+/// Why the benchmark could not run (not a timing verdict: the benchmark never fails on time).
+struct BenchmarkError: Error, CustomStringConvertible {
+    /// What went wrong.
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+/// Makes any number of distinct plugin files from one Swift plugin compiled once.
+///
+/// How N distinct features are made, and why: one real Swift plugin (a `Feature` registered through
+/// `MicroappEntry.export`, linked against this build's `libMicroappSDK.so`) is compiled once with `swiftc -O`
+/// (~1.5 s). Its feature id is a fixed-width placeholder of 30 bytes; Swift keeps string literals of 16 bytes or
+/// more as plain UTF-8 bytes in the image (shorter ones are packed into the `String` value itself, so they could
+/// not be found and patched). Each copy replaces every occurrence (the id and the scheme of its route) with
+/// `bench-` and a zero-padded number of the same width, and is written to a new path, so it is a new file the
+/// dynamic loader maps and relocates in full, describing a feature no other copy has: the same work as a separately
+/// compiled plugin of the same size. Compiling 200+ plugins instead would cost ~1 s each and measure nothing more.
+/// Writing a copy takes microseconds and happens outside the timed sections.
+struct PluginFactory {
+    /// The placeholder feature id compiled into the template.
+    static let placeholder = "bench-" + String(repeating: "z", count: 24)
+
+    private let folder: String
+    private let template: [UInt8]
+    private let offsets: [Int]
+    private var made = 0
+
+    /// Compiles the template plugin into `folder` (created if needed).
+    init(build: BuildFolder, folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        self.folder = folder
+        let source = folder + "/BenchPlugin.swift"
+        let library = folder + "/libBenchTemplate.so"
+        try Self.source.write(toFile: source, atomically: true, encoding: .utf8)
+        let (status, output) = try run(
+            "/usr/bin/env",
+            [
+                "swiftc", "-emit-library", "-O", "-swift-version", "6", "-module-name", "BenchPlugin",
+                "-I", build.modules, "-Xcc", "-fmodule-map-file=\(build.abiModuleMap)",
+                "-L", build.path, "-lMicroappSDK", "-Xlinker", "-rpath", "-Xlinker", build.path,
+                source, "-o", library,
+            ])
+        guard status == 0, let bytes = FileManager.default.contents(atPath: library) else {
+            throw BenchmarkError("swiftc could not build the benchmark plugin (status \(status)):\n\(output)")
+        }
+        template = [UInt8](bytes)
+        offsets = Self.occurrences(of: Array(Self.placeholder.utf8), in: template)
+        guard !offsets.isEmpty else {
+            throw BenchmarkError("the placeholder id was not found as bytes in \(library); it cannot be patched")
+        }
+    }
+
+    /// How many places in the image were patched per copy.
+    var patchedPlaces: Int { offsets.count }
+    /// Size of one plugin file.
+    var librarySize: Int { template.count }
+
+    /// The feature id of copy `number`: the placeholder's width, digits instead of `z`.
+    static func featureID(_ number: Int) -> String {
+        let digits = String(number)
+        return "bench-" + String(repeating: "0", count: 24 - digits.count) + digits
+    }
+
+    /// Writes `count` new copies, each with its own feature id, at paths never used before; returns the paths
+    /// and the ids.
+    mutating func copies(_ count: Int) throws -> [(path: String, id: String)] {
+        try (0..<count).map { _ in
+            made += 1
+            let id = Self.featureID(made)
+            var bytes = template
+            let replacement = Array(id.utf8)
+            for offset in offsets { bytes.replaceSubrange(offset..<offset + replacement.count, with: replacement) }
+            let path = folder + "/libBench-\(made).so"
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw BenchmarkError("could not write \(path)")
+            }
+            return (path, id)
+        }
+    }
+
+    private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Int] {
+        guard let first = needle.first, haystack.count >= needle.count else { return [] }
+        var found: [Int] = []
+        var index = 0
+        while index <= haystack.count - needle.count {
+            if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) {
+                found.append(index)
+                index += needle.count
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
+    private static let source = """
+        import MicroappSDK
+
+        /// A feature with one route and no needs; only its identity matters to the benchmark.
+        public enum BenchFeature: Feature {
+            public static let manifest = FeatureManifest(
+                id: "\(placeholder)", version: 1, displayName: "Bench",
+                routes: [RouteDeclaration("\(placeholder)://home")])
+
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
+                throw DependencyError(key: "none", reason: "the benchmark never starts features", fix: "none")
+            }
+        }
+
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? {
+            MicroappEntry.export(BenchFeature.self)
+        }
+
+        """
+}
+
+/// Runs a tool and returns its exit status and combined output.
+func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}

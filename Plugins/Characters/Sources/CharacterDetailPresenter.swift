@@ -1,0 +1,81 @@
+import MicroappSDK
+
+/// The detail screen of each character shown so far, loaded once and kept.
+@MainActor
+final class CharacterDetailPresenter {
+    static let retryID = "retry"
+
+    private enum Entry {
+        case loading
+        case loaded(CharacterDetail)
+        case failed(ServiceError)
+    }
+
+    private var entries: [Int: Entry] = [:]
+    private let interactor: CharactersInteractor
+    private let onChange: () -> Void
+
+    init(interactor: CharactersInteractor, onChange: @escaping () -> Void) {
+        self.interactor = interactor
+        self.onChange = onChange
+    }
+
+    /// The characters loaded so far, by id.
+    var loaded: [CharacterDetail] {
+        entries.values.compactMap {
+            guard case .loaded(let detail) = $0 else { return nil }
+            return detail
+        }.sorted { $0.id < $1.id }
+    }
+
+    /// Loads character `id` unless it is loaded or on its way; a failed one is tried again.
+    func willShow(_ id: Int) {
+        switch entries[id] {
+        case .loading, .loaded: break
+        case .failed, nil: load(id)
+        }
+    }
+
+    /// Takes characters kept by a hot swap.
+    func restore(_ details: [CharacterDetail]) {
+        for detail in details { entries[detail.id] = .loaded(detail) }
+    }
+
+    func screen(for id: Int) -> Screen {
+        switch entries[id] {
+        case .loaded(let detail):
+            Screen(
+                title: detail.name,
+                content: [
+                    "Status: \(detail.status)", "Species: \(detail.species)", "Origin: \(detail.origin)",
+                    "Location: \(detail.location)", "Episodes: \(detail.episodeCount)",
+                ].map { .text(Text($0)) })
+        case .failed(let error):
+            Screen(
+                title: "Character", content: [],
+                state: .error(
+                    ErrorPanel(
+                        title: "Could not load the character",
+                        message: error.code == "not-found" ? "No character with id \(id)" : error.message,
+                        actions: [Button(id: Self.retryID, title: "Retry")])))
+        case .loading, nil:
+            Screen(title: "Character", content: [], state: .loading("Loading character…"))
+        }
+    }
+
+    func handle(_ action: Action, for id: Int) {
+        guard case .failed = entries[id], action == .tap(id: Self.retryID) else { return }
+        load(id)
+    }
+
+    private func load(_ id: Int) {
+        entries[id] = .loading
+        Task { @MainActor in
+            switch await interactor.detail(id) {
+            case .success(let detail): entries[id] = .loaded(detail)
+            case .failure(let error): entries[id] = .failed(error)
+            }
+            onChange()
+        }
+    }
+}

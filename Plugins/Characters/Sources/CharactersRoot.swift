@@ -1,0 +1,78 @@
+import Foundation
+import MicroappSDK
+
+/// Characters' live Root: assembles interactor, wireframe and presenters, and sends each location to its
+/// presenter.
+@MainActor
+final class CharactersRoot: Root {
+    private let list: CharacterListPresenter
+    private let detail: CharacterDetailPresenter
+    private var sessionObservation: Observation?
+
+    init(context: FeatureContext) throws {
+        let interactor = CharactersInteractor(
+            pageService: try context.service(CharactersKeys.page),
+            detailService: try context.service(CharactersKeys.detail),
+            session: try context.value(CharactersKeys.session))
+        let wireframe = CharactersWireframe(navigator: context.navigator(CharactersRoute.self))
+        let invalidate = { context.invalidate() }
+        list = CharacterListPresenter(interactor: interactor, wireframe: wireframe, onChange: invalidate)
+        detail = CharacterDetailPresenter(interactor: interactor, onChange: invalidate)
+        sessionObservation = interactor.session.observe { _ in invalidate() }
+    }
+
+    func willShow(_ location: Location) {
+        switch CharactersRoute(location) {
+        case .list: list.willShow()
+        case .detail(let id): detail.willShow(id)
+        case nil: break
+        }
+    }
+
+    func screen(at location: Location) -> Screen {
+        switch CharactersRoute(location) {
+        case .list: list.screen
+        case .detail(let id): detail.screen(for: id)
+        case nil:
+            Screen(
+                title: "Characters",
+                content: [.text(Text("Characters has no screen at \(location.url)", style: .error))])
+        }
+    }
+
+    func handle(_ action: Action, at location: Location) {
+        switch CharactersRoute(location) {
+        case .list: list.handle(action)
+        case .detail(let id): detail.handle(action, for: id)
+        case nil: break
+        }
+    }
+
+    func snapshot() -> Data? {
+        try? JSONEncoder().encode(CharactersSnapshot(pages: list.pages, details: detail.loaded))
+    }
+
+    func restore(from snapshot: Data) throws {
+        let saved = try JSONDecoder().decode(CharactersSnapshot.self, from: snapshot)
+        list.restore(saved.pages)
+        detail.restore(saved.details)
+    }
+}
+
+/// What a person would lose on a hot swap: the pages and characters loaded so far. Every field is optional in
+/// the JSON, so any older or newer version's snapshot decodes.
+struct CharactersSnapshot: Codable, Equatable {
+    var pages: [CharacterPage] = []
+    var details: [CharacterDetail] = []
+
+    init(pages: [CharacterPage], details: [CharacterDetail]) {
+        self.pages = pages
+        self.details = details
+    }
+
+    init(from decoder: any Decoder) throws {
+        let saved = try decoder.container(keyedBy: CodingKeys.self)
+        pages = try saved.decodeIfPresent([CharacterPage].self, forKey: .pages) ?? []
+        details = try saved.decodeIfPresent([CharacterDetail].self, forKey: .details) ?? []
+    }
+}

@@ -1,0 +1,53 @@
+import Characters
+import MicroappSDK
+import MicroappTesting
+import Testing
+
+@MainActor
+@Suite("A character's detail")
+struct CharacterDetailTests {
+    @Test("shows progress, then status, species, origin, location and episodes under the name")
+    func showsFields() async throws {
+        let characters = try CharactersFixture(open: "characters://detail/1")
+        #expect(characters.harness.screen.state == .loading("Loading character…"))
+        let screen = try await characters.harness.next { $0.state == .view }
+        #expect(screen.title == "Rick Sanchez")
+        #expect(
+            screen.texts == [
+                "Status: Alive", "Species: Human", "Origin: Earth (C-137)", "Location: Citadel of Ricks",
+                "Episodes: 51",
+            ])
+    }
+
+    @Test("an unknown id shows an error naming the id")
+    func unknownIdShowsError() async throws {
+        let characters = try CharactersFixture(open: "characters://detail/999")
+        let screen = try await characters.harness.next { $0.state != .loading("Loading character…") }
+        guard case .error(let panel) = screen.state else {
+            Issue.record("expected the error state, got \(screen.state)")
+            return
+        }
+        #expect(panel.message == "No character with id 999")
+    }
+
+    @Test("a failing service shows an error state whose Retry shows the character")
+    func failingDetailRetries() async throws {
+        let characters = try CharactersFixture(
+            open: "characters://detail/2", detail: .failing(first: 1, with: .unavailable, then: .mock))
+        let failed = try await characters.harness.next { $0.state != .loading("Loading character…") }
+        #expect(failed.element(id: "retry") != nil)
+        try characters.harness.tap("retry")
+        #expect(try await characters.harness.next { $0.state == .view }.title == "Morty Smith")
+    }
+
+    @Test("going back to a character already seen shows it without loading again")
+    func detailIsKept() async throws {
+        let characters = try CharactersFixture()
+        _ = try await characters.listed(10)
+        try characters.harness.select(0, in: "characters")
+        _ = try await characters.harness.next { $0.title == "Rick Sanchez" }
+        characters.harness.back()
+        characters.harness.push("characters://detail/1")
+        #expect(characters.harness.screen.title == "Rick Sanchez")
+    }
+}

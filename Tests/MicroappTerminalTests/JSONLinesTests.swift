@@ -1,0 +1,146 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Testing
+
+@testable import MicroappTerminal
+
+@MainActor
+@Suite struct JSONLinesTests {
+    private func object(_ line: String) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func aFrameLineIsTheFrameFlatWithItsTypeFirst() throws {
+        let frame = Fixtures.signIn(account: "rick@example.com")
+        let line = JSONLinesDriver.frameLine(frame)
+        #expect(line.hasPrefix(#"{"type":"frame","account":"rick@example.com","depth":0,"feature":"auth""#))
+        #expect(line.contains(#""route":"auth://sign-in""#))
+        #expect(!line.contains("\n"))
+        #expect(try JSONDecoder().decode(Frame.self, from: Data(line.utf8)) == frame)
+        #expect(try object(line)["type"] as? String == "frame")
+    }
+
+    @Test func absentAccountAndModeAreNull() throws {
+        let line = JSONLinesDriver.frameLine(Fixtures.characters.with(account: nil))
+        let json = try object(line)
+        #expect(json["account"] is NSNull)
+        #expect(json["mode"] is NSNull)
+        #expect(try JSONDecoder().decode(Frame.self, from: Data(line.utf8)) == Fixtures.characters.with(account: nil))
+    }
+
+    @Test func noticesAndErrors() {
+        #expect(
+            JSONLinesDriver.noticeLine(Notice(level: .info, code: "redirect", message: "Sign in first"))
+                == #"{"type":"notice","code":"redirect","message":"Sign in first"}"#)
+        #expect(
+            JSONLinesDriver.noticeLine(
+                Notice(level: .error, code: "unknown-route", message: "No route", fix: "Check it"))
+                == #"{"type":"error","code":"unknown-route","fix":"Check it","message":"No route"}"#)
+        #expect(
+            JSONLinesDriver.errorLine(code: "x", message: "m", fix: nil)
+                == #"{"type":"error","code":"x","fix":null,"message":"m"}"#)
+    }
+
+    @Test func runWritesFramesSendsEventsReportsBadLinesAndEndsAtEOF() async throws {
+        let driver = FakeDriver(frame: Fixtures.signIn())
+        driver.reaction = { driver, event in
+            if event == .action(.tap(id: "sign-in")) {
+                driver.update(Fixtures.characters, notices: [Notice(level: .info, code: "signed-in", message: "Hi")])
+            }
+            if event == .back { driver.update(driver.frame) }
+        }
+        let (input, continuation) = AsyncStream<String>.makeStream()
+        for line in [#"{"type":"back"}"#, "not json", "", #"{"type":"tap","id":"sign-in"}"#] {
+            continuation.yield(line)
+        }
+        continuation.finish()
+        let output = LineCollector()
+        await JSONLinesDriver(driver: driver, input: input, output: output.write, settle: .zero).run()
+
+        #expect(driver.sent == [.back, .action(.tap(id: "sign-in"))])
+        let types = try output.lines.map { try object($0)["type"] as? String }
+        #expect(types == ["frame", "error", "notice", "frame"])
+        let bad = try object(output.lines[1])
+        #expect(bad["code"] as? String == "bad-event")
+        #expect((bad["message"] as? String)?.contains("line 2") == true)
+        #expect((bad["fix"] as? String)?.contains(#"{"type":"tap","id":"sign-in"}"#) == true)
+        #expect(output.lines[3] == JSONLinesDriver.frameLine(Fixtures.characters))
+        #expect(driver.onUpdate == nil)
+    }
+
+    @Test func quitStopsReadingInput() async {
+        let driver = FakeDriver(frame: Fixtures.signIn())
+        let (input, continuation) = AsyncStream<String>.makeStream()
+        continuation.yield(#"{"type":"quit"}"#)
+        continuation.yield(#"{"type":"back"}"#)
+        let output = LineCollector()
+        await JSONLinesDriver(driver: driver, input: input, output: output.write, settle: .zero).run()
+        #expect(driver.sent == [.quit])
+        #expect(output.lines.count == 1)
+    }
+
+    @Test func updatesAfterEOFAreWaitedForWhileLoading() async {
+        let driver = FakeDriver(frame: Fixtures.signIn(state: .loading("Signing in…")))
+        Task { @MainActor in
+            try? await Task.sleep(for: .milliseconds(50))
+            driver.update(Fixtures.characters)
+        }
+        let (input, continuation) = AsyncStream<String>.makeStream()
+        continuation.finish()
+        let output = LineCollector()
+        await JSONLinesDriver(driver: driver, input: input, output: output.write, settle: .zero).run()
+        #expect(
+            output.lines
+                == [Fixtures.signIn(state: .loading("Signing in…")), Fixtures.characters].map(JSONLinesDriver.frameLine)
+        )
+    }
+
+    @Test(arguments: [
+        ("tap sign-in", Event.action(.tap(id: "sign-in"))),
+        ("input email rick sanchez", .action(.input(id: "email", text: "rick sanchez"))),
+        ("input email", .action(.input(id: "email", text: ""))),
+        ("select characters 2", .action(.select(id: "characters", index: 2))),
+        ("  back ", .back), ("open characters://detail/2", .open(url: "characters://detail/2")),
+        ("rollback characters", .rollback(feature: "characters")), ("quit", .quit),
+        (#"{"type":"select","id":"characters","index":1}"#, .action(.select(id: "characters", index: 1))),
+    ])
+    func textCommands(line: String, event: Event) {
+        #expect(EventLineParser.parseCommand(line) == .success(event))
+    }
+
+    @Test func badTextCommandsSayWhy() {
+        #expect(
+            EventLineParser.parseCommand("select characters two")
+                == .failure(.init(reason: "'two' is not a row number")))
+        #expect(EventLineParser.parseCommand("dance") == .failure(.init(reason: "'dance' is not a command")))
+        #expect(EventLineParser.parseCommand("back now") == .failure(.init(reason: "wrong arguments for 'back'")))
+    }
+
+    @Test func theTextUIPrintsEachNewFrameOnceAndNotices() async {
+        let driver = FakeDriver(frame: Fixtures.characters)
+        driver.reaction = { driver, event in
+            driver.update(
+                driver.frame, notices: [Notice(level: .error, code: "no-back", message: "First screen", fix: "press q")]
+            )
+        }
+        let (input, continuation) = AsyncStream<String>.makeStream()
+        continuation.yield("back")
+        continuation.yield("jump")
+        continuation.finish()
+        let output = LineCollector()
+        await PlainTextUI(driver: driver, input: input, output: output.write, settle: .zero).run()
+        #expect(output.lines.count == 3)
+        #expect(output.lines[0] == PlainTextRenderer.render(Fixtures.characters))
+        #expect(output.lines[1] == "! First screen (press q)")
+        #expect(output.lines[2].hasPrefix("! input line 2 is not a command: 'jump' is not a command"))
+    }
+}
+
+extension Frame {
+    fileprivate func with(account: String?) -> Frame {
+        var frame = self
+        frame.account = account
+        return frame
+    }
+}

@@ -1,0 +1,132 @@
+import MicroappHost
+import MicroappSDK
+import Testing
+
+@testable import MicroappTerminal
+
+@Suite struct ScreenLayoutTests {
+    static let alert = Alert(
+        title: "Sign-in failed", message: "The password is wrong. Try again or reset it.",
+        actions: [Button(id: "retry", title: "Try again"), Button(id: "ok", title: "OK")])
+    static let panel = ErrorPanel(
+        title: "Could not load", message: "Offline.", actions: [Button(id: "retry", title: "Retry")])
+    static let frames: [Frame] = [
+        Fixtures.signIn(), Fixtures.characters, Fixtures.tall, Fixtures.signIn(state: .loading("Signing in…")),
+        Fixtures.signIn(state: .alert(alert)), Fixtures.signIn(state: .error(panel)),
+    ]
+
+    private func layout(
+        _ frame: Frame, focus: Focus = Focus(), width: Int = 80, height: Int = 24, color: Bool = false,
+        notice: Notice? = nil, offset: Int = 0
+    ) -> (lines: [StyledLine], scrollOffset: Int) {
+        ScreenLayout(width: width, height: height, color: color, notice: notice)
+            .lines(for: frame, focus: focus, scrollOffset: offset)
+    }
+
+    @Test(arguments: frames, [(80, 24), (40, 10), (120, 40)])
+    func everyLineFitsTheTerminal(frame: Frame, size: (Int, Int)) {
+        let lines = layout(frame, width: size.0, height: size.1).lines
+        #expect(lines.count == size.1)
+        #expect(lines.allSatisfy { $0.displayWidth <= size.0 - 1 })
+    }
+
+    @Test func chromeAroundTheContent() {
+        let lines = layout(Fixtures.signIn()).lines.map(\.text)
+        #expect(lines[0].hasPrefix(" Microapps · Auth "))
+        #expect(lines[0].hasSuffix("signed out   v1"))
+        #expect(lines[1].hasPrefix(" ───"))
+        #expect(lines[2] == "  Sign in")
+        #expect(lines[22].hasPrefix(" ───"))
+        #expect(lines[23].hasPrefix(" tab/↑↓ move · type to edit · esc back · ctrl-c quit"))
+        #expect(lines[23].hasSuffix("auth://sign-in "))
+    }
+
+    @Test func focusIsMarkedWithoutColourAndReversedWithColour() {
+        let plain = layout(Fixtures.signIn(), focus: Focus(id: "sign-in")).lines.map(\.text)
+        #expect(plain.contains("  [>Sign in<]   [ Cancel ]"))
+        #expect(plain.contains("  Email:    [rick@example.com                        ]"))
+        #expect(plain.contains("  Password: [•••••                                   ]"))
+        let coloured = layout(Fixtures.signIn(), focus: Focus(id: "sign-in"), color: true).lines
+        let rendered = coloured.map { $0.rendered(color: true) }
+        #expect(rendered.contains("  \u{1B}[7m[ Sign in ]\u{1B}[0m   [ Cancel ]"))
+        #expect(coloured.map { $0.rendered(color: false) }.allSatisfy { !$0.contains("\u{1B}") })
+    }
+
+    @Test func aFocusedListRowIsMarked() {
+        var focus = Focus()
+        focus.rows["characters"] = 1
+        let lines = layout(Fixtures.characters, focus: focus).lines.map(\.text)
+        #expect(
+            lines[4...6] == [
+                "  Rick Sanchez  Alive  Human", "> Morty Smith   Alive  Human", "  Birdperson    Dead   Bird-Person",
+            ])
+        #expect(lines[7] == "  page 1 of 5")
+    }
+
+    @Test func scrollsToKeepTheFocusedElementVisible() {
+        let top = layout(Fixtures.tall)
+        #expect(top.scrollOffset == 0)
+        #expect(top.lines[2].text.hasSuffix("↓more"))
+        #expect(top.lines.map(\.text).contains("  [>Top<]"))
+
+        let bottom = layout(Fixtures.tall, focus: Focus(id: "bottom"))
+        let texts = bottom.lines.map(\.text)
+        #expect(texts.contains("  [>Bottom<]"))
+        #expect(!texts.contains("  [ Top ]"))
+        #expect(texts[2].hasSuffix("↑more"))
+        #expect(bottom.scrollOffset > 0)
+
+        let backUp = layout(Fixtures.tall, focus: Focus(id: "top"), offset: bottom.scrollOffset)
+        #expect(backUp.scrollOffset == 0)
+    }
+
+    @Test func scrollsALongListToTheFocusedRow() {
+        let items = (0..<60).map { ListView.Item("Row \($0)") }
+        let frame = Frame(
+            feature: "f", featureName: "F", version: 1, route: "f://list",
+            screen: Screen(title: "Rows", content: [.list(ListView(id: "rows", items: items))]))
+        var focus = Focus()
+        focus.rows["rows"] = 45
+        let result = layout(frame, focus: focus)
+        #expect(result.lines.map(\.text).contains("> Row 45"))
+        #expect(result.lines[2].text.hasSuffix("↑↓more"))
+    }
+
+    @Test func loadingShowsASpinnerInsteadOfTheContent() {
+        let texts = layout(Fixtures.signIn(state: .loading("Signing in…"))).lines.map(\.text)
+        #expect(texts[4] == "  ⠋ Signing in…")
+        #expect(!texts.contains { $0.contains("Email") })
+        var next = ScreenLayout(width: 80, height: 24, color: false)
+        next.spinnerFrame = 1
+        #expect(
+            next.lines(for: Fixtures.signIn(state: .loading("x")), focus: Focus(), scrollOffset: 0).lines[4].text
+                == "  ⠙ x")
+    }
+
+    @Test func anAlertIsBoxedOverTheContentWithTheFocusOnItsActions() {
+        let texts = layout(Fixtures.signIn(state: .alert(Self.alert))).lines.map(\.text)
+        #expect(texts.contains { $0.contains("│ [>Try again<]   [ OK ]") })
+        #expect(texts.contains { $0.contains("┌──") })
+        #expect(texts.contains { $0.contains("│ Sign-in failed") })
+    }
+
+    @Test func anErrorStateShowsWhatFailedAndRetry() {
+        let texts = layout(Fixtures.signIn(state: .error(Self.panel))).lines.map(\.text)
+        #expect(texts[4...7] == ["  ✗ Could not load", "  Offline.", "", "  [>Retry<]"])
+    }
+
+    @Test func aNoticeReplacesTheKeyHelp() {
+        let notice = Notice(level: .error, code: "build", message: "Build failed", fix: "see the log")
+        let footer = layout(Fixtures.characters, notice: notice).lines[23].text
+        #expect(footer.hasPrefix(" ! Build failed — see the log"))
+        #expect(footer.hasSuffix("characters://list "))
+    }
+
+    @Test func wideCharactersCountTwoColumns() {
+        var frame = Fixtures.characters
+        frame.screen.title = String(repeating: "漢", count: 60)
+        let lines = layout(frame).lines
+        #expect(lines[2].displayWidth <= 79)
+        #expect(lines[2].text.hasSuffix("…"))
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Synchronization
+
+/// Where the tests find things: the repository (from this file), the C header, the folder of the test runner
+/// (where `swift test` put the real plugins), and a scratch folder for fixtures of this test process.
+enum Paths {
+    /// The repository root: three levels above this file.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The folder holding `microapp.h`.
+    static let include = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include").path
+
+    /// The test runner binary, symlinks resolved.
+    static let runner: String = {
+        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        return URL(fileURLWithPath: link ?? CommandLine.arguments[0]).resolvingSymlinksInPath().path
+    }()
+
+    /// The folder of the test runner: `libAuth.so`, `libMicroappSDK.so`… live here.
+    static let runnerDirectory = URL(fileURLWithPath: runner).deletingLastPathComponent().path
+
+    /// A folder for this process's fixtures (a new process compiles its own: paths are never reused across runs
+    /// while an old image might be loaded, and parallel test processes never share files).
+    static let fixtures: String = {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("plugin-loading-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.path
+    }()
+
+    /// The real plugin libraries beside the runner (the SDK itself left out).
+    static var realPlugins: [String] { PluginSet.discover(in: [runnerDirectory]) }
+}
+
+/// Why a fixture could not be made.
+struct FixtureError: Error, CustomStringConvertible {
+    /// What went wrong, with the compiler's output.
+    var description: String
+}
+
+/// A C descriptor as a fixture writes it: each field is a C expression, so a test can put anything there.
+struct DescriptorFixture {
+    /// `abi_version`.
+    var abiVersion = "MICROAPP_ABI_VERSION"
+    /// `struct_size`.
+    var structSize = "(uint32_t)sizeof(microapp_descriptor)"
+    /// `sdk_fingerprint`.
+    var fingerprint = "MICROAPP_SDK_FINGERPRINT"
+    /// The manifest text (written as a C string literal), or nil for a NULL `manifest_json`.
+    var manifest: String?
+    /// When set, the manifest is padded with spaces to this many bytes (still valid JSON).
+    var padManifestTo: Int?
+    /// `manifest_json` as a raw C expression, overriding `manifest` (for pointers that must never be read).
+    var rawManifest: String?
+    /// `register_feature`, or nil to leave it NULL.
+    var registerStatus: String? = "MICROAPP_STATUS_OK"
+    /// When true, `microapp_entry` returns NULL.
+    var entryReturnsNull = false
+    /// Extra bytes after the descriptor (a newer minor version appending fields); `struct_size` should say so.
+    var appendedBytes = 0
+
+    /// A valid descriptor around `manifest`.
+    init(manifest: String?) { self.manifest = manifest }
+
+    /// The C source of a plugin exporting this descriptor.
+    var source: String {
+        let manifestText = manifest.map(Self.literal) ?? "NULL"
+        let capacity = (padManifestTo ?? 0) + 1
+        let manifestExpression = rawManifest ?? (padManifestTo == nil ? "manifest_text" : "padded")
+        let register = registerStatus == nil ? "NULL" : "register_feature"
+        return """
+            #include <stddef.h>
+            #include <stdint.h>
+            #include <string.h>
+            #include "microapp.h"
+
+            static int32_t register_feature(const microapp_descriptor *self, void *registrar) {
+                (void)self;
+                (void)registrar;
+                return \(registerStatus ?? "MICROAPP_STATUS_OK");
+            }
+
+            static const char *const manifest_text = \(manifestText);
+            static char padded[\(capacity)];
+
+            static struct {
+                microapp_descriptor base;
+                unsigned char appended[\(max(appendedBytes, 1))];
+            } descriptor;
+
+            const microapp_descriptor *microapp_entry(void) {
+                if (\(entryReturnsNull ? 1 : 0)) return NULL;
+                if (\(padManifestTo == nil ? 0 : 1) && manifest_text != NULL && padded[0] == 0) {
+                    size_t length = strlen(manifest_text);
+                    memset(padded, ' ', sizeof padded - 1);
+                    memcpy(padded, manifest_text, length < sizeof padded - 1 ? length : sizeof padded - 1);
+                    padded[sizeof padded - 1] = 0;
+                }
+                (void)padded;
+                descriptor.base.abi_version = \(abiVersion);
+                descriptor.base.struct_size = \(structSize);
+                descriptor.base.sdk_fingerprint = \(fingerprint);
+                descriptor.base.manifest_json = \(manifestExpression);
+                descriptor.base.register_feature = \(register);
+                (void)register_feature;
+                return &descriptor.base;
+            }
+
+            """
+    }
+
+    /// `text` as a C string literal.
+    static func literal(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return "\"\(escaped)\""
+    }
+}
+
+/// Builds fixture files with the system C compiler, each once per test process (a cache keyed by name).
+///
+/// Compiling holds the cache lock, so two tests asking for the same fixture wait for one compile; fixtures are
+/// small (about 30 ms each with `cc`).
+enum FixtureBuilder {
+    private static let built = Mutex<[String: Result<String, FixtureError>]>([:])
+
+    /// `lib<name>.so` exporting `descriptor`.
+    static func plugin(_ name: String, _ descriptor: DescriptorFixture) throws -> String {
+        try library(name, source: descriptor.source)
+    }
+
+    /// `lib<name>.so` compiled from `source` with the SDK header on the include path.
+    static func library(_ name: String, source: String) throws -> String {
+        try once("lib\(name).so") { path in
+            try compile(source, name: name, arguments: ["-shared", "-fPIC", "-I", Paths.include, "-o", path])
+        }
+    }
+
+    /// An executable compiled from `source` with extra compiler `flags`, under a plugin-like name.
+    static func executable(_ fileName: String, source: String, flags: [String]) throws -> String {
+        try once(fileName) { path in try compile(source, name: fileName, arguments: flags + ["-o", path]) }
+    }
+
+    /// A file with `contents` under `fileName`.
+    static func file(_ fileName: String, contents: Data) throws -> String {
+        try once(fileName) { path in
+            guard FileManager.default.createFile(atPath: path, contents: contents) else {
+                throw FixtureError(description: "could not write \(path)")
+            }
+        }
+    }
+
+    /// A directory under `fileName`.
+    static func directory(_ fileName: String) throws -> String {
+        try once(fileName) { path in try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    }
+
+    private static func once(_ fileName: String, make: (String) throws -> Void) throws -> String {
+        let path = (Paths.fixtures as NSString).appendingPathComponent(fileName)
+        return try built.withLock { built in
+            if let result = built[fileName] { return try result.get() }
+            let result: Result<String, FixtureError>
+            do {
+                try make(path)
+                result = .success(path)
+            } catch let error as FixtureError {
+                result = .failure(error)
+            } catch {
+                result = .failure(FixtureError(description: "\(fileName): \(error)"))
+            }
+            built[fileName] = result
+            return try result.get()
+        }
+    }
+
+    private static func compile(_ source: String, name: String, arguments: [String]) throws {
+        let sourcePath = (Paths.fixtures as NSString).appendingPathComponent("\(name).c")
+        try source.write(toFile: sourcePath, atomically: true, encoding: .utf8)
+        let (status, output) = try run("/usr/bin/env", ["cc", "-w"] + arguments + [sourcePath])
+        guard status == 0 else {
+            throw FixtureError(description: "cc failed for \(name) (\(status)):\n\(output)\n\(source)")
+        }
+    }
+
+    /// Runs a tool, returning its exit status and its combined output.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
+
+/// Manifest JSON for fixtures, written through the SDK's own encoder so the shape is the one plugins write.
+enum Manifests {
+    /// A requirement as a manifest holds it.
+    static func requirement(
+        _ key: String, type: String = "Service<Nothing, Nothing>", kind: DependencyKind = .service,
+        access: Access = .read, optional: Bool = false
+    ) -> Requirement {
+        let json = """
+            {"key":"\(key)","type":"\(type)","kind":"\(kind.rawValue)","access":"\(access.rawValue)",\
+            "isOptional":\(optional)}
+            """
+        // Constant shapes built above; a failure here is a bug in the test itself.
+        return try! JSONDecoder().decode(Requirement.self, from: Data(json.utf8))
+    }
+
+    /// A provision as a manifest holds it.
+    static func provision(_ key: String, type: String = "Service<Nothing, Nothing>", uses: [String] = []) -> Provision {
+        let uses = uses.map { "\"\($0)\"" }.joined(separator: ",")
+        let json = #"{"key":"\#(key)","type":"\#(type)","uses":[\#(uses)]}"#
+        return try! JSONDecoder().decode(Provision.self, from: Data(json.utf8))
+    }
+
+    /// A manifest for `id` whose routes default to `id://home`.
+    static func manifest(
+        _ id: String, routes: [String]? = nil, requirements: [Requirement] = [], provides: [Provision] = []
+    ) -> FeatureManifest {
+        FeatureManifest(
+            id: id, version: 1, displayName: id.capitalized,
+            routes: (routes ?? ["\(id)://home"]).map { RouteDeclaration($0) }, requirements: requirements,
+            provides: provides)
+    }
+
+    /// The JSON a plugin for that manifest would export.
+    static func json(
+        _ id: String, routes: [String]? = nil, requirements: [Requirement] = [], provides: [Provision] = []
+    ) -> String {
+        let manifest = manifest(id, routes: routes, requirements: requirements, provides: provides)
+        return try! ManifestCoding.encode(manifest)
+    }
+
+    /// A valid plugin fixture for that manifest, compiled once as `lib<name>.so` (name defaults to the id).
+    static func plugin(
+        _ id: String, name: String? = nil, routes: [String]? = nil, requirements: [Requirement] = [],
+        provides: [Provision] = []
+    ) throws -> String {
+        try FixtureBuilder.plugin(
+            name ?? "Fixture-\(id)",
+            DescriptorFixture(manifest: json(id, routes: routes, requirements: requirements, provides: provides)))
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Testing
+
+/// Loads that may kill the process run in a child: the test runner started again with only
+/// `isolatedChildLoad` selected and the paths in its environment. The child writes what it saw as JSON.
+enum Isolated {
+    /// Paths to load, joined by newlines; set only in the child.
+    static let pathsVariable = "PLUGIN_LOADING_ISOLATED_PATHS"
+    /// Where the child writes its `Outcome`.
+    static let outputVariable = "PLUGIN_LOADING_ISOLATED_OUTPUT"
+
+    /// What one `PluginSet.load` + resolve gave in the child.
+    struct Outcome: Codable {
+        /// Paths of the images that loaded.
+        var loaded: [String]
+        /// Load problems.
+        var problems: [Diagnostic]
+        /// Features that would start.
+        var startOrder: [String]
+    }
+
+    /// How the child ended.
+    enum ChildResult {
+        /// It ran the load and wrote its outcome.
+        case finished(Outcome)
+        /// It was killed by `signal` (the loader crashed the process).
+        case crashed(signal: Int32, output: String)
+        /// It ended without an outcome for another reason.
+        case failed(status: Int32, output: String)
+    }
+
+    /// Runs `PluginSet.load(paths)` and a resolve in a child test process.
+    static func load(_ paths: [String]) throws -> ChildResult {
+        let output = (Paths.fixtures as NSString).appendingPathComponent("isolated-\(UUID().uuidString).json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.runner)
+        process.arguments = ["--testing-library", "swift-testing", "--filter", "isolatedChildLoad"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[pathsVariable] = paths.joined(separator: "\n")
+        environment[outputVariable] = output
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal {
+            return .crashed(signal: process.terminationStatus, output: text)
+        }
+        guard let data = FileManager.default.contents(atPath: output) else {
+            return .failed(status: process.terminationStatus, output: text)
+        }
+        return .finished(try JSONDecoder().decode(Outcome.self, from: data))
+    }
+}
+
+@Suite("Loading a damaged library never takes the host down")
+struct IsolatedLoadTests {
+    /// The child half of `Isolated.load`; skipped unless the environment names the paths.
+    @Test(
+        "child: load the paths named by the environment and write the outcome",
+        .enabled(if: ProcessInfo.processInfo.environment[Isolated.pathsVariable] != nil))
+    @MainActor
+    func isolatedChildLoad() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let paths = try #require(environment[Isolated.pathsVariable]).split(separator: "\n").map(String.init)
+        let output = try #require(environment[Isolated.outputVariable])
+        let (report, resolution) = Host.loadAndResolve(paths)
+        let outcome = Isolated.Outcome(
+            loaded: report.images.map(\.path), problems: report.problems, startOrder: resolution.startOrder)
+        try JSONEncoder().encode(outcome).write(to: URL(fileURLWithPath: output))
+    }
+
+    /// The first 4 KiB of a real library keep a valid ELF header (ET_DYN) and program headers whose segments
+    /// reach far past the end of the file. The header check lets it through and `dlopen` maps the segments:
+    /// touching a page past the end of the file raises SIGBUS inside the dynamic loader. A loader that checks
+    /// the segments against the file size first refuses it with a message instead.
+    @Test("a truncated copy of a real library (first 4 KiB) is refused with the reason, not a crash")
+    func truncatedLibrary() throws {
+        let real = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") }, "libAuth.so not built")
+        let bytes = try #require(FileManager.default.contents(atPath: real))
+        let path = try FixtureBuilder.file("libTruncated.so", contents: bytes.prefix(4096))
+        switch try Isolated.load([path] + Paths.realPlugins) {
+        case .crashed(let signal, let output):
+            Issue.record(
+                """
+                loading the truncated copy killed the process with signal \(signal) (\(signal == SIGBUS ? "SIGBUS" : "?")) \
+                instead of refusing it; child output:
+                \(output.suffix(1500))
+                """)
+        case .failed(let status, let output):
+            Issue.record("the child ended with status \(status) and no outcome:\n\(output.suffix(1500))")
+        case .finished(let outcome):
+            let problem = try #require(outcome.problems.first { $0.subject == path })
+            #expect(outcome.problems.count == 1, "\(outcome.problems)")
+            #expect(
+                [Diagnostic.Code.notSharedObject, .loadFailed].contains(problem.code),
+                "got \(problem.code): \(problem.reason)")
+            let why = ["truncated", "end of file", "too short", "shorter", "4096"]
+            #expect(why.contains { problem.reason.contains($0) }, "the reason does not say why: \(problem.reason)")
+            #expect(Set(outcome.loaded) == Set(Paths.realPlugins), "the real plugins still load")
+            #expect(outcome.startOrder.contains("auth"), "the real Auth still resolves")
+        }
+    }
+
+    /// The isolation itself works: a sound set run in the child comes back with its outcome.
+    @Test("the child process reports the outcome of a sound set")
+    func childRoundTrip() throws {
+        guard case .finished(let outcome) = try Isolated.load(Paths.realPlugins) else {
+            Issue.record("the child did not report an outcome for the real plugins")
+            return
+        }
+        #expect(outcome.problems.isEmpty, "\(outcome.problems)")
+        #expect(Set(outcome.loaded) == Set(Paths.realPlugins))
+        #expect(outcome.startOrder.contains("auth"))
+    }
+}

@@ -1,0 +1,321 @@
+import CMicroappABI
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Testing
+
+/// Each bad file is loaded in ONE `PluginSet.load` call together with the real plugins (the bad file first), and
+/// the set is resolved: the bad file gets exactly one diagnostic naming it, the real plugins load and resolve.
+@Suite("Loading refuses a bad library, names it, says why and how to fix it")
+@MainActor
+struct LoaderRefusalTests {
+    /// Loads `bad` first and the real plugins after it; returns the one problem about `bad`.
+    func refusal(of bad: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Diagnostic {
+        let (report, resolution) = Host.loadAndResolve([bad] + Paths.realPlugins)
+        Host.expectRealPluginsUnaffected(report, resolution, sourceLocation: sourceLocation)
+        #expect(!report.images.contains { $0.path == bad }, sourceLocation: sourceLocation)
+        let problems = report.problems.filter { $0.subject == bad }
+        #expect(problems.count == 1, "\(report.problems)", sourceLocation: sourceLocation)
+        #expect(report.problems.count == 1, "only the bad file has a problem", sourceLocation: sourceLocation)
+        return try #require(problems.first, sourceLocation: sourceLocation)
+    }
+
+    /// A valid manifest for fixtures that are refused before their manifest matters.
+    static let manifest = Manifests.json("fixture")
+
+    // MARK: Not a shared object
+
+    @Test("a text file named libText.so is refused as not a shared object")
+    func textFile() throws {
+        let path = try FixtureBuilder.file("libText.so", contents: Data("just some text\n".utf8))
+        let problem = try refusal(of: path)
+        #expect(problem.code == .notSharedObject)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["not an ELF shared object"], fix: [".dynamic", "remove the file"])
+    }
+
+    @Test("an empty file named like a plugin is refused as not a shared object")
+    func emptyFile() throws {
+        let path = try FixtureBuilder.file("libEmpty.so", contents: Data())
+        let problem = try refusal(of: path)
+        #expect(problem.code == .notSharedObject)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["not an ELF shared object"], fix: [".dynamic"])
+    }
+
+    @Test("a folder named like a plugin is refused as not a regular file")
+    func folder() throws {
+        let path = try FixtureBuilder.directory("libFolder.so")
+        let problem = try refusal(of: path)
+        #expect(problem.code == .notSharedObject)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["not a regular file"], fix: ["lib<Feature>.so"])
+    }
+
+    @Test("a missing file is reported as not found")
+    func missingFile() throws {
+        let path = (Paths.fixtures as NSString).appendingPathComponent("libNowhere.so")
+        let problem = try refusal(of: path)
+        #expect(problem.code == .notFound)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["no such file"], fix: ["swift build"])
+    }
+
+    @Test("a non-PIE executable (ET_EXEC) is refused as an ELF file that is not a shared object")
+    func nonPIEExecutable() throws {
+        let path = try FixtureBuilder.executable(
+            "libExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-no-pie"])
+        let problem = try refusal(of: path)
+        #expect(problem.code == .notSharedObject)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["ELF file but not a shared object"], fix: [".dynamic"])
+    }
+
+    /// `cc` makes position-independent executables by default; their ELF type is ET_DYN like a library's, so the
+    /// header check lets them through and `dlopen` refuses them ("cannot dynamically load position-independent
+    /// executable"). The loader then reports `load-failed` with a fix about rebuilding with the same toolchain,
+    /// which is wrong advice: the file is not a library at all.
+    @Test("a PIE executable (the default of cc) is refused as not a shared object")
+    func pieExecutable() throws {
+        let path = try FixtureBuilder.executable(
+            "libPIEExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-pie", "-fPIE"])
+        let problem = try refusal(of: path)
+        #expect(problem.code == .notSharedObject, "got \(problem.code): \(problem.reason); fix: \(problem.fix)")
+        #expect(problem.subject == path)
+        #expect(problem.reason.contains("executable"), "reason: \(problem.reason)")
+        expectMentions(problem, fix: [".dynamic"])
+    }
+
+    // MARK: Entry and descriptor
+
+    @Test("a library without microapp_entry is refused with the fix")
+    func noEntrySymbol() throws {
+        let path = try FixtureBuilder.library(
+            "NoEntry", source: "int microapp_entry_typo(void) { return 0; }\nint helper(void) { return 1; }\n")
+        let problem = try refusal(of: path)
+        #expect(problem.code == .noEntrySymbol)
+        #expect(problem.subject == path)
+        expectMentions(
+            problem, reason: ["microapp_entry"],
+            fix: ["@_cdecl(\"microapp_entry\")", "MicroappEntry.export"])
+    }
+
+    @Test("an entry that returns NULL is refused as a null descriptor")
+    func nullDescriptor() throws {
+        var descriptor = DescriptorFixture(manifest: Self.manifest)
+        descriptor.entryReturnsNull = true
+        let path = try FixtureBuilder.plugin("NullDescriptor", descriptor)
+        let problem = try refusal(of: path)
+        #expect(problem.code == .nullDescriptor)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["microapp_entry", "null"], fix: ["manifest"])
+    }
+
+    /// The other fields hold pointers that crash if read: the loader must stop at the version.
+    @Test("a descriptor of ABI major 2 is refused before any other field is read")
+    func abiMismatch() throws {
+        var descriptor = DescriptorFixture(manifest: nil)
+        descriptor.abiVersion = "(2u << 16) | 3u"
+        descriptor.structSize = "8"
+        descriptor.fingerprint = "(const char *)1"
+        descriptor.rawManifest = "(const char *)1"
+        let path = try FixtureBuilder.plugin("AbiTwo", descriptor)
+        let problem = try refusal(of: path)
+        #expect(problem.code == .abiMismatch)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["ABI 2.3", "ABI 1.x"], fix: ["rebuild", "MicroappSDK"])
+    }
+
+    /// Fields past `struct_size` hold pointers that crash if read: the loader must stop at the size.
+    @Test("a short descriptor (struct_size 8) is refused before the fields it does not have are read")
+    func shortDescriptor() throws {
+        var descriptor = DescriptorFixture(manifest: nil)
+        descriptor.structSize = "8"
+        descriptor.fingerprint = "(const char *)1"
+        descriptor.rawManifest = "(const char *)1"
+        let path = try FixtureBuilder.plugin("ShortDescriptor", descriptor)
+        let problem = try refusal(of: path)
+        #expect(problem.code == .shortDescriptor)
+        #expect(problem.subject == path)
+        let minimum = MemoryLayout<UInt32>.size * 2 + MemoryLayout<UnsafeRawPointer>.size * 3
+        expectMentions(problem, reason: ["8 bytes", "at least \(minimum)"], fix: ["do not write the descriptor by hand"])
+    }
+
+    @Test("a newer minor ABI with a longer descriptor loads (fields are only appended)")
+    func newerMinorLoads() throws {
+        var descriptor = DescriptorFixture(manifest: Manifests.json("newer-minor"))
+        descriptor.abiVersion = "(1u << 16) | 7u"
+        descriptor.appendedBytes = 16
+        descriptor.structSize = "(uint32_t)sizeof descriptor"
+        let path = try FixtureBuilder.plugin("NewerMinor", descriptor)
+        let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
+        Host.expectRealPluginsUnaffected(report, resolution)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.images.first?.path == path)
+        #expect(report.images.first?.manifest.id == "newer-minor")
+        #expect(resolution.startOrder.contains("newer-minor"))
+    }
+
+    @Test("a plugin built against another SDK is refused with a fingerprint mismatch naming both")
+    func fingerprintMismatch() throws {
+        var descriptor = DescriptorFixture(manifest: Self.manifest)
+        descriptor.fingerprint = DescriptorFixture.literal("sdk-ffffffffffffffffffffffffffffffff")
+        let path = try FixtureBuilder.plugin("OtherSDK", descriptor)
+        let problem = try refusal(of: path)
+        #expect(problem.code == .fingerprintMismatch)
+        #expect(problem.subject == path)
+        expectMentions(
+            problem, reason: ["sdk-ffffffffffffffffffffffffffffffff", MicroappEntry.hostFingerprint],
+            fix: ["rebuild the plugin", "MicroappSDK"])
+    }
+
+    @Test("a descriptor without a fingerprint is refused with a fingerprint mismatch")
+    func nullFingerprint() throws {
+        var descriptor = DescriptorFixture(manifest: Self.manifest)
+        descriptor.fingerprint = "NULL"
+        let path = try FixtureBuilder.plugin("NoFingerprint", descriptor)
+        let problem = try refusal(of: path)
+        #expect(problem.code == .fingerprintMismatch)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["(none)", MicroappEntry.hostFingerprint], fix: ["MicroappSDK"])
+    }
+
+    // MARK: Manifest
+
+    @Test("a manifest that is not JSON is refused as a bad manifest")
+    func manifestNotJSON() throws {
+        let path = try FixtureBuilder.plugin("NotJSON", DescriptorFixture(manifest: "{id: auth, this is not json"))
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["not valid JSON"], fix: ["static var manifest"])
+    }
+
+    @Test("a manifest with a missing field is refused, naming the field")
+    func manifestMissingField() throws {
+        let json = #"{"id":"nameless","version":1,"routes":[{"pattern":"nameless://home","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#
+        let path = try FixtureBuilder.plugin("MissingField", DescriptorFixture(manifest: json))
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["field 'displayName' is missing"], fix: ["manifest"])
+    }
+
+    @Test("a manifest missing a field inside a route names the route and the field")
+    func manifestMissingNestedField() throws {
+        let json = #"{"id":"nested","version":1,"displayName":"Nested","routes":[{"pattern":"nested://home","requiresSession":false}],"requirements":[],"provides":[],"hasMocks":false}"#
+        let path = try FixtureBuilder.plugin("MissingNestedField", DescriptorFixture(manifest: json))
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["routes", "[0]", "isSignIn", "is missing"])
+    }
+
+    @Test("a manifest with a field of the wrong type is refused, naming the field")
+    func manifestWrongFieldType() throws {
+        let json = #"{"id":"typed","version":"one","displayName":"Typed","routes":[{"pattern":"typed://home","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#
+        let path = try FixtureBuilder.plugin("WrongFieldType", DescriptorFixture(manifest: json))
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["field 'version' has the wrong type"])
+    }
+
+    /// Valid JSON padded with spaces past the limit: refused for its size, not for its content.
+    @Test("a manifest over 256 KiB is refused before it is parsed")
+    func manifestTooLarge() throws {
+        var descriptor = DescriptorFixture(manifest: Manifests.json("huge"))
+        descriptor.padManifestTo = ManifestCoding.maximumSize + 1
+        let path = try FixtureBuilder.plugin("HugeManifest", descriptor)
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["longer than \(ManifestCoding.maximumSize) bytes"], fix: ["identity, routes"])
+    }
+
+    @Test("a manifest of exactly 256 KiB is still read")
+    func manifestAtLimit() throws {
+        var descriptor = DescriptorFixture(manifest: Manifests.json("at-limit"))
+        descriptor.padManifestTo = ManifestCoding.maximumSize
+        let path = try FixtureBuilder.plugin("ManifestAtLimit", descriptor)
+        let report = PluginSet.load([path])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.images.first?.manifest.id == "at-limit")
+    }
+
+    @Test("a NULL manifest is refused as a bad manifest")
+    func nullManifest() throws {
+        let path = try FixtureBuilder.plugin("NullManifest", DescriptorFixture(manifest: nil))
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["manifest is null"], fix: ["MicroappEntry.export"])
+    }
+
+    /// `FeatureManifest.id` is documented as "also the scheme of the feature's routes". `ManifestCoding.validate`
+    /// checked it until commit d061754 removed the check; without it a library can claim another feature's routes
+    /// (see `ResolverRefusalTests.routeHijack` for what that does to the real Auth).
+    @Test("a manifest whose route is outside its own scheme is refused as a bad manifest")
+    func manifestForeignRoute() throws {
+        let json = Manifests.json("owner", routes: ["owner://home", "other://home"])
+        let path = try FixtureBuilder.plugin("ForeignRoute", DescriptorFixture(manifest: json))
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["other://home", "owner://"])
+    }
+
+    // MARK: Registration
+
+    @Test("a library whose register_feature refuses loads, but registering it fails")
+    func registerRefused() throws {
+        var descriptor = DescriptorFixture(manifest: Manifests.json("refuser"))
+        descriptor.registerStatus = "MICROAPP_STATUS_REFUSED"
+        let path = try FixtureBuilder.plugin("Refuser", descriptor)
+        let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
+        Host.expectRealPluginsUnaffected(report, resolution)
+        #expect(report.problems.isEmpty, "the manifest is fine, so loading succeeds: \(report.problems)")
+        let image = try #require(report.images.first { $0.path == path })
+        #expect(image.manifest.id == "refuser")
+        guard case .failure(let problem) = PluginLoader.register(image) else {
+            Issue.record("a refusing plugin registered")
+            return
+        }
+        #expect(problem.code == .registerFailed)
+        #expect(problem.subject == path)
+        expectMentions(
+            problem, reason: ["status \(MICROAPP_STATUS_REFUSED)", "registered no feature"],
+            fix: ["MicroappEntry.export"])
+        for real in report.images where real.path != path {
+            #expect(throws: Never.self, "real plugin \(real.path) registers") { try PluginLoader.register(real).get() }
+        }
+    }
+
+    @Test("a register_feature that says OK but hands over nothing fails to register")
+    func registerNothing() throws {
+        let path = try FixtureBuilder.plugin("SilentRegister", DescriptorFixture(manifest: Manifests.json("silent")))
+        let image = try PluginLoader.load(path).get()
+        guard case .failure(let problem) = PluginLoader.register(image) else {
+            Issue.record("a plugin that registered nothing was accepted")
+            return
+        }
+        #expect(problem.code == .registerFailed)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["status 0", "registered no feature"])
+    }
+
+    @Test("a descriptor with a NULL register_feature loads, but registering it fails")
+    func registerMissing() throws {
+        var descriptor = DescriptorFixture(manifest: Manifests.json("no-register"))
+        descriptor.registerStatus = nil
+        let path = try FixtureBuilder.plugin("NoRegister", descriptor)
+        let image = try PluginLoader.load(path).get()
+        guard case .failure(let problem) = PluginLoader.register(image) else {
+            Issue.record("a plugin without register_feature registered")
+            return
+        }
+        #expect(problem.code == .registerFailed)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["no register_feature"], fix: ["MicroappEntry.export"])
+    }
+}

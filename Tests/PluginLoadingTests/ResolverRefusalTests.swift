@@ -1,0 +1,279 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Testing
+
+/// Real libraries with valid descriptors whose manifests conflict: every one loads, and the resolver (from
+/// manifests alone, before any `register_feature` runs) disables the unsound ones and reports each problem.
+/// Requirement problems name the feature id as `subject` (the path is in the load report); duplicate ids and
+/// route conflicts name the file.
+@Suite("Resolving a plugin set reports every conflict and keeps the sound features")
+@MainActor
+struct ResolverRefusalTests {
+    typealias M = Manifests
+
+    /// Loads the fixtures and the real plugins in one call; every file must load.
+    func resolve(
+        _ fixtures: [String], realFirst: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Resolution {
+        let paths = realFirst ? Paths.realPlugins + fixtures : fixtures + Paths.realPlugins
+        let (report, resolution) = Host.loadAndResolve(paths)
+        #expect(report.problems.isEmpty, "every fixture loads: \(report.problems)", sourceLocation: sourceLocation)
+        Host.expectRealPluginsUnaffected(report, resolution, sourceLocation: sourceLocation)
+        return resolution
+    }
+
+    // MARK: Identity and routes
+
+    @Test("two libraries with the same feature id: the second is refused, naming both files")
+    func duplicateID() throws {
+        let first = try M.plugin("twin", name: "TwinOne")
+        let second = try M.plugin("twin", name: "TwinTwo")
+        let resolution = resolve([first, second])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .duplicateFeature)
+        #expect(problem.subject == second)
+        expectMentions(problem, reason: ["'twin'", first], fix: ["load only one"])
+        #expect(resolution.startOrder.contains("twin"), "the first one still starts")
+    }
+
+    @Test("a library that reuses the real auth id is refused as the second, and the real Auth still starts")
+    func duplicateOfRealAuth() throws {
+        let realAuth = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
+        let impostor = try M.plugin("auth", name: "AuthImpostor", routes: ["auth://elsewhere"])
+        let resolution = resolve([impostor], realFirst: true)
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .duplicateFeature)
+        #expect(problem.subject == impostor)
+        expectMentions(problem, reason: ["'auth'", realAuth])
+        #expect(resolution.disabled["auth"] == nil)
+    }
+
+    /// Two routes of one library that match the same URL (`rc://item/{id}` and `rc://item/new`).
+    @Test("two overlapping routes within one library are a route conflict that disables it")
+    func routeConflictWithinFeature() throws {
+        let path = try M.plugin("rc", routes: ["rc://item/{id}", "rc://item/new"])
+        let resolution = resolve([path])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .routeConflict)
+        #expect(problem.subject == path)
+        expectMentions(problem, reason: ["rc://item/new", "rc://item/{id}"], fix: ["distinct literal segment"])
+        #expect(resolution.disabled["rc"] != nil)
+    }
+
+    /// What was found: two libraries with the same id never get as far as a route check (the resolver drops the
+    /// second of a duplicate id first), so their overlapping routes show up as a duplicate id. Between features of
+    /// different ids, a conflict needs a route outside the feature's own scheme: see `routeHijack` (refused by the
+    /// manifest check when it holds) and the `Candidate` test below (the resolver on its own).
+    @Test("overlapping routes in two libraries of the same id are reported as a duplicate id, not a route conflict")
+    func routeConflictAcrossLibraries() throws {
+        let first = try M.plugin("rx", name: "RouteOne", routes: ["rx://a/{id}"])
+        let second = try M.plugin("rx", name: "RouteTwo", routes: ["rx://a/1"])
+        let resolution = resolve([first, second])
+        #expect(resolution.problems.map(\.code) == [.duplicateFeature])
+        #expect(resolution.problems.first?.subject == second)
+    }
+
+    /// A library loaded before the real Auth (load order decides who keeps a contested route) declares one of
+    /// Auth's own routes. Whatever refuses it — the manifest check (the scheme is the feature id) or the
+    /// resolver — the real Auth must keep its routes and start.
+    @Test("a library claiming a route of the real Auth is refused, and the real Auth still starts")
+    func routeHijack() throws {
+        let realAuth = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
+        let authRoute = try PluginLoader.load(realAuth).get().manifest.routes[0].pattern
+        let hijacker = try M.plugin("hijack", name: "Hijack", routes: ["hijack://home", authRoute])
+        let (report, resolution) = Host.loadAndResolve([hijacker] + Paths.realPlugins)
+        Host.expectRealPluginsUnaffected(report, resolution)
+        let problem = try #require(
+            (report.problems + resolution.problems).first { $0.subject == hijacker || $0.subject == "hijack" },
+            "nothing refused the library declaring \(authRoute): \(resolution.problems.map(\.description))")
+        #expect([Diagnostic.Code.badManifest, .routeConflict].contains(problem.code))
+        #expect(problem.subject == hijacker)
+        expectMentions(problem, reason: [authRoute])
+        #expect(!resolution.startOrder.contains("hijack"))
+    }
+
+    @Test("overlapping routes of two different features are a route conflict (Candidates, no manifest check)")
+    func routeConflictAcrossCandidates() throws {
+        let resolution = DependencyResolver.resolve(
+            [
+                Candidate(manifest: M.manifest("a", routes: ["shared://x/{id}"]), path: "/plugins/libA.so"),
+                Candidate(manifest: M.manifest("b", routes: ["shared://x/1"]), path: "/plugins/libB.so"),
+                Candidate(manifest: M.manifest("c", routes: ["shared://x/1/more"]), path: "/plugins/libC.so"),
+            ], hostOffers: [:])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .routeConflict)
+        #expect(problem.subject == "/plugins/libB.so")
+        expectMentions(problem, reason: ["'shared://x/1' of b", "'shared://x/{id}' of a"])
+        #expect(resolution.startOrder == ["a", "c"])
+    }
+
+    // MARK: Requirements
+
+    @Test("a missing requirement is refused with the chain ending in ← provided by nobody")
+    func missingRequirement() throws {
+        let path = try M.plugin("needy", requirements: [M.requirement("nowhere.service")])
+        let resolution = resolve([path])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .missingRequirement)
+        #expect(problem.subject == "needy")
+        expectMentions(
+            problem, reason: ["needy needs nowhere.service (read, Service<Nothing, Nothing>) ← provided by nobody"],
+            fix: ["register 'nowhere.service'", "mark the requirement optional"])
+        #expect(resolution.disabled["needy"]?.code == .missingRequirement)
+    }
+
+    @Test("an optional requirement nobody provides is not a problem")
+    func optionalRequirement() throws {
+        let path = try M.plugin("relaxed", requirements: [M.requirement("nowhere.service", optional: true)])
+        let resolution = resolve([path])
+        #expect(resolution.problems.isEmpty, "\(resolution.problems)")
+        #expect(resolution.startOrder.contains("relaxed"))
+    }
+
+    @Test("a requirement of the wrong type is refused, naming what the host provides")
+    func wrongType() throws {
+        let path = try M.plugin(
+            "mistyped", requirements: [M.requirement("session", type: "Int", kind: .state, access: .read)])
+        let resolution = resolve([path])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .wrongType)
+        #expect(problem.subject == "mistyped")
+        expectMentions(
+            problem, reason: ["mistyped needs session (read, Int)", "host provides it as state Optional<Session>"],
+            fix: ["agree on the type of 'session'"])
+    }
+
+    @Test("a service asked for as state is refused as the wrong type")
+    func wrongKind() throws {
+        let path = try M.plugin(
+            "kindless", requirements: [M.requirement("auth.sign-in", type: "Service<Credentials, Session>", kind: .state)])
+        let resolution = resolve([path])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .wrongType)
+        expectMentions(problem, reason: ["host provides it as service"])
+    }
+
+    @Test("asking read-write for state the host shares read-only is wrong access")
+    func wrongAccess() throws {
+        let path = try M.plugin(
+            "writer", requirements: [M.requirement(Host.counter.id, type: "Int", kind: .state, access: .readWrite)])
+        let resolution = resolve([path])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .wrongAccess)
+        #expect(problem.subject == "writer")
+        expectMentions(
+            problem, reason: ["writer needs host.counter (readWrite, Int)", "host shares it read-only"],
+            fix: ["ask for read access"])
+    }
+
+    // MARK: Providers
+
+    @Test("two libraries providing the same service: the second is a duplicate provider")
+    func duplicateProvider() throws {
+        let first = try M.plugin("echo-one", provides: [M.provision("echo.run")])
+        let second = try M.plugin("echo-two", provides: [M.provision("echo.run")])
+        let resolution = resolve([first, second])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .duplicateProvider)
+        #expect(problem.subject == "echo-two")
+        expectMentions(
+            problem, reason: ["echo-two provides echo.run, which echo-one already provides"],
+            fix: ["keep one provider of 'echo.run'"])
+        #expect(resolution.startOrder.contains("echo-one"))
+    }
+
+    @Test("a library providing a service the host already offers is a duplicate provider")
+    func duplicateOfHostService() throws {
+        let path = try M.plugin(
+            "shadow", provides: [M.provision("auth.sign-in", type: "Service<Credentials, Session>")])
+        let resolution = resolve([path])
+        let problem = try #require(resolution.problems.only)
+        #expect(problem.code == .duplicateProvider)
+        expectMentions(problem, reason: ["shadow provides auth.sign-in, which host already provides"])
+    }
+
+    @Test("two features needing each other's services form a cycle, and the reason shows the chain")
+    func cycle() throws {
+        let paths = try cyclePair()
+        let resolution = resolve(paths)
+        #expect(resolution.problems.map(\.code) == [.cycle, .cycle])
+        #expect(Set(resolution.problems.map(\.subject)) == ["cyc-a", "cyc-b"])
+        for problem in resolution.problems {
+            expectMentions(
+                problem,
+                reason: ["cyc-a needs b.svc ← provided by cyc-b", "cyc-b needs a.svc ← provided by cyc-a"],
+                fix: ["break the cycle"])
+        }
+        #expect(!resolution.startOrder.contains("cyc-a") && !resolution.startOrder.contains("cyc-b"))
+    }
+
+    @Test("a feature whose provider is disabled is disabled too, with the provider's reason")
+    func providerDisabled() throws {
+        let paths = try providerDisabledPair()
+        let resolution = resolve(paths)
+        #expect(resolution.problems.map(\.code) == [.missingRequirement, .providerDisabled])
+        let problem = try #require(resolution.disabled["pd-consumer"])
+        #expect(problem.code == .providerDisabled)
+        #expect(problem.subject == "pd-consumer")
+        expectMentions(
+            problem,
+            reason: [
+                "pd-consumer needs pd.svc (read) ← provided by pd-provider, which is disabled",
+                "missing-requirement", "pd.missing",
+            ],
+            fix: ["fix pd-provider first"])
+    }
+
+    // MARK: All at once
+
+    @Test("several problems in one set are all reported by one resolve call")
+    func severalProblems() throws {
+        let paths = [
+            try M.plugin("needy", requirements: [M.requirement("nowhere.service")]),
+            try M.plugin("mistyped", requirements: [M.requirement("session", type: "Int", kind: .state)]),
+            try M.plugin(
+                "writer", requirements: [M.requirement(Host.counter.id, type: "Int", kind: .state, access: .readWrite)]
+            ),
+            try M.plugin("twin", name: "TwinOne"),
+            try M.plugin("twin", name: "TwinTwo"),
+            try M.plugin("rc", routes: ["rc://item/{id}", "rc://item/new"]),
+        ] + (try cyclePair()) + (try providerDisabledPair()) + [try M.plugin("healthy")]
+        let resolution = resolve(paths)
+        let expected: [Diagnostic.Code] = [
+            .duplicateFeature, .routeConflict, .missingRequirement, .wrongType, .wrongAccess, .missingRequirement,
+            .cycle, .cycle, .providerDisabled,
+        ]
+        #expect(resolution.problems.count == 9, "\(resolution.problems.map(\.description))")
+        #expect(resolution.problems.map(\.code) == expected)
+        #expect(
+            Set(resolution.disabled.keys)
+                == ["needy", "mistyped", "writer", "rc", "cyc-a", "cyc-b", "pd-provider", "pd-consumer"])
+        #expect(resolution.startOrder.contains("twin") && resolution.startOrder.contains("healthy"))
+    }
+
+    // MARK: Fixture sets
+
+    /// `cyc-a` needs `b.svc` from `cyc-b`, which needs `a.svc` from `cyc-a`.
+    func cyclePair() throws -> [String] {
+        [
+            try M.plugin(
+                "cyc-a", requirements: [M.requirement("b.svc")], provides: [M.provision("a.svc", uses: ["b.svc"])]),
+            try M.plugin(
+                "cyc-b", requirements: [M.requirement("a.svc")], provides: [M.provision("b.svc", uses: ["a.svc"])]),
+        ]
+    }
+
+    /// `pd-provider` lacks `pd.missing`, so `pd-consumer`, which needs its `pd.svc`, cannot start either.
+    func providerDisabledPair() throws -> [String] {
+        [
+            try M.plugin("pd-provider", requirements: [M.requirement("pd.missing")], provides: [M.provision("pd.svc")]),
+            try M.plugin("pd-consumer", requirements: [M.requirement("pd.svc")]),
+        ]
+    }
+}
+
+extension Array {
+    /// The one element, or nil when there are none or several.
+    var only: Element? { count == 1 ? first : nil }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Testing
+
+/// The host side of the tests: a container like the demo app's, and the check that the real plugins survive.
+@MainActor
+enum Host {
+    /// Host state that features may only read: asking for read-write is a wrong-access problem.
+    static let counter = DependencyKey<Int>.state("host.counter", access: .read)
+
+    /// A container offering what the real plugins ask for (each service under the exact type their manifests
+    /// name, the session read-write), plus `host.counter` shared read-only. Fixture keys are never offered.
+    static func container() -> Container {
+        let container = Container()
+        let real = PluginSet.load(Paths.realPlugins).images.flatMap(\.manifest.requirements)
+        for requirement in real where requirement.kind == .service {
+            container.provide(
+                requirement.key, type: requirement.type, service: ErasedService { _ in Data("{}".utf8) }, by: "host")
+        }
+        container.share(.session(access: .readWrite), ObservableProperty<Session?>(nil))
+        container.share(counter, ObservableProperty(0), access: .read)
+        return container
+    }
+
+    /// Loads `paths` in one `PluginSet.load` call and resolves the result against `container()`.
+    static func loadAndResolve(_ paths: [String]) -> (PluginSet.LoadReport, Resolution) {
+        let report = PluginSet.load(paths)
+        return (report, PluginSet.resolve(report.images, container: container()))
+    }
+
+    /// Checks that every real plugin loaded, resolved and would start, whatever else was in the same call.
+    static func expectRealPluginsUnaffected(
+        _ report: PluginSet.LoadReport, _ resolution: Resolution, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let real = Paths.realPlugins
+        #expect(
+            real.contains { $0.hasSuffix("/libAuth.so") }, "libAuth.so is not beside the test runner",
+            sourceLocation: sourceLocation)
+        let loaded = Dictionary(
+            report.images.map { ($0.path, $0.manifest.id) }, uniquingKeysWith: { first, _ in first })
+        for path in real {
+            guard let id = loaded[path] else {
+                let problem = report.problems.first { $0.subject == path }
+                Issue.record("real plugin \(path) did not load: \(String(describing: problem))", sourceLocation: sourceLocation)
+                continue
+            }
+            #expect(
+                resolution.startOrder.contains(id),
+                "real plugin \(id) would not start: \(String(describing: resolution.disabled[id]))",
+                sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// What `reason` and `fix` must mention, checked with a readable failure.
+func expectMentions(
+    _ diagnostic: Diagnostic, reason: [String] = [], fix: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+) {
+    for text in reason {
+        #expect(diagnostic.reason.contains(text), "reason does not mention \(text)", sourceLocation: sourceLocation)
+    }
+    for text in fix {
+        #expect(diagnostic.fix.contains(text), "fix does not mention \(text)", sourceLocation: sourceLocation)
+    }
+}
