@@ -1,3 +1,4 @@
+import CMicroappABI
 import Foundation
 import MicroappHost
 import MicroappSDK
@@ -39,8 +40,20 @@ struct RoundTiming {
     var resolve: Double
     /// (b) bare `dlopen(RTLD_NOW | RTLD_LOCAL)` + `dlsym("microapp_entry")`.
     var bare: Double
-    /// (c) like (b), then calling `microapp_entry` (the plugin builds its descriptor and encodes its manifest).
-    var entry: Double
+}
+
+/// Per-plugin seconds of the loader's steps, replayed one by one outside `PluginLoader` on fresh copies.
+struct StepTiming {
+    /// `stat` and reading the ELF header, as the loader's file check does.
+    var fileCheck = 0.0
+    /// `dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)`.
+    var open = 0.0
+    /// `dlsym` and the call of `microapp_entry` (the plugin builds its descriptor and encodes its manifest).
+    var entry = 0.0
+    /// `ManifestCoding.decode` of that manifest right after its image was loaded, as `PluginLoader.load` does.
+    var decodeAfterLoad = 0.0
+    /// `ManifestCoding.decode` of other fresh manifests once all their images are loaded.
+    var decodeAfterAllLoads = 0.0
 }
 
 /// Loads fresh copies both ways, interleaved, and checks the host path did its whole job each time.
@@ -74,19 +87,16 @@ struct LoaderBenchmark {
         return (seconds(load), seconds(register), seconds(resolve))
     }
 
-    /// (b): bare `dlopen` + `dlsym` of `copies`, and (c) also calling the entry; fails if any does not open,
-    /// lacks the entry, or (c) returns no descriptor.
-    func measureBare(_ copies: [(path: String, id: String)], callEntry: Bool = false) throws -> Double {
-        typealias Entry = @convention(c) () -> UnsafeRawPointer?
+    /// (b): bare `dlopen` + `dlsym` of `copies`; fails if any does not open or lacks the entry.
+    func measureBare(_ copies: [(path: String, id: String)]) throws -> Double {
         var failures: [String] = []
         let bare = clock.measure {
             for copy in copies {
-                guard let handle = dlopen(copy.path, RTLD_NOW | RTLD_LOCAL), let symbol = dlsym(handle, "microapp_entry")
+                guard let handle = dlopen(copy.path, RTLD_NOW | RTLD_LOCAL), dlsym(handle, "microapp_entry") != nil
                 else {
                     failures.append(copy.path)
                     continue
                 }
-                if callEntry && unsafeBitCast(symbol, to: Entry.self)() == nil { failures.append(copy.path) }
             }
         }
         guard failures.isEmpty else { throw BenchmarkError("bare dlopen failed for \(failures)") }
@@ -97,47 +107,61 @@ struct LoaderBenchmark {
     mutating func round(_ count: Int, hostFirst: Bool) throws -> RoundTiming {
         let hostCopies = try factory.copies(count)
         let bareCopies = try factory.copies(count)
-        let entryCopies = try factory.copies(count)
         var parts = (0.0, 0.0, 0.0)
         var bare = 0.0
-        var entry = 0.0
         if hostFirst {
             parts = try measureHost(hostCopies)
             bare = try measureBare(bareCopies)
-            entry = try measureBare(entryCopies, callEntry: true)
         } else {
-            entry = try measureBare(entryCopies, callEntry: true)
             bare = try measureBare(bareCopies)
             parts = try measureHost(hostCopies)
         }
         return RoundTiming(
-            host: parts.0 + parts.1 + parts.2, load: parts.0, register: parts.1, resolve: parts.2, bare: bare,
-            entry: entry)
+            host: parts.0 + parts.1 + parts.2, load: parts.0, register: parts.1, resolve: parts.2, bare: bare)
     }
 
-    /// Median time of `PluginLoader.load` of a copy that is already loaded: `dlopen` only bumps a reference count
-    /// and the entry returns its cached descriptor, so this is the host's own work per file (file checks, dlsym,
-    /// reading and decoding the manifest) without mapping a new image.
-    mutating func reloadTime() throws -> Double {
-        let copy = try factory.copies(1)[0]
-        _ = try PluginLoader.load(copy.path).get()
-        var samples: [Double] = []
-        for _ in 0..<200 {
-            samples.append(seconds(try clock.measure { _ = try PluginLoader.load(copy.path).get() }))
+    /// Replays the loader's steps on `count` fresh copies, timing each, then decodes the manifests of `count`
+    /// other fresh copies after all of them are loaded. Per plugin, in seconds.
+    mutating func steps(_ count: Int) throws -> StepTiming {
+        typealias Entry = @convention(c) () -> UnsafePointer<microapp_descriptor>?
+        var timing = StepTiming()
+        func entry(_ path: String) throws -> UnsafePointer<microapp_descriptor> {
+            guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE),
+                let symbol = dlsym(handle, "microapp_entry"), let descriptor = unsafeBitCast(symbol, to: Entry.self)()
+            else { throw BenchmarkError("\(path) did not load") }
+            return descriptor
         }
-        return median(samples)
-    }
-
-    /// Median time of `ManifestCoding.decode` of one plugin's manifest JSON, the host's side of reading it.
-    func manifestDecodeTime() throws -> Double {
-        let json = try ManifestCoding.encode(
-            FeatureManifest(
-                id: PluginFactory.featureID(1), version: 1, displayName: "Bench",
-                routes: [RouteDeclaration("\(PluginFactory.featureID(1))://home")]))
-        var samples: [Double] = []
-        for _ in 0..<200 {
-            samples.append(seconds(try clock.measure { _ = try ManifestCoding.decode(json) }))
+        for copy in try factory.copies(count) {
+            var start = clock.now
+            func lap(_ step: WritableKeyPath<StepTiming, Double>) {
+                let now = clock.now
+                timing[keyPath: step] += seconds(now - start)
+                start = now
+            }
+            var info = stat()
+            guard stat(copy.path, &info) == 0, let file = FileHandle(forReadingAtPath: copy.path),
+                (try file.read(upToCount: 20))?.count == 20
+            else { throw BenchmarkError("\(copy.path) cannot be read") }
+            try file.close()
+            lap(\.fileCheck)
+            guard let handle = dlopen(copy.path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+                throw BenchmarkError("\(copy.path) did not load")
+            }
+            lap(\.open)
+            guard let symbol = dlsym(handle, "microapp_entry"),
+                let descriptor = unsafeBitCast(symbol, to: Entry.self)(),
+                let json = descriptor.pointee.manifest_json
+            else { throw BenchmarkError("\(copy.path) has no descriptor") }
+            lap(\.entry)
+            _ = try ManifestCoding.decode(String(cString: json))
+            lap(\.decodeAfterLoad)
         }
-        return median(samples)
+        let texts = try factory.copies(count).map { String(cString: try entry($0.path).pointee.manifest_json!) }
+        timing.decodeAfterAllLoads = seconds(
+            try clock.measure { for text in texts { _ = try ManifestCoding.decode(text) } })
+        for step in [\StepTiming.fileCheck, \.open, \.entry, \.decodeAfterLoad, \.decodeAfterAllLoads] {
+            timing[keyPath: step] /= Double(count)
+        }
+        return timing
     }
 }

@@ -5,8 +5,8 @@
 //
 //     swift run -c release loader-benchmark [--rounds R]      (default 7 rounds)
 //
-// Copies are never unloaded (the host never dlcloses), so memory grows by 3 × (1 + 20 + 200) images a round
-// (sides (a), (b) and (c): (c) is (b) plus the call of `microapp_entry`, to show where the difference goes).
+// Copies are never unloaded (the host never dlcloses), so memory grows by 2 × (1 + 20 + 200) images a round.
+// Before the rounds, the loader's steps are replayed one by one on fresh copies to show where (a) − (b) goes.
 import Foundation
 
 let sizes = [1, 20, 200]
@@ -34,6 +34,8 @@ func runBenchmark() throws {
 
     // Warm-up, not counted: first use of the loader paths, the SDK's tables, the page cache of the template.
     _ = try benchmark.round(20, hostFirst: true)
+    let stepCount = 100
+    let steps = try (0..<3).map { _ in try benchmark.steps(stepCount) }
 
     var timings: [Int: [RoundTiming]] = [:]
     for round in 0..<rounds {
@@ -41,7 +43,7 @@ func runBenchmark() throws {
             timings[size, default: []].append(try benchmark.round(size, hostFirst: round % 2 == 0))
         }
     }
-    let images = (rounds * sizes.reduce(0, +) + 20) * 3
+    let images = (rounds * sizes.reduce(0, +) + 20) * 2 + 3 * 2 * stepCount
     let grown = Double(residentBytes() - residentBefore) / 1_048_576
 
     print(
@@ -51,13 +53,11 @@ func runBenchmark() throws {
     print("per plugin, median of \(rounds) rounds (µs)")
     print("   N │ (a) host: load + register + resolve = total │ (b) dlopen+dlsym │ (a)/(b) target ≤ 2×")
     print("─────┼────────────────────────────────────────────┼──────────────────┼────────────────────")
-    var perPlugin: [Int: (host: Double, bare: Double)] = [:]
     for size in sizes {
         let rows = timings[size] ?? []
         let micro = { (value: (RoundTiming) -> Double) in median(rows.map(value)) / Double(size) * 1e6 }
         let host = micro(\.host)
         let bare = micro(\.bare)
-        perPlugin[size] = (host, bare)
         let ratio = host / bare
         print(
             "\(pad(String(size), 4)) │ \(fixed(micro(\.load), 1, width: 8)) + \(fixed(micro(\.register), 1, width: 8))",
@@ -65,18 +65,13 @@ func runBenchmark() throws {
             "\(fixed(ratio, 2, width: 6))× \(ratio <= 2 ? "✓" : "✗ over target")")
     }
     print("")
-    print("where (a) − (b) goes, per plugin (µs):")
-    for size in sizes {
-        let rows = timings[size] ?? []
-        let entry = median(rows.map(\.entry)) / Double(size) * 1e6
-        let bare = perPlugin[size]?.bare ?? .nan
-        print(
-            "  N = \(pad(String(size), 3)): (c) dlopen+dlsym+microapp_entry() \(fixed(entry, 1, width: 7))",
-            "→ the entry call (plugin builds its descriptor, encodes its manifest) \(fixed(entry - bare, 1, width: 6))")
-    }
-    print("  host reading one manifest (ManifestCoding.decode): \(fixed(try benchmark.manifestDecodeTime() * 1e6, 1))")
-    scratchProfile(try benchmark.factory.copies(1)[0].path)
-    print("  PluginLoader.load of an already-loaded copy (all host work but the mapping): \(fixed(try benchmark.reloadTime() * 1e6, 1))")
+    print("where the host's time goes: its steps replayed on \(stepCount) fresh copies, median of 3 (µs per plugin)")
+    let step = { (value: (StepTiming) -> Double) in fixed(median(steps.map(value)) * 1e6, 1, width: 6) }
+    print("  file check (stat + ELF header)          \(step(\.fileCheck))")
+    print("  dlopen (NOW | LOCAL | NODELETE)         \(step(\.open))")
+    print("  dlsym + microapp_entry()                \(step(\.entry))   the plugin encodes its manifest")
+    print("  ManifestCoding.decode, right after load \(step(\.decodeAfterLoad))   what PluginLoader.load does")
+    print("  ManifestCoding.decode, after all loads  \(step(\.decodeAfterAllLoads))   same work, casts cached")
     print("")
     print("linearity: batch cost(200) / cost(20), median batch times (ideal 10×, target ≤ 12×)")
     for (name, path) in [("(a) host", \RoundTiming.host), ("(b) bare", \RoundTiming.bare)] {

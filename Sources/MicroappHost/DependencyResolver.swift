@@ -116,7 +116,15 @@ public enum DependencyResolver {
             let id = feature.manifest.id
             do {
                 let pattern = try RoutePattern(route.pattern)
-                if let other = claimed.first(where: { $0.pattern.overlaps(pattern) }) {
+                // Inside one feature the more literal pattern wins (`detail/new` over `detail/{id}`); two patterns
+                // as specific as each other, or any overlap between features, would be a coin toss.
+                let literals = { (pattern: RoutePattern) in
+                    pattern.segments.filter { if case .literal = $0 { true } else { false } }.count
+                }
+                let conflicting = claimed.first {
+                    $0.pattern.overlaps(pattern) && ($0.owner != id || literals($0.pattern) == literals(pattern))
+                }
+                if let other = conflicting {
                     disable(
                         id,
                         Diagnostic(

@@ -140,9 +140,11 @@ func screenText(_ frame: [String: Any]) -> String {
 }
 
 /// Runs `microapp` to completion with no input and returns exit code, stdout and stderr.
-func runToEnd(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+func runToEnd(
+    _ arguments: [String], executable: String = AppProcess.executable
+) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: AppProcess.executable)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let stdout = Pipe()
     let stderr = Pipe()

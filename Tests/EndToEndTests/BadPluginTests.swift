@@ -31,14 +31,31 @@ struct BadPluginTests {
         #expect(result.err.contains("to fix:"))
     }
 
-    @Test("with no feature left to run the exit code is 2")
-    func nothingLeft() throws {
+    @Test("an unknown --only id is a usage error listing the ids there are")
+    func unknownOnly() throws {
         let result = try runToEnd(["run", "--ui", "text", "--no-build", "--only", "auth", "--only", "nope"])
         #expect(result.status == 1)
-        #expect(result.err.contains("--only nope"))
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-empty-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let doctor = try runToEnd(["doctor", empty.path, "--no-build"])
+        #expect(result.err.contains("--only nope") && result.err.contains("auth"))
+    }
+
+    @Test("a host with no usable plugin exits 2 and lists every problem")
+    func nothingLeft() throws {
+        // An installed host: the executable and the SDK, with no plugins beside them.
+        let host = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-host-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
+        for name in ["microapp", "libMicroappSDK.so"] {
+            try FileManager.default.copyItem(
+                at: AppProcess.buildDirectory.appendingPathComponent(name), to: host.appendingPathComponent(name))
+        }
+        let folder = try Self.brokenFolder()
+        try Data("also not a library".utf8).write(to: folder.appendingPathComponent("libAlsoBroken.so"))
+        let result = try runToEnd(
+            ["run", "--ui", "text", "--no-build", "--plugins", folder.path],
+            executable: host.appendingPathComponent("microapp").path)
+        #expect(result.status == 2)
+        #expect(result.err.contains("libBroken.so") && result.err.contains("libAlsoBroken.so"))
+        #expect(result.err.contains("no feature is left to run"))
+        let doctor = try runToEnd(["doctor", host.path, "--no-build"], executable: host.appendingPathComponent("microapp").path)
         #expect(doctor.status == 0)
         #expect(doctor.out.contains("no plugin libraries found"))
     }

@@ -108,14 +108,22 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder == ["a"])
     }
 
-    @Test("overlapping routes are refused, naming both patterns")
+    @Test("ambiguous routes are refused, naming both patterns")
     func routeConflict() throws {
         let resolution = DependencyResolver.resolve(
-            [T.candidate("a", routes: [RouteDeclaration("a://detail/{id}"), RouteDeclaration("a://detail/new")])],
+            [T.candidate("a", routes: [RouteDeclaration("a://detail/{id}"), RouteDeclaration("a://{kind}/new")])],
             hostOffers: [:])
         let problem = try #require(resolution.problems.first)
         #expect(problem.code == .routeConflict)
-        #expect(problem.reason.contains("a://detail/new") && problem.reason.contains("a://detail/{id}"))
+        #expect(problem.reason.contains("a://{kind}/new") && problem.reason.contains("a://detail/{id}"))
+    }
+
+    @Test("inside one feature a literal route may refine a parameter route")
+    func literalRefinesParameter() {
+        let resolution = DependencyResolver.resolve(
+            [T.candidate("a", routes: [RouteDeclaration("a://detail/{id}"), RouteDeclaration("a://detail/new")])],
+            hostOffers: [:])
+        #expect(resolution.problems.isEmpty)
     }
 
     @Test("several problems are all reported in one pass")

@@ -24,9 +24,17 @@ enum Paths {
 
     /// A folder for this process's fixtures (a new process compiles its own: paths are never reused across runs
     /// while an old image might be loaded, and parallel test processes never share files).
+    /// Folders of earlier test processes that have ended are removed first.
     static let fixtures: String = {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("plugin-loading-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let temporary = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        where name.hasPrefix("plugin-loading-") {
+            let pid = name.dropFirst("plugin-loading-".count).prefix { $0.isNumber }
+            if let pid = pid_t(pid), kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+            }
+        }
+        let folder = temporary.appendingPathComponent("plugin-loading-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.path
     }()
@@ -162,7 +170,9 @@ enum FixtureBuilder {
 
     /// A directory under `fileName`.
     static func directory(_ fileName: String) throws -> String {
-        try once(fileName) { path in try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        try once(fileName) { path in
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
     }
 
     private static func once(_ fileName: String, make: (String) throws -> Void) throws -> String {

@@ -49,22 +49,22 @@ struct ResolverRefusalTests {
         #expect(resolution.disabled["auth"] == nil)
     }
 
-    /// Two routes of one library that match the same URL (`rc://item/{id}` and `rc://item/new`).
+    /// Two routes of one library that match the same URL (`rc://item/{id}` and `rc://{kind}/new`, equally specific).
     @Test("two overlapping routes within one library are a route conflict that disables it")
     func routeConflictWithinFeature() throws {
-        let path = try M.plugin("rc", routes: ["rc://item/{id}", "rc://item/new"])
+        let path = try M.plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"])
         let resolution = resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .routeConflict)
         #expect(problem.subject == path)
-        expectMentions(problem, reason: ["rc://item/new", "rc://item/{id}"], fix: ["distinct literal segment"])
+        expectMentions(problem, reason: ["rc://{kind}/new", "rc://item/{id}"], fix: ["distinct literal segment"])
         #expect(resolution.disabled["rc"] != nil)
     }
 
     /// What was found: two libraries with the same id never get as far as a route check (the resolver drops the
     /// second of a duplicate id first), so their overlapping routes show up as a duplicate id. Between features of
-    /// different ids, a conflict needs a route outside the feature's own scheme: see `routeHijack` (refused by the
-    /// manifest check when it holds) and the `Candidate` test below (the resolver on its own).
+    /// different ids, a conflict needs a route outside a feature's own scheme, which manifests may declare since
+    /// d061754: see `routeHijack` (the foreign claim loses, whatever the load order) and the `Candidate` test.
     @Test("overlapping routes in two libraries of the same id are reported as a duplicate id, not a route conflict")
     func routeConflictAcrossLibraries() throws {
         let first = try M.plugin("rx", name: "RouteOne", routes: ["rx://a/{id}"])
@@ -74,9 +74,9 @@ struct ResolverRefusalTests {
         #expect(resolution.problems.first?.subject == second)
     }
 
-    /// A library loaded before the real Auth (load order decides who keeps a contested route) declares one of
-    /// Auth's own routes. Whatever refuses it — the manifest check (the scheme is the feature id) or the
-    /// resolver — the real Auth must keep its routes and start.
+    /// A library loaded before the real Auth declares one of Auth's own routes. Before 06d3ffe the first claim
+    /// won, so this library disabled the real Auth (route conflict on Auth's side); now claims in a feature's own
+    /// scheme go first and the foreign claim is the one refused.
     @Test("a library claiming a route of the real Auth is refused, and the real Auth still starts")
     func routeHijack() throws {
         let realAuth = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
@@ -147,7 +147,8 @@ struct ResolverRefusalTests {
     @Test("a service asked for as state is refused as the wrong type")
     func wrongKind() throws {
         let path = try M.plugin(
-            "kindless", requirements: [M.requirement("auth.sign-in", type: "Service<Credentials, Session>", kind: .state)])
+            "kindless",
+            requirements: [M.requirement("auth.sign-in", type: "Service<Credentials, Session>", kind: .state)])
         let resolution = resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .wrongType)
@@ -229,16 +230,18 @@ struct ResolverRefusalTests {
 
     @Test("several problems in one set are all reported by one resolve call")
     func severalProblems() throws {
-        let paths = [
-            try M.plugin("needy", requirements: [M.requirement("nowhere.service")]),
-            try M.plugin("mistyped", requirements: [M.requirement("session", type: "Int", kind: .state)]),
-            try M.plugin(
-                "writer", requirements: [M.requirement(Host.counter.id, type: "Int", kind: .state, access: .readWrite)]
-            ),
-            try M.plugin("twin", name: "TwinOne"),
-            try M.plugin("twin", name: "TwinTwo"),
-            try M.plugin("rc", routes: ["rc://item/{id}", "rc://item/new"]),
-        ] + (try cyclePair()) + (try providerDisabledPair()) + [try M.plugin("healthy")]
+        let paths =
+            [
+                try M.plugin("needy", requirements: [M.requirement("nowhere.service")]),
+                try M.plugin("mistyped", requirements: [M.requirement("session", type: "Int", kind: .state)]),
+                try M.plugin(
+                    "writer",
+                    requirements: [M.requirement(Host.counter.id, type: "Int", kind: .state, access: .readWrite)]
+                ),
+                try M.plugin("twin", name: "TwinOne"),
+                try M.plugin("twin", name: "TwinTwo"),
+                try M.plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"]),
+            ] + (try cyclePair()) + (try providerDisabledPair()) + [try M.plugin("healthy")]
         let resolution = resolve(paths)
         let expected: [Diagnostic.Code] = [
             .duplicateFeature, .routeConflict, .missingRequirement, .wrongType, .wrongAccess, .missingRequirement,

@@ -42,7 +42,8 @@ enum Host {
         for path in real {
             guard let id = loaded[path] else {
                 let problem = report.problems.first { $0.subject == path }
-                Issue.record("real plugin \(path) did not load: \(String(describing: problem))", sourceLocation: sourceLocation)
+                Issue.record(
+                    "real plugin \(path) did not load: \(String(describing: problem))", sourceLocation: sourceLocation)
                 continue
             }
             #expect(
@@ -55,7 +56,8 @@ enum Host {
 
 /// What `reason` and `fix` must mention, checked with a readable failure.
 func expectMentions(
-    _ diagnostic: Diagnostic, reason: [String] = [], fix: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+    _ diagnostic: Diagnostic, reason: [String] = [], fix: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
 ) {
     for text in reason {
         #expect(diagnostic.reason.contains(text), "reason does not mention \(text)", sourceLocation: sourceLocation)

@@ -1,6 +1,6 @@
 /// What a feature says about itself before any of its code runs: identity, routes, needs and offers.
 public struct FeatureManifest: Codable, Sendable, Equatable {
-    /// Stable identifier, lowercase (`auth`, `characters`); also the scheme of the feature's routes.
+    /// Stable identifier, lowercase (`auth`, `characters`); by convention the scheme of the feature's routes.
     public var id: String
     /// Version number shown in the header and in swap notices; bump it with each release of the feature.
     public var version: Int

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The interactive terminal UI as a person sees it: the real binary in a tmux pane of 80×24.
+final class TmuxPane {
+    private let socket = "microapp-test-\(UUID().uuidString.prefix(8))"
+    private let session = "app"
+
+    init(_ command: String, environment: [String: String] = [:]) throws {
+        let exports = environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        try tmux(["new-session", "-d", "-x", "80", "-y", "24", "-s", session, "env \(exports) \(command)"])
+    }
+
+    /// What the pane shows now, one string per line.
+    func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", session]) }
+
+    /// Sends keys: tmux key names (`Enter`, `Tab`, `Escape`) or, with `literal`, text to type.
+    func send(_ keys: String, literal: Bool = false) throws {
+        try tmux(["send-keys", "-t", session] + (literal ? ["-l", keys] : [keys]))
+    }
+
+    /// Waits until the pane shows every one of `texts`; returns the screen.
+    @discardableResult
+    func waitFor(_ texts: String..., timeout: Duration = .seconds(10)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try screen()
+            if texts.allSatisfy(last.contains) { return last }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw AppProcessError("the terminal never showed \(texts); it shows:\n\(last)")
+    }
+
+    /// True while the program in the pane runs (the session ends with it).
+    var isRunning: Bool { (try? tmux(["has-session", "-t", session])) != nil }
+
+    /// Runs tmux with posix_spawn and waitpid. Foundation's Process is not used here: it waits for every process
+    /// that inherited its descriptors, and the tmux server that `new-session` forks lives on.
+    @discardableResult
+    private func tmux(_ arguments: [String]) throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawnp(&pid, "tmux", &actions, nil, argv, environ) == 0 else {
+            throw AppProcessError("tmux could not be started: is it installed? (apt-get install tmux)")
+        }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        guard status == 0 else {
+            throw AppProcessError("tmux \(arguments.joined(separator: " ")) failed (wait status \(status))")
+        }
+        return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+
+    deinit { _ = try? tmux(["kill-server"]) }
+}
+
+@Suite("End to end: the terminal UI in tmux", .serialized)
+struct TerminalUITests {
+    @Test("a person signs in with the keyboard and sees the characters list, then quits with q")
+    func signInWithKeyboard() async throws {
+        let pane = try TmuxPane("\(AppProcess.executable) --no-build", environment: ["NO_COLOR": "1"])
+        let welcome = try await pane.waitFor("Microapps · Auth", "Create account", "auth://select")
+        #expect(welcome.contains("signed out"))
+        try pane.send("Enter")
+        try await pane.waitFor("Password", "auth://sign-in")
+        try pane.send("rick@example.com", literal: true)
+        try pane.send("Tab")
+        try pane.send("portal-gun", literal: true)
+        try pane.send("Tab")
+        try await pane.waitFor("[>Sign in<]")
+        try pane.send("Enter")
+        let list = try await pane.waitFor("Microapps · Characters", "Rick Sanchez", "rick@example.com")
+        #expect(list.contains("characters://list"))
+        #expect(!list.contains("portal-gun"))
+        try pane.send("Escape")
+        try pane.send("q", literal: true)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while pane.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!pane.isRunning)
+    }
+}
