@@ -55,7 +55,16 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
         .executableTarget(
-            name: "microapp", dependencies: ["MicroappHost", "MicroappTerminal", sdk], path: "hosts/microapp",
+            name: "microapp", dependencies: ["MicroappHost", "MicroappTerminal", "DemoServices", sdk],
+            path: "hosts/microapp/CLI", swiftSettings: strict),
+        // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
+        .target(
+            name: "DemoServices", dependencies: ["CSQLite", "CCrypt", sdk], path: "hosts/microapp/Services",
+            swiftSettings: strict),
+        .systemLibrary(name: "CSQLite", path: "hosts/microapp/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypt", path: "hosts/microapp/CCrypt", providers: [.apt(["libcrypt-dev"])]),
+        .testTarget(
+            name: "DemoServicesTests", dependencies: ["DemoServices", sdk], path: "Tests/DemoServicesTests",
             swiftSettings: strict),
         .testTarget(
             name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappTesting", sdk],
