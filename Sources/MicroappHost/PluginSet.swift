@@ -26,8 +26,15 @@ public enum PluginSet {
     /// Loads each file; a file that fails does not stop the others.
     public static func load(_ paths: [String]) -> LoadReport {
         var report = LoadReport(images: [], problems: [])
+        var opened: [OpenedPlugin] = []
         for path in paths {
-            switch PluginLoader.load(path) {
+            switch PluginLoader.open(path, fingerprint: MicroappEntry.hostFingerprint) {
+            case .success(let plugin): opened.append(plugin)
+            case .failure(let problem): report.problems.append(problem)
+            }
+        }
+        for plugin in opened {
+            switch PluginLoader.describe(plugin) {
             case .success(let image): report.images.append(image)
             case .failure(let problem): report.problems.append(problem)
             }
