@@ -4,6 +4,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
     public enum Code: String, Codable, Sendable {
         case notFound = "not-found"
         case notSharedObject = "not-shared-object"
+        case unsafePermissions = "unsafe-permissions"
         case loadFailed = "load-failed"
         case noEntrySymbol = "no-entry-symbol"
         case nullDescriptor = "null-descriptor"

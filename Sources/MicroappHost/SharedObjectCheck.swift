@@ -71,6 +71,14 @@ enum SharedObjectCheck {
                 .notSharedObject, subject: path, reason: "it is not a regular file",
                 fix: "point Microapps at lib<Feature>.so files or the folder that holds them")
         }
+        if let problem = ownershipProblem(path, info, what: "file") { return problem }
+        let folder = (path as NSString).deletingLastPathComponent
+        var folderInfo = stat()
+        if stat(folder.isEmpty ? "." : folder, &folderInfo) == 0,
+            let problem = ownershipProblem(folder, folderInfo, what: "folder", file: path)
+        {
+            return problem
+        }
         guard let file = FileHandle(forReadingAtPath: path) else {
             return Diagnostic(
                 .loadFailed, subject: path, reason: "it cannot be read (\(String(cString: strerror(errno))))",
@@ -98,6 +106,28 @@ enum SharedObjectCheck {
             return Diagnostic(
                 .notSharedObject, subject: path, reason: "it is truncated: \(reason)",
                 fix: "rebuild the plugin (`swift build`) or copy it again; the file is incomplete")
+        }
+        return nil
+    }
+
+    /// Like ssh with keys: code that someone else could have replaced is not loaded. A file or folder writable by
+    /// group or others, or owned by another user than us or root, is refused.
+    private static func ownershipProblem(
+        _ path: String, _ info: stat, what: String, file: String? = nil
+    ) -> Diagnostic? {
+        let subject = file ?? path
+        let sticky = what == "folder" && info.st_mode & S_ISVTX != 0
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
+            return Diagnostic(
+                .unsafePermissions, subject: subject,
+                reason: "its \(what) \(path) is writable by \(info.st_mode & S_IWOTH != 0 ? "everyone" : "its group")",
+                fix: "run `chmod go-w \(path)`")
+        }
+        if info.st_uid != geteuid() && info.st_uid != 0 {
+            return Diagnostic(
+                .unsafePermissions, subject: subject,
+                reason: "its \(what) \(path) belongs to another user (uid \(info.st_uid))",
+                fix: "copy the plugin into a folder you own, or `chown` it to yourself")
         }
         return nil
     }
