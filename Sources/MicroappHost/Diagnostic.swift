@@ -5,6 +5,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case notFound = "not-found"
         case notSharedObject = "not-shared-object"
         case unsafePermissions = "unsafe-permissions"
+        case lockMismatch = "lock-mismatch"
         case loadFailed = "load-failed"
         case noEntrySymbol = "no-entry-symbol"
         case nullDescriptor = "null-descriptor"

@@ -23,11 +23,24 @@ public enum PluginSet {
         }
     }
 
-    /// Loads each file; a file that fails does not stop the others.
-    public static func load(_ paths: [String]) -> LoadReport {
+    /// Loads each file; a file that fails does not stop the others. A folder's `plugins.lock`, when there is one,
+    /// is enforced unless `enforcingLocks` is false (for `microapp lock` itself).
+    public static func load(_ paths: [String], enforcingLocks: Bool = true) -> LoadReport {
         var report = LoadReport(images: [], problems: [])
         var opened: [OpenedPlugin] = []
+        var locks: [String: PluginLock?] = [:]
         for path in paths {
+            let folder = (path as NSString).deletingLastPathComponent
+            do {
+                if enforcingLocks && locks[folder] == nil { locks[folder] = .some(try PluginLock.load(in: folder)) }
+            } catch {
+                report.problems.append(error)
+                continue
+            }
+            if let lock = locks[folder] ?? nil, let problem = lock.problem(with: path) {
+                report.problems.append(problem)
+                continue
+            }
             switch PluginLoader.open(path, fingerprint: MicroappEntry.hostFingerprint) {
             case .success(let plugin): opened.append(plugin)
             case .failure(let problem): report.problems.append(problem)

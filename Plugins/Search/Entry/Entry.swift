@@ -1,0 +1,5 @@
+import MicroappSDK
+import Search
+
+/// The one symbol the host looks up: this feature's descriptor (ABI version, manifest, register).
+@_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? { MicroappEntry.export(SearchFeature.self) }

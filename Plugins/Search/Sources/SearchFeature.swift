@@ -1,0 +1,56 @@
+import MicroappSDK
+
+/// Search characters by name, with recent searches; a result opens its detail in Characters.
+public enum SearchFeature: Feature {
+    /// How long typing must pause before a search starts.
+    public static let debounce = Duration.milliseconds(300)
+
+    /// One route behind a session, the search services and the session it reads.
+    public static let manifest = FeatureManifest(
+        id: "search", version: 1, displayName: "Search",
+        routes: [RouteDeclaration(SearchRoute.home.url, requiresSession: true)],
+        requirements: [
+            SearchKeys.search.requirement, SearchKeys.recent.requirement, SearchKeys.saveRecent.requirement,
+            SearchKeys.clearRecent.requirement, SearchKeys.session.requirement,
+        ],
+        hasMocks: true)
+
+    /// Builds the Root from the host's services, with the standard debounce.
+    @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
+        try makeRoot(context, debounce: debounce)
+    }
+
+    /// Builds the Root with another debounce: tests pass a short one to stay fast.
+    @MainActor public static func makeRoot(_ context: FeatureContext, debounce: Duration) throws -> any Root {
+        try SearchRoot(
+            dependencies: SearchDependencies(context: context, debounce: debounce),
+            session: context.value(SearchKeys.session), invalidate: { context.invalidate() })
+    }
+}
+
+/// The dependencies Search asks the host for.
+public enum SearchKeys {
+    /// Characters whose names contain a text.
+    public static let search = DependencyKey<Service<SearchQuery, SearchResults>>.service("characters.search")
+    /// The recent queries, most recent first.
+    public static let recent = DependencyKey<Service<Nothing, RecentQueries>>.service("search.recent")
+    /// Remembers a query; answers the new list.
+    public static let saveRecent = DependencyKey<Service<RecentQuery, RecentQueries>>.service("search.save-recent")
+    /// Forgets every recent query; answers the new (empty) list.
+    public static let clearRecent = DependencyKey<Service<Nothing, RecentQueries>>.service("search.clear-recent")
+    /// Who is signed in, read only: another account must not see this one's query.
+    public static let session = DependencyKey<Session?>.session(access: .read)
+}
+
+/// The one screen of Search.
+enum SearchRoute: FeatureRoute {
+    /// The query field, its results and the recent searches.
+    case home
+
+    var url: String { "search://home" }
+
+    init?(_ location: Location) {
+        guard location.pattern == SearchRoute.home.url else { return nil }
+        self = .home
+    }
+}

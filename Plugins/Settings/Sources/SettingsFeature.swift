@@ -1,0 +1,39 @@
+import MicroappSDK
+
+/// The signed-in account: who it is, signing out and deleting it.
+public enum SettingsFeature: Feature {
+    /// The one route: the account and what can be done with it.
+    static let homeURL = "settings://home"
+
+    /// One route behind a session, the account services and the session it reads.
+    public static let manifest = FeatureManifest(
+        id: "settings", version: 1, displayName: "Settings",
+        routes: [RouteDeclaration(homeURL, requiresSession: true)],
+        requirements: [
+            SettingsKeys.signOut.requirement, SettingsKeys.deleteAccount.requirement,
+            SettingsKeys.session.requirement,
+        ],
+        hasMocks: true)
+
+    /// Builds the Root from the host's services and session.
+    @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
+        let signOut = try context.service(SettingsKeys.signOut)
+        let deleteAccount = try context.service(SettingsKeys.deleteAccount)
+        let dependencies = SettingsViewModel.Dependencies(
+            signOut: { () async throws(ServiceError) in _ = try await signOut(Nothing()) },
+            deleteAccount: { () async throws(ServiceError) in _ = try await deleteAccount(Nothing()) })
+        return SettingsRoot(
+            viewModel: SettingsViewModel(dependencies: dependencies, onChange: { context.invalidate() }),
+            session: try context.value(SettingsKeys.session), invalidate: { context.invalidate() })
+    }
+}
+
+/// The dependencies Settings asks the host for.
+public enum SettingsKeys {
+    /// Ends the session; the host clears it and every guarded screen sends the person to sign in.
+    public static let signOut = DependencyKey<Service<Nothing, Nothing>>.service("auth.sign-out")
+    /// Deletes the signed-in account and its recent searches, then signs out.
+    public static let deleteAccount = DependencyKey<Service<Nothing, Nothing>>.service("auth.delete-account")
+    /// Who is signed in, read only: only Auth writes it.
+    public static let session = DependencyKey<Session?>.session(access: .read)
+}

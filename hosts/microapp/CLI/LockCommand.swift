@@ -1,0 +1,29 @@
+import MicroappHost
+
+/// `microapp lock [DIR]`: write `DIR/plugins.lock` with the SHA-256 of every usable library in DIR.
+enum LockCommand {
+    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+        try arguments.allow(["--no-build"])
+        guard arguments.operands.count <= 1 else {
+            throw UsageError("lock takes at most one folder", fix: "write `microapp lock [DIR]`")
+        }
+        let folder = arguments.operands.first ?? PluginLocations.current().executableDirectory.path
+        let report = PluginSet.load(PluginSet.discover(in: [folder]), enforcingLocks: false)
+        if !report.problems.isEmpty {
+            Console.report(report.problems)
+            Console.err("microapp: not locking \(folder): fix the libraries above first")
+            return .invalidPluginSet
+        }
+        guard !report.images.isEmpty else {
+            throw UsageError("no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
+        }
+        do {
+            try PluginLock(images: report.images).write(in: folder)
+        } catch {
+            Console.err("microapp: could not write \(folder)/\(PluginLock.fileName): \(error)\n  to fix: check the folder's permissions")
+            return .usage
+        }
+        Console.out("locked \(report.images.count) libraries in \(folder)/\(PluginLock.fileName)")
+        return .ok
+    }
+}
