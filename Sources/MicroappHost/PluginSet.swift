@@ -26,6 +26,20 @@ public enum PluginSet {
     /// Loads each file; a file that fails does not stop the others. A folder's `plugins.lock`, when there is one,
     /// is enforced unless `enforcingLocks` is false (for `microapp lock` itself).
     public static func load(_ paths: [String], enforcingLocks: Bool = true) -> LoadReport {
+        load(paths, enforcingLocks: enforcingLocks) { _ in nil }
+    }
+
+    /// Like `load(_:enforcingLocks:)`, but each library is first loaded in a child process (or known from the
+    /// cache): one that crashes or hangs there is refused and never loaded in this process.
+    public static func load(
+        _ paths: [String], enforcingLocks: Bool = true, screening: inout PluginScreening
+    ) -> LoadReport {
+        load(paths, enforcingLocks: enforcingLocks) { screening.verdict(for: $0) }
+    }
+
+    private static func load(
+        _ paths: [String], enforcingLocks: Bool, screen: (String) -> PluginProbe.Verdict?
+    ) -> LoadReport {
         var report = LoadReport(images: [], problems: [])
         var opened: [OpenedPlugin] = []
         var locks: [String: PluginLock?] = [:]
@@ -40,6 +54,13 @@ public enum PluginSet {
             if let lock = locks[folder] ?? nil, let problem = lock.problem(with: path) {
                 report.problems.append(problem)
                 continue
+            }
+            switch screen(path) {
+            case .blocked(let problem), .refused(let problem):
+                report.problems.append(problem)
+                continue
+            case .usable, nil:
+                break
             }
             switch PluginLoader.open(path, fingerprint: MicroappEntry.hostFingerprint) {
             case .success(let plugin): opened.append(plugin)

@@ -30,13 +30,25 @@ public struct SHA256: Sendable {
 
     /// Adds bytes to the message.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            pending.append(byte)
-            if pending.count == 64 {
-                compress(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in update(buffer) }
+        if handled == nil { update(Array(bytes)) }
+    }
+
+    private mutating func update(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        if !pending.isEmpty {
+            let take = min(64 - pending.count, buffer.count)
+            pending.append(contentsOf: buffer[0..<take])
+            index = take
+            guard pending.count == 64 else { return }
+            pending.withUnsafeBufferPointer { compress($0) }
+            pending.removeAll(keepingCapacity: true)
         }
+        while buffer.count - index >= 64 {
+            compress(UnsafeBufferPointer(rebasing: buffer[index..<index + 64]))
+            index += 64
+        }
+        pending.append(contentsOf: buffer[index...])
     }
 
     /// The 32-byte digest; the hash is spent afterwards.
@@ -47,15 +59,23 @@ public struct SHA256: Sendable {
         for shift in stride(from: 56, through: 0, by: -8) {
             pending.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
         }
-        for start in stride(from: 0, to: pending.count, by: 64) { compress(Array(pending[start..<start + 64])) }
+        let padded = pending
+        padded.withUnsafeBufferPointer { buffer in
+            for start in stride(from: 0, to: buffer.count, by: 64) {
+                compress(UnsafeBufferPointer(rebasing: buffer[start..<start + 64]))
+            }
+        }
         return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
     }
 
-    private mutating func compress(_ block: [UInt8]) {
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         compressedBlocks &+= 1
         var words = [UInt32](repeating: 0, count: 64)
         for index in 0..<16 {
-            words[index] = (0..<4).reduce(0) { $0 << 8 | UInt32(block[index * 4 + $1]) }
+            let base = index * 4
+            words[index] =
+                UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
+                | UInt32(block[base + 3])
         }
         for index in 16..<64 {
             let s0 = words[index - 15].rotatedRight(7) ^ words[index - 15].rotatedRight(18) ^ (words[index - 15] >> 3)

@@ -90,25 +90,17 @@ enum InspectCommands {
         return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 ? .invalidPluginSet : .ok
     }
 
-    /// `probe --json` output.
-    struct ProbeResult: Codable {
-        var file: String
-        var verdict: String
-        var manifest: FeatureManifest?
-        var problem: Diagnostic?
-    }
-
     static func probe(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         try arguments.allow(["--json"])
         guard arguments.operands.count == 1, let file = arguments.operands.first else {
             throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
         }
-        let result: ProbeResult
+        let result: ProbeReport
         switch PluginLoader.load(file).flatMap(PluginLoader.registerChecked) {
         case .success(let image):
-            result = ProbeResult(file: file, verdict: "ok", manifest: image.manifest)
+            result = ProbeReport(file: file, verdict: "ok", manifest: image.manifest)
         case .failure(let problem):
-            result = ProbeResult(file: file, verdict: "refused", problem: problem)
+            result = ProbeReport(file: file, verdict: "refused", problem: problem)
         }
         if arguments.flag("--json") {
             Console.json(result)

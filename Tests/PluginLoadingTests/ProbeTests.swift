@@ -1,0 +1,100 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Testing
+
+@Suite("Untrusted libraries are probed in a child process first")
+struct ProbeTests {
+    static let probe = PluginProbe(executable: "\(Paths.runnerDirectory)/microapp", timeout: .seconds(5))
+
+    /// A valid plugin whose `register_feature` runs `body` (a C expression) instead of returning.
+    static func plugin(_ name: String, register body: String) throws -> String {
+        var descriptor = DescriptorFixture(manifest: Manifests.json(name.lowercased()))
+        descriptor.registerStatus = body
+        return try FixtureBuilder.plugin(name, descriptor)
+    }
+
+    @Test("a library that traps in register_feature crashes the probe, not the host, and the others still load")
+    func trapInRegister() throws {
+        let trapping = try Self.plugin("TrapRegister", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
+        let verdict = Self.probe.verdict(for: trapping)
+        guard case .blocked(let problem) = verdict else {
+            Issue.record("expected blocked, got \(verdict)")
+            return
+        }
+        #expect(problem.code == .probeCrashed)
+        #expect(problem.subject == trapping)
+        #expect(problem.reason.contains("crashed a probe process") && problem.reason.contains("signal"))
+        #expect(problem.fix.contains("microapp probe \(trapping)"))
+
+        let cacheFile = "\(Paths.fixtures)/cache-\(UUID().uuidString).json"
+        var screening = PluginScreening(probe: Self.probe, cache: ProbeCache(file: cacheFile))
+        let report = PluginSet.load([trapping] + Paths.realPlugins, screening: &screening)
+        #expect(report.problems.map(\.code) == [.probeCrashed])
+        #expect(Set(report.images.map(\.manifest.id)).isSuperset(of: ["auth", "characters"]))
+    }
+
+    @Test("a library that hangs in register_feature is stopped at the time limit and blocked")
+    func hangInRegister() throws {
+        let hanging = try Self.plugin(
+            "HangRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        let quick = PluginProbe(executable: Self.probe.executable, timeout: .milliseconds(700))
+        guard case .blocked(let problem) = quick.verdict(for: hanging) else {
+            Issue.record("a hanging library was not blocked")
+            return
+        }
+        #expect(problem.code == .probeHung)
+        #expect(problem.reason.contains("did not finish within"))
+    }
+
+    @Test("a refused library is refused with the child's diagnostic, and a good one is usable")
+    func refusedAndUsable() throws {
+        var descriptor = DescriptorFixture(manifest: Manifests.json("wrongabi"))
+        descriptor.abiVersion = "(2u << 16)"
+        let wrongABI = try FixtureBuilder.plugin("WrongABIProbe", descriptor)
+        #expect(Self.probe.verdict(for: wrongABI) == .refused(try #require(PluginLoader.load(wrongABI).failure)))
+        #expect(Self.probe.verdict(for: "\(Paths.runnerDirectory)/libAuth.so") == .usable)
+    }
+
+    @Test("the cache answers for unchanged files, keeps a crasher blocked, and forgets a file that changed")
+    func cache() throws {
+        let folder = "\(Paths.fixtures)/probe-cache-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let auth = "\(folder)/libAuth.so"
+        try FileManager.default.copyItem(atPath: "\(Paths.runnerDirectory)/libAuth.so", toPath: auth)
+        let trapping = try Self.plugin("TrapCached", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
+        let cacheFile = "\(folder)/cache.json"
+
+        var first = PluginScreening(probe: Self.probe, cache: ProbeCache(file: cacheFile))
+        #expect(first.verdict(for: auth) == .usable)
+        #expect(first.verdict(for: trapping).isBlocked)
+        #expect(first.probed == 2)
+        first.cache.save()
+
+        var warm = PluginScreening(probe: Self.probe, cache: ProbeCache(file: cacheFile))
+        #expect(warm.verdict(for: auth) == .usable)
+        #expect(warm.verdict(for: trapping).isBlocked)
+        #expect(warm.probed == 0)
+
+        // A rebuilt library is a new file (new inode, new bytes): probed again.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: auth))
+        bytes.append(contentsOf: [0, 0, 0, 0])
+        try FileManager.default.removeItem(atPath: auth)
+        try bytes.write(to: URL(fileURLWithPath: auth))
+        #expect(warm.cache.verdict(for: auth) == nil)
+    }
+}
+
+extension PluginProbe.Verdict {
+    var isBlocked: Bool {
+        if case .blocked = self { return true }
+        return false
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
