@@ -49,7 +49,13 @@ let package = Package(
         .package(path: "Sources/MicroappSDK")
     ],
     targets: [
-        .target(name: "MicroappHost", dependencies: [sdk], path: "Sources/MicroappHost", swiftSettings: strict),
+        .target(
+            name: "MicroappHost", dependencies: ["MicroappDigest", sdk], path: "Sources/MicroappHost",
+            swiftSettings: strict),
+        // Hashing plugins on every start must not crawl in debug builds: this one file is always optimized.
+        .target(
+            name: "MicroappDigest", path: "Sources/MicroappDigest",
+            swiftSettings: strict + [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         .target(
             name: "MicroappTerminal", dependencies: ["MicroappHost", sdk], path: "Sources/MicroappTerminal",
             swiftSettings: strict),
@@ -67,7 +73,7 @@ let package = Package(
             name: "DemoServicesTests", dependencies: ["DemoServices", sdk], path: "Tests/DemoServicesTests",
             swiftSettings: strict),
         .testTarget(
-            name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappTesting", sdk],
+            name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappDigest", "MicroappTesting", sdk],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
         .testTarget(
             name: "PluginLoadingTests", dependencies: ["MicroappHost", sdk], path: "Tests/PluginLoadingTests",

@@ -1,3 +1,4 @@
+import MicroappDigest
 import Foundation
 
 /// `plugins.lock`: the SHA-256 of each plugin library in a folder, written by `microapp lock`. When a folder has

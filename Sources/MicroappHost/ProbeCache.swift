@@ -1,3 +1,4 @@
+import MicroappDigest
 import Foundation
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import MicroappDigest
 import MicroappHost
 import Testing
 

@@ -15,7 +15,7 @@ enum InspectCommands {
 
     @MainActor
     static func routes(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--json", "--plugins", "--only", "--no-build"])
+        try arguments.allow(["--json", "--plugins", "--only", "--no-build", "--no-probe"])
         let set = try LoadedPluginSet.load(arguments)
         let rows = set.images.flatMap { image in
             image.manifest.routes.map {
@@ -54,7 +54,7 @@ enum InspectCommands {
 
     @MainActor
     static func doctor(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--json", "--no-build"])
+        try arguments.allow(["--json", "--no-build", "--no-probe"])
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
         let set = try LoadedPluginSet.load(arguments, directories: directories)
         var rows = set.images.map { image -> DoctorRow in

@@ -16,7 +16,16 @@ struct LoadedPluginSet {
             _ = PluginBuilder(locations: locations).refresh()
         }
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
-        let report = PluginSet.load(PluginSet.discover(in: directories))
+        let paths = PluginSet.discover(in: directories)
+        let report: PluginSet.LoadReport
+        if arguments.flag("--no-probe") {
+            report = PluginSet.load(paths)
+        } else {
+            // New or changed libraries are loaded in a child process first; verdicts are cached.
+            var screening = PluginScreening()
+            report = PluginSet.load(paths, screening: &screening)
+            screening.cache.save()
+        }
         var images = report.images
         let only = arguments.values("--only")
         if !only.isEmpty {

@@ -15,7 +15,8 @@ enum RunCommand {
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow(["--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--data", "--home"])
+        try arguments.allow(
+            ["--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--home"])
         let ui = try chooseUI(arguments.value("--ui"))
         let set = try LoadedPluginSet.load(arguments)
         if arguments.flag("--strict") && !set.problems.isEmpty {

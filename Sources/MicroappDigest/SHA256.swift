@@ -1,3 +1,5 @@
+import Foundation
+
 /// SHA-256 (FIPS 180-4), for plugin digests: the toolchain on Linux has no CryptoKit and the project takes no
 /// package dependencies.
 public struct SHA256: Sendable {
@@ -25,6 +27,13 @@ public struct SHA256: Sendable {
     public static func hex(of bytes: some Sequence<UInt8>) -> String {
         var hash = SHA256()
         hash.update(bytes)
+        return hash.finalize().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    /// The hex digest of `data` (the fast path for files).
+    public static func hex(of data: Data) -> String {
+        var hash = SHA256()
+        data.withUnsafeBytes { hash.update($0.bindMemory(to: UInt8.self)) }
         return hash.finalize().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 
