@@ -23,7 +23,9 @@ final class AppProcess: Sendable {
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = arguments + ["--no-build"]
+        // Each run gets its own data folder: a session persisted by one test must not sign in the next.
+        let data = arguments.first == "run" ? ["--data", Self.freshDataDirectory()] : []
+        process.arguments = arguments + data + ["--no-build"]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdin = Pipe()
         let stdout = Pipe()
@@ -53,6 +55,13 @@ final class AppProcess: Sendable {
                 collected.errors.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
             }
         }
+    }
+
+    /// A new empty folder for the app's data.
+    static func freshDataDirectory() -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-data-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.path
     }
 
     /// Sends one event line, e.g. `{"type":"tap","id":"submit"}`.
