@@ -7,7 +7,10 @@ struct Arguments {
     private(set) var operands: [String] = []
 
     /// Options that take a value; every other `--name` is a flag.
-    static let valued: Set<String> = ["--plugins", "--only", "--open", "--ui", "--data", "--format", "--state", "--home"]
+    static let valued: Set<String> = [
+        "--plugins", "--only", "--open", "--ui", "--data", "--characters-url", "--format", "--state", "--home", "--mock",
+        "--output",
+    ]
 
     init(_ words: [String]) throws(UsageError) {
         var rest = words[...]
@@ -64,4 +67,11 @@ struct UsageError: Error, CustomStringConvertible {
     }
 
     var description: String { "microapp: \(message)\n  to fix: \(fix)" }
+
+    /// Wraps a service error whose description is already `microapp: what: why` and `  to fix: …`.
+    init(describing error: any Error) {
+        let parts = String(describing: error).components(separatedBy: "\n  to fix: ")
+        message = parts[0].hasPrefix("microapp: ") ? String(parts[0].dropFirst("microapp: ".count)) : parts[0]
+        fix = parts.count > 1 ? parts[1] : "see `microapp --help`"
+    }
 }

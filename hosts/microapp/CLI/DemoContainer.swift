@@ -1,18 +1,57 @@
+import DemoServices
+import Foundation
 import MicroappHost
 import MicroappSDK
 
-/// The composition root of the demo app: every service and piece of shared state features may ask for.
+/// The composition root of the demo app: every service and piece of shared state features may ask for, on the
+/// real services of `DemoServices` (SQLite in the data directory, libcrypt, the persisted session).
 enum DemoContainer {
+    /// The account a new database starts with, so the demo can be signed in to at once.
+    static let demoAccount = NewAccount(name: "Rick Sanchez", email: "rick@example.com", password: "portal-gun")
+
+    /// Opens the data directory (`--data`, nil for the default), its database and session, and the characters
+    /// source (`charactersURL`, nil for the bundled catalog), and offers every service of `DemoKeys`. Throws a
+    /// `StorageError` or `ConfigurationError` whose description says what, why and how to fix it. Problems the
+    /// app survives (a damaged session file) go to `report`, by default as lines on stderr.
     @MainActor
-    static func make() -> Container {
+    static func make(
+        dataDirectory: String?, charactersURL: String?,
+        report: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws -> Container {
+        let backend = try DemoBackend(
+            DemoBackend.Configuration(
+                dataDirectory: dataDirectory, charactersURL: charactersURL, seedAccounts: [demoAccount]),
+            report: { report($0.description) })
+        return container(backend)
+    }
+
+    /// The same keys and types without opening anything, for commands that only inspect plugins (`routes`,
+    /// `doctor`): the resolver needs to know what is offered, and no feature is started.
+    @MainActor
+    static func inspection() -> Container { container(nil) }
+
+    /// Offers every key of `DemoKeys`: the backend's services, or stand-ins that answer `unavailable`.
+    @MainActor
+    private static func container(_ backend: DemoBackend?) -> Container {
         let container = Container()
-        let accounts = InMemoryAccounts()
-        let catalog = CharacterCatalog()
-        container.share(ServiceKeys.session, ObservableProperty<Session?>(nil))
-        container.provide(ServiceKeys.signIn, Service { try accounts.signIn($0) })
-        container.provide(ServiceKeys.signUp, Service { try accounts.signUp($0) })
-        container.provide(ServiceKeys.page, Service { try catalog.page($0) })
-        container.provide(ServiceKeys.detail, Service { try catalog.detail($0) })
+        container.share(DemoKeys.session, backend?.session ?? ObservableProperty<Session?>(nil))
+        func offer<S: ServiceProtocol>(_ key: DependencyKey<S>, _ live: (DemoBackend) -> S) {
+            let inert = S(
+                erased: ErasedService { _ in
+                    throw ServiceError(code: "unavailable", message: "services do not run in inspect commands")
+                })
+            container.provide(key, backend.map(live) ?? inert)
+        }
+        offer(DemoKeys.signIn, \.signIn)
+        offer(DemoKeys.signUp, \.signUp)
+        offer(DemoKeys.signOut, \.signOut)
+        offer(DemoKeys.deleteAccount, \.deleteAccount)
+        offer(DemoKeys.page, \.page)
+        offer(DemoKeys.detail, \.detail)
+        offer(DemoKeys.search, \.search)
+        offer(DemoKeys.recentQueries, \.recentQueries)
+        offer(DemoKeys.saveRecentQuery, \.saveRecentQuery)
+        offer(DemoKeys.clearRecentQueries, \.clearRecentQueries)
         return container
     }
 

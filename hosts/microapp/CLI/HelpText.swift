@@ -10,6 +10,11 @@ enum HelpText {
           microapp routes [--json]        list the routes of the plugins, their owners and guards
           microapp doctor [DIR] [--json]  check a plugin folder; exit 2 if anything is wrong
           microapp probe FILE [--json]    load one library and print what it says about itself
+          microapp solo FEATURE [options] run one feature alone on its own mocks (other features' routes are stubs)
+          microapp preview FEATURE [ROUTE] [--state view|loading|alert|error|all] [--ui text|json]
+                                          draw each screen of a feature in each state, without running the app
+          microapp new NAME               scaffold Plugins/NAME: a feature, its mocks, previews and a test
+          microapp lock [DIR]             write DIR/plugins.lock (SHA-256 per library); then only those load
           microapp --help | --version
 
         RUN OPTIONS
@@ -19,10 +24,16 @@ enum HelpText {
           --ui MODE       terminal (default on a terminal), text, or json (one JSON event per line on stdin,
                           one JSON frame/notice/error per line on stdout)
           --strict        any plugin problem is fatal (exit 2) instead of skipping that plugin
+          --data DIR      where accounts, recent searches and the session live
+                          (default $XDG_DATA_HOME/microapp, else ~/.local/share/microapp)
+          --characters-url URL  read characters from this HTTP service instead of the bundled catalog
           --no-build      do not rebuild stale plugin libraries first
+          --no-probe      load new libraries without trying them in a child process first (faster, unsafe)
 
         Plugins are the lib<Feature>.so files beside this executable plus each --plugins DIR. Run from the
         repository, microapp first builds the plugin libraries that are missing or older than their sources.
+        A new or changed library is first loaded in a child process; one that crashes or hangs there is refused
+        (and stays refused until it changes). Verdicts are cached in $XDG_CACHE_HOME/microapp.
 
         EXIT CODES
           0 ok · 1 usage or input error · 2 plugin set invalid (problems listed) · 3 a plugin crashed
@@ -31,12 +42,15 @@ enum HelpText {
           swift run microapp
           swift run microapp --open characters://list --ui json
           swift run microapp routes
+          swift run microapp solo Characters --mock characters.page=failing
+          swift run microapp preview Auth auth://sign-in --state alert
         """
 
     static func forCommand(_ command: String) -> String? {
         switch command {
         case "run":
-            return "usage: microapp run [--plugins DIR]... [--only FEATURE]... [--open URL] [--ui terminal|text|json] [--strict]\n\n"
+            return
+                "usage: microapp run [--plugins DIR]... [--only FEATURE]... [--open URL] [--ui terminal|text|json] [--strict]\n\n"
                 + overview
         case "routes":
             return """
@@ -51,6 +65,50 @@ enum HelpText {
 
                 Loads every plugin in DIR (default: the plugins beside this executable), resolves them together,
                 and prints one row per library: feature, version, file, verdict and reason. Exit 2 if any is bad.
+                """
+        case "solo":
+            return """
+                usage: microapp solo FEATURE [--open URL] [--ui terminal|text|json] [--mock KEY=VARIANT]... [--plugins DIR]...
+
+                Runs one feature alone: only lib<FEATURE>.so is loaded (run from the repository, only that library is
+                built first), and every requirement is met by the mocks the feature ships (`static func mocks()`).
+                FEATURE is a folder in Plugins/, a feature id or a display name, in any case.
+                The header says `solo · mocks`. A route into a feature that is not loaded shows a stub screen
+                (`→ would open characters://detail/2 (Characters is not loaded)`) with Back; a guarded route opened
+                signed out, with no sign-in feature loaded, shows the stub of the sign-in route.
+
+                  --mock KEY=VARIANT  use that variant of a mocked service, e.g. --mock characters.page=failing
+                                      (repeatable; `solo` only — `run` uses the app's real services)
+                  --open URL          start at this route
+                  --ui MODE           terminal (default on a terminal), text or json, as for `run`
+                  --no-build          do not build the feature's library first
+
+                Exit 1: unknown feature, or a --mock key or variant the mocks do not have (the list is printed).
+                Exit 2: a requirement without a mock (named, with how to add it), or the library does not load.
+                """
+        case "preview":
+            return """
+                usage: microapp preview FEATURE [ROUTE] [--state view|loading|alert|error|all] [--ui text|json] [--output DIR]
+
+                Draws the screens a feature previews (its `static func previews()`, usually made with PreviewSession
+                over its mocks), each in its state, without running the app: as plain text (a blank line between
+                screens; the header says `preview · STATE`) or as one JSON frame line each, with `name`, `state` and
+                `variant` fields. ROUTE is a URL (characters://detail/2) or one of the feature's patterns.
+                --state defaults to all. --output DIR writes one NAME.txt per preview (NAME = path.state[.variant])
+                instead, removing other .txt files there when every preview is written: the golden files in
+                Plugins/FEATURE/Previews are written this way by scripts/update-previews.
+                Exit 1 when the feature has no previews (add `previews()` beside its mocks); 2 when they fail.
+                """
+        case "new":
+            return """
+                usage: microapp new NAME
+
+                Scaffolds Plugins/NAME in the repository (the current folder or above, else the one this executable
+                was built in): a feature with id `name` (lower case), one screen `name://home` with a view model, a
+                service `name.greeting` with mocks (default, slow, failing), previews and their golden files, the
+                C entry, and a test with MicroappTesting. Then `microapp solo NAME` runs it and `swift test` tests it.
+                NAME must be a Swift identifier (UpperCamelCase recommended): no keywords, no leading digit, only
+                A-Z, a-z, 0-9 and _, and no name already taken. Exit 1, with the reason, when it is refused.
                 """
         case "probe":
             return """

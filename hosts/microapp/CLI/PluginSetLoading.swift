@@ -9,8 +9,16 @@ struct LoadedPluginSet {
     /// Files that could not load, then resolver problems.
     let problems: [Diagnostic]
 
+    /// Whether the app's real services are opened (`run`) or only described (`routes`, `doctor`).
+    enum Services {
+        case live
+        case inspection
+    }
+
     @MainActor
-    static func load(_ arguments: Arguments, directories extra: [String]? = nil) throws(UsageError) -> LoadedPluginSet {
+    static func load(
+        _ arguments: Arguments, directories extra: [String]? = nil, services: Services = .inspection
+    ) throws(UsageError) -> LoadedPluginSet {
         let locations = PluginLocations.current()
         if !arguments.flag("--no-build") && locations.repository != nil {
             _ = PluginBuilder(locations: locations).refresh()
@@ -37,7 +45,18 @@ struct LoadedPluginSet {
             }
             images = images.filter { only.contains($0.manifest.id) }
         }
-        let container = DemoContainer.make()
+        let container: Container
+        switch services {
+        case .inspection:
+            container = DemoContainer.inspection()
+        case .live:
+            do {
+                container = try DemoContainer.make(
+                    dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
+            } catch {
+                throw UsageError(describing: error)
+            }
+        }
         let resolution = PluginSet.resolve(images, container: container)
         return LoadedPluginSet(
             images: images, container: container, resolution: resolution,

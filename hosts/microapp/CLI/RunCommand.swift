@@ -16,9 +16,9 @@ enum RunCommand {
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         try arguments.allow(
-            ["--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--home"])
+            ["--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--characters-url", "--home"])
         let ui = try chooseUI(arguments.value("--ui"))
-        let set = try LoadedPluginSet.load(arguments)
+        let set = try LoadedPluginSet.load(arguments, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
             Console.report(set.problems)
             Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")

@@ -18,6 +18,10 @@ func main() async -> ExitCode {
         case "routes": return try InspectCommands.routes(arguments)
         case "doctor": return try InspectCommands.doctor(arguments)
         case "probe": return try InspectCommands.probe(arguments)
+        case "lock": return try LockCommand.run(arguments)
+        case "solo": return try await SoloCommand.run(arguments)
+        case "preview": return try await PreviewCommand.run(arguments)
+        case "new": return try NewCommand.run(arguments)
         default:
             throw UsageError(
                 "unknown command '\(arguments.command)'", fix: "run `microapp --help` to see the commands")

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 only, for tests: one background thread answers connections one at a
+/// time with what `handler` says for each request target. It is bounded: it serves at most `maxConnections`,
+/// and stops by itself after `lifetime` (or when `stop()` is called or it is released).
+final class LoopbackHTTPServer: Sendable {
+    /// What to do with one request.
+    enum Reply: Sendable {
+        /// Answer with a status and a body.
+        case respond(status: Int, body: String)
+        /// Accept the request but say nothing for this long, then close.
+        case silence(Duration)
+    }
+
+    /// The port it listens on.
+    let port: UInt16
+    /// `http://127.0.0.1:PORT`.
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// Every request target served, such as `/api/characters?page=2`.
+    var targets: [String] { served.withLock { $0 } }
+
+    private let listener: Int32
+    private let stopped = Mutex(false)
+    private let served = Mutex<[String]>([])
+
+    init(
+        maxConnections: Int = 32, lifetime: Duration = .seconds(20),
+        handler: @escaping @Sendable (String) -> Reply
+    ) throws {
+        (listener, port) = try Self.listen()
+        let deadline = ContinuousClock.now + lifetime
+        Thread.detachNewThread { [self] in
+            defer { close(listener) }
+            var count = 0
+            while count < maxConnections, ContinuousClock.now < deadline, !stopped.withLock({ $0 }) {
+                var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 50) > 0 else { continue }
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { continue }
+                count += 1
+                serve(connection, deadline: deadline, handler: handler)
+            }
+        }
+    }
+
+    /// Stops accepting; the thread ends within 50 ms.
+    func stop() { stopped.withLock { $0 = true } }
+
+    deinit { stop() }
+
+    /// A port on 127.0.0.1 where nothing listens (bound, then closed).
+    static func unusedPort() throws -> UInt16 {
+        let (socket, port) = try listen()
+        close(socket)
+        return port
+    }
+
+    private func serve(_ connection: Int32, deadline: ContinuousClock.Instant, handler: (String) -> Reply) {
+        defer { close(connection) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var request = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !request.containsHeaderEnd, request.count < 65_536 {
+            let count = read(connection, &buffer, buffer.count)
+            guard count > 0 else { return }
+            request += buffer[0..<count]
+        }
+        let line = String(decoding: request.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
+        let target = line.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+        served.withLock { $0.append(target) }
+        switch handler(target) {
+        case .respond(let status, let body):
+            let bytes = Array(body.utf8)
+            let head =
+                "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Status")\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+            let response = Array(head.utf8) + bytes
+            _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        case .silence(let duration):
+            let end = min(ContinuousClock.now + duration, deadline)
+            while ContinuousClock.now < end, !stopped.withLock({ $0 }) { usleep(20_000) }
+        }
+    }
+
+    private static func listen() throws -> (socket: Int32, port: UInt16) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1, never another interface
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && Glibc.listen(socket, 16) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(socket)
+            throw ServerError("bind/listen on 127.0.0.1: \(String(cString: strerror(errno)))")
+        }
+        return (socket, UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Why the loopback server could not start.
+struct ServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension [UInt8] {
+    fileprivate var containsHeaderEnd: Bool {
+        count >= 4 && (0...(count - 4)).contains { self[$0..<$0 + 4].elementsEqual([13, 10, 13, 10]) }
+    }
+}

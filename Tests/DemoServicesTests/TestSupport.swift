@@ -1,0 +1,97 @@
+import DemoServices
+import Foundation
+import MicroappSDK
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A fresh folder under /tmp, removed (after making it writable again) when the value goes away.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/demo-services-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `path/name`.
+    func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    deinit {
+        chmodTree(path)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    private func chmodTree(_ path: String) {
+        chmod(path, 0o700)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+            let child = "\(path)/\(name)"
+            if (try? FileManager.default.attributesOfItem(atPath: child)[.type] as? FileAttributeType)
+                == .typeDirectory
+            {
+                chmodTree(child)
+            }
+        }
+    }
+}
+
+/// A migrated database in a fresh folder, with its stores.
+struct TestStore {
+    let directory = TemporaryDirectory()
+    let database: Database
+    let accounts: AccountStore
+    let recents: RecentSearchStore
+
+    init(busyTimeoutMilliseconds: Int32 = 5000) throws {
+        database = try Database(
+            path: directory.file("microapp.sqlite3"),  // where DataDirectory(directory.path) keeps it
+            options: Database.Options(busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+        try Schema.migrate(database)
+        accounts = AccountStore(database: database)
+        recents = RecentSearchStore(database: database)
+    }
+}
+
+/// The bytes of `path`.
+func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+/// The permission bits of `path`.
+func mode(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
+}
+
+/// Runs `body` and answers the `StorageError` it threw, or records an issue when it threw nothing or something else.
+func storageError(
+    _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) -> StorageError? {
+    do {
+        try body()
+        Issue.record("expected a StorageError, nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as StorageError {
+        return error
+    } catch {
+        Issue.record("expected a StorageError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// Awaits `body` and answers the `ServiceError` it threw, or records an issue.
+func serviceError(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> ServiceError? {
+    do {
+        try await body()
+        Issue.record("expected a ServiceError, nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as ServiceError {
+        return error
+    } catch {
+        Issue.record("expected a ServiceError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}

@@ -1,0 +1,181 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import MicroappTerminal
+
+/// `microapp preview FEATURE [ROUTE] [--state S] [--ui text|json] [--output DIR]`: draws the screens a feature
+/// previews (`Feature.previews()`), each in its state, without running the app. Golden files are its text output.
+enum PreviewCommand {
+    /// `view`, `loading`, `alert`, `error`, or `all` (the default).
+    static let states = PreviewState.allCases.map(\.rawValue) + ["all"]
+
+    @MainActor
+    static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+        try arguments.allow(["--state", "--ui", "--output", "--plugins", "--no-build"])
+        guard (1...2).contains(arguments.operands.count), let name = arguments.operands.first else {
+            throw UsageError(
+                "preview takes a FEATURE and optionally a ROUTE",
+                fix: "write e.g. `microapp preview Characters characters://list --state all`")
+        }
+        let state = arguments.value("--state") ?? "all"
+        guard states.contains(state) else {
+            throw UsageError("--state \(state) is not a state", fix: "use one of: \(states.joined(separator: ", "))")
+        }
+        let json: Bool
+        switch arguments.value("--ui") ?? "text" {
+        case "text": json = false
+        case "json": json = true
+        case let other:
+            throw UsageError("preview draws --ui text or --ui json, not \(other)", fix: "use --ui text or --ui json")
+        }
+        let output = arguments.value("--output")
+        if output != nil && json {
+            throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
+        }
+        let library: FeatureLibrary
+        switch try FeatureLibrary.load(name, arguments: arguments) {
+        case .success(let loaded): library = loaded
+        case .failure(let problem):
+            Console.report([problem])
+            return .invalidPluginSet
+        }
+        let manifest = library.image.manifest
+        let all: [ScreenPreview]
+        do {
+            all = try await library.feature.previews()
+        } catch {
+            Console.err(
+                "microapp: the previews of \(manifest.displayName) failed: \(error)\n  to fix: run `swift test --filter \(manifest.displayName)` and make \(library.typeName).previews() reach each state"
+            )
+            return .invalidPluginSet
+        }
+        guard !all.isEmpty else {
+            Console.err(
+                "microapp: \(manifest.displayName) has no previews\n  to fix: add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with PreviewSession over its mocks (see Plugins/Auth/Sources/Previews.swift)"
+            )
+            return .usage
+        }
+        let named = all.map { (name: fileName($0), preview: $0) }
+        if let clash = Dictionary(grouping: named, by: \.name).first(where: { $0.value.count > 1 }) {
+            Console.err(
+                "microapp: \(manifest.displayName) has \(clash.value.count) previews named \(clash.key)\n  to fix: give each preview of one route and state its own variant: `session.preview(\"field errors\")`"
+            )
+            return .invalidPluginSet
+        }
+        let chosen = try choose(named, route: arguments.operands.dropFirst().first, state: state, manifest: manifest)
+        let rendered = chosen.map { (name: $0.name, preview: $0.preview, frame: frame($0.preview, manifest: manifest)) }
+        if let output {
+            return write(rendered.map { ($0.name, $0.frame) }, to: output, replacing: chosen.count == named.count)
+        }
+        if json {
+            for item in rendered { Console.out(jsonLine(item.frame, name: item.name, preview: item.preview)) }
+        } else {
+            Console.out(rendered.map { PlainTextRenderer.render($0.frame) }.joined(separator: "\n\n"))
+        }
+        return .ok
+    }
+
+    /// `sign-in.alert`, `detail-2.view`, `sign-in.view.field-errors`: the route's path, the state, the variant.
+    static func fileName(_ preview: ScreenPreview) -> String {
+        let path = preview.route.range(of: "://").map { String(preview.route[$0.upperBound...]) } ?? preview.route
+        let parts =
+            [slug(path).isEmpty ? "root" : slug(path), preview.state.rawValue]
+            + [preview.variant.map(slug)].compactMap { $0 }
+        return parts.joined(separator: ".")
+    }
+
+    private static func slug(_ text: String) -> String {
+        let words = text.lowercased().split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        return words.joined(separator: "-")
+    }
+
+    private static func choose(
+        _ named: [(name: String, preview: ScreenPreview)], route: String?, state: String, manifest: FeatureManifest
+    ) throws(UsageError) -> [(name: String, preview: ScreenPreview)] {
+        var chosen = named
+        if let route {
+            let pattern = try? RoutePattern(route)
+            chosen = named.filter { item in
+                item.preview.route == route
+                    || (manifest.routes.contains { $0.pattern == route } && pattern?.match(item.preview.route) != nil)
+            }
+            guard !chosen.isEmpty else {
+                let routes = Array(Set(named.map(\.preview.route))).sorted()
+                throw UsageError(
+                    "\(manifest.displayName) has no preview of \(route)",
+                    fix: "use one of: \(routes.joined(separator: ", "))")
+            }
+        }
+        guard state != "all" else { return chosen }
+        let inState = chosen.filter { $0.preview.state.rawValue == state }
+        guard !inState.isEmpty else {
+            let there = Array(Set(chosen.map(\.preview.state.rawValue))).sorted()
+            throw UsageError(
+                "\(manifest.displayName) has no \(state) preview\(route.map { " of \($0)" } ?? "")",
+                fix: "use --state \(there.joined(separator: ", --state ")) or --state all")
+        }
+        return inState
+    }
+
+    /// The preview as a frame: the header says `preview · alert` (and the variant), the footer the route.
+    static func frame(_ preview: ScreenPreview, manifest: FeatureManifest) -> Frame {
+        let mode = (["preview", preview.state.rawValue] + [preview.variant].compactMap { $0 }).joined(separator: " · ")
+        return Frame(
+            feature: manifest.id, featureName: manifest.displayName, version: manifest.version, route: preview.route,
+            screen: preview.screen, mode: mode)
+    }
+
+    /// Writes `NAME.txt` per preview into `folder`; with `replacing`, removes the `.txt` files no preview wrote.
+    private static func write(_ rendered: [(name: String, frame: Frame)], to folder: String, replacing: Bool)
+        -> ExitCode
+    {
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let written = Set(rendered.map { $0.name + ".txt" })
+            if replacing {
+                for file in try manager.contentsOfDirectory(atPath: folder)
+                where file.hasSuffix(".txt") && !written.contains(file) {
+                    try manager.removeItem(atPath: (folder as NSString).appendingPathComponent(file))
+                }
+            }
+            for item in rendered {
+                let path = (folder as NSString).appendingPathComponent(item.name + ".txt")
+                try (PlainTextRenderer.render(item.frame) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                Console.out(path)
+            }
+        } catch {
+            Console.err(
+                "microapp: could not write previews to \(folder): \(error)\n  to fix: check the folder's permissions")
+            return .usage
+        }
+        return .ok
+    }
+
+    /// `{"type":"frame",…,"name":"sign-in.alert","state":"alert","variant":null}`: a frame line of `--ui json`
+    /// with the preview's name, state and variant.
+    static func jsonLine(_ frame: Frame, name: String, preview: ScreenPreview) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(PreviewLine(frame: frame, name: name, preview: preview))) ?? Data("{}".utf8)
+        return #"{"type":"frame","# + String(decoding: body, as: UTF8.self).dropFirst()
+    }
+}
+
+/// The body of a preview's JSON line: the frame's keys, explicit nulls, and the preview's own.
+private struct PreviewLine: Encodable {
+    let frame: Frame
+    let name: String
+    let preview: ScreenPreview
+
+    enum Key: String, CodingKey { case account, mode, name, state, variant }
+
+    func encode(to encoder: any Encoder) throws {
+        try frame.encode(to: encoder)
+        var object = encoder.container(keyedBy: Key.self)
+        if frame.account == nil { try object.encodeNil(forKey: .account) }
+        try object.encode(name, forKey: .name)
+        try object.encode(preview.state.rawValue, forKey: .state)
+        try object.encode(preview.variant, forKey: .variant)
+    }
+}

@@ -1,0 +1,19 @@
+/// A setting the app cannot use (such as a characters URL that is not a URL): what, why and how to fix it.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The setting's value.
+    public var subject: String
+    /// What is wrong with it.
+    public var reason: String
+    /// What to do about it.
+    public var fix: String
+
+    /// Creates an error.
+    public init(subject: String, reason: String, fix: String) {
+        self.subject = subject
+        self.reason = reason
+        self.fix = fix
+    }
+
+    /// `microapp: SUBJECT: reason` and `  to fix: fix` on a second line, like the CLI's other problems.
+    public var description: String { "microapp: \(subject): \(reason)\n  to fix: \(fix)" }
+}
