@@ -25,7 +25,8 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let featureTargets: [Target] = features.flatMap { name -> [Target] in
     var targets: [Target] = [
-        .target(name: name, dependencies: [sdk], path: "Plugins/\(name)/Sources", swiftSettings: strict),
+        .target(
+            name: name, dependencies: [sdk, "DemoContracts"], path: "Plugins/\(name)/Sources", swiftSettings: strict),
         .target(
             name: "\(name)Plugin", dependencies: [.target(name: name), sdk], path: "Plugins/\(name)/Entry",
             swiftSettings: strict),
@@ -65,8 +66,10 @@ let package = Package(
             path: "hosts/microapp/CLI", swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
-            name: "DemoServices", dependencies: ["CSQLite", "CCrypt", sdk], path: "hosts/microapp/Services",
-            swiftSettings: strict),
+            name: "DemoServices", dependencies: ["DemoContracts", "CSQLite", "CCrypt", sdk],
+            path: "hosts/microapp/Services", swiftSettings: strict),
+        // The shapes of the demo app's services: plain Codable structs its features and its host share.
+        .target(name: "DemoContracts", path: "Sources/DemoContracts", swiftSettings: strict),
         .systemLibrary(name: "CSQLite", path: "hosts/microapp/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypt", path: "hosts/microapp/CCrypt", providers: [.apt(["libcrypt-dev"])]),
         .testTarget(

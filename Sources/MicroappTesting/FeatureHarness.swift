@@ -102,7 +102,7 @@ public final class FeatureHarness: NavigationHost {
 extension FeatureHarness {
     /// The current screen once `predicate` holds for it, checking now and after each redraw the feature asks
     /// for; throws with the last screen when `timeout` passes first.
-    public func next(where predicate: (Screen) -> Bool, timeout: Duration = .seconds(10)) async throws -> Screen {
+    public func next(where predicate: (Screen) -> Bool, timeout: Duration = .seconds(30)) async throws -> Screen {
         let deadline = ContinuousClock.now + timeout
         while true {
             let current = screen

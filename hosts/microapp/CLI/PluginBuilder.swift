@@ -52,39 +52,29 @@ struct PluginBuilder {
 
     /// Runs `swift build` for `products` (all when empty) in the repository, its output on stderr.
     ///
-    /// SwiftPM caches the evaluated Package.swift by its contents, and its build plan by the manifest's date: a new
-    /// folder in Plugins/ is only seen with `--manifest-cache none` after touching Package.swift.
+    /// SwiftPM caches the evaluated Package.swift by its contents and the environment, and remakes its build plan only
+    /// when the manifest's date changes: a folder added to or removed from Plugins/ is only seen with
+    /// `--manifest-cache none` after touching Package.swift. That is done when a library is missing, when the folders
+    /// differ from those of the last build, and once more when a build fails the way a stale cache makes it fail.
     private func build(products: [String], newFolder: Bool) -> Bool {
         guard let repository = locations.repository else { return true }
-        var arguments = ["swift", "build", "-c", locations.configuration]
-        if newFolder {
-            arguments += ["--manifest-cache", "none"]
-            let manifest = repository.appendingPathComponent("Package.swift").path
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: manifest)
-        }
-        for product in products { arguments += ["--product", product] }
+        let folders = featureFolders(in: repository)
         let started = Date()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = repository
-        // Never let the build write to stdout: in `--ui json` mode stdout carries only JSON lines.
-        process.standardOutput = FileHandle.standardError
-        process.standardError = FileHandle.standardError
-        do {
-            try process.run()
-            process.waitUntilExit()
-        } catch {
-            Console.err("microapp: could not start `swift build`: \(error)\n  to fix: put the Swift toolchain on PATH")
-            return false
+        let refresh = newFolder || folders != (try? String(contentsOf: folderList, encoding: .utf8))
+        var result = run(products: products, refreshingManifest: refresh, in: repository)
+        let staleManifest = ["no product named", "invalid custom path", "No target named"]
+        if result.status != 0 && !refresh && staleManifest.contains(where: result.output.contains) {
+            Console.err("microapp: SwiftPM's cached Package.swift is out of date; building again without the cache …")
+            result = run(products: products, refreshingManifest: true, in: repository)
         }
-        guard process.terminationStatus == 0 else {
+        guard result.status == 0 else {
             Console.err(
-                "microapp: `\(arguments.joined(separator: " "))` failed (exit \(process.terminationStatus))\n  to fix: fix the compiler errors above; the libraries built before still load"
+                "microapp: `\(result.command)` failed (exit \(result.status))\n  to fix: fix the compiler errors above; the libraries built before still load"
             )
             return false
         }
         Console.err(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
+        try? folders.write(to: folderList, atomically: true, encoding: .utf8)
         // SwiftPM does not relink a library whose objects came out the same (a touched file, a comment): the stamp
         // says it was built from the sources as they were when the build started, so the next run does not build it
         // again (and a file saved during the build still counts as changed).
@@ -94,6 +84,53 @@ struct PluginBuilder {
         }
         return true
     }
+
+    /// Runs one `swift build`, passing its output on to stderr (never stdout: in `--ui json` mode stdout carries only
+    /// JSON lines) and keeping it to look at.
+    private func run(
+        products: [String], refreshingManifest: Bool, in repository: URL
+    ) -> (status: Int32, output: String, command: String) {
+        var arguments = ["swift", "build", "-c", locations.configuration]
+        if refreshingManifest {
+            arguments += ["--manifest-cache", "none"]
+            let manifest = repository.appendingPathComponent("Package.swift").path
+            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: manifest)
+        }
+        for product in products { arguments += ["--product", product] }
+        let command = arguments.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.currentDirectoryURL = repository
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        do {
+            try process.run()
+        } catch {
+            Console.err("microapp: could not start `swift build`: \(error)\n  to fix: put the Swift toolchain on PATH")
+            return (-1, "", command)
+        }
+        var output = Data()
+        while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
+            FileHandle.standardError.write(chunk)
+            output.append(chunk)
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), command)
+    }
+
+    /// The feature folders of `Plugins/`, one per line: what the last successful build saw.
+    private func featureFolders(in repository: URL) -> String {
+        let plugins = repository.appendingPathComponent("Plugins")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        return names.filter {
+            FileManager.default.fileExists(atPath: plugins.appendingPathComponent("\($0)/Sources").path)
+        }.sorted().joined(separator: "\n")
+    }
+
+    /// Where the folders of the last successful build are kept, beside the libraries.
+    private var folderList: URL { locations.executableDirectory.appendingPathComponent("microapp-plugins.list") }
 
     /// `lib<name>.so.built` beside the library: when its sources were last built (not a `.so`, so never loaded).
     private func stamp(of name: String) -> URL {

@@ -1,3 +1,4 @@
+@_exported import DemoContracts
 import MicroappSDK
 
 /// Every key the demo app's container fills; features declare keys with the same ids and type names.

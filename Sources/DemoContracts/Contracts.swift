@@ -1,5 +1,6 @@
-// The host's half of the service contracts. Plugins declare structs with the same names and JSON shapes; the
-// resolver compares the type names and only the bytes cross the plugin boundary, so no Swift type is shared.
+// The request and response shapes of the demo app's services, shared by its host and its features. Each image
+// links its own copy: only bytes (JSON) cross the plugin boundary, and the resolver compares the type names, so a
+// plugin built against an older copy keeps working as long as the shapes agree.
 
 /// What `auth.sign-in` takes.
 public struct Credentials: Codable, Sendable, Equatable {
