@@ -9,11 +9,15 @@ public final class AppRuntime: AppDriver {
         public var home: String?
         /// `solo · mocks` and the like, shown in the header.
         public var mode: String?
+        /// Microapp mode: routes of features that are not loaded show a stub screen (and `home` after sign-in
+        /// may be one); nil in the full app, where they show a problem screen.
+        public var foreign: ForeignRoutes?
 
         /// Creates options.
-        public init(home: String? = nil, mode: String? = nil) {
+        public init(home: String? = nil, mode: String? = nil, foreign: ForeignRoutes? = nil) {
             self.home = home
             self.mode = mode
+            self.foreign = foreign
         }
     }
 
@@ -45,7 +49,7 @@ public final class AppRuntime: AppDriver {
         self.options = options
         self.session = container.property(.session(access: .readWrite))
         let manifests = images.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
-        router = Router(table: RouteTable(manifests), disabled: resolution.disabled)
+        router = Router(table: RouteTable(manifests), disabled: resolution.disabled, foreign: options.foreign)
         let byID = Dictionary(images.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in resolution.startOrder {
             guard let image = byID[id] else { continue }
@@ -91,6 +95,11 @@ public final class AppRuntime: AppDriver {
                 depth: depth)
         case .problem(let url, let diagnostic):
             return problemFrame(url, diagnostic, account, depth)
+        case .stub(let url, let feature):
+            return Frame(
+                feature: "microapp", featureName: "\(feature) (not loaded)", version: 0, route: url,
+                screen: ForeignRoutes.stubScreen(url: url, feature: feature), account: account, mode: options.mode,
+                depth: depth)
         }
     }
 
@@ -101,7 +110,7 @@ public final class AppRuntime: AppDriver {
             switch router.top {
             case .feature(let id, let location):
                 features[id]?.root.handle(action, at: location)
-            case .problem:
+            case .problem, .stub:
                 if action == .tap(id: "back") { goBack() }
             case nil:
                 break
@@ -130,7 +139,9 @@ public final class AppRuntime: AppDriver {
         if router.back() {
             showTop()
         } else {
-            post(Notice(level: .info, code: "no-back", message: "This is the first screen; there is nothing to go back to"))
+            post(
+                Notice(
+                    level: .info, code: "no-back", message: "This is the first screen; there is nothing to go back to"))
         }
     }
 
@@ -168,7 +179,9 @@ public final class AppRuntime: AppDriver {
     }
 
     private func sessionChanged(signedIn: Bool) {
-        let next = signedIn ? router.didSignIn(home: home ?? "") : router.didSignOut()
+        // In microapp mode home may be a route of a feature that is not loaded: its stub shows where sign-in goes.
+        let afterSignIn = options.foreign != nil ? options.home ?? home : home
+        let next = signedIn ? router.didSignIn(home: afterSignIn ?? "") : router.didSignOut()
         if let next, !next.isEmpty {
             navigate(to: next)
         } else if router.top == nil {

@@ -6,16 +6,19 @@ public enum StackEntry: Sendable, Equatable {
     case feature(String, Location)
     /// A route that could not be opened, and why.
     case problem(url: String, Diagnostic)
+    /// In microapp mode, a route into `feature`, which is not loaded: a host screen saying where it would go.
+    case stub(url: String, feature: String)
 
     /// The URL shown in the footer.
     public var url: String {
         switch self {
         case .feature(_, let location): location.url
         case .problem(let url, _): url
+        case .stub(let url, _): url
         }
     }
 
-    /// The feature on screen, or nil for a host problem screen.
+    /// The feature on screen, or nil for a host screen (problem or stub).
     public var feature: String? {
         if case .feature(let id, _) = self { return id }
         return nil
@@ -29,15 +32,18 @@ public struct Router: Sendable {
     public let table: RouteTable
     /// Features that loaded but do not run, with the reason (their routes explain instead of opening).
     public let disabled: [String: Diagnostic]
+    /// In microapp mode, how routes of features that are not loaded are stubbed; nil in the full app.
+    public let foreign: ForeignRoutes?
     /// The screens, bottom first.
     public private(set) var stack: [StackEntry] = []
     /// Where to continue after signing in.
     public private(set) var pendingAfterSignIn: String?
 
-    /// Creates a router with an empty stack.
-    public init(table: RouteTable, disabled: [String: Diagnostic] = [:]) {
+    /// Creates a router with an empty stack; with `foreign`, routes of features that are not loaded are stubs.
+    public init(table: RouteTable, disabled: [String: Diagnostic] = [:], foreign: ForeignRoutes? = nil) {
         self.table = table
         self.disabled = disabled
+        self.foreign = foreign
     }
 
     /// The screen on top.
@@ -46,6 +52,7 @@ public struct Router: Sendable {
     /// Pushes what `url` resolves to, through the guards; returns a notice when it redirected or failed.
     public mutating func open(_ url: String, signedIn: Bool) -> Notice? {
         guard let match = table.match(url) else {
+            if let stub = stub(for: url) { return stub }
             let problem = unknownRoute(url)
             stack.append(.problem(url: url, problem))
             return Notice(level: .error, code: problem.code.rawValue, message: problem.reason, fix: problem.fix)
@@ -63,6 +70,16 @@ public struct Router: Sendable {
             stack.append(.feature(signIn.feature, location))
             return Notice(
                 level: .info, code: "redirect", message: "Sign in to continue to \(url)")
+        }
+        if match.entry.declaration.requiresSession && !signedIn && table.signInRoute == nil,
+            let foreign, let signIn = foreign.signIn
+        {
+            pendingAfterSignIn = url
+            let name = foreign.featureName(for: signIn)
+            stack.append(.stub(url: signIn, feature: name))
+            return Notice(
+                level: .info, code: "redirect",
+                message: "Sign in to continue to \(url) (\(name) is not loaded: the session comes from the mocks)")
         }
         stack.append(.feature(match.entry.feature, match.location))
         return nil
@@ -96,6 +113,16 @@ public struct Router: Sendable {
         let reopen = top.flatMap { requiresSession($0) ? $0.url : nil }
         stack.removeAll(where: requiresSession)
         return reopen
+    }
+
+    /// In microapp mode, a stub for a URL whose scheme no loaded feature answers; nil otherwise.
+    private mutating func stub(for url: String) -> Notice? {
+        guard let foreign, (try? RoutePattern(url)) != nil else { return nil }
+        let scheme = ForeignRoutes.scheme(of: url)
+        guard !table.entries.contains(where: { $0.pattern.scheme == scheme }) else { return nil }
+        let name = foreign.featureName(for: url)
+        stack.append(.stub(url: url, feature: name))
+        return Notice(level: .info, code: "stub", message: "→ would open \(url) (\(name) is not loaded)")
     }
 
     private func requiresSession(_ entry: StackEntry) -> Bool {

@@ -9,6 +9,8 @@ public protocol Feature {
     @MainActor static func provide(_ context: FeatureContext) throws -> Provisions
     /// Stand-ins for every requirement, so the feature runs alone (`microapp solo`) and in previews.
     @MainActor static func mocks() -> Mocks
+    /// Each screen in each state it really shows, drawn without the app (`microapp preview`, golden tests).
+    @MainActor static func previews() async throws -> [ScreenPreview]
 }
 
 extension Feature {
@@ -16,6 +18,8 @@ extension Feature {
     @MainActor public static func provide(_ context: FeatureContext) throws -> Provisions { Provisions() }
     /// By default a feature ships no mocks.
     @MainActor public static func mocks() -> Mocks { Mocks() }
+    /// By default a feature has no previews.
+    @MainActor public static func previews() async throws -> [ScreenPreview] { [] }
 }
 
 /// The services a feature hands to the host's container.

@@ -232,45 +232,45 @@ extension FeatureScaffold {
         imports(["MicroappSDK", name])
             + #"""
 
-        /// The one symbol the host looks up: this feature's descriptor (ABI version, manifest, register).
-        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? {
-            MicroappEntry.export(\#(typePrefix)Feature.self)
-        }
+            /// The one symbol the host looks up: this feature's descriptor (ABI version, manifest, register).
+            @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? {
+                MicroappEntry.export(\#(typePrefix)Feature.self)
+            }
 
-        """#
+            """#
     }
 
     var testSource: String {
         imports(["MicroappSDK", "MicroappTesting", "Testing", name])
             + #"""
 
-        @MainActor
-        @Suite("\#(name) on its own mocks")
-        struct \#(typePrefix)Tests {
-            @Test("the home screen greets the name typed into it")
-            func greetsByName() async throws {
-                #expect(\#(typePrefix)Feature.mocks().unmocked(in: \#(typePrefix)Feature.manifest).isEmpty)
-                let dependencies = TestDependencies(\#(typePrefix)Feature.mocks())
-                let harness = try FeatureHarness(
-                    \#(typePrefix)Feature.self, dependencies: dependencies, open: "\#(route)")
-                _ = try await harness.next { $0.texts == ["Hello, World!"] }
-                try harness.type("Rick", into: "name")
-                try harness.tap("greet")
-                _ = try await harness.next { $0.texts == ["Hello, Rick!"] }
+            @MainActor
+            @Suite("\#(name) on its own mocks")
+            struct \#(typePrefix)Tests {
+                @Test("the home screen greets the name typed into it")
+                func greetsByName() async throws {
+                    #expect(\#(typePrefix)Feature.mocks().unmocked(in: \#(typePrefix)Feature.manifest).isEmpty)
+                    let dependencies = TestDependencies(\#(typePrefix)Feature.mocks())
+                    let harness = try FeatureHarness(
+                        \#(typePrefix)Feature.self, dependencies: dependencies, open: "\#(route)")
+                    _ = try await harness.next { $0.texts == ["Hello, World!"] }
+                    try harness.type("Rick", into: "name")
+                    try harness.tap("greet")
+                    _ = try await harness.next { $0.texts == ["Hello, Rick!"] }
+                }
+
+                @Test("a failing service shows the error state, and Retry asks again")
+                func failingServiceShowsError() async throws {
+                    let dependencies = TestDependencies(
+                        \#(typePrefix)Feature.mocks(), variants: ["\#(serviceKey)": "failing"])
+                    let harness = try FeatureHarness(
+                        \#(typePrefix)Feature.self, dependencies: dependencies, open: "\#(route)")
+                    _ = try await harness.next { $0.element(id: "retry") != nil }
+                    try harness.tap("retry")
+                    #expect(harness.screen.state == .loading("Asking for a greeting…"))
+                }
             }
 
-            @Test("a failing service shows the error state, and Retry asks again")
-            func failingServiceShowsError() async throws {
-                let dependencies = TestDependencies(
-                    \#(typePrefix)Feature.mocks(), variants: ["\#(serviceKey)": "failing"])
-                let harness = try FeatureHarness(
-                    \#(typePrefix)Feature.self, dependencies: dependencies, open: "\#(route)")
-                _ = try await harness.next { $0.element(id: "retry") != nil }
-                try harness.tap("retry")
-                #expect(harness.screen.state == .loading("Asking for a greeting…"))
-            }
-        }
-
-        """#
+            """#
     }
 }

@@ -1,0 +1,42 @@
+/// The state a preview shows, named as `microapp preview --state` takes it.
+public enum PreviewState: String, CaseIterable, Codable, Sendable {
+    /// The content, ready to use.
+    case view
+    /// Work in progress.
+    case loading
+    /// A message over the content.
+    case alert
+    /// Something failed.
+    case error
+
+    /// The state `state` is in.
+    public init(_ state: ScreenState) {
+        switch state {
+        case .view: self = .view
+        case .loading: self = .loading
+        case .alert: self = .alert
+        case .error: self = .error
+        }
+    }
+}
+
+/// One screen of a feature in one state, drawn without running the app (`microapp preview`, golden tests).
+/// A feature returns them from `previews()`, usually made with `PreviewSession` over its own mocks.
+public struct ScreenPreview: Sendable, Equatable {
+    /// The route URL the screen stands for (`characters://detail/2`).
+    public var route: String
+    /// Tells previews of one route in one state apart (`field errors`); nil for the only one.
+    public var variant: String?
+    /// The screen as the feature draws it.
+    public var screen: Screen
+
+    /// A preview of `screen` at `route`.
+    public init(_ route: String, variant: String? = nil, _ screen: Screen) {
+        self.route = route
+        self.variant = variant
+        self.screen = screen
+    }
+
+    /// The state the screen is in.
+    public var state: PreviewState { PreviewState(screen.state) }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The repository these tests belong to and the feature folders in its Plugins/.
+enum Repository {
+    /// Three levels above this file.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Every folder in Plugins/ with a Sources folder: the features `swift test` built beside the runner.
+    static let featureFolders: [String] = {
+        let plugins = root.appendingPathComponent("Plugins")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        return names.filter {
+            FileManager.default.fileExists(atPath: plugins.appendingPathComponent("\($0)/Sources").path)
+        }.sorted()
+    }()
+}
+
+/// A new, empty folder under the temporary directory.
+func temporaryFolder(_ prefix: String) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// Runs `microapp` in `directory` to completion with no input; returns exit code, stdout and stderr.
+func runMicroapp(_ arguments: [String], in directory: URL) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: AppProcess.executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+/// Compiles Swift sources into `lib<module>.so` in a new folder, against the SDK `swift test` built beside the
+/// runner, with swiftc directly (never `swift build`: the test run holds the package's build lock).
+func compilePlugin(module: String, sources: [URL]) throws -> URL {
+    let build = AppProcess.buildDirectory.path
+    let folder = try temporaryFolder("microapp-fixture")
+    let library = folder.appendingPathComponent("lib\(module).so").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments =
+        [
+            "swiftc", "-emit-library", "-swift-version", "6", "-module-name", module, "-I", build + "/Modules",
+            "-Xcc", "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK",
+            "-Xlinker", "-rpath", "-Xlinker", build, "-o", library,
+        ] + sources.map(\.path)
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw AppProcessError("swiftc could not build lib\(module).so (status \(process.terminationStatus)):\n\(text)")
+    }
+    return folder
+}
