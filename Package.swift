@@ -66,7 +66,7 @@ let package = Package(
             path: "hosts/microapp/CLI", swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
-            name: "DemoServices", dependencies: ["DemoContracts", "CSQLite", "CCrypt", sdk],
+            name: "DemoServices", dependencies: ["DemoContracts", "MicroappHost", "CSQLite", "CCrypt", sdk],
             path: "hosts/microapp/Services", swiftSettings: strict),
         // The shapes of the demo app's services: plain Codable structs its features and its host share.
         .target(name: "DemoContracts", path: "Sources/DemoContracts", swiftSettings: strict),
@@ -85,6 +85,14 @@ let package = Package(
             name: "MicroappTerminalTests", dependencies: ["MicroappTerminal", "MicroappHost", sdk],
             path: "Tests/MicroappTerminalTests", swiftSettings: strict),
         .testTarget(name: "EndToEndTests", path: "Tests/EndToEndTests", swiftSettings: strict),
+        // The same features linked statically: the floor the plugin host's cold start is measured against.
+        .executableTarget(
+            name: "monolith",
+            dependencies: ["MicroappHost", "MicroappTerminal", "DemoServices", sdk]
+                + ["Auth", "Characters", "Search", "Settings"].filter(features.contains).map { .target(name: $0) },
+            path: "hosts/monolith", swiftSettings: strict),
+        .executableTarget(
+            name: "cold-start-benchmark", path: "Benchmarks/ColdStart", swiftSettings: strict),
         .executableTarget(
             name: "loader-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/LoaderBenchmark",
             swiftSettings: strict),

@@ -44,16 +44,23 @@ public final class AppRuntime: AppDriver {
     public private(set) var hasQuit = false
 
     /// Starts every sound feature of `resolution` from `images`, providers first.
-    public init(images: [PluginImage], resolution: Resolution, container: Container, options: Options = Options()) {
+    public convenience init(
+        images: [PluginImage], resolution: Resolution, container: Container, options: Options = Options()
+    ) {
+        self.init(sources: images.map(FeatureSource.plugin), resolution: resolution, container: container, options: options)
+    }
+
+    /// Starts every sound feature of `resolution` from `sources` (plugins or linked-in types), providers first.
+    public init(sources: [FeatureSource], resolution: Resolution, container: Container, options: Options = Options()) {
         self.container = container
         self.options = options
         self.session = container.property(.session(access: .readWrite))
-        let manifests = images.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
+        let manifests = sources.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
         router = Router(table: RouteTable(manifests), disabled: resolution.disabled, foreign: options.foreign)
-        let byID = Dictionary(images.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let byID = Dictionary(sources.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in resolution.startOrder {
-            guard let image = byID[id] else { continue }
-            start(image)
+            guard let source = byID[id] else { continue }
+            start(source)
         }
         sessionObservation = session?.observe { [weak self] session in self?.sessionChanged(signedIn: session != nil) }
     }
@@ -191,10 +198,10 @@ public final class AppRuntime: AppDriver {
         }
     }
 
-    private func start(_ image: PluginImage) {
-        let manifest = image.manifest
+    private func start(_ source: FeatureSource) {
+        let manifest = source.manifest
         let feature: any Feature.Type
-        switch PluginLoader.register(image) {
+        switch source.register() {
         case .success(let registered): feature = registered
         case .failure(let problem):
             startProblems.append(problem)

@@ -1,3 +1,4 @@
+import MicroappTerminal
 /// The command line split into a command, its options and its operands; no parsing framework, by design.
 struct Arguments {
     /// `run`, `routes`, `probe`, … (`run` when none is given).
@@ -73,5 +74,17 @@ struct UsageError: Error, CustomStringConvertible {
         let parts = String(describing: error).components(separatedBy: "\n  to fix: ")
         message = parts[0].hasPrefix("microapp: ") ? String(parts[0].dropFirst("microapp: ".count)) : parts[0]
         fix = parts.count > 1 ? parts[1] : "see `microapp --help`"
+    }
+}
+
+extension FrontEnd {
+    /// The front end `--ui` asks for, or a usage error naming the choices.
+    static func chosen(by arguments: Arguments) throws(UsageError) -> FrontEnd {
+        guard let frontEnd = FrontEnd.choose(arguments.value("--ui")) else {
+            throw UsageError(
+                "--ui \(arguments.value("--ui") ?? "") is not a front end",
+                fix: "use --ui terminal, --ui text or --ui json")
+        }
+        return frontEnd
     }
 }

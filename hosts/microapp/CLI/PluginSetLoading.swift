@@ -1,3 +1,4 @@
+import DemoServices
 import MicroappHost
 import MicroappSDK
 

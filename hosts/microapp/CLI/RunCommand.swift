@@ -1,3 +1,4 @@
+import DemoServices
 import Foundation
 import MicroappHost
 import MicroappSDK
@@ -9,15 +10,11 @@ import MicroappTerminal
 
 /// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
 enum RunCommand {
-    enum UI: String {
-        case terminal, text, json
-    }
-
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         try arguments.allow(
             ["--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--characters-url", "--home"])
-        let ui = try chooseUI(arguments.value("--ui"))
+        let ui = try FrontEnd.chosen(by: arguments)
         let set = try LoadedPluginSet.load(arguments, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
             Console.report(set.problems)
@@ -47,24 +44,7 @@ enum RunCommand {
                 Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
             })
         if ui != .json { Console.report(problems) }
-        switch ui {
-        case .json: await JSONLinesDriver(driver: runtime).run()
-        case .text: await PlainTextUI(driver: runtime).run()
-        case .terminal:
-            if TerminalUI.isAvailable {
-                await TerminalUI(driver: runtime).run()
-            } else {
-                await PlainTextUI(driver: runtime).run()
-            }
-        }
+        await ui.run(runtime)
         return .ok
-    }
-
-    private static func chooseUI(_ requested: String?) throws(UsageError) -> UI {
-        guard let requested else { return isatty(0) == 1 && isatty(1) == 1 ? .terminal : .text }
-        guard let ui = UI(rawValue: requested) else {
-            throw UsageError("--ui \(requested) is not a front end", fix: "use --ui terminal, --ui text or --ui json")
-        }
-        return ui
     }
 }

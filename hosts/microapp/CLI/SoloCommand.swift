@@ -1,3 +1,5 @@
+import DemoServices
+import MicroappTerminal
 import MicroappHost
 import MicroappSDK
 
@@ -12,7 +14,7 @@ enum SoloCommand {
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         try arguments.allow(["--open", "--ui", "--mock", "--plugins", "--no-build"])
-        let ui = try FrontEnd.choose(arguments.value("--ui"))
+        let ui = try FrontEnd.chosen(by: arguments)
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError(
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")

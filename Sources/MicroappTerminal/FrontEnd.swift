@@ -1,26 +1,28 @@
 import MicroappHost
-import MicroappTerminal
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The front end a command hands its app to: `--ui terminal|text|json`.
-enum FrontEnd: String {
-    case terminal, text, json
+/// The front end a host hands its app to: `--ui terminal|text|json`.
+public enum FrontEnd: String, Sendable, CaseIterable {
+    /// The interactive terminal UI.
+    case terminal
+    /// Plain text frames, commands on stdin.
+    case text
+    /// JSON lines in and out.
+    case json
 
-    /// The front end asked for, or the default: terminal on a TTY, text otherwise.
-    static func choose(_ requested: String?) throws(UsageError) -> FrontEnd {
+    /// The front end asked for, the default when nil (terminal on a TTY, text otherwise), or nil when `requested`
+    /// names none.
+    public static func choose(_ requested: String?) -> FrontEnd? {
         guard let requested else { return isatty(0) == 1 && isatty(1) == 1 ? .terminal : .text }
-        guard let ui = FrontEnd(rawValue: requested) else {
-            throw UsageError("--ui \(requested) is not a front end", fix: "use --ui terminal, --ui text or --ui json")
-        }
-        return ui
+        return FrontEnd(rawValue: requested)
     }
 
     /// Runs `driver` until the person quits or stdin ends.
     @MainActor
-    func run(_ driver: any AppDriver) async {
+    public func run(_ driver: any AppDriver) async {
         switch self {
         case .json: await JSONLinesDriver(driver: driver).run()
         case .text: await PlainTextUI(driver: driver).run()

@@ -1,20 +1,19 @@
-import DemoServices
 import Foundation
 import MicroappHost
 import MicroappSDK
 
 /// The composition root of the demo app: every service and piece of shared state features may ask for, on the
 /// real services of `DemoServices` (SQLite in the data directory, libcrypt, the persisted session).
-enum DemoContainer {
+public enum DemoContainer {
     /// The account a new database starts with, so the demo can be signed in to at once.
-    static let demoAccount = NewAccount(name: "Rick Sanchez", email: "rick@example.com", password: "portal-gun")
+    public static let demoAccount = NewAccount(name: "Rick Sanchez", email: "rick@example.com", password: "portal-gun")
 
     /// Opens the data directory (`--data`, nil for the default), its database and session, and the characters
     /// source (`charactersURL`, nil for the bundled catalog), and offers every service of `DemoKeys`. Throws a
     /// `StorageError` or `ConfigurationError` whose description says what, why and how to fix it. Problems the
     /// app survives (a damaged session file) go to `report`, by default as lines on stderr.
     @MainActor
-    static func make(
+    public static func make(
         dataDirectory: String?, charactersURL: String?,
         report: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) throws -> Container {
@@ -28,7 +27,7 @@ enum DemoContainer {
     /// The same keys and types without opening anything, for commands that only inspect plugins (`routes`,
     /// `doctor`): the resolver needs to know what is offered, and no feature is started.
     @MainActor
-    static func inspection() -> Container { container(nil) }
+    public static func inspection() -> Container { container(nil) }
 
     /// Offers every key of `DemoKeys`: the backend's services, or stand-ins that answer `unavailable`.
     @MainActor
@@ -56,5 +55,5 @@ enum DemoContainer {
     }
 
     /// Where the app goes after sign-in and where a run starts.
-    static let home = "characters://list"
+    public static let home = "characters://list"
 }
