@@ -94,6 +94,12 @@ let package = Package(
         .executableTarget(
             name: "cold-start-benchmark", path: "Benchmarks/ColdStart", swiftSettings: strict),
         .executableTarget(
+            name: "hot-swap-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/HotSwap",
+            swiftSettings: strict),
+        .testTarget(
+            name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", sdk], path: "Tests/HotSwapTests",
+            swiftSettings: strict),
+        .executableTarget(
             name: "loader-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/LoaderBenchmark",
             swiftSettings: strict),
     ] + featureTargets

@@ -1,0 +1,1 @@
+print("hot swap benchmark: not written yet")
