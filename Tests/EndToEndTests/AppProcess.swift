@@ -148,9 +148,20 @@ func screenText(_ frame: [String: Any]) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Runs `microapp` to completion with no input and returns exit code, stdout and stderr.
+/// Runs `microapp` to completion with no input and returns exit code, stdout and stderr. The wait happens on a
+/// thread of its own: blocking the few threads of Swift's cooperative pool would stall every other test.
 func runToEnd(
     _ arguments: [String], executable: String = AppProcess.executable
+) async throws -> (status: Int32, out: String, err: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try runToEndBlocking(arguments, executable: executable) })
+        }
+    }
+}
+
+private func runToEndBlocking(
+    _ arguments: [String], executable: String
 ) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)

@@ -23,23 +23,23 @@ struct BadPluginTests {
     }
 
     @Test("--strict makes any plugin problem fatal with exit code 2, listing the problem")
-    func strict() throws {
+    func strict() async throws {
         let folder = try Self.brokenFolder()
-        let result = try runToEnd(["run", "--ui", "text", "--strict", "--no-build", "--plugins", folder.path])
+        let result = try await runToEnd(["run", "--ui", "text", "--strict", "--no-build", "--plugins", folder.path])
         #expect(result.status == 2)
         #expect(result.err.contains("libBroken.so: it is not an ELF shared object"))
         #expect(result.err.contains("to fix:"))
     }
 
     @Test("an unknown --only id is a usage error listing the ids there are")
-    func unknownOnly() throws {
-        let result = try runToEnd(["run", "--ui", "text", "--no-build", "--only", "auth", "--only", "nope"])
+    func unknownOnly() async throws {
+        let result = try await runToEnd(["run", "--ui", "text", "--no-build", "--only", "auth", "--only", "nope"])
         #expect(result.status == 1)
         #expect(result.err.contains("--only nope") && result.err.contains("auth"))
     }
 
     @Test("a host with no usable plugin exits 2 and lists every problem")
-    func nothingLeft() throws {
+    func nothingLeft() async throws {
         // An installed host: the executable and the SDK, with no plugins beside them.
         let host = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-host-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
@@ -49,21 +49,21 @@ struct BadPluginTests {
         }
         let folder = try Self.brokenFolder()
         try Data("also not a library".utf8).write(to: folder.appendingPathComponent("libAlsoBroken.so"))
-        let result = try runToEnd(
+        let result = try await runToEnd(
             ["run", "--ui", "text", "--no-build", "--plugins", folder.path],
             executable: host.appendingPathComponent("microapp").path)
         #expect(result.status == 2)
         #expect(result.err.contains("libBroken.so") && result.err.contains("libAlsoBroken.so"))
         #expect(result.err.contains("no feature is left to run"))
-        let doctor = try runToEnd(["doctor", host.path, "--no-build"], executable: host.appendingPathComponent("microapp").path)
+        let doctor = try await runToEnd(["doctor", host.path, "--no-build"], executable: host.appendingPathComponent("microapp").path)
         #expect(doctor.status == 0)
         #expect(doctor.out.contains("no plugin libraries found"))
     }
 
     @Test("doctor lists each library with its verdict and exits 2 when one is bad")
-    func doctor() throws {
+    func doctor() async throws {
         let folder = try Self.brokenFolder()
-        let result = try runToEnd(["doctor", folder.path, "--json", "--no-build"])
+        let result = try await runToEnd(["doctor", folder.path, "--json", "--no-build"])
         #expect(result.status == 2)
         let rows = result.out.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

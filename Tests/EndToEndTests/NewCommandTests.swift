@@ -67,7 +67,7 @@ struct NewCommandTests {
         #expect(try await app.finish() == 0)
 
         let drawn = try temporaryFolder("microapp-profile-previews")
-        let preview = try runToEnd(
+        let preview = try await runToEnd(
             ["preview", "Profile", "--output", drawn.path, "--plugins", plugins.path, "--no-build"])
         #expect(preview.status == 0, "\(preview.err)")
         let goldens = folder.appendingPathComponent("Previews")

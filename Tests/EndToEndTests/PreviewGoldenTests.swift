@@ -11,7 +11,7 @@ struct PreviewGoldenTests {
     @Test(
         "`microapp preview F --state all --ui text` draws exactly the checked-in Plugins/F/Previews/*.txt",
         arguments: Repository.featureFolders)
-    func goldens(folder: String) throws {
+    func goldens(folder: String) async throws {
         let goldens = Repository.root.appendingPathComponent("Plugins/\(folder)/Previews")
         let expected = try Self.textFiles(in: goldens)
         guard !expected.isEmpty else {
@@ -19,7 +19,7 @@ struct PreviewGoldenTests {
             return
         }
         let output = try temporaryFolder("microapp-previews")
-        let written = try runToEnd(
+        let written = try await runToEnd(
             ["preview", folder, "--state", "all", "--ui", "text", "--output", output.path, "--no-build"])
         try #require(written.status == 0, "preview \(folder) failed: \(written.err)")
         let actual = try Self.textFiles(in: output)
@@ -36,7 +36,7 @@ struct PreviewGoldenTests {
             )
         }
         // Without --output the same screens go to stdout, in the order the files were written, a blank line apart.
-        let printed = try runToEnd(["preview", folder, "--state", "all", "--ui", "text", "--no-build"])
+        let printed = try await runToEnd(["preview", folder, "--state", "all", "--ui", "text", "--no-build"])
         let order = written.out.split(separator: "\n").map { ($0 as NSString).lastPathComponent }
         let joined = order.compactMap { actual[$0] }.map { String($0.dropLast()) }.joined(separator: "\n\n") + "\n"
         #expect(printed.status == 0)
@@ -44,8 +44,8 @@ struct PreviewGoldenTests {
     }
 
     @Test("--ui json writes one frame line per preview with its name, state and variant")
-    func jsonLines() throws {
-        let result = try runToEnd(["preview", "Auth", "auth://sign-in", "--ui", "json", "--no-build"])
+    func jsonLines() async throws {
+        let result = try await runToEnd(["preview", "Auth", "auth://sign-in", "--ui", "json", "--no-build"])
         #expect(result.status == 0)
         let lines = result.out.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -58,17 +58,17 @@ struct PreviewGoldenTests {
     }
 
     @Test("a route pattern and a state choose among the previews; one that is not there is a usage error")
-    func choosing() throws {
-        let errors = try runToEnd([
+    func choosing() async throws {
+        let errors = try await runToEnd([
             "preview", "Characters", "characters://detail/{id}", "--state", "error", "--no-build",
         ])
         #expect(errors.status == 0)
         #expect(errors.out.contains("No character with id 999") && errors.out.contains("service is unavailable"))
         #expect(!errors.out.contains("preview · view"))
-        let none = try runToEnd(["preview", "Characters", "characters://list", "--state", "alert", "--no-build"])
+        let none = try await runToEnd(["preview", "Characters", "characters://list", "--state", "alert", "--no-build"])
         #expect(none.status == 1)
         #expect(none.err.contains("no alert preview") && none.err.contains("--state error"))
-        let route = try runToEnd(["preview", "Auth", "auth://nowhere", "--no-build"])
+        let route = try await runToEnd(["preview", "Auth", "auth://nowhere", "--no-build"])
         #expect(route.status == 1)
         #expect(route.err.contains("auth://sign-up"))
     }

@@ -82,44 +82,44 @@ struct SoloTests {
     }
 
     @Test("an unknown --mock key or variant is a usage error listing the mocks there are")
-    func unknownMock() throws {
-        let key = try runToEnd([
+    func unknownMock() async throws {
+        let key = try await runToEnd([
             "solo", "Characters", "--ui", "text", "--no-build", "--mock", "characters.nope=failing",
         ])
         #expect(key.status == 1)
         #expect(key.err.contains("there is no mock for 'characters.nope'"))
         #expect(key.err.contains("characters.page = default | failing") && key.err.contains("session (state)"))
-        let variant = try runToEnd([
+        let variant = try await runToEnd([
             "solo", "Characters", "--ui", "text", "--no-build", "--mock", "characters.page=slowish",
         ])
         #expect(variant.status == 1)
         #expect(
             variant.err.contains("characters.page has no variant 'slowish'") && variant.err.contains("default, failing")
         )
-        let malformed = try runToEnd(["solo", "Characters", "--no-build", "--mock", "characters.page"])
+        let malformed = try await runToEnd(["solo", "Characters", "--no-build", "--mock", "characters.page"])
         #expect(malformed.status == 1)
         #expect(malformed.err.contains("KEY=VARIANT"))
     }
 
     @Test("an unknown feature is a usage error listing the features there are")
-    func unknownFeature() throws {
-        let result = try runToEnd(["solo", "Nobody", "--ui", "text", "--no-build"])
+    func unknownFeature() async throws {
+        let result = try await runToEnd(["solo", "Nobody", "--ui", "text", "--no-build"])
         #expect(result.status == 1)
         #expect(result.err.contains("no feature is called 'Nobody'"))
         #expect(result.err.contains("Auth") && result.err.contains("Characters"))
     }
 
     @Test("a requirement without a mock stops solo with exit 2, naming the key and how to add the mock")
-    func unmockedRequirement() throws {
+    func unmockedRequirement() async throws {
         let source = try temporaryFolder("microapp-unmocked").appendingPathComponent("Unmocked.swift")
         try Self.unmockedSource.write(to: source, atomically: true, encoding: .utf8)
         let plugins = try compilePlugin(module: "Unmocked", sources: [source])
-        let result = try runToEnd(["solo", "Unmocked", "--ui", "text", "--no-build", "--plugins", plugins.path])
+        let result = try await runToEnd(["solo", "Unmocked", "--ui", "text", "--no-build", "--plugins", plugins.path])
         #expect(result.status == 2, "\(result.err)")
         #expect(result.err.contains("unmocked.clock"))
         #expect(result.err.contains("ships no mock") && result.err.contains("mocks.service("))
         #expect(result.err.contains("UnmockedFeature"))
-        let preview = try runToEnd(["preview", "Unmocked", "--no-build", "--plugins", plugins.path])
+        let preview = try await runToEnd(["preview", "Unmocked", "--no-build", "--plugins", plugins.path])
         #expect(preview.status == 1)
         #expect(preview.err.contains("Unmocked has no previews") && preview.err.contains("previews()"))
     }
