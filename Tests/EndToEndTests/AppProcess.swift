@@ -148,15 +148,18 @@ func screenText(_ frame: [String: Any]) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Runs `microapp` to completion with no input and returns exit code, stdout and stderr. The wait happens on a
-/// thread of its own: blocking the few threads of Swift's cooperative pool would stall every other test.
+/// Runs `microapp` to completion with no input and returns exit code, stdout and stderr (waiting off the pool).
 func runToEnd(
     _ arguments: [String], executable: String = AppProcess.executable
 ) async throws -> (status: Int32, out: String, err: String) {
+    try await offThePool { try runToEndBlocking(arguments, executable: executable) }
+}
+
+/// Runs blocking work (waiting for a process) on a thread of its own and awaits it: blocking the few threads of
+/// Swift's cooperative pool would stall every other test in the run.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try runToEndBlocking(arguments, executable: executable) })
-        }
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }
 

@@ -24,7 +24,13 @@ func temporaryFolder(_ prefix: String) throws -> URL {
 }
 
 /// Runs `microapp` in `directory` to completion with no input; returns exit code, stdout and stderr.
-func runMicroapp(_ arguments: [String], in directory: URL) throws -> (status: Int32, out: String, err: String) {
+func runMicroapp(_ arguments: [String], in directory: URL) async throws -> (status: Int32, out: String, err: String) {
+    try await offThePool { try runMicroappBlocking(arguments, in: directory) }
+}
+
+private func runMicroappBlocking(
+    _ arguments: [String], in directory: URL
+) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: AppProcess.executable)
     process.arguments = arguments
@@ -43,7 +49,11 @@ func runMicroapp(_ arguments: [String], in directory: URL) throws -> (status: In
 
 /// Compiles Swift sources into `lib<module>.so` in a new folder, against the SDK `swift test` built beside the
 /// runner, with swiftc directly (never `swift build`: the test run holds the package's build lock).
-func compilePlugin(module: String, sources: [URL]) throws -> URL {
+func compilePlugin(module: String, sources: [URL]) async throws -> URL {
+    try await offThePool { try compilePluginBlocking(module: module, sources: sources) }
+}
+
+private func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
     let build = AppProcess.buildDirectory.path
     let folder = try temporaryFolder("microapp-fixture")
     let library = folder.appendingPathComponent("lib\(module).so").path

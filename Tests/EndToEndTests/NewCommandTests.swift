@@ -25,9 +25,9 @@ struct NewCommandTests {
             ("class", "is a Swift keyword"),
             ("Self", "is a Swift keyword"),
         ])
-    func refusals(name: String, reason: String) throws {
+    func refusals(name: String, reason: String) async throws {
         let root = try Self.repository()
-        let result = try runMicroapp(["new", name], in: root)
+        let result = try await runMicroapp(["new", name], in: root)
         #expect(result.status == 1)
         #expect(result.err.contains(reason), "\(result.err)")
         #expect(result.err.contains("to fix:"))
@@ -38,7 +38,7 @@ struct NewCommandTests {
     @Test("a scaffolded feature compiles, runs alone on its mocks and draws the golden previews new wrote")
     func scaffoldRunsAlone() async throws {
         let root = try Self.repository()
-        let created = try runMicroapp(["new", "Profile"], in: root)
+        let created = try await runMicroapp(["new", "Profile"], in: root)
         #expect(created.status == 0, "\(created.err)")
         #expect(created.out.contains("microapp solo Profile"))
         let folder = root.appendingPathComponent("Plugins/Profile")
@@ -55,7 +55,7 @@ struct NewCommandTests {
         let singleModuleEntry = try temporaryFolder("microapp-entry").appendingPathComponent("Entry.swift")
         try entry.replacingOccurrences(of: "import Profile\n", with: "").write(
             to: singleModuleEntry, atomically: true, encoding: .utf8)
-        let plugins = try compilePlugin(
+        let plugins = try await compilePlugin(
             module: "Profile",
             sources: sources.map { folder.appendingPathComponent("Sources/\($0)") } + [singleModuleEntry])
 

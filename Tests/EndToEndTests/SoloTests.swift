@@ -113,7 +113,7 @@ struct SoloTests {
     func unmockedRequirement() async throws {
         let source = try temporaryFolder("microapp-unmocked").appendingPathComponent("Unmocked.swift")
         try Self.unmockedSource.write(to: source, atomically: true, encoding: .utf8)
-        let plugins = try compilePlugin(module: "Unmocked", sources: [source])
+        let plugins = try await compilePlugin(module: "Unmocked", sources: [source])
         let result = try await runToEnd(["solo", "Unmocked", "--ui", "text", "--no-build", "--plugins", plugins.path])
         #expect(result.status == 2, "\(result.err)")
         #expect(result.err.contains("unmocked.clock"))
