@@ -175,21 +175,28 @@ enum FixtureBuilder {
         }
     }
 
+    /// Builds `fileName` once per process. The build runs outside the lock (a test that blocks a thread of the
+    /// small cooperative pool while others queue behind it on a lock would stall the whole run), into a temporary
+    /// name renamed into place, so two tests racing for the same fixture both end with a complete file.
     private static func once(_ fileName: String, make: (String) throws -> Void) throws -> String {
         let path = (Paths.fixtures as NSString).appendingPathComponent(fileName)
-        return try built.withLock { built in
-            if let result = built[fileName] { return try result.get() }
-            let result: Result<String, FixtureError>
-            do {
-                try make(path)
-                result = .success(path)
-            } catch let error as FixtureError {
-                result = .failure(error)
-            } catch {
-                result = .failure(FixtureError(description: "\(fileName): \(error)"))
+        if let known = built.withLock({ $0[fileName] }) { return try known.get() }
+        let result: Result<String, FixtureError>
+        let temporary = path + ".building-\(UUID().uuidString)"
+        do {
+            try make(temporary)
+            guard rename(temporary, path) == 0 else {
+                throw FixtureError(description: "\(fileName): could not move the build into place (errno \(errno))")
             }
-            built[fileName] = result
-            return try result.get()
+            result = .success(path)
+        } catch let error as FixtureError {
+            result = .failure(error)
+        } catch {
+            result = .failure(FixtureError(description: "\(fileName): \(error)"))
+        }
+        return try built.withLock { built in
+            if built[fileName] == nil { built[fileName] = result }
+            return try built[fileName]!.get()
         }
     }
 
