@@ -16,7 +16,8 @@ func isDirectory(_ url: URL) -> Bool {
 }
 
 let pluginFolders = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path)) ?? []
-let features: [String] = pluginFolders
+let features: [String] =
+    pluginFolders
     .filter { isDirectory(root.appendingPathComponent("Plugins/\($0)/Sources")) }
     .sorted()
 

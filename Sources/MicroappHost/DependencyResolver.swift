@@ -110,8 +110,12 @@ public enum DependencyResolver {
             route.pattern.hasPrefix(feature.manifest.id + "://")
         }
         let claims =
-            features.flatMap { feature in feature.manifest.routes.filter { ownScheme(feature, $0) }.map { (feature, $0) } }
-            + features.flatMap { feature in feature.manifest.routes.filter { !ownScheme(feature, $0) }.map { (feature, $0) } }
+            features.flatMap { feature in
+                feature.manifest.routes.filter { ownScheme(feature, $0) }.map { (feature, $0) }
+            }
+            + features.flatMap { feature in
+                feature.manifest.routes.filter { !ownScheme(feature, $0) }.map { (feature, $0) }
+            }
         for (feature, route) in claims {
             let id = feature.manifest.id
             do {
@@ -129,7 +133,8 @@ public enum DependencyResolver {
                         id,
                         Diagnostic(
                             .routeConflict, subject: feature.path,
-                            reason: "route '\(route.pattern)' of \(id) conflicts with '\(other.pattern)' of \(other.owner)",
+                            reason:
+                                "route '\(route.pattern)' of \(id) conflicts with '\(other.pattern)' of \(other.owner)",
                             fix: "give each route a distinct literal segment, or load only one of the two features"))
                 } else {
                     claimed.append((pattern, id))
@@ -158,7 +163,8 @@ public enum DependencyResolver {
                         feature.manifest.id,
                         Diagnostic(
                             .duplicateProvider, subject: feature.manifest.id,
-                            reason: "\(feature.manifest.id) provides \(provision.key), which \(existing.provider) already provides",
+                            reason:
+                                "\(feature.manifest.id) provides \(provision.key), which \(existing.provider) already provides",
                             fix: "keep one provider of '\(provision.key)'; remove it from the other's manifest"))
                     continue
                 }

@@ -60,7 +60,9 @@ public enum PluginLoader {
                 return .failure(
                     Diagnostic(
                         .notSharedObject, subject: path, reason: "it is an executable, not a shared library",
-                        fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder"))
+                        fix:
+                            "build the feature as a `.dynamic` library product, or remove the file from the plugin folder"
+                    ))
             }
             return .failure(
                 Diagnostic(
@@ -119,7 +121,8 @@ public enum PluginLoader {
             return .failure(
                 Diagnostic(
                     .abiMismatch, subject: path,
-                    reason: "it was built for entry ABI \(major).\(version & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
+                    reason:
+                        "it was built for entry ABI \(major).\(version & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
                     fix: "rebuild the plugin against this host's MicroappSDK"))
         }
         let minimum = MemoryLayout<microapp_descriptor>.size
@@ -137,7 +140,9 @@ public enum PluginLoader {
                 Diagnostic(
                     .fingerprintMismatch, subject: path,
                     reason: "it was built against SDK \(theirs); this host runs SDK \(fingerprint)",
-                    fix: "rebuild the plugin with this host's MicroappSDK sources and toolchain, or restart the host after rebuilding both"))
+                    fix:
+                        "rebuild the plugin with this host's MicroappSDK sources and toolchain, or restart the host after rebuilding both"
+                ))
         }
         guard let json = fields.manifest_json else {
             return .failure(

@@ -1,5 +1,5 @@
-import MicroappDigest
 import Foundation
+import MicroappDigest
 
 /// `plugins.lock`: the SHA-256 of each plugin library in a folder, written by `microapp lock`. When a folder has
 /// one, a library that is not in it or does not match is refused before it is opened.
@@ -62,8 +62,11 @@ public struct PluginLock: Codable, Sendable, Equatable {
         guard actual == entry.sha256 else {
             return Diagnostic(
                 .lockMismatch, subject: path,
-                reason: "its SHA-256 \(actual.prefix(12))… differs from \(entry.sha256.prefix(12))… in \(Self.fileName)",
-                fix: "if you rebuilt \(entry.feature) on purpose, run `microapp lock \(folder)`; otherwise restore the file")
+                reason:
+                    "its SHA-256 \(actual.prefix(12))… differs from \(entry.sha256.prefix(12))… in \(Self.fileName)",
+                fix:
+                    "if you rebuilt \(entry.feature) on purpose, run `microapp lock \(folder)`; otherwise restore the file"
+            )
         }
         return nil
     }

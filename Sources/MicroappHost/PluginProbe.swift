@@ -34,7 +34,9 @@ public struct PluginProbe: Sendable {
 
     /// The child's verdict on the library at `path`.
     public func verdict(for path: String) -> Verdict {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-probe-\(UUID().uuidString)").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "microapp-probe-\(UUID().uuidString)"
+        ).path
         defer { unlink(output) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -63,7 +65,8 @@ public struct PluginProbe: Sendable {
             return .blocked(
                 Diagnostic(
                     .probeHung, subject: path,
-                    reason: "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
+                    reason:
+                        "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
                     fix: "fix the plugin's entry or registration; it stays blocked until the file changes"))
         }
         if status & 0x7f != 0 {
@@ -73,7 +76,9 @@ public struct PluginProbe: Sendable {
                 Diagnostic(
                     .probeCrashed, subject: path,
                     reason: "loading it crashed a probe process (\(name), signal \(signal))",
-                    fix: "run `microapp probe \(path)` to see it fail, fix the plugin; it stays blocked until the file changes"))
+                    fix:
+                        "run `microapp probe \(path)` to see it fail, fix the plugin; it stays blocked until the file changes"
+                ))
         }
         let data = (try? Data(contentsOf: URL(fileURLWithPath: output))) ?? Data()
         guard let result = try? JSONDecoder().decode(ProbeReport.self, from: data) else {

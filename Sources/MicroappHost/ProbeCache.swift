@@ -1,5 +1,5 @@
-import MicroappDigest
 import Foundation
+import MicroappDigest
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +26,8 @@ public struct ProbeCache: Sendable {
     /// is an empty one, so the worst case is probing again.
     public init(file: String = ProbeCache.defaultFile) {
         self.file = file
-        entries = (try? JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: URL(fileURLWithPath: file)))) ?? [:]
+        entries =
+            (try? JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: URL(fileURLWithPath: file)))) ?? [:]
     }
 
     /// `$XDG_CACHE_HOME/microapp/probe-cache.json`, or under `~/.cache`.

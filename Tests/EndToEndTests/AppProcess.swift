@@ -72,7 +72,9 @@ final class AppProcess: Sendable {
     /// Sends several events.
     func send(_ events: [[String: Any]]) throws {
         for event in events {
-            send(String(decoding: try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]), as: UTF8.self))
+            send(
+                String(
+                    decoding: try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]), as: UTF8.self))
         }
     }
 

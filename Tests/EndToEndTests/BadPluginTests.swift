@@ -55,7 +55,8 @@ struct BadPluginTests {
         #expect(result.status == 2)
         #expect(result.err.contains("libBroken.so") && result.err.contains("libAlsoBroken.so"))
         #expect(result.err.contains("no feature is left to run"))
-        let doctor = try await runToEnd(["doctor", host.path, "--no-build"], executable: host.appendingPathComponent("microapp").path)
+        let doctor = try await runToEnd(
+            ["doctor", host.path, "--no-build"], executable: host.appendingPathComponent("microapp").path)
         #expect(doctor.status == 0)
         #expect(doctor.out.contains("no plugin libraries found"))
     }

@@ -73,7 +73,8 @@ struct TerminalUITests {
     @Test("a person signs in with the keyboard and sees the characters list, then quits with q")
     func signInWithKeyboard() async throws {
         let pane = try TmuxPane(
-            "\(AppProcess.executable) --no-build --data \(AppProcess.freshDataDirectory())", environment: ["NO_COLOR": "1"])
+            "\(AppProcess.executable) --no-build --data \(AppProcess.freshDataDirectory())",
+            environment: ["NO_COLOR": "1"])
         let welcome = try await pane.waitFor("Microapps · Auth", "Create account", "auth://select")
         #expect(welcome.contains("signed out"))
         try pane.send("Enter")

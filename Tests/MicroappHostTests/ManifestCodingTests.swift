@@ -12,13 +12,27 @@ struct ManifestCodingTests {
         #expect(try ManifestCoding.decode(ManifestCoding.encode(manifest)) == manifest)
     }
 
-    @Test("bad manifests are refused with a reason naming the fault", arguments: [
-        ("{not json", "not valid JSON"),
-        (#"{"id":"a","version":1,"routes":[],"requirements":[],"provides":[],"hasMocks":false}"#, "'displayName' is missing"),
-        (#"{"id":"a","version":"one","displayName":"A","routes":[],"requirements":[],"provides":[],"hasMocks":false}"#, "'version' has the wrong type"),
-        (#"{"id":"Bad Id","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#, "id 'Bad Id'"),
-        (#"{"id":"a","version":1,"displayName":"A","routes":[],"requirements":[],"provides":[],"hasMocks":false}"#, "declares no routes"),
-    ])
+    @Test(
+        "bad manifests are refused with a reason naming the fault",
+        arguments: [
+            ("{not json", "not valid JSON"),
+            (
+                #"{"id":"a","version":1,"routes":[],"requirements":[],"provides":[],"hasMocks":false}"#,
+                "'displayName' is missing"
+            ),
+            (
+                #"{"id":"a","version":"one","displayName":"A","routes":[],"requirements":[],"provides":[],"hasMocks":false}"#,
+                "'version' has the wrong type"
+            ),
+            (
+                #"{"id":"Bad Id","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#,
+                "id 'Bad Id'"
+            ),
+            (
+                #"{"id":"a","version":1,"displayName":"A","routes":[],"requirements":[],"provides":[],"hasMocks":false}"#,
+                "declares no routes"
+            ),
+        ])
     func refuses(json: String, reason: String) {
         #expect {
             try ManifestCoding.decode(json)

@@ -20,13 +20,15 @@ struct RoutePatternTests {
         #expect(pattern.match("characters://detail//") == nil)
     }
 
-    @Test("malformed patterns are refused with the reason", arguments: [
-        ("no-scheme/path", "no scheme"),
-        ("Caps://x", "scheme 'Caps'"),
-        ("x://a//b", "empty path segment"),
-        ("x://a/{id}/{id}", "appears twice"),
-        ("x://a/pre{id}", "mixes text and a parameter"),
-    ])
+    @Test(
+        "malformed patterns are refused with the reason",
+        arguments: [
+            ("no-scheme/path", "no scheme"),
+            ("Caps://x", "scheme 'Caps'"),
+            ("x://a//b", "empty path segment"),
+            ("x://a/{id}/{id}", "appears twice"),
+            ("x://a/pre{id}", "mixes text and a parameter"),
+        ])
     func refusesMalformed(pattern: String, reason: String) {
         #expect {
             try RoutePattern(pattern)

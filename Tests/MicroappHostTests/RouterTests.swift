@@ -5,7 +5,8 @@ import Testing
 @Suite("Router")
 struct RouterTests {
     static let table = RouteTable([
-        TestManifests.manifest("auth", routes: [RouteDeclaration("auth://select", isSignIn: true), RouteDeclaration("auth://sign-in")]),
+        TestManifests.manifest(
+            "auth", routes: [RouteDeclaration("auth://select", isSignIn: true), RouteDeclaration("auth://sign-in")]),
         TestManifests.manifest(
             "characters",
             routes: [
@@ -17,7 +18,8 @@ struct RouterTests {
 
     @Test("a literal route beats a parameter route for the same URL")
     func literalWins() throws {
-        #expect(Self.table.match("characters://detail/random")?.entry.pattern.description == "characters://detail/random")
+        #expect(
+            Self.table.match("characters://detail/random")?.entry.pattern.description == "characters://detail/random")
         let match = try #require(Self.table.match("characters://detail/7"))
         #expect(match.location.parameters == ["id": "7"])
     }

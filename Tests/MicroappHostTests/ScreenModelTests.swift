@@ -15,7 +15,9 @@ struct ScreenModelTests {
                         .field(TextField(id: "email", label: "Email", text: "rick@example.com")),
                         .field(TextField(id: "password", label: "Password", isSecure: true, error: "Too short")),
                     ])),
-            .list(ListView(id: "rows", items: [ListView.Item("Rick", columns: ["Alive", "Human"])], footer: "page 1 of 1")),
+            .list(
+                ListView(
+                    id: "rows", items: [ListView.Item("Rick", columns: ["Alive", "Human"])], footer: "page 1 of 1")),
             .button(Button(id: "submit", title: "Sign in")),
         ],
         state: .alert(Alert(title: "Oops", message: "Wrong password", actions: [Button(id: "dismiss", title: "OK")])))

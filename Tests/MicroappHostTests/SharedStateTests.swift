@@ -83,10 +83,12 @@ struct SharedStateTests {
     @Test("a service registered by the host answers through its byte-level form, errors included")
     func serviceRoundTrip() async throws {
         let key = DependencyKey<Service<PageRequest, [String]>>.service("names")
-        container.provide(key, Service { request in
-            guard request.page > 0 else { throw ServiceError(code: "bad-page", message: "pages start at 1") }
-            return Array(repeating: "Rick", count: request.page)
-        })
+        container.provide(
+            key,
+            Service { request in
+                guard request.page > 0 else { throw ServiceError(code: "bad-page", message: "pages start at 1") }
+                return Array(repeating: "Rick", count: request.page)
+            })
         let context = FeatureContext(
             manifest: TestManifests.manifest("f", requirements: [key.requirement]), source: container,
             navigation: NowhereNavigation(), invalidate: {})

@@ -26,6 +26,7 @@ enum TestManifests {
     }
 
     static func hostOffer(_ key: String, type: String = "Service<Nothing, Nothing>", access: Access = .read) -> Offer {
-        Offer(key: key, type: type, kind: type.hasPrefix("Service") ? .service : .state, access: access, provider: "host")
+        Offer(
+            key: key, type: type, kind: type.hasPrefix("Service") ? .service : .state, access: access, provider: "host")
     }
 }

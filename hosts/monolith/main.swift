@@ -18,7 +18,8 @@ func runMonolith() async -> Int32 {
     var words = CommandLine.arguments.dropFirst()[...]
     while let word = words.popFirst() {
         guard ["--ui", "--data", "--open"].contains(word), let value = words.popFirst() else {
-            FileHandle.standardError.write(Data("monolith: unknown argument \(word)\n  to fix: use --ui, --data or --open\n".utf8))
+            FileHandle.standardError.write(
+                Data("monolith: unknown argument \(word)\n  to fix: use --ui, --data or --open\n".utf8))
             return 1
         }
         options[word] = value

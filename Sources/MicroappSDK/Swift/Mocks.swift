@@ -19,7 +19,8 @@ public struct Mocks {
     public init() {}
 
     /// Adds a variant of the service behind `key` (`default` unless named).
-    public mutating func service<S: ServiceProtocol>(_ key: DependencyKey<S>, variant: String = "default", _ service: S) {
+    public mutating func service<S: ServiceProtocol>(_ key: DependencyKey<S>, variant: String = "default", _ service: S)
+    {
         services[key.id, default: ServiceMock(type: key.typeName, variants: [:])].variants[variant] = service.erased
     }
 

@@ -1,4 +1,5 @@
 import MicroappTerminal
+
 /// The command line split into a command, its options and its operands; no parsing framework, by design.
 struct Arguments {
     /// `run`, `routes`, `probe`, … (`run` when none is given).
@@ -9,7 +10,8 @@ struct Arguments {
 
     /// Options that take a value; every other `--name` is a flag.
     static let valued: Set<String> = [
-        "--plugins", "--only", "--open", "--ui", "--data", "--characters-url", "--format", "--state", "--home", "--mock",
+        "--plugins", "--only", "--open", "--ui", "--data", "--characters-url", "--format", "--state", "--home",
+        "--mock",
         "--output",
     ]
 

@@ -15,12 +15,15 @@ enum LockCommand {
             return .invalidPluginSet
         }
         guard !report.images.isEmpty else {
-            throw UsageError("no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
+            throw UsageError(
+                "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
         }
         do {
             try PluginLock(images: report.images).write(in: folder)
         } catch {
-            Console.err("microapp: could not write \(folder)/\(PluginLock.fileName): \(error)\n  to fix: check the folder's permissions")
+            Console.err(
+                "microapp: could not write \(folder)/\(PluginLock.fileName): \(error)\n  to fix: check the folder's permissions"
+            )
             return .usage
         }
         Console.out("locked \(report.images.count) libraries in \(folder)/\(PluginLock.fileName)")
