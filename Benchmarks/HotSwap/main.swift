@@ -1,1 +1,116 @@
-print("hot swap benchmark: not written yet")
+import Foundation
+import MicroappHost
+import MicroappSDK
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Hot-swap figures: swap latency (library ready → new frame with its state restored) and RSS growth per swap.
+// Compiles a small feature twice with swiftc against the SDK beside this executable, then swaps them back and forth.
+
+let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("hot-swap-bench-\(getpid())").path
+
+func compile(greeting: String) -> String {
+    let folder = work + "/" + greeting
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let source = """
+        import Foundation
+        import MicroappSDK
+        public enum BenchFeature: Feature {
+            public static var manifest: FeatureManifest {
+                FeatureManifest(id: "bench", version: 1, displayName: "Bench", routes: [RouteDeclaration("bench://home")])
+            }
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { BenchRoot() }
+        }
+        struct BenchState: Codable { var name = ""; var taps = 0 }
+        @MainActor final class BenchRoot: Root {
+            var state = BenchState()
+            func screen(at location: Location) -> Screen {
+                Screen(title: "Bench", content: [.text(Text("\(greeting) \\(state.name) \\(state.taps)"))])
+            }
+            func handle(_ action: Action, at location: Location) {
+                if case .input(_, let text) = action { state.name = text } else { state.taps += 1 }
+            }
+            func snapshot() -> Data? { try? JSONEncoder().encode(state) }
+            func restore(from snapshot: Data) throws { state = try JSONDecoder().decode(BenchState.self, from: snapshot) }
+        }
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? { MicroappEntry.export(BenchFeature.self) }
+        """
+    try? source.write(toFile: folder + "/Bench.swift", atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+        "swiftc", "-emit-library", "-swift-version", "6", "-module-name", "Bench", "-I", build + "/Modules", "-Xcc",
+        "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK", "-Xlinker",
+        "-rpath", "-Xlinker", build, "-o", folder + "/libBench.so", folder + "/Bench.swift",
+    ]
+    try? process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { fatalError("swiftc failed for \(greeting)") }
+    return folder + "/libBench.so"
+}
+
+func residentKiB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+}
+
+@MainActor
+func measure(probe: PluginProbe?, swaps: Int, libraries: [String]) async -> (latencies: [Double], rss: [Int]) {
+    let image = try! PluginLoader.load(libraries[0]).get()
+    let container = Container()
+    let runtime = AppRuntime(
+        images: [image], resolution: PluginSet.resolve([image], container: container), container: container)
+    let swapper = HotSwapper(
+        runtime: runtime, libraries: HotSwapper.libraries(of: [image]), probe: probe, swapsDirectory: work + "/swaps")
+    var framed: ContinuousClock.Instant?
+    runtime.onUpdate = { _, _ in framed = .now }
+    runtime.open("bench://home")
+    runtime.send(.action(.input(id: "name", text: "Rick")))
+    var latencies: [Double] = []
+    var rss: [Int] = [residentKiB()]
+    for index in 1...swaps {
+        // Let the previous update run first, so the frame waited for is this swap's.
+        try? await Task.sleep(for: .milliseconds(2))
+        framed = nil
+        let started = ContinuousClock.now
+        guard case .success = await swapper.swapLibrary(at: libraries[index % 2]) else {
+            fatalError("swap \(index) failed")
+        }
+        while framed == nil { await Task.yield() }
+        let elapsed = framed! - started
+        latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        guard case .text(let text) = runtime.frame.screen.content.first, text.value.contains("Rick") else {
+            fatalError("state lost at swap \(index)")
+        }
+        rss.append(residentKiB())
+    }
+    return (latencies, rss)
+}
+
+let libraries = [compile(greeting: "Hello"), compile(greeting: "Howdy")]
+let probe = PluginProbe(executable: build + "/microapp", timeout: .seconds(5))
+let probed = await measure(probe: probe, swaps: 50, libraries: libraries)
+print(
+    String(
+        format:
+            "swap latency, probed (copy + child probe + load + restore + frame), 50 swaps: p50 %.1f ms, p90 %.1f ms",
+        percentile(probed.latencies, 0.5), percentile(probed.latencies, 0.9)))
+let direct = await measure(probe: nil, swaps: 100, libraries: libraries)
+print(
+    String(
+        format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
+        percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
+let growth = Double(direct.rss.last! - direct.rss[10]) / 90
+print(
+    "RSS: \(direct.rss[0]) KiB before, \(direct.rss.last!) KiB after 100 more swaps; growth \(String(format: "%.0f", growth)) KiB per swap (swaps 10–100)"
+)
+try? FileManager.default.removeItem(atPath: work)

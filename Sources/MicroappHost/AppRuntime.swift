@@ -21,16 +21,31 @@ public final class AppRuntime: AppDriver {
         }
     }
 
-    /// A feature that started.
+    /// A feature that started: the version on screen, its Root, and the code it came from.
     struct RunningFeature {
-        let manifest: FeatureManifest
-        let root: any Root
+        var manifest: FeatureManifest
+        var root: any Root
+        var version: FeatureVersion
     }
 
-    private let container: Container
+    /// One loaded version of a feature's code: enough to make a Root again (rollback).
+    struct FeatureVersion {
+        let manifest: FeatureManifest
+        let type: any Feature.Type
+        /// The version number shown in frames and swap notices.
+        let number: Int
+        /// The library path, or `linked …`.
+        let origin: String
+    }
+
+    let container: Container
     private let options: Options
-    private var features: [String: RunningFeature] = [:]
-    private var router: Router
+    var features: [String: RunningFeature] = [:]
+    /// Earlier working versions of each swapped feature, oldest first (their images stay loaded).
+    var previousVersions: [String: [FeatureVersion]] = [:]
+    /// The highest version number each feature ran at, so numbers only grow across swaps and rollbacks.
+    var newestVersions: [String: Int] = [:]
+    var router: Router
     private var pendingNotices: [Notice] = []
     private var updateScheduled = false
     private var sessionObservation: Observation?
@@ -47,7 +62,8 @@ public final class AppRuntime: AppDriver {
     public convenience init(
         images: [PluginImage], resolution: Resolution, container: Container, options: Options = Options()
     ) {
-        self.init(sources: images.map(FeatureSource.plugin), resolution: resolution, container: container, options: options)
+        self.init(
+            sources: images.map(FeatureSource.plugin), resolution: resolution, container: container, options: options)
     }
 
     /// Starts every sound feature of `resolution` from `sources` (plugins or linked-in types), providers first.
@@ -97,7 +113,7 @@ public final class AppRuntime: AppDriver {
         case .feature(let id, let location):
             guard let feature = features[id] else { return problemFrame(top.url, nil, account, depth) }
             return Frame(
-                feature: id, featureName: feature.manifest.displayName, version: feature.manifest.version,
+                feature: id, featureName: feature.manifest.displayName, version: feature.version.number,
                 route: location.url, screen: feature.root.screen(at: location), account: account, mode: options.mode,
                 depth: depth)
         case .problem(let url, let diagnostic):
@@ -125,11 +141,7 @@ public final class AppRuntime: AppDriver {
         case .back: goBack()
         case .open(let url): navigate(to: url)
         case .rollback(let feature):
-            post(
-                Notice(
-                    level: .error, code: "no-previous-version",
-                    message: "\(feature) has no previous version to go back to",
-                    fix: "rollback works after a hot swap (`microapp run --watch`)"))
+            rollback(feature)
         case .quit: hasQuit = true
         }
         scheduleUpdate()
@@ -175,12 +187,12 @@ public final class AppRuntime: AppDriver {
         notices.forEach(post)
     }
 
-    private func post(_ notice: Notice) {
+    func post(_ notice: Notice) {
         pendingNotices.append(notice)
         scheduleUpdate()
     }
 
-    private func showTop() {
+    func showTop() {
         if case .feature(let id, let location) = router.top { features[id]?.root.willShow(location) }
         scheduleUpdate()
     }
@@ -207,27 +219,36 @@ public final class AppRuntime: AppDriver {
             startProblems.append(problem)
             return
         }
-        let context = FeatureContext(
-            manifest: manifest, source: container,
-            navigation: FeatureNavigation(feature: manifest.id, runtime: self),
-            invalidate: { [weak self] in self?.scheduleUpdate() })
         do {
-            let provisions = try feature.provide(context)
-            for provision in manifest.provides {
-                guard let service = provisions.services[provision.key] else {
-                    throw DependencyError(
-                        key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
-                        fix: "add it in provide(_:) or remove it from the manifest's provides")
-                }
-                container.provide(provision.key, type: provision.type, service: service, by: manifest.id)
-            }
-            features[manifest.id] = RunningFeature(manifest: manifest, root: try feature.makeRoot(context))
+            let version = FeatureVersion(
+                manifest: manifest, type: feature, number: manifest.version, origin: source.origin)
+            features[manifest.id] = RunningFeature(manifest: manifest, root: try makeRoot(version), version: version)
         } catch {
             startProblems.append(
                 Diagnostic(
                     .startFailed, subject: manifest.id, reason: "it failed to start: \(error)",
                     fix: "run `swift test --filter \(manifest.displayName)` to see it fail with its mocks"))
         }
+    }
+
+    /// Makes a Root of `version` with a fresh context on the same container, after handing the container the
+    /// services it provides.
+    func makeRoot(_ version: FeatureVersion) throws -> any Root {
+        let manifest = version.manifest
+        let context = FeatureContext(
+            manifest: manifest, source: container,
+            navigation: FeatureNavigation(feature: manifest.id, runtime: self),
+            invalidate: { [weak self] in self?.scheduleUpdate() })
+        let provisions = try version.type.provide(context)
+        for provision in manifest.provides {
+            guard let service = provisions.services[provision.key] else {
+                throw DependencyError(
+                    key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
+                    fix: "add it in provide(_:) or remove it from the manifest's provides")
+            }
+            container.provide(provision.key, type: provision.type, service: service, by: manifest.id)
+        }
+        return try version.type.makeRoot(context)
     }
 
     private func problemFrame(_ url: String, _ diagnostic: Diagnostic?, _ account: String?, _ depth: Int) -> Frame {

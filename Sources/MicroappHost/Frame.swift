@@ -54,13 +54,31 @@ public struct Notice: Codable, Sendable, Equatable {
     public var message: String
     /// What to do, for errors.
     public var fix: String?
+    /// The feature a hot swap, rollback or build is about (`characters`), else nil.
+    public var feature: String?
+    /// The version that ran before a swap or rollback.
+    public var from: Int?
+    /// The version that runs after it.
+    public var to: Int?
+    /// How long the swap took, library ready to new frame (or how long a build took).
+    public var milliseconds: Int?
+    /// More lines for people, e.g. the first compiler errors of a failed build.
+    public var detail: [String]?
 
     /// Creates a notice.
-    public init(level: Level, code: String, message: String, fix: String? = nil) {
+    public init(
+        level: Level, code: String, message: String, fix: String? = nil, feature: String? = nil, from: Int? = nil,
+        to: Int? = nil, milliseconds: Int? = nil, detail: [String]? = nil
+    ) {
         self.level = level
         self.code = code
         self.message = message
         self.fix = fix
+        self.feature = feature
+        self.from = from
+        self.to = to
+        self.milliseconds = milliseconds
+        self.detail = detail
     }
 }
 
@@ -75,4 +93,11 @@ public protocol AppDriver: AnyObject {
     var onUpdate: ((Frame, [Notice]) -> Void)? { get set }
     /// True once a `quit` event was handled.
     var hasQuit: Bool { get }
+    /// True when `feature` has an earlier version a `rollback` event would go back to (after a hot swap).
+    func canRollBack(_ feature: String) -> Bool
+}
+
+extension AppDriver {
+    /// By default nothing can be rolled back.
+    public func canRollBack(_ feature: String) -> Bool { false }
 }

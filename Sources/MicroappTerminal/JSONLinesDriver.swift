@@ -46,8 +46,8 @@ public final class JSONLinesDriver {
     /// `{"type":"notice",…}` for information, `{"type":"error",…}` for problems.
     public static func noticeLine(_ notice: Notice) -> String {
         switch notice.level {
-        case .info: line(type: "notice", MessageBody(code: notice.code, message: notice.message, fix: notice.fix))
-        case .error: errorLine(code: notice.code, message: notice.message, fix: notice.fix)
+        case .info: line(type: "notice", MessageBody(notice: notice))
+        case .error: line(type: "error", MessageBody(notice: notice, alwaysFix: true))
         }
     }
 
@@ -81,14 +81,28 @@ private struct FrameBody: Encodable {
     }
 }
 
-/// The body of notice and error lines.
+/// The body of notice and error lines; the hot-swap fields (`feature`, `from`, `to`, `milliseconds`, `detail`)
+/// only when set.
 private struct MessageBody: Encodable {
     let code: String
     let message: String
     let fix: String?
     var alwaysFix = false
+    var extra: Notice?
 
-    enum Key: String, CodingKey { case code, message, fix }
+    init(code: String, message: String, fix: String?, alwaysFix: Bool = false) {
+        self.code = code
+        self.message = message
+        self.fix = fix
+        self.alwaysFix = alwaysFix
+    }
+
+    init(notice: Notice, alwaysFix: Bool = false) {
+        self.init(code: notice.code, message: notice.message, fix: notice.fix, alwaysFix: alwaysFix)
+        extra = notice
+    }
+
+    enum Key: String, CodingKey { case code, message, fix, feature, from, to, milliseconds, detail }
 
     func encode(to encoder: any Encoder) throws {
         var object = encoder.container(keyedBy: Key.self)
@@ -99,5 +113,10 @@ private struct MessageBody: Encodable {
         } else if alwaysFix {
             try object.encodeNil(forKey: .fix)
         }
+        try object.encodeIfPresent(extra?.feature, forKey: .feature)
+        try object.encodeIfPresent(extra?.from, forKey: .from)
+        try object.encodeIfPresent(extra?.to, forKey: .to)
+        try object.encodeIfPresent(extra?.milliseconds, forKey: .milliseconds)
+        try object.encodeIfPresent(extra?.detail, forKey: .detail)
     }
 }

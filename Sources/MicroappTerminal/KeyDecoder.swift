@@ -7,6 +7,8 @@ enum Key: Equatable, Sendable {
     case interrupt
     /// Ctrl-D.
     case endOfInput
+    /// Ctrl-R: roll the feature on screen back to its previous version (after a hot swap).
+    case controlR
     /// A printable character (any UTF-8 character, not a control).
     case character(Character)
 }
@@ -51,6 +53,7 @@ struct KeyDecoder {
         case 0x7F, 0x08: return (.backspace, 1)
         case 0x03: return (.interrupt, 1)
         case 0x04: return (.endOfInput, 1)
+        case 0x12: return (.controlR, 1)
         case 0x00..<0x20: return (nil, 1)
         case 0x20..<0x7F: return (.character(Character(Unicode.Scalar(first))), 1)
         default: return utf8Character(bytes, final: final)

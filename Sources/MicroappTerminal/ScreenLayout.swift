@@ -15,6 +15,10 @@ struct ScreenLayout {
     /// Show the top of the content when the focused element fits on the first page (after focus moved);
     /// false keeps a scroll position the person chose.
     var preferTop = true
+    /// A failed build of a watched feature: its first compiler errors are boxed over the screen.
+    var buildFailure: Notice?
+    /// The feature on screen has a previous version: the key help offers ctrl-r.
+    var canRollBack = false
 
     static let spinner: [Character] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     static let keyHelp = "tab/↑↓ move · enter select · esc back · q quit"
@@ -52,6 +56,9 @@ struct ScreenLayout {
         visible += Array(repeating: StyledLine(), count: areaHeight - visible.count)
         if case .alert(let alert) = screen.state {
             overlay(box: alertBox(alert, content: content, columns: columns), on: &visible, columns: columns)
+        }
+        if let buildFailure {
+            overlay(box: buildBox(buildFailure, columns: columns), on: &visible, columns: columns)
         }
 
         var more = ""
@@ -114,6 +121,25 @@ struct ScreenLayout {
             + [StyledLine("└\(edge)┘")]
     }
 
+    /// The first compiler errors of a failed build in a box, over the still-working screen.
+    private func buildBox(_ failure: Notice, columns: Int) -> [StyledLine] {
+        let innerWidth = max(10, columns - 6)
+        var inner = [StyledLine("✗ " + failure.message.components(separatedBy: ":").first!.sanitized, .error)]
+        for line in failure.detail ?? [failure.message] {
+            inner += line.sanitized.wrapped(toWidth: innerWidth).prefix(3).map { StyledLine($0) }
+        }
+        inner += [
+            StyledLine(), StyledLine("fix and save to rebuild · the running version stays · esc hides this", .dim),
+        ]
+        let edge = String(repeating: "─", count: innerWidth + 2)
+        return [StyledLine("┌\(edge)┐", .error)]
+            + inner.map {
+                StyledLine("│ ", .error) + $0.truncated(toWidth: innerWidth).padded(toWidth: innerWidth)
+                    + StyledLine(" │", .error)
+            }
+            + [StyledLine("└\(edge)┘", .error)]
+    }
+
     /// Puts `box` in the middle of `lines`, centred horizontally; a box taller than the area loses its top
     /// lines' middle so the actions at its bottom stay visible.
     private func overlay(box: [StyledLine], on lines: inout [StyledLine], columns: Int) {
@@ -140,7 +166,8 @@ struct ScreenLayout {
             }
         } else {
             let isField = if case .field? = focusedID.flatMap(frame.screen.element(id:)) { true } else { false }
-            left = Span(" " + (isField ? Self.fieldKeyHelp : Self.keyHelp), .dim)
+            let rollback = canRollBack ? " · ctrl-r roll back" : ""
+            left = Span(" " + (isField ? Self.fieldKeyHelp : Self.keyHelp) + rollback, .dim)
         }
         let room = max(0, columns - route.displayWidth - 3)
         let shown = Span(left.text.truncated(toWidth: room), left.style)

@@ -23,6 +23,9 @@ public final class TerminalUI {
     private var preferTop = true
     private var spinnerFrame = 0
     private var notice: (notice: Notice, until: ContinuousClock.Instant)?
+    /// The last failed build of a watched feature: its errors are boxed over the screen until a build succeeds
+    /// or esc hides them.
+    private var buildFailure: Notice?
     private var route: String?
     /// Focus and scroll position of screens under this one, to come back to them as they were.
     private var placesByRoute: [String: (focus: Focus, scrollOffset: Int)] = [:]
@@ -100,7 +103,22 @@ public final class TerminalUI {
 
     /// Handles a key and redraws; false when the person quit.
     func press(_ key: Key) -> Bool {
-        switch focus.handle(key, on: driver.frame.screen) {
+        let frame = driver.frame
+        if key == .escape, buildFailure != nil {
+            buildFailure = nil
+            draw()
+            return true
+        }
+        let isField =
+            if case .field? = focus.focusedID(in: frame.screen).flatMap(frame.screen.element(id:)) { true } else {
+                false
+            }
+        if key == .controlR || (key == .character("R") && !isField) {
+            driver.send(.rollback(feature: frame.feature))
+            draw()
+            return true
+        }
+        switch focus.handle(key, on: frame.screen) {
         case .quit:
             driver.send(.quit)
             return false
@@ -125,6 +143,13 @@ public final class TerminalUI {
 
     /// Shows the last problem among `notices` (else the last notice) in the footer for a while, and redraws.
     func show(_ notices: [Notice]) {
+        for notice in notices {
+            switch notice.code {
+            case "build-failed": buildFailure = notice
+            case "built", "swapped", "rolled-back": buildFailure = nil
+            default: break
+            }
+        }
         if let shown = notices.last(where: { $0.level == .error }) ?? notices.last {
             notice = (shown, clock.now.advanced(by: noticeDuration))
         }
@@ -164,7 +189,7 @@ public final class TerminalUI {
         }
         let layout = ScreenLayout(
             width: size.width, height: size.height, color: color, spinnerFrame: spinnerFrame, notice: notice?.notice,
-            preferTop: preferTop)
+            preferTop: preferTop, buildFailure: buildFailure, canRollBack: driver.canRollBack(frame.feature))
         let laidOut = layout.lines(for: frame, focus: focus, scrollOffset: scrollOffset)
         scrollOffset = laidOut.scrollOffset
         preferTop = false

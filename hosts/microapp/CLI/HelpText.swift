@@ -29,6 +29,10 @@ enum HelpText {
           --characters-url URL  read characters from this HTTP service instead of the bundled catalog
           --no-build      do not rebuild stale plugin libraries first
           --no-probe      load new libraries without trying them in a child process first (faster, unsafe)
+          --watch         hot swap: a new lib<Feature>.so in a plugin folder, or (from the repository) a saved
+                          source of a running feature, rebuilds and swaps that feature in, keeping its state;
+                          a build that fails stays out (its errors show over the screen); ctrl-r (or R) or
+                          {"type":"rollback","feature":"ID"} goes back to the previous version
 
         Plugins are the lib<Feature>.so files beside this executable plus each --plugins DIR. Run from the
         repository, microapp first builds the plugin libraries that are missing or older than their sources.
@@ -50,7 +54,7 @@ enum HelpText {
         switch command {
         case "run":
             return
-                "usage: microapp run [--plugins DIR]... [--only FEATURE]... [--open URL] [--ui terminal|text|json] [--strict]\n\n"
+                "usage: microapp run [--plugins DIR]... [--only FEATURE]... [--open URL] [--ui terminal|text|json] [--strict] [--watch]\n\n"
                 + overview
         case "routes":
             return """
@@ -68,7 +72,7 @@ enum HelpText {
                 """
         case "solo":
             return """
-                usage: microapp solo FEATURE [--open URL] [--ui terminal|text|json] [--mock KEY=VARIANT]... [--plugins DIR]...
+                usage: microapp solo FEATURE [--open URL] [--ui terminal|text|json] [--mock KEY=VARIANT]... [--plugins DIR]... [--watch]
 
                 Runs one feature alone: only lib<FEATURE>.so is loaded (run from the repository, only that library is
                 built first), and every requirement is met by the mocks the feature ships (`static func mocks()`).
@@ -82,6 +86,7 @@ enum HelpText {
                   --open URL          start at this route
                   --ui MODE           terminal (default on a terminal), text or json, as for `run`
                   --no-build          do not build the feature's library first
+                  --watch             rebuild and hot-swap the feature when its sources or library change
 
                 Exit 1: unknown feature, or a --mock key or variant the mocks do not have (the list is printed).
                 Exit 2: a requirement without a mock (named, with how to add it), or the library does not load.

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappHost
 
 /// Rebuilds the plugin libraries that are missing or older than their sources, when run from the repository.
 /// `swift run microapp` builds only the executable; this makes it build the features too.
@@ -155,5 +156,37 @@ struct PluginBuilder {
             }
         }
         return newest
+    }
+}
+
+extension PluginBuilder {
+    /// `--watch`: swaps in each new build of a running feature's library, and, when run from the repository,
+    /// rebuilds a feature whose sources change. New builds are probed in a child process unless `probing` is false.
+    @MainActor
+    static func watch(
+        _ runtime: AppRuntime, images: [PluginImage], directories: [String], probing: Bool
+    ) -> HotSwapWatch {
+        let locations = PluginLocations.current()
+        let swapper = HotSwapper(
+            runtime: runtime, libraries: HotSwapper.libraries(of: images), probe: probing ? PluginProbe() : nil)
+        var folders: [String: String] = [:]
+        var rebuilder: PluginRebuilder?
+        if let repository = locations.repository {
+            rebuilder = PluginRebuilder(
+                repository: repository.path, buildDirectory: locations.executableDirectory.path,
+                configuration: locations.configuration)
+            for image in images
+            where (image.path as NSString).deletingLastPathComponent == locations.executableDirectory.path {
+                let name = String((image.path as NSString).lastPathComponent.dropFirst(3).dropLast(3))
+                if FileManager.default.fileExists(atPath: repository.path + "/Plugins/\(name)/Sources") {
+                    folders[image.manifest.id] = name
+                }
+            }
+        }
+        let watch = HotSwapWatch(
+            swapper: swapper, libraryDirectories: directories, rebuilder: rebuilder, sourceFolders: folders,
+            loaded: images.map(\.path))
+        watch.start()
+        return watch
     }
 }

@@ -13,7 +13,10 @@ enum RunCommand {
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         try arguments.allow(
-            ["--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--characters-url", "--home"])
+            [
+                "--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data",
+                "--characters-url", "--home", "--watch",
+            ])
         let ui = try FrontEnd.chosen(by: arguments)
         let set = try LoadedPluginSet.load(arguments, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
@@ -44,7 +47,14 @@ enum RunCommand {
                 Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
             })
         if ui != .json { Console.report(problems) }
+        let watch =
+            arguments.flag("--watch")
+            ? PluginBuilder.watch(
+                runtime, images: set.images,
+                directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
+                probing: !arguments.flag("--no-probe")) : nil
         await ui.run(runtime)
+        watch?.stop()
         return .ok
     }
 }

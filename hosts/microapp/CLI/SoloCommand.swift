@@ -1,7 +1,7 @@
 import DemoServices
-import MicroappTerminal
 import MicroappHost
 import MicroappSDK
+import MicroappTerminal
 
 /// `microapp solo FEATURE`: one feature alone, its requirements met by the mocks it ships, routes into other
 /// features shown as stubs. The fast loop of a feature team: only that feature's library is built and loaded.
@@ -13,7 +13,7 @@ enum SoloCommand {
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow(["--open", "--ui", "--mock", "--plugins", "--no-build"])
+        try arguments.allow(["--open", "--ui", "--mock", "--plugins", "--no-build", "--watch", "--no-probe"])
         let ui = try FrontEnd.chosen(by: arguments)
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError(
@@ -54,7 +54,14 @@ enum SoloCommand {
             return .invalidPluginSet
         }
         runtime.open(arguments.value("--open"))
+        let watch =
+            arguments.flag("--watch")
+            ? PluginBuilder.watch(
+                runtime, images: [library.image],
+                directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
+                probing: !arguments.flag("--no-probe")) : nil
         await ui.run(runtime)
+        watch?.stop()
         return .ok
     }
 

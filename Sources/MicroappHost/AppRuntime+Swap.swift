@@ -1,0 +1,147 @@
+import Foundation
+import MicroappSDK
+
+/// What a hot swap or rollback did.
+public struct SwapResult: Sendable, Equatable {
+    /// The feature's id.
+    public var feature: String
+    /// The version number that ran before.
+    public var from: Int
+    /// The version number that runs now.
+    public var to: Int
+    /// False when the new version refused the old state and its screens started fresh.
+    public var stateKept: Bool
+    /// Library ready to new Root with its state, in milliseconds.
+    public var milliseconds: Int
+}
+
+extension AppRuntime {
+    /// True when `feature` has an earlier working version to go back to.
+    public func canRollBack(_ feature: String) -> Bool { !(previousVersions[feature] ?? []).isEmpty }
+
+    /// The version number `feature` runs at now, nil when it does not run.
+    public func version(of feature: String) -> Int? { features[feature]?.version.number }
+
+    /// Replaces running feature `id` with the code of `source` between two events: registers it, makes its Root on the
+    /// same container, moves each live Root's state across as bytes (`snapshot()` → `restore(from:)`) and shows the
+    /// screen on top again. Any failure leaves the running version in place and returns why. `started` is when the
+    /// library was ready, for the reported milliseconds.
+    @discardableResult
+    public func swap(
+        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant = .now
+    ) -> Result<SwapResult, Diagnostic> {
+        guard let running = features[id] else {
+            return .failure(
+                Diagnostic(
+                    .notFound, subject: id, reason: "no running feature has the id '\(id)'",
+                    fix: "swap a new build of a feature that runs (see `microapp routes`)"))
+        }
+        let manifest = source.manifest
+        guard manifest.id == id else {
+            return .failure(
+                Diagnostic(
+                    .badManifest, subject: source.origin,
+                    reason: "its manifest id changed from '\(id)' to '\(manifest.id)'",
+                    fix: "keep the id '\(id)', or restart the host to load it as another feature"))
+        }
+        guard manifest.routes == running.manifest.routes else {
+            return .failure(
+                Diagnostic(
+                    .routeConflict, subject: source.origin,
+                    reason: "its routes changed, and routes are fixed while running",
+                    fix: "restart the host to pick up the new routes"))
+        }
+        let type: any Feature.Type
+        switch source.register() {
+        case .success(let registered): type = registered
+        case .failure(let problem): return .failure(problem)
+        }
+        let number = max(manifest.version, newestVersion(of: id) + 1)
+        let version = FeatureVersion(manifest: manifest, type: type, number: number, origin: source.origin)
+        switch replace(running, with: version, started: started) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let result):
+            previousVersions[id, default: []].append(running.version)
+            newestVersions[id] = number
+            post(swapNotice(result, verb: "swapped"))
+            return .success(result)
+        }
+    }
+
+    /// Goes back to the previous working version of `feature` (its image is still loaded) with the current state.
+    public func rollback(_ feature: String) {
+        guard let running = features[feature], let previous = previousVersions[feature]?.last else {
+            post(
+                Notice(
+                    level: .error, code: "no-previous-version",
+                    message: "\(feature) has no previous version to go back to",
+                    fix: "rollback works after a hot swap (`microapp run --watch`)", feature: feature))
+            return
+        }
+        switch replace(running, with: previous, started: .now) {
+        case .failure(let problem):
+            post(
+                Notice(
+                    level: .error, code: "rollback-failed", message: "\(feature): \(problem.reason)", fix: problem.fix,
+                    feature: feature))
+        case .success(let result):
+            previousVersions[feature]?.removeLast()
+            post(swapNotice(result, verb: "rolled back"))
+        }
+    }
+
+    /// Makes the Root of `version`, restores the running Root's state into it and puts it in place.
+    private func replace(
+        _ running: RunningFeature, with version: FeatureVersion, started: ContinuousClock.Instant
+    ) -> Result<SwapResult, Diagnostic> {
+        let id = running.manifest.id
+        var root: any Root
+        do {
+            root = try makeRoot(version)
+        } catch {
+            return .failure(
+                Diagnostic(
+                    .startFailed, subject: id, reason: "the new version failed to start: \(error)",
+                    fix: "fix the feature's makeRoot/provide; the running version stays"))
+        }
+        var stateKept = true
+        if let snapshot = running.root.snapshot() {
+            do {
+                try root.restore(from: snapshot)
+            } catch {
+                // A half-restored Root is worse than a fresh one: start over, and say so.
+                stateKept = false
+                if let fresh = try? makeRoot(version) { root = fresh }
+                post(
+                    Notice(
+                        level: .error, code: "state-reset",
+                        message:
+                            "\(running.manifest.displayName) v\(version.number) could not take the state: \(error)",
+                        fix: "its screens started fresh; make restore(from:) tolerate older snapshots", feature: id))
+            }
+        }
+        features[id] = RunningFeature(manifest: version.manifest, root: root, version: version)
+        if case .feature(id, let location) = router.top { root.willShow(location) }
+        scheduleUpdate()
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Int(
+            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        return .success(
+            SwapResult(
+                feature: id, from: running.version.number, to: version.number, stateKept: stateKept,
+                milliseconds: milliseconds))
+    }
+
+    private func newestVersion(of id: String) -> Int {
+        max(newestVersions[id] ?? 0, features[id]?.version.number ?? 0)
+    }
+
+    private func swapNotice(_ result: SwapResult, verb: String) -> Notice {
+        let name = features[result.feature]?.manifest.displayName ?? result.feature
+        let state = result.stateKept ? "state kept" : "state reset"
+        return Notice(
+            level: .info, code: verb == "swapped" ? "swapped" : "rolled-back",
+            message: "\(name) \(verb) v\(result.from) → v\(result.to) in \(result.milliseconds) ms (\(state))",
+            feature: result.feature, from: result.from, to: result.to, milliseconds: result.milliseconds)
+    }
+}

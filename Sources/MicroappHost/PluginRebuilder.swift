@@ -1,0 +1,150 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Rebuilds one feature's library as fast as it honestly can: it replays the exact compiler and linker commands
+/// SwiftPM planned for that feature (read from its build manifest, `<scratch>/<configuration>.yaml`), and falls
+/// back to `swift build --product <Feature>` when there is no plan or the feature's files were added or removed.
+public struct PluginRebuilder: Sendable {
+    /// How a rebuild went.
+    public struct Outcome: Sendable {
+        /// The library that was written, when it succeeded.
+        public var library: String?
+        /// `replay` (compiler and linker called directly) or `swift build`.
+        public var method: String
+        /// How long it took.
+        public var milliseconds: Int
+        /// The first compiler errors, when it failed.
+        public var errors: [String]
+    }
+
+    /// The repository root (its `Package.swift`).
+    public let repository: String
+    /// The folder the host's own build put its products in (`.build/x86_64-unknown-linux-gnu/debug`).
+    public let buildDirectory: String
+    /// `debug` or `release`.
+    public let configuration: String
+
+    /// A rebuilder for the package at `repository`, whose products are in `buildDirectory`.
+    public init(repository: String, buildDirectory: String, configuration: String) {
+        self.repository = repository
+        self.buildDirectory = buildDirectory
+        self.configuration = configuration
+    }
+
+    /// The scratch folder holding `buildDirectory` (the one with `<configuration>.yaml`).
+    var scratch: String? {
+        var folder = buildDirectory
+        for _ in 0..<3 {
+            if FileManager.default.fileExists(atPath: folder + "/\(configuration).yaml") { return folder }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folder is `Plugins/<feature>`.
+    public func rebuild(feature: String) -> Outcome {
+        let started = ContinuousClock.now
+        let library = buildDirectory + "/lib\(feature).so"
+        var method = "replay"
+        var result = replay(feature: feature, library: library)
+        if result == nil {
+            method = "swift build"
+            result = swiftBuild(feature: feature)
+        }
+        let (status, output) = result ?? (1, "")
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Int(
+            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        return Outcome(
+            library: status == 0 ? library : nil, method: method, milliseconds: milliseconds,
+            errors: status == 0 ? [] : Self.firstErrors(in: output))
+    }
+
+    /// Compiles the feature's module and its entry module, then links to a temporary file renamed over the library
+    /// (a new inode: the loaded copy is never written over). Nil when there is no usable plan.
+    private func replay(feature: String, library: String) -> (Int32, String)? {
+        guard let scratch, let plan = try? String(contentsOfFile: scratch + "/\(configuration).yaml", encoding: .utf8),
+            let compile = Self.arguments(of: "\(feature)-", suffix: "-\(configuration).module", in: plan),
+            let entry = Self.arguments(of: "\(feature)Plugin-", suffix: "-\(configuration).module", in: plan),
+            var link = Self.arguments(of: "\(feature)-", suffix: "-\(configuration).dylib", in: plan),
+            sourcesUnchanged(feature: feature), let output = link.firstIndex(of: "-o"), output + 1 < link.count
+        else { return nil }
+        let temporary = library + ".tmp-\(getpid())"
+        link[output + 1] = temporary
+        for step in [compile, entry, link] {
+            let (status, text) = Self.run(step.filter { $0 != "-parseable-output" && $0 != "-v" }, in: repository)
+            if status != 0 {
+                unlink(temporary)
+                return (status, text)
+            }
+        }
+        guard rename(temporary, library) == 0 else { return (1, "could not rename \(temporary) to \(library)") }
+        return (0, "")
+    }
+
+    /// True when the Swift files of `Plugins/<feature>/Sources` are those SwiftPM planned with.
+    private func sourcesUnchanged(feature: String) -> Bool {
+        let list = buildDirectory + "/\(feature).build/sources"
+        guard let planned = try? String(contentsOfFile: list, encoding: .utf8) else { return false }
+        let folder = repository + "/Plugins/\(feature)/Sources"
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        let present = Set(files.filter { $0.hasSuffix(".swift") }.map { folder + "/" + $0 })
+        let listed = Set(
+            planned.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) })
+        return present == listed
+    }
+
+    private func swiftBuild(feature: String) -> (Int32, String) {
+        var arguments = ["/usr/bin/env", "swift", "build", "-c", configuration, "--product", feature]
+        if let scratch { arguments += ["--scratch-path", scratch] }
+        return Self.run(arguments, in: repository)
+    }
+
+    /// The `args` of the command named `"C.<prefix>…<suffix>"` in SwiftPM's build manifest.
+    static func arguments(of prefix: String, suffix: String, in plan: String) -> [String]? {
+        let lines = plan.split(separator: "\n", omittingEmptySubsequences: false)
+        guard
+            let start = lines.firstIndex(where: {
+                $0.hasPrefix("  \"C.\(prefix)") && $0.hasSuffix("\(suffix)\":")
+                    && !$0.dropFirst(5 + prefix.count).contains("Plugin-")
+            })
+        else { return nil }
+        for line in lines[(start + 1)...].prefix(8) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("args: ") else { continue }
+            return try? JSONDecoder().decode([String].self, from: Data(trimmed.dropFirst(6).utf8))
+        }
+        return nil
+    }
+
+    /// Runs `arguments` in `folder`; the exit status and everything it wrote.
+    static func run(_ arguments: [String], in folder: String) -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return (127, "could not run \(arguments[0]): \(error)") }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// The first few `error:` lines of compiler output, each followed by its source line; the whole tail when none.
+    static func firstErrors(in output: String, limit: Int = 3) -> [String] {
+        let lines = output.split(separator: "\n").map(String.init)
+        var errors: [String] = []
+        for (index, line) in lines.enumerated() where line.contains(": error:") && !line.hasPrefix(" ") {
+            errors.append(line)
+            if index + 1 < lines.count, !lines[index + 1].contains(": ") { errors.append(lines[index + 1]) }
+            if errors.count >= limit * 2 { break }
+        }
+        return errors.isEmpty ? Array(lines.suffix(5)) : errors
+    }
+}

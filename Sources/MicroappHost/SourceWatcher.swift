@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Watches folders (and their subfolders) for files that change, with inotify, or by polling every half second where
+/// inotify is not available. Changes come in batches, once the folders were quiet for `debounce` (an editor's save, a
+/// linker's output, a `git checkout` each make one batch).
+public final class SourceWatcher: Sendable {
+    private let directories: [String]
+    private let debounce: Duration
+    private let accept: @Sendable (String) -> Bool
+    private let recursive: Bool
+    private let stopped = Mutex(false)
+
+    /// Watches `directories` (and their subfolders when `recursive`); only paths for which `accept` is true count
+    /// (`*.swift`, `lib*.so`).
+    public init(
+        directories: [String], recursive: Bool = true, debounce: Duration = .milliseconds(150),
+        accept: @escaping @Sendable (String) -> Bool
+    ) {
+        self.directories = directories
+        self.recursive = recursive
+        self.debounce = debounce
+        self.accept = accept
+    }
+
+    /// The changed paths, one set per quiet period; ends after `stop()`.
+    public func changes() -> AsyncStream<Set<String>> {
+        let (stream, continuation) = AsyncStream<Set<String>>.makeStream()
+        Thread.detachNewThread { [self] in
+            let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            if descriptor >= 0 {
+                watchWithInotify(descriptor, continuation)
+                close(descriptor)
+            } else {
+                poll(continuation)
+            }
+            continuation.finish()
+        }
+        return stream
+    }
+
+    /// Ends the stream within about 100 ms.
+    public func stop() { stopped.withLock { $0 = true } }
+
+    private var isStopped: Bool { stopped.withLock { $0 } }
+
+    private func watchWithInotify(_ descriptor: Int32, _ continuation: AsyncStream<Set<String>>.Continuation) {
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
+        var folders: [Int32: String] = [:]
+        func add(_ folder: String) {
+            let watch = inotify_add_watch(descriptor, folder, mask)
+            if watch >= 0 { folders[watch] = folder }
+            if recursive { Self.subfolders(of: folder).forEach(add) }
+        }
+        directories.forEach(add)
+        var pending: Set<String> = []
+        var lastEvent = ContinuousClock.now
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while !isStopped {
+            _ = Glibc.poll(&poller, 1, 50)
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                buffer.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset + 16 <= count {
+                        let watch = bytes.load(fromByteOffset: offset, as: Int32.self)
+                        let eventMask = bytes.load(fromByteOffset: offset + 4, as: UInt32.self)
+                        let length = Int(bytes.load(fromByteOffset: offset + 12, as: UInt32.self))
+                        let nameBytes = bytes[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }
+                        let name = String(decoding: nameBytes, as: UTF8.self)
+                        offset += 16 + length
+                        guard let folder = folders[watch], !name.isEmpty else { continue }
+                        let path = (folder as NSString).appendingPathComponent(name)
+                        if eventMask & UInt32(IN_ISDIR) != 0 {
+                            if recursive && eventMask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { add(path) }
+                        } else if accept(path) {
+                            pending.insert(path)
+                            lastEvent = .now
+                        }
+                    }
+                }
+            }
+            if !pending.isEmpty && ContinuousClock.now - lastEvent >= debounce {
+                continuation.yield(pending)
+                pending = []
+            }
+        }
+    }
+
+    /// The fallback: compares size, mtime and inode of every accepted file twice a second.
+    private func poll(_ continuation: AsyncStream<Set<String>>.Continuation) {
+        var known = scan()
+        while !isStopped {
+            usleep(500_000)
+            let now = scan()
+            let changed = Set(now.keys.filter { known[$0] != now[$0] }).union(known.keys.filter { now[$0] == nil })
+            known = now
+            if !changed.isEmpty { continuation.yield(changed) }
+        }
+    }
+
+    private func scan() -> [String: [Int]] {
+        var files: [String: [Int]] = [:]
+        func visit(_ folder: String) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                let path = (folder as NSString).appendingPathComponent(name)
+                var info = stat()
+                guard stat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR {
+                    if recursive && !name.hasPrefix(".") { visit(path) }
+                } else if accept(path) {
+                    files[path] = [
+                        Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino),
+                    ]
+                }
+            }
+        }
+        directories.forEach(visit)
+        return files
+    }
+
+    private static func subfolders(of folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { name in
+            guard !name.hasPrefix(".") else { return nil }
+            let path = (folder as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+                ? path : nil
+        }
+    }
+}

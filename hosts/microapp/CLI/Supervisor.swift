@@ -1,0 +1,134 @@
+import Foundation
+import MicroappHost
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `microapp run` as people start it: a small parent that runs the app in a child process and, when a plugin
+/// crashes it, starts it again within a second without that plugin, on the route it was showing, with a banner
+/// naming the plugin. Several crashes in a short time stop with a report (exit 3) instead of a loop.
+enum Supervisor {
+    /// Crashes this close together mean the app cannot be kept up.
+    static let crashWindow: Duration = .seconds(10)
+    static let crashLimit = 3
+
+    static func run(_ words: [String]) -> ExitCode {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-run-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stateFile = folder + "/state.json"
+        let terminal = TerminalState.save()
+        ignoreInterrupts()
+        var skipped: [String] = []
+        var crashes: [(at: ContinuousClock.Instant, report: String)] = []
+        var restart: [String] = []
+        while true {
+            let crashFile = folder + "/crash-\(crashes.count).txt"
+            let arguments = words + ["--supervised", "--state-file", stateFile] + skipped.flatMap { ["--skip-library", $0] } + restart
+            let status = spawnAndWait(executable, arguments, crashFile: crashFile)
+            guard status & 0x7f != 0 else { return ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed }
+            terminal?.restore()
+            let crash = CrashReport((try? String(contentsOfFile: crashFile, encoding: .utf8)) ?? "")
+            let now = ContinuousClock.now
+            crashes.removeAll { now - $0.at > crashWindow }
+            guard let library = crash.pluginLibrary, !skipped.contains(library) else {
+                Console.err(
+                    "microapp: the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated\n  to fix: report it with \(crashFile)"
+                )
+                keep(crashFile)
+                return .crashed
+            }
+            crashes.append((now, "\(library): \(crash.headline)"))
+            if crashes.count >= crashLimit {
+                Console.err("microapp: \(crashes.count) plugin crashes within \(crashWindow); stopping instead of looping:")
+                for entry in crashes { Console.err("  \(entry.report)") }
+                Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
+                keep(crashFile)
+                return .crashed
+            }
+            skipped.append(library)
+            let state = RecordedState.load(stateFile)
+            let crashedFeature = state?.libraries[library] ?? library
+            let message = "\(crashedFeature) crashed (\(crash.headline)) and was turned off; the app restarted without it"
+            restart = ["--crash-notice", message]
+            if let route = state?.route, state?.feature != crashedFeature { restart += ["--open", route] }
+        }
+    }
+
+    /// A crash report worth keeping is copied out of the run's temporary folder.
+    private static func keep(_ crashFile: String) {
+        let kept = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-crash-\(getpid()).txt").path
+        try? FileManager.default.copyItem(atPath: crashFile, toPath: kept)
+        Console.err("  crash report: \(kept)")
+    }
+
+    /// Ctrl-C goes to the whole process group: the child quits cleanly on it, and the parent waits to hear so.
+    private static func ignoreInterrupts() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGQUIT, SIG_IGN)
+    }
+
+    private static func spawnAndWait(_ executable: String, _ arguments: [String], crashFile: String) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let words = [executable] + arguments
+        let argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let variables =
+            ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
+            + ["SWIFT_BACKTRACE=enable=yes,interactive=no,output-to=\(crashFile)"]
+        let environment = variables.map { strdup($0) } + [nil]
+        defer { environment.forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, executable, nil, &attributes, argv, environment) == 0 else {
+            Console.err("microapp: could not start the app process (\(executable))")
+            return Int32(ExitCode.crashed.rawValue) << 8
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+}
+
+/// The terminal's settings before the app ran, put back after a crash (the crashed child could not).
+private struct TerminalState {
+    var settings: termios
+
+    static func save() -> TerminalState? {
+        guard isatty(0) == 1 else { return nil }
+        var settings = termios()
+        guard tcgetattr(0, &settings) == 0 else { return nil }
+        return TerminalState(settings: settings)
+    }
+
+    func restore() {
+        var settings = self.settings
+        tcsetattr(0, TCSANOW, &settings)
+        // Leave the alternate screen and show the cursor again.
+        FileHandle.standardOutput.write(Data("\u{1B}[?1049l\u{1B}[?25h".utf8))
+    }
+}
+
+/// What the app process records for its supervisor: where it is, and which feature each library holds.
+struct RecordedState: Codable {
+    var route: String
+    var feature: String
+    var libraries: [String: String]
+
+    static func load(_ path: String) -> RecordedState? {
+        try? JSONDecoder().decode(RecordedState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    func save(_ path: String) {
+        try? JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
