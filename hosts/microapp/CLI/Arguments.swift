@@ -12,7 +12,7 @@ struct Arguments {
     static let valued: Set<String> = [
         "--plugins", "--only", "--open", "--ui", "--data", "--characters-url", "--format", "--state", "--home",
         "--mock",
-        "--output",
+        "--output", "--state-file", "--skip-library", "--crash-notice",
     ]
 
     init(_ words: [String]) throws(UsageError) {

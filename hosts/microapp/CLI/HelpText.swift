@@ -29,6 +29,7 @@ enum HelpText {
           --characters-url URL  read characters from this HTTP service instead of the bundled catalog
           --no-build      do not rebuild stale plugin libraries first
           --no-probe      load new libraries without trying them in a child process first (faster, unsafe)
+          --no-supervise  run the app in this process: a plugin that crashes takes the app down with it
           --watch         hot swap: a new lib<Feature>.so in a plugin folder, or (from the repository) a saved
                           source of a running feature, rebuilds and swaps that feature in, keeping its state;
                           a build that fails stays out (its errors show over the screen); ctrl-r (or R) or
@@ -37,7 +38,9 @@ enum HelpText {
         Plugins are the lib<Feature>.so files beside this executable plus each --plugins DIR. Run from the
         repository, microapp first builds the plugin libraries that are missing or older than their sources.
         A new or changed library is first loaded in a child process; one that crashes or hangs there is refused
-        (and stays refused until it changes). Verdicts are cached in $XDG_CACHE_HOME/microapp.
+        (and stays refused until it changes). Verdicts are cached in $XDG_CACHE_HOME/microapp. While the app runs,
+        a plugin that crashes it is turned off and the app restarts within a second on the same route, with a banner
+        naming the plugin; three crashes within ten seconds stop with a report (exit 3).
 
         EXIT CODES
           0 ok · 1 usage or input error · 2 plugin set invalid (problems listed) · 3 a plugin crashed

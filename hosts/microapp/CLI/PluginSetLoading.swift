@@ -1,4 +1,5 @@
 import DemoServices
+import Foundation
 import MicroappHost
 import MicroappSDK
 
@@ -25,7 +26,11 @@ struct LoadedPluginSet {
             _ = PluginBuilder(locations: locations).refresh()
         }
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
-        let paths = PluginSet.discover(in: directories)
+        // Libraries the supervisor turned off after they crashed the app.
+        let skipped = Set(arguments.values("--skip-library"))
+        let paths = PluginSet.discover(in: directories).filter {
+            !skipped.contains(($0 as NSString).lastPathComponent)
+        }
         let report: PluginSet.LoadReport
         if arguments.flag("--no-probe") {
             report = PluginSet.load(paths)

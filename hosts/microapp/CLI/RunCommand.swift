@@ -10,13 +10,15 @@ import MicroappTerminal
 
 /// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
 enum RunCommand {
+    /// Every option `run` takes (the last five are between the supervisor and the app process).
+    static let options: Set<String> = [
+        "--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--characters-url",
+        "--home", "--watch", "--no-supervise", "--supervised", "--state-file", "--skip-library", "--crash-notice",
+    ]
+
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow(
-            [
-                "--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data",
-                "--characters-url", "--home", "--watch",
-            ])
+        try arguments.allow(Self.options)
         let ui = try FrontEnd.chosen(by: arguments)
         let set = try LoadedPluginSet.load(arguments, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
@@ -39,13 +41,20 @@ enum RunCommand {
             )
             return .invalidPluginSet
         }
-        runtime.open(arguments.value("--open"))
+        runtime.open(arguments.value("--open").flatMap { $0.isEmpty ? nil : $0 })
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
             problems.map {
                 Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
             })
+        if let crash = arguments.value("--crash-notice") {
+            runtime.announce([
+                Notice(
+                    level: .error, code: "plugin-crashed", message: crash,
+                    fix: "run `microapp doctor`, fix the plugin and start again")
+            ])
+        }
         if ui != .json { Console.report(problems) }
         let watch =
             arguments.flag("--watch")
@@ -53,7 +62,14 @@ enum RunCommand {
                 runtime, images: set.images,
                 directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
                 probing: !arguments.flag("--no-probe")) : nil
-        await ui.run(runtime)
+        if let stateFile = arguments.value("--state-file") {
+            let libraries = Dictionary(
+                set.images.map { (($0.path as NSString).lastPathComponent, $0.manifest.id) },
+                uniquingKeysWith: { first, _ in first })
+            await ui.run(RecordingDriver(runtime, file: stateFile, libraries: libraries))
+        } else {
+            await ui.run(runtime)
+        }
         watch?.stop()
         return .ok
     }

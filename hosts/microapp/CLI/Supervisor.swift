@@ -26,7 +26,9 @@ enum Supervisor {
         var restart: [String] = []
         while true {
             let crashFile = folder + "/crash-\(crashes.count).txt"
-            let arguments = words + ["--supervised", "--state-file", stateFile] + skipped.flatMap { ["--skip-library", $0] } + restart
+            let arguments =
+                words + ["--supervised", "--state-file", stateFile] + skipped.flatMap { ["--skip-library", $0] }
+                + restart
             let status = spawnAndWait(executable, arguments, crashFile: crashFile)
             guard status & 0x7f != 0 else { return ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed }
             terminal?.restore()
@@ -42,7 +44,8 @@ enum Supervisor {
             }
             crashes.append((now, "\(library): \(crash.headline)"))
             if crashes.count >= crashLimit {
-                Console.err("microapp: \(crashes.count) plugin crashes within \(crashWindow); stopping instead of looping:")
+                Console.err(
+                    "microapp: \(crashes.count) plugin crashes within \(crashWindow); stopping instead of looping:")
                 for entry in crashes { Console.err("  \(entry.report)") }
                 Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
                 keep(crashFile)
@@ -51,9 +54,12 @@ enum Supervisor {
             skipped.append(library)
             let state = RecordedState.load(stateFile)
             let crashedFeature = state?.libraries[library] ?? library
-            let message = "\(crashedFeature) crashed (\(crash.headline)) and was turned off; the app restarted without it"
+            let message =
+                "\(crashedFeature) crashed (\(crash.headline)) and was turned off; the app restarted without it"
             restart = ["--crash-notice", message]
-            if let route = state?.route, state?.feature != crashedFeature { restart += ["--open", route] }
+            // Back where the person was, unless that screen was the crashed feature's: then home (an empty --open).
+            let route = state.flatMap { $0.feature == crashedFeature ? nil : $0.route } ?? ""
+            restart += ["--open", route]
         }
     }
 

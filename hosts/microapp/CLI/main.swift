@@ -14,7 +14,13 @@ func main() async -> ExitCode {
             return .ok
         }
         switch arguments.command {
-        case "run": return try await RunCommand.run(arguments)
+        case "run":
+            // People get a supervised app: a plugin that crashes it is turned off and the app comes back.
+            if arguments.flag("--supervised") || arguments.flag("--no-supervise") {
+                return try await RunCommand.run(arguments)
+            }
+            try arguments.allow(RunCommand.options)
+            return Supervisor.run(Array(CommandLine.arguments.dropFirst()))
         case "routes": return try InspectCommands.routes(arguments)
         case "doctor": return try InspectCommands.doctor(arguments)
         case "probe": return try InspectCommands.probe(arguments)

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@Suite("End to end: a plugin that crashes the running app is turned off and the app comes back")
+struct SupervisorTests {
+    /// A feature whose screen traps after its button is pressed: a crash at run time, past every load-time check.
+    static let crashySource = """
+        import MicroappSDK
+
+        public enum CrashyFeature: Feature {
+            public static let manifest = FeatureManifest(
+                id: "crashy", version: 1, displayName: "Crashy", routes: [RouteDeclaration("crashy://home")])
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { CrashyRoot() }
+        }
+
+        @MainActor final class CrashyRoot: Root {
+            var armed = false
+            func screen(at location: Location) -> Screen {
+                if armed { fatalError("Crashy was asked to crash") }
+                return Screen(title: "Crashy", content: [.button(Button(id: "boom", title: "Crash the app"))])
+            }
+            func handle(_ action: Action, at location: Location) { if action == .tap(id: "boom") { armed = true } }
+        }
+
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? {
+            MicroappEntry.export(CrashyFeature.self)
+        }
+        """
+
+    @Test("the app restarts without the crashed plugin, says which one, and keeps running the others")
+    func crashedPluginIsTurnedOff() async throws {
+        let source = try temporaryFolder("microapp-crashy").appendingPathComponent("Crashy.swift")
+        try Self.crashySource.write(to: source, atomically: true, encoding: .utf8)
+        let plugins = try await compilePlugin(module: "Crashy", sources: [source])
+        let app = try AppProcess(["run", "--ui", "json", "--plugins", plugins.path, "--open", "crashy://home"])
+        try await app.waitForFrame(route: "crashy://home") { screenText($0).contains("Crash the app") }
+        try app.send([["type": "tap", "id": "boom"]])
+        let banner = try await app.waitFor("error", timeout: .seconds(20)) { $0["code"] as? String == "plugin-crashed" }
+        #expect((banner["message"] as? String)?.hasPrefix("crashy crashed") == true)
+        #expect((banner["message"] as? String)?.contains("turned off") == true)
+        // The crashed feature's screen is gone: the app is home (sign-in first), with the real features.
+        try await app.waitForFrame(route: "auth://select", timeout: .seconds(20))
+        try app.send([["type": "open", "url": "crashy://home"]])
+        try await app.waitFor("error") { ($0["message"] as? String)?.contains("crashy://") == true }
+        #expect(try await app.finish() == 0)
+    }
+}
