@@ -14,10 +14,9 @@ public final class FeatureHarness: NavigationHost {
     /// URLs the feature pushed or opened that are not its own routes, in order; the host would route them.
     public private(set) var openedElsewhere: [String] = []
     /// How many times the feature asked for a redraw.
-    public private(set) var invalidations = 0
+    public var invalidations: Int { redraws.count }
     private let routes: [(declaration: RouteDeclaration, pattern: RoutePattern)]
-    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    private var nextWaiter = 0
+    private let redraws = RedrawSignal()
 
     /// Makes `feature`'s Root with `dependencies`, restores `snapshot` if given, and shows `url`.
     public init<F: Feature>(
@@ -28,7 +27,7 @@ public final class FeatureHarness: NavigationHost {
         let relay = HostRelay()
         let context = FeatureContext(
             manifest: F.manifest, source: dependencies, navigation: relay,
-            invalidate: { [relay] in relay.harness?.didInvalidate() })
+            invalidate: { [relay] in relay.harness?.redraws.fire() })
         root = try F.makeRoot(context)
         backStack = []
         relay.harness = self
@@ -90,13 +89,6 @@ public final class FeatureHarness: NavigationHost {
     }
 
     private var routeList: String { routes.map(\.declaration.pattern).joined(separator: ", ") }
-
-    private func didInvalidate() {
-        invalidations += 1
-        let resumed = waiters
-        waiters = [:]
-        for waiter in resumed.values { waiter.resume() }
-    }
 }
 
 extension FeatureHarness {
@@ -112,19 +104,8 @@ extension FeatureHarness {
                     "no screen matched within \(timeout) (\(invalidations) redraws so far); the last one is below",
                     screen: current)
             }
-            await waitForInvalidation(until: deadline)
+            await redraws.wait(until: deadline)
         }
-    }
-
-    private func waitForInvalidation(until deadline: ContinuousClock.Instant) async {
-        let id = nextWaiter
-        nextWaiter += 1
-        let timer = Task { @MainActor [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            self?.waiters.removeValue(forKey: id)?.resume()
-        }
-        await withCheckedContinuation { waiters[id] = $0 }
-        timer.cancel()
     }
 }
 

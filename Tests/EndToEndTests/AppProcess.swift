@@ -152,9 +152,9 @@ func screenText(_ frame: [String: Any]) -> String {
 
 /// Runs `microapp` to completion with no input and returns exit code, stdout and stderr (waiting off the pool).
 func runToEnd(
-    _ arguments: [String], executable: String = AppProcess.executable
+    _ arguments: [String], executable: String = AppProcess.executable, in directory: URL? = nil
 ) async throws -> (status: Int32, out: String, err: String) {
-    try await offThePool { try runToEndBlocking(arguments, executable: executable) }
+    try await offThePool { try runToEndBlocking(arguments, executable: executable, in: directory) }
 }
 
 /// Runs blocking work (waiting for a process) on a thread of its own and awaits it: blocking the few threads of
@@ -166,11 +166,12 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
 }
 
 private func runToEndBlocking(
-    _ arguments: [String], executable: String
+    _ arguments: [String], executable: String, in directory: URL?
 ) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     let stdout = Pipe()
     let stderr = Pipe()
     process.standardOutput = stdout

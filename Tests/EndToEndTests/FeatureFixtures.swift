@@ -25,26 +25,7 @@ func temporaryFolder(_ prefix: String) throws -> URL {
 
 /// Runs `microapp` in `directory` to completion with no input; returns exit code, stdout and stderr.
 func runMicroapp(_ arguments: [String], in directory: URL) async throws -> (status: Int32, out: String, err: String) {
-    try await offThePool { try runMicroappBlocking(arguments, in: directory) }
-}
-
-private func runMicroappBlocking(
-    _ arguments: [String], in directory: URL
-) throws -> (status: Int32, out: String, err: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: AppProcess.executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    try await runToEnd(arguments, in: directory)
 }
 
 /// Compiles Swift sources into `lib<module>.so` in a new folder, against the SDK `swift test` built beside the

@@ -21,8 +21,7 @@ public final class PreviewSession {
     private let root: any Root
     private let routes: [(pattern: RoutePattern, declaration: String)]
     private var stack: [Location] = []
-    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    private var nextWaiter = 0
+    private let redraws = RedrawSignal()
 
     /// Makes `feature`'s Root with its mocks (each service in its `default` variant unless `variants` names
     /// another by key id) and shows `url`.
@@ -47,7 +46,7 @@ public final class PreviewSession {
         let relay = Relay()
         let context = FeatureContext(
             manifest: F.manifest, source: MockValues(values), navigation: relay,
-            invalidate: { [relay] in relay.session?.didInvalidate() })
+            invalidate: { [relay] in relay.session?.redraws.fire() })
         root = try F.makeRoot(context)
         relay.session = self
         guard let location = location(for: url) else {
@@ -81,7 +80,7 @@ public final class PreviewSession {
             guard ContinuousClock.now < deadline else {
                 throw Failure("no screen as expected at \(location.url) within \(timeout); it shows '\(current.title)'")
             }
-            await waitForInvalidation(until: deadline)
+            await redraws.wait(until: deadline)
         }
     }
 
@@ -121,24 +120,6 @@ public final class PreviewSession {
         }
         return nil
     }
-
-    fileprivate func didInvalidate() {
-        let resumed = waiters
-        waiters = [:]
-        for waiter in resumed.values { waiter.resume() }
-    }
-
-    private func waitForInvalidation(until deadline: ContinuousClock.Instant) async {
-        let id = nextWaiter
-        nextWaiter += 1
-        let timer = Task { @MainActor [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            self?.waiters.removeValue(forKey: id)?.resume()
-        }
-        await withCheckedContinuation { waiters[id] = $0 }
-        timer.cancel()
-    }
-
 }
 
 /// The mocks as the feature's dependencies, by key id; the context checks types and access.
