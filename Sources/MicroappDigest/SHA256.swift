@@ -79,28 +79,41 @@ public struct SHA256: Sendable {
 
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         compressedBlocks &+= 1
-        var words = [UInt32](repeating: 0, count: 64)
-        for index in 0..<16 {
-            let base = index * 4
-            words[index] =
-                UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
-                | UInt32(block[base + 3])
+        // The message schedule lives on the stack: one heap array per 64-byte block made hashing crawl.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+            for index in 0..<16 {
+                let base = index * 4
+                words[index] =
+                    UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
+                    | UInt32(block[base + 3])
+            }
+            for index in 16..<64 {
+                let w15 = words[index - 15]
+                let w2 = words[index - 2]
+                let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
+                let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
+                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = (
+                state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
+            )
+            for index in 0..<64 {
+                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                let choice = (e & f) ^ (~e & g)
+                let t1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ words[index]
+                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ s0 &+ majority)
+            }
+            state[0] &+= a
+            state[1] &+= b
+            state[2] &+= c
+            state[3] &+= d
+            state[4] &+= e
+            state[5] &+= f
+            state[6] &+= g
+            state[7] &+= h
         }
-        for index in 16..<64 {
-            let s0 = words[index - 15].rotatedRight(7) ^ words[index - 15].rotatedRight(18) ^ (words[index - 15] >> 3)
-            let s1 = words[index - 2].rotatedRight(17) ^ words[index - 2].rotatedRight(19) ^ (words[index - 2] >> 10)
-            words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-        for index in 0..<64 {
-            let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ words[index]
-            let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ s0 &+ majority)
-        }
-        for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] &+= value }
     }
 }
 
