@@ -24,7 +24,8 @@ final class AppProcess: Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         // Each run gets its own data folder: a session persisted by one test must not sign in the next.
-        let data = arguments.first == "run" ? ["--data", Self.freshDataDirectory()] : []
+        let data =
+            arguments.first == "run" && !arguments.contains("--data") ? ["--data", Self.freshDataDirectory()] : []
         process.arguments = arguments + data + ["--no-build"]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let stdin = Pipe()
