@@ -15,6 +15,7 @@ enum HelpText {
                                           draw each screen of a feature in each state, without running the app
           microapp new NAME               scaffold Plugins/NAME: a feature, its mocks, previews and a test
           microapp lock [DIR]             write DIR/plugins.lock (SHA-256 per library); then only those load
+          microapp graph [--format text|dot|json]  who needs what from whom; missing providers and cycles marked
           microapp --help | --version
 
         RUN OPTIONS
