@@ -10,8 +10,8 @@ final class SwapRig {
     let swapper: HotSwapper
     private(set) var notices: [Notice] = []
 
-    init() throws {
-        let image = try PluginLoader.load(try Swappy.v1.library()).get()
+    init() async throws {
+        let image = try PluginLoader.load(try await Swappy.v1.library()).get()
         let container = Container()
         runtime = AppRuntime(
             images: [image], resolution: PluginSet.resolve([image], container: container), container: container)
@@ -40,7 +40,7 @@ final class SwapRig {
     }
 
     func swap(to version: Swappy) async throws -> Result<SwapResult, Diagnostic> {
-        await swapper.swapLibrary(at: try version.library())
+        await swapper.swapLibrary(at: try await version.library())
     }
 }
 
@@ -49,7 +49,7 @@ final class SwapRig {
 struct HotSwapTests {
     @Test("state is kept across v1 → v2 and the new text shows")
     func stateKept() async throws {
-        let rig = try SwapRig()
+        let rig = try await SwapRig()
         rig.use(name: "Rick", taps: 2)
         #expect(rig.screen.contains("Hello, Rick taps 2"))
         let result = try await rig.swap(to: .v2).get()
@@ -70,7 +70,7 @@ struct HotSwapTests {
             (.renamed, "bad-manifest"),
         ])
     func brokenBuildRefused(version: Swappy, code: String) async throws {
-        let rig = try SwapRig()
+        let rig = try await SwapRig()
         rig.use(name: "Morty", taps: 1)
         let result = try await rig.swap(to: version)
         guard case .failure(let problem) = result else {
@@ -89,7 +89,7 @@ struct HotSwapTests {
 
     @Test("a changed state shape restores what it can, with defaults for the rest")
     func reshapedState() async throws {
-        let rig = try SwapRig()
+        let rig = try await SwapRig()
         rig.use(name: "Summer", taps: 3)
         let result = try await rig.swap(to: .reshaped).get()
         #expect(result.stateKept)
@@ -98,7 +98,7 @@ struct HotSwapTests {
 
     @Test("a version that refuses the state runs with its screen fresh, and says so")
     func refusedState() async throws {
-        let rig = try SwapRig()
+        let rig = try await SwapRig()
         rig.use(name: "Beth", taps: 1)
         let result = try await rig.swap(to: .strict).get()
         #expect(!result.stateKept && result.to == 2)
@@ -109,7 +109,7 @@ struct HotSwapTests {
 
     @Test("rollback goes back to the previous version with the current state")
     func rollback() async throws {
-        let rig = try SwapRig()
+        let rig = try await SwapRig()
         rig.use(name: "Jerry", taps: 1)
         _ = try await rig.swap(to: .v2).get()
         #expect(rig.runtime.canRollBack("swappy"))
@@ -128,7 +128,7 @@ struct HotSwapTests {
 
     @Test("each swap loads a copy at a new path; the build's own file is never loaded twice")
     func uniqueCopies() async throws {
-        let rig = try SwapRig()
+        let rig = try await SwapRig()
         _ = try await rig.swap(to: .v2).get()
         _ = try await rig.swap(to: .v2).get()
         let copies = try FileManager.default.contentsOfDirectory(atPath: rig.swapper.swapsDirectory)

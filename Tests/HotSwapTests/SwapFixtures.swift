@@ -32,8 +32,9 @@ enum Swappy: String, CaseIterable, Sendable {
     /// The `microapp` executable of this build (the child-process probe runs it).
     static var microapp: String { buildDirectory + "/microapp" }
 
-    /// Each version's `libSwappy.so`, compiled once per test process (two compilers at a time).
-    static let libraries: Result<[Swappy: String], FixtureError> = {
+    /// Each version's `libSwappy.so`, compiled once per test process (two compilers at a time). Only ever
+    /// touched from a thread of its own (see `library()`): compiling on the main actor would stall every test.
+    private static let compiled: Result<[Swappy: String], FixtureError> = {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hot-swap-\(getpid())").path
         let results = Mutex<[Swappy: Result<String, FixtureError>]>([:])
         let versions = Array(allCases)
@@ -55,8 +56,11 @@ enum Swappy: String, CaseIterable, Sendable {
     }()
 
     /// The path of this version's library (compiling them all the first time).
-    func library() throws -> String {
-        try Self.libraries.get()[self]!
+    func library() async throws -> String {
+        let all = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Self.compiled.mapError { $0 as any Error }) }
+        }
+        return all[self]!
     }
 
     /// Compiles this version into `folder/libSwappy.so`.
