@@ -69,7 +69,8 @@ private final class KillableApp: Sendable {
 
     init(data: String) throws {
         process.executableURL = URL(fileURLWithPath: AppProcess.executable)
-        process.arguments = ["run", "--ui", "json", "--open", "auth://sign-up", "--no-build"]
+        // The app process itself, not its supervisor: the kill must land on the process writing the data.
+        process.arguments = ["run", "--ui", "json", "--open", "auth://sign-up", "--no-build", "--no-supervise"]
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data]) { $1 }
         let stdin = Pipe()
         let stdout = Pipe()

@@ -19,6 +19,7 @@ enum RunCommand {
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         try arguments.allow(Self.options)
+        if arguments.flag("--supervised") { endWithSupervisor() }
         let ui = try FrontEnd.chosen(by: arguments)
         let set = try LoadedPluginSet.load(arguments, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
@@ -73,4 +74,20 @@ enum RunCommand {
         watch?.stop()
         return .ok
     }
+
+    /// An app process whose supervisor is gone (killed, say) must not live on holding the terminal and the data:
+    /// it ends when it is reparented. (prctl's PR_SET_PDEATHSIG is variadic C, out of Swift's reach.)
+    private static func endWithSupervisor() {
+        let supervisor = getppid()
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+        timer.setEventHandler {
+            if getppid() != supervisor { _exit(Int32(ExitCode.crashed.rawValue)) }
+        }
+        timer.resume()
+        orphanWatch = timer
+    }
 }
+
+/// Keeps the supervisor watch alive for the whole run; set once, before any concurrency starts.
+nonisolated(unsafe) private var orphanWatch: (any DispatchSourceTimer)?
