@@ -50,9 +50,9 @@ struct SearchFixture {
         return harness.list("results")
     }
 
-    /// Returns once the search service got `texts`; throws after ten seconds.
+    /// Returns once the search service got `texts`; throws after thirty seconds.
     func searched(_ texts: [String]) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while await searches.texts != texts {
             guard ContinuousClock.now < deadline else {
                 throw HarnessError("the search service got \(await searches.texts), not \(texts)")
@@ -89,7 +89,7 @@ extension FeatureHarness {
     /// The screen once `predicate` holds, with patience for a busy test process (other suites may hold the
     /// main actor for a while).
     func eventually(_ predicate: (Screen) -> Bool) async throws -> Screen {
-        try await next(where: predicate, timeout: .seconds(10))
+        try await next(where: predicate, timeout: .seconds(30))
     }
 }
 

@@ -44,7 +44,7 @@ extension FeatureHarness {
     /// The screen once `predicate` holds, with patience for a busy test process (other suites may hold the
     /// main actor for a while).
     func eventually(_ predicate: (Screen) -> Bool) async throws -> Screen {
-        try await next(where: predicate, timeout: .seconds(10))
+        try await next(where: predicate, timeout: .seconds(30))
     }
 }
 
