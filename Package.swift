@@ -100,8 +100,18 @@ let package = Package(
         .testTarget(
             name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", sdk], path: "Tests/HotSwapTests",
             swiftSettings: strict),
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
         .executableTarget(
-            name: "loader-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/LoaderBenchmark",
+            name: "loader-benchmark", dependencies: ["BenchmarkSupport", "MicroappHost", sdk],
+            path: "Benchmarks/LoaderBenchmark", swiftSettings: strict),
+        .executableTarget(
+            name: "host-benchmark", dependencies: ["BenchmarkSupport", "MicroappHost", sdk],
+            path: "Benchmarks/HostBenchmark", swiftSettings: strict),
+        .executableTarget(
+            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "MicroappHost", sdk], path: "Benchmarks/Fuzz",
+            swiftSettings: strict),
+        .testTarget(
+            name: "FuzzRegressionTests", dependencies: ["MicroappHost", sdk], path: "Tests/FuzzRegressionTests",
             swiftSettings: strict),
     ] + featureTargets
 )

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import CMicroappABI
 import Foundation
 import MicroappHost
@@ -6,20 +7,6 @@ import MicroappSDK
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// Seconds of one timed section.
-func seconds(_ duration: Duration) -> Double {
-    let (whole, attoseconds) = duration.components
-    return Double(whole) + Double(attoseconds) * 1e-18
-}
-
-/// The median of `values` (the mean of the middle two for an even count).
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
 
 /// Resident memory of this process in bytes (from /proc/self/statm).
 func residentBytes() -> Int {

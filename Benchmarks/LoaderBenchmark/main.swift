@@ -7,6 +7,7 @@
 //
 // Copies are never unloaded (the host never dlcloses), so memory grows by 2 × (1 + 20 + 200) images a round.
 // Before the rounds, the loader's steps are replayed one by one on fresh copies to show where (a) − (b) goes.
+import BenchmarkSupport
 import Foundation
 
 let sizes = [1, 20, 200]
@@ -80,16 +81,6 @@ func runBenchmark() throws {
         let ratio = large / small
         print("  \(name): \(fixed(ratio, 2, width: 6))× \(ratio <= 12 ? "✓" : "✗ over target")")
     }
-}
-
-/// `value` with `decimals` digits after the point, right-aligned to `width`.
-func fixed(_ value: Double, _ decimals: Int, width: Int = 0) -> String {
-    pad(String(format: "%.\(decimals)f", value), width)
-}
-
-/// `text` right-aligned to `width`.
-func pad(_ text: String, _ width: Int) -> String {
-    String(repeating: " ", count: max(0, width - text.count)) + text
 }
 
 do {

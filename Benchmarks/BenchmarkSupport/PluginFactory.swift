@@ -1,42 +1,5 @@
 import Foundation
 
-/// Where the benchmark runs: the SwiftPM build folder of this executable, which holds `libMicroappSDK.so`, the SDK's
-/// Swift module and the module map of its C header (`swift run -c release loader-benchmark` puts them there).
-struct BuildFolder {
-    /// The folder itself.
-    let path: String
-
-    /// The folder of the running executable, checked for what a plugin build needs.
-    static func current() throws -> BuildFolder {
-        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        let executable = URL(fileURLWithPath: link ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let folder = BuildFolder(path: executable.deletingLastPathComponent().path)
-        for needed in [folder.sdkLibrary, folder.modules + "/MicroappSDK.swiftmodule", folder.abiModuleMap]
-        where !FileManager.default.fileExists(atPath: needed) {
-            throw BenchmarkError(
-                "\(needed) is missing; run the benchmark with `swift run -c release loader-benchmark` so SwiftPM builds the SDK beside it"
-            )
-        }
-        return folder
-    }
-
-    /// The SDK library every plugin links.
-    var sdkLibrary: String { path + "/libMicroappSDK.so" }
-    /// Swift modules of the build (`MicroappSDK.swiftmodule`).
-    var modules: String { path + "/Modules" }
-    /// The module map of `CMicroappABI`, which the SDK's module imports (without it swiftc reports
-    /// "missing required module 'CMicroappABI'").
-    var abiModuleMap: String { path + "/CMicroappABI.build/module.modulemap" }
-}
-
-/// Why the benchmark could not run (not a timing verdict: the benchmark never fails on time).
-struct BenchmarkError: Error, CustomStringConvertible {
-    /// What went wrong.
-    let description: String
-
-    init(_ description: String) { self.description = description }
-}
-
 /// Makes any number of distinct plugin files from one Swift plugin compiled once.
 ///
 /// How N distinct features are made, and why: one real Swift plugin (a `Feature` registered through
@@ -48,9 +11,9 @@ struct BenchmarkError: Error, CustomStringConvertible {
 /// dynamic loader maps and relocates in full, describing a feature no other copy has: the same work as a separately
 /// compiled plugin of the same size. Compiling 200+ plugins instead would cost ~1 s each and measure nothing more.
 /// Writing a copy takes microseconds and happens outside the timed sections.
-struct PluginFactory {
+public struct PluginFactory {
     /// The placeholder feature id compiled into the template.
-    static let placeholder = "bench-" + String(repeating: "z", count: 24)
+    public static let placeholder = "bench-" + String(repeating: "z", count: 24)
 
     private let folder: String
     private let template: [UInt8]
@@ -58,7 +21,7 @@ struct PluginFactory {
     private var made = 0
 
     /// Compiles the template plugin into `folder` (created if needed).
-    init(build: BuildFolder, folder: String) throws {
+    public init(build: BuildFolder, folder: String) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         self.folder = folder
         let source = folder + "/BenchPlugin.swift"
@@ -83,19 +46,19 @@ struct PluginFactory {
     }
 
     /// How many places in the image were patched per copy.
-    var patchedPlaces: Int { offsets.count }
+    public var patchedPlaces: Int { offsets.count }
     /// Size of one plugin file.
-    var librarySize: Int { template.count }
+    public var librarySize: Int { template.count }
 
     /// The feature id of copy `number`: the placeholder's width, digits instead of `z`.
-    static func featureID(_ number: Int) -> String {
+    public static func featureID(_ number: Int) -> String {
         let digits = String(number)
         return "bench-" + String(repeating: "0", count: 24 - digits.count) + digits
     }
 
     /// Writes `count` new copies, each with its own feature id, at paths never used before; returns the paths
     /// and the ids.
-    mutating func copies(_ count: Int) throws -> [(path: String, id: String)] {
+    public mutating func copies(_ count: Int) throws -> [(path: String, id: String)] {
         try (0..<count).map { _ in
             made += 1
             let id = Self.featureID(made)
@@ -147,7 +110,7 @@ struct PluginFactory {
 }
 
 /// Runs a tool and returns its exit status and combined output.
-func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
+public func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: tool)
     process.arguments = arguments
