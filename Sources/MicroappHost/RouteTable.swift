@@ -22,12 +22,15 @@ public struct RouteTable: Sendable {
 
     /// All routes, in declaration order.
     public private(set) var entries: [Entry] = []
+    /// Indices into `entries` by scheme and segment count: a lookup only looks at routes that could match.
+    private var candidates: [String: [Int]] = [:]
 
     /// Builds the table; patterns that do not parse are left out (the resolver reports them).
     public init(_ manifests: [FeatureManifest]) {
         for manifest in manifests {
             for route in manifest.routes {
                 guard let pattern = try? RoutePattern(route.pattern) else { continue }
+                candidates[Self.key(pattern.scheme, pattern.segments.count), default: []].append(entries.count)
                 entries.append(Entry(pattern: pattern, declaration: route, feature: manifest.id))
             }
         }
@@ -35,10 +38,12 @@ public struct RouteTable: Sendable {
 
     /// The route `url` opens, if any; literal segments beat parameters when two patterns match.
     public func match(_ url: String) -> Match? {
+        guard let (scheme, path) = try? RoutePattern.components(of: url) else { return nil }
         var best: Match?
         var bestLiterals = -1
-        for entry in entries {
-            guard let parameters = entry.pattern.match(url) else { continue }
+        for index in candidates[Self.key(scheme, path.count)] ?? [] {
+            let entry = entries[index]
+            guard let parameters = entry.pattern.match(scheme: scheme, path: path) else { continue }
             let literals = entry.pattern.segments.count - parameters.count
             if literals > bestLiterals {
                 best = Match(
@@ -49,6 +54,8 @@ public struct RouteTable: Sendable {
         }
         return best
     }
+
+    private static func key(_ scheme: String, _ count: Int) -> String { "\(scheme)/\(count)" }
 
     /// Where people who must sign in are sent, if a feature declares such a route.
     public var signInRoute: Entry? { entries.first { $0.declaration.isSignIn } }

@@ -3,14 +3,8 @@ import MicroappSDK
 import Testing
 
 // Inputs the fuzzers (`scripts/fuzz`) found breaking an invariant of Benchmarks/Fuzz/Invariants.swift, minimized.
-// Each test states the correct behaviour. While the bug is open the expectation is wrapped in `withKnownIssue`, which
-// fails as soon as the behaviour is right: then remove the wrapper and keep the test.
-
-/// The open bug: `RoutePattern` splits a URL into `Character`s (grapheme clusters), and a `/` followed by a combining
-/// mark, a zero-width joiner or a variation selector, or preceded by a prepended concatenation mark (U+0600…), is
-/// part of one grapheme, not a `/` Character. So the URL is not split there.
-private let graphemeSplit = Comment(
-    rawValue: "RoutePattern splits URLs by Character; a '/' joined into a grapheme cluster is not a separator")
+// The bug they found: URLs were split into Characters, and a '/' that a combining mark, a zero-width joiner or a
+// variation selector joins into one grapheme was not a separator. URLs are now cut at the '/' byte.
 
 @Suite("Fuzz regressions: route patterns and the route table")
 struct RouteFuzzRegressionTests {
@@ -25,21 +19,15 @@ struct RouteFuzzRegressionTests {
         ])
     func filledURLMatches(value: String) throws {
         let pattern = try RoutePattern("a://b/{x}/list")
-        withKnownIssue(graphemeSplit) {
-            #expect(pattern.match("a://b/\(value)/list") == ["x": value])
-        }
+        #expect(pattern.match("a://b/\(value)/list") == ["x": value])
     }
 
     @Test("a parameter is one segment: it never binds a '/'")
     func parameterHoldsNoSlash() throws {
         let pattern = try RoutePattern("a://b/{x}")
-        withKnownIssue(graphemeSplit) {
-            #expect(pattern.match("a://b/c/\u{301}d") == nil)  // three segments, the pattern has two
-        }
+        #expect(pattern.match("a://b/c/\u{301}d") == nil)  // three segments, the pattern has two
         let single = try RoutePattern("x://{p}")
-        withKnownIssue(graphemeSplit) {
-            #expect(single.match("x://a/\u{200D}b") == nil)
-        }
+        #expect(single.match("x://a/\u{200D}b") == nil)
     }
 
     @Test("the route table does not send a longer URL to a shorter route with a '/' in its parameter")
@@ -49,11 +37,9 @@ struct RouteFuzzRegressionTests {
             routes: [RouteDeclaration("a://detail/{id}"), RouteDeclaration("a://detail/{id}/edit")])
         let table = RouteTable([manifest])
         let match = table.match("a://detail/7/\u{301}edit")
-        withKnownIssue(graphemeSplit) {
-            #expect(
-                match == nil
-                    || match?.location.parameters.values.allSatisfy { !$0.unicodeScalars.contains("/") } == true)
-        }
+        #expect(
+            match == nil
+                || match?.location.parameters.values.allSatisfy { !$0.unicodeScalars.contains("/") } == true)
     }
 
     @Test("overlapping patterns: a URL that matches one-segment and two-segment patterns alike")
@@ -63,11 +49,7 @@ struct RouteFuzzRegressionTests {
         let one = try RoutePattern("x://{q}")
         #expect(!two.overlaps(one) && !one.overlaps(two))
         let url = "x://\u{E9}/\u{301}\u{E}"
-        withKnownIssue(graphemeSplit) {
-            #expect(two.match(url) == ["p": "\u{301}\u{E}"])
-        }
-        withKnownIssue(graphemeSplit) {
-            #expect(one.match(url) == nil)
-        }
+        #expect(two.match(url) == ["p": "\u{301}\u{E}"])
+        #expect(one.match(url) == nil)
     }
 }

@@ -15,7 +15,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a pattern, or throws the reason it is malformed.
     public init(_ pattern: String) throws(RouteError) {
-        let (scheme, path) = try Self.split(pattern)
+        let (scheme, path) = try Self.components(of: pattern)
         var names = Set<String>()
         segments = try path.map { (segment: Substring) throws(RouteError) -> Segment in
             if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
@@ -38,9 +38,13 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The parameters, in order, if `url` matches; nil otherwise.
     public func match(_ url: String) -> [String: String]? {
-        guard let (scheme, path) = try? Self.split(url), scheme == self.scheme, path.count == segments.count else {
-            return nil
-        }
+        guard let (scheme, path) = try? Self.components(of: url) else { return nil }
+        return match(scheme: scheme, path: path)
+    }
+
+    /// Like `match(_:)` for a URL already split by `components(of:)` (a route table splits it once for all routes).
+    public func match(scheme: String, path: [Substring]) -> [String: String]? {
+        guard scheme == self.scheme, path.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, path) {
             switch segment {
@@ -71,16 +75,41 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             }.joined(separator: "/")
     }
 
-    private static func split(_ url: String) throws(RouteError) -> (String, [Substring]) {
-        guard let separator = url.range(of: "://") else {
+    /// A URL's scheme and path segments. It is cut at the bytes of `://` and `/`, never at Characters: a `/` that a
+    /// combining mark joins into one Character is still a separator (the fuzzer found a parameter binding a `/`).
+    public static func components(of url: String) throws(RouteError) -> (scheme: String, path: [Substring]) {
+        let bytes = url.utf8
+        var schemeEnd: String.Index?
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if bytes[index] == UInt8(ascii: ":") {
+                let rest = bytes[index...]
+                if rest.starts(with: "://".utf8) {
+                    schemeEnd = index
+                    break
+                }
+            }
+            index = bytes.index(after: index)
+        }
+        guard let schemeEnd else {
             throw RouteError(url: url, reason: "it has no scheme (expected 'feature://path')")
         }
-        let scheme = String(url[..<separator.lowerBound])
+        let scheme = String(url[..<schemeEnd])
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) else {
             throw RouteError(url: url, reason: "scheme '\(scheme)' is not lowercase letters, digits and '-'")
         }
-        let path = url[separator.upperBound...].split(separator: "/", omittingEmptySubsequences: false)
-        guard !path.isEmpty, !path.contains(where: \.isEmpty) else {
+        var path: [Substring] = []
+        var segmentStart = bytes.index(schemeEnd, offsetBy: 3)
+        var cursor = segmentStart
+        while cursor != bytes.endIndex {
+            if bytes[cursor] == UInt8(ascii: "/") {
+                path.append(url[segmentStart..<cursor])
+                segmentStart = bytes.index(after: cursor)
+            }
+            cursor = bytes.index(after: cursor)
+        }
+        path.append(url[segmentStart..<bytes.endIndex])
+        guard !path.contains(where: \.isEmpty) else {
             throw RouteError(url: url, reason: "it has an empty path segment")
         }
         return (scheme, path)
