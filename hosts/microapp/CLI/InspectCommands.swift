@@ -30,8 +30,11 @@ enum InspectCommands {
             let width = max(20, (rows.map(\.pattern.count).max() ?? 0) + 2)
             Console.out("ROUTE".padding(toLength: width, withPad: " ", startingAt: 0) + "FEATURE      GUARDS")
             for row in rows {
-                let guards = [row.requiresSession ? "session" : nil, row.isSignIn ? "sign-in" : nil, row.running ? nil : "DISABLED"]
-                    .compactMap { $0 }.joined(separator: ", ")
+                let guards = [
+                    row.requiresSession ? "session" : nil, row.isSignIn ? "sign-in" : nil,
+                    row.running ? nil : "DISABLED",
+                ]
+                .compactMap { $0 }.joined(separator: ", ")
                 Console.out(
                     row.pattern.padding(toLength: width, withPad: " ", startingAt: 0)
                         + row.feature.padding(toLength: 13, withPad: " ", startingAt: 0) + guards)
@@ -58,7 +61,8 @@ enum InspectCommands {
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
         let set = try LoadedPluginSet.load(arguments, directories: directories)
         var rows = set.images.map { image -> DoctorRow in
-            let problem = set.resolution.disabled[image.manifest.id]
+            let problem =
+                set.resolution.disabled[image.manifest.id]
                 ?? set.problems.first { $0.subject == image.path }
             return DoctorRow(
                 feature: image.manifest.id, version: image.manifest.version, file: image.path,
@@ -90,6 +94,7 @@ enum InspectCommands {
         return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 ? .invalidPluginSet : .ok
     }
 
+    @MainActor
     static func probe(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         try arguments.allow(["--json"])
         guard arguments.operands.count == 1, let file = arguments.operands.first else {
@@ -98,6 +103,8 @@ enum InspectCommands {
         let result: ProbeReport
         switch PluginLoader.load(file).flatMap(PluginLoader.registerChecked) {
         case .success(let image):
+            // A trap in the feature's first screens kills this (child) process, which is the probe's verdict.
+            renderFirstScreens(image)
             result = ProbeReport(file: file, verdict: "ok", manifest: image.manifest)
         case .failure(let problem):
             result = ProbeReport(file: file, verdict: "refused", problem: problem)
@@ -106,15 +113,44 @@ enum InspectCommands {
             Console.json(result)
         } else if let manifest = result.manifest {
             Console.out("\(file): ok — \(manifest.displayName) (\(manifest.id)) v\(manifest.version)")
-            for route in manifest.routes { Console.out("  route    \(route.pattern)\(route.requiresSession ? "  [session]" : "")") }
+            for route in manifest.routes {
+                Console.out("  route    \(route.pattern)\(route.requiresSession ? "  [session]" : "")")
+            }
             for need in manifest.requirements {
-                Console.out("  needs    \(need.key): \(need.type) (\(need.access.rawValue)\(need.isOptional ? ", optional" : ""))")
+                Console.out(
+                    "  needs    \(need.key): \(need.type) (\(need.access.rawValue)\(need.isOptional ? ", optional" : ""))"
+                )
             }
             for offer in manifest.provides { Console.out("  provides \(offer.key): \(offer.type)") }
         } else if let problem = result.problem {
             Console.report([problem])
         }
         return result.verdict == "ok" ? .ok : .invalidPluginSet
+    }
+
+    /// Starts the feature on its own mocks and draws each of its routes once (parameters filled with `1`), so a
+    /// feature that traps in `makeRoot` or its first render is caught here, not in the running app. A feature
+    /// without complete mocks is only loaded and registered.
+    @MainActor
+    static func renderFirstScreens(_ image: PluginImage) {
+        guard image.manifest.hasMocks, case .success(let feature) = PluginLoader.register(image) else { return }
+        let mocks = feature.mocks()
+        guard mocks.unmocked(in: image.manifest).isEmpty, let container = try? Container.mocked(mocks) else {
+            return
+        }
+        let runtime = AppRuntime(
+            images: [image], resolution: PluginSet.resolve([image], container: container), container: container)
+        for route in image.manifest.routes {
+            guard let pattern = try? RoutePattern(route.pattern) else { continue }
+            let path = pattern.segments.map { segment -> String in
+                switch segment {
+                case .literal(let text): text
+                case .parameter: "1"
+                }
+            }
+            runtime.send(.open(url: "\(pattern.scheme)://\(path.joined(separator: "/"))"))
+            _ = runtime.frame
+        }
     }
 }
 
