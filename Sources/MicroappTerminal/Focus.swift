@@ -25,14 +25,8 @@ struct Focus: Equatable {
     /// The elements focus moves over: the actions of an alert or error panel while one is shown, nothing while
     /// loading, else the content's fields, lists and enabled buttons.
     static func targets(in screen: Screen) -> [Element] {
-        switch screen.state {
-        case .loading: return []
-        case .alert(let alert): return alert.actions.filter(\.isEnabled).map(Element.button)
-        case .error(let panel): return panel.actions.filter(\.isEnabled).map(Element.button)
-        case .view:
-            return screen.interactiveElements.filter {
-                if case .button(let button) = $0 { button.isEnabled } else { true }
-            }
+        screen.reachableElements.filter {
+            if case .button(let button) = $0 { button.isEnabled } else { true }
         }
     }
 

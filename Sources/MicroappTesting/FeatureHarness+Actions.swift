@@ -4,15 +4,7 @@ extension FeatureHarness {
     /// The element with `id` a person can reach now: content in the view state, the alert's or error's
     /// actions over it, nothing while loading.
     public func element(_ id: String) -> Element? {
-        let current = screen
-        let reachable: [Element]
-        switch current.state {
-        case .view: reachable = current.interactiveElements
-        case .loading: reachable = []
-        case .alert(let alert): reachable = alert.actions.map(Element.button)
-        case .error(let panel): reachable = panel.actions.map(Element.button)
-        }
-        return reachable.first { $0.id == id }
+        screen.reachableElements.first { $0.id == id }
     }
 
     /// The text field `id` as drawn now, if a person can reach it.

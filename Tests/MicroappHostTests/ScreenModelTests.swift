@@ -56,6 +56,19 @@ struct ScreenModelTests {
         #expect(Self.screen.element(id: "password") != nil)
     }
 
+    @Test("a person reaches the content in view, only the panel's actions over it, and nothing while loading")
+    func reachable() {
+        var screen = Self.screen
+        #expect(screen.reachableElements.compactMap(\.id) == ["dismiss"])
+        screen.state = .view
+        #expect(screen.reachableElements.compactMap(\.id) == ["email", "password", "rows", "submit"])
+        screen.state = .loading("Signing in…")
+        #expect(screen.reachableElements.isEmpty)
+        screen.state = .error(
+            ErrorPanel(title: "Down", message: "Later", actions: [Button(id: "retry", title: "Retry")]))
+        #expect(screen.reachableElements.compactMap(\.id) == ["retry"])
+    }
+
     @Test("driver events decode from the JSON lines of the CLI contract")
     func events() throws {
         let lines = [

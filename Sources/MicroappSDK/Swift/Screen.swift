@@ -19,6 +19,15 @@ public struct Screen: Codable, Sendable, Equatable {
         content.flatMap(\.interactiveElements) + state.interactiveElements
     }
 
+    /// What a person can reach now: the content in the view state, only the alert's or error's actions while one
+    /// is shown, nothing while loading. Front ends move focus over these; tests act only on these.
+    public var reachableElements: [Element] {
+        switch state {
+        case .view: content.flatMap(\.interactiveElements)
+        case .loading, .alert, .error: state.interactiveElements
+        }
+    }
+
     /// The element with a stable id, if the screen has it.
     public func element(id: String) -> Element? {
         interactiveElements.first { $0.id == id }

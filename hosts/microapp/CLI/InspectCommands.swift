@@ -101,10 +101,10 @@ enum InspectCommands {
             throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
         }
         let result: ProbeReport
-        switch PluginLoader.load(file).flatMap(PluginLoader.registerChecked) {
-        case .success(let image):
+        switch PluginLoader.load(file).flatMap({ image in PluginLoader.register(image).map { (image, $0) } }) {
+        case .success(let (image, feature)):
             // A trap in the feature's first screens kills this (child) process, which is the probe's verdict.
-            renderFirstScreens(image)
+            renderFirstScreens(image, feature)
             result = ProbeReport(file: file, verdict: "ok", manifest: image.manifest)
         case .failure(let problem):
             result = ProbeReport(file: file, verdict: "refused", problem: problem)
@@ -132,14 +132,16 @@ enum InspectCommands {
     /// feature that traps in `makeRoot` or its first render is caught here, not in the running app. A feature
     /// without complete mocks is only loaded and registered.
     @MainActor
-    static func renderFirstScreens(_ image: PluginImage) {
-        guard image.manifest.hasMocks, case .success(let feature) = PluginLoader.register(image) else { return }
+    static func renderFirstScreens(_ image: PluginImage, _ feature: any Feature.Type) {
+        guard image.manifest.hasMocks else { return }
         let mocks = feature.mocks()
         guard mocks.unmocked(in: image.manifest).isEmpty, let container = try? Container.mocked(mocks) else {
             return
         }
+        // The feature is registered already: start it as the type in hand rather than through the C entry again.
         let runtime = AppRuntime(
-            images: [image], resolution: PluginSet.resolve([image], container: container), container: container)
+            sources: [.linked(feature)], resolution: PluginSet.resolve([image], container: container),
+            container: container)
         for route in image.manifest.routes {
             guard let pattern = try? RoutePattern(route.pattern) else { continue }
             let path = pattern.segments.map { segment -> String in
@@ -151,12 +153,5 @@ enum InspectCommands {
             runtime.send(.open(url: "\(pattern.scheme)://\(path.joined(separator: "/"))"))
             _ = runtime.frame
         }
-    }
-}
-
-extension PluginLoader {
-    /// Registers the image and hands it back when the plugin accepted; for `probe`.
-    static func registerChecked(_ image: PluginImage) -> Result<PluginImage, Diagnostic> {
-        register(image).map { _ in image }
     }
 }
