@@ -44,17 +44,12 @@ public struct PluginProbe: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let words: [String] = [executable, "probe", "--json", path]
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        // A crash report would only slow the child down: the verdict is the signal.
-        let variables: [String] =
-            ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
-            + ["SWIFT_BACKTRACE=enable=no"]
-        let environment = variables.map { strdup($0) } + [nil]
-        defer { environment.forEach { free($0) } }
         var pid = pid_t()
-        guard posix_spawn(&pid, executable, &actions, nil, argv, environment) == 0 else {
+        // A crash report would only slow the child down: the verdict is the signal.
+        let started = ChildLaunch.withArrays([executable, "probe", "--json", path], backtrace: "enable=no") {
+            posix_spawn(&pid, executable, &actions, nil, $0, $1)
+        }
+        guard started == 0 else {
             return .blocked(
                 Diagnostic(
                     .probeFailed, subject: path, reason: "the probe process could not start (\(executable))",

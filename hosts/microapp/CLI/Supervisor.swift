@@ -86,16 +86,11 @@ enum Supervisor {
         sigaddset(&defaults, SIGQUIT)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        let words = [executable] + arguments
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let variables =
-            ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
-            + ["SWIFT_BACKTRACE=enable=yes,interactive=no,output-to=\(crashFile)"]
-        let environment = variables.map { strdup($0) } + [nil]
-        defer { environment.forEach { free($0) } }
         var pid = pid_t()
-        guard posix_spawn(&pid, executable, nil, &attributes, argv, environment) == 0 else {
+        let started = ChildLaunch.withArrays(
+            [executable] + arguments, backtrace: "enable=yes,interactive=no,output-to=\(crashFile)"
+        ) { posix_spawn(&pid, executable, nil, &attributes, $0, $1) }
+        guard started == 0 else {
             Console.err("microapp: could not start the app process (\(executable))")
             return Int32(ExitCode.crashed.rawValue) << 8
         }
