@@ -61,6 +61,7 @@ public final class HotSwapWatch {
     public func stop() {
         watchers.forEach { $0.stop() }
         tasks.forEach { $0.cancel() }
+        swapper.stop()
     }
 
     private func libraryChanged(_ path: String) async {

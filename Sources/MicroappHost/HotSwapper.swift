@@ -6,7 +6,7 @@ import MicroappSDK
 #endif
 
 /// Takes a new build of a running feature's library and swaps it in: copy to a unique path (never over a loaded
-/// file), probe the copy in a child process, load it, then `AppRuntime.swap` between two events. A build that fails
+/// file), probe the copy in a child process (one started ahead of time and waiting for it), load it, then `AppRuntime.swap` between two events. A build that fails
 /// any step never replaces the running version; the reason is posted as an `error` notice.
 @MainActor
 public final class HotSwapper {
@@ -18,6 +18,8 @@ public final class HotSwapper {
     public let swapsDirectory: String
     private var feature: [String: String] = [:]
     private var copies = 0
+    /// A probe process started ahead of the next swap, so a swap does not wait for a process to start.
+    private var standby: PluginProbe.Standby?
 
     /// Swaps features of `runtime`; `libraries` maps the file name of each running feature's library
     /// (`libCharacters.so`) to its feature id, so a new file of that name is known as a new build of that feature.
@@ -30,6 +32,13 @@ public final class HotSwapper {
         self.swapsDirectory = swapsDirectory
         self.feature = libraries
         Self.removeStaleCopies(in: swapsDirectory)
+        standby = probe?.standby()
+    }
+
+    /// Ends the probe process kept waiting for the next swap.
+    public func stop() {
+        standby?.cancel()
+        standby = nil
     }
 
     /// Maps each image's file name to its feature id: what `libraries` of `init` expects.
@@ -66,7 +75,9 @@ public final class HotSwapper {
         case .failure(let problem): return refuse(problem, feature: id)
         }
         if let probe {
-            let verdict = await Task.detached { probe.verdict(for: copy) }.value
+            let waiting = standby
+            let verdict = await Task.detached { probe.verdict(for: copy, using: waiting) }.value
+            standby = probe.standby()
             switch verdict {
             case .usable: break
             case .refused(let problem), .blocked(let problem): return refuse(problem, feature: id)

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappSDK
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -32,31 +33,59 @@ public struct PluginProbe: Sendable {
         self.timeout = timeout
     }
 
-    /// The child's verdict on the library at `path`.
+    /// The child's verdict on the library at `path`, from a probe process started for it.
     public func verdict(for path: String) -> Verdict {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "microapp-probe-\(UUID().uuidString)"
-        ).path
-        defer { unlink(output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid = pid_t()
-        // A crash report would only slow the child down: the verdict is the signal.
-        let started = ChildLaunch.withArrays([executable, "probe", "--json", path], backtrace: "enable=no") {
-            posix_spawn(&pid, executable, &actions, nil, $0, $1)
+        guard let child = ProbeChild(executable: executable, arguments: [path]) else {
+            return .blocked(cannotStart(path))
         }
-        guard started == 0 else {
-            return .blocked(
-                Diagnostic(
-                    .probeFailed, subject: path, reason: "the probe process could not start (\(executable))",
-                    fix: "reinstall microapp; the probe runs the host executable itself"))
+        return verdict(of: child, for: path)
+    }
+
+    /// Starts a probe process ahead of time: it loads the runtime, then waits for the one library it is to probe, so
+    /// `verdict(for:using:)` does not wait for a process to start. Nil when it could not start.
+    public func standby() -> Standby? {
+        ProbeChild(executable: executable, arguments: ["--standby"]).map(Standby.init)
+    }
+
+    /// The verdict on `path` from `standby` when it is still waiting (it is used up), else from a new probe process.
+    public func verdict(for path: String, using standby: Standby?) -> Verdict {
+        guard let child = standby?.take() else { return verdict(for: path) }
+        guard child.send(path) else {
+            // It ended while waiting (killed, out of memory): not the library's fault.
+            child.end()
+            return verdict(for: path)
         }
-        let status = wait(for: pid)
-        guard let status else {
+        return verdict(of: child, for: path)
+    }
+
+    /// A probe process started ahead of time and waiting on its standard input for a library path; used once.
+    /// Ends by itself when its standard input closes (when this process ends); `cancel()` ends it at once.
+    public final class Standby: Sendable {
+        private let child: Mutex<ProbeChild?>
+
+        fileprivate init(_ child: ProbeChild) { self.child = Mutex(child) }
+
+        /// The waiting process, until it is used or cancelled.
+        public var processID: pid_t? { child.withLock { $0?.pid } }
+
+        /// The waiting child, once.
+        fileprivate func take() -> ProbeChild? {
+            child.withLock { waiting in
+                defer { waiting = nil }
+                return waiting
+            }
+        }
+
+        /// Lets the waiting child end without probing anything.
+        public func cancel() { take()?.end() }
+
+        deinit { child.withLock { $0?.end() } }
+    }
+
+    /// Waits for `child` (probing `path`) within the time limit and reads what it found.
+    private func verdict(of child: ProbeChild, for path: String) -> Verdict {
+        defer { child.finish() }
+        guard let status = child.wait(timeout: timeout) else {
             return .blocked(
                 Diagnostic(
                     .probeHung, subject: path,
@@ -75,7 +104,7 @@ public struct PluginProbe: Sendable {
                         "run `microapp probe \(path)` to see it fail, fix the plugin; it stays blocked until the file changes"
                 ))
         }
-        let data = (try? Data(contentsOf: URL(fileURLWithPath: output))) ?? Data()
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: child.output))) ?? Data()
         guard let result = try? JSONDecoder().decode(ProbeReport.self, from: data) else {
             return .blocked(
                 Diagnostic(
@@ -87,8 +116,80 @@ public struct PluginProbe: Sendable {
         return .usable
     }
 
-    /// Waits for `pid`, killing it at the timeout; the wait status, or nil if it had to be killed.
-    private func wait(for pid: pid_t) -> Int32? {
+    private func cannotStart(_ path: String) -> Diagnostic {
+        Diagnostic(
+            .probeFailed, subject: path, reason: "the probe process could not start (\(executable))",
+            fix: "reinstall microapp; the probe runs the host executable itself")
+    }
+}
+
+/// One `microapp probe --json …` process: its verdict goes to a file of its own; with `--standby` it reads the
+/// library's path from a socket on its standard input first.
+struct ProbeChild: Sendable {
+    let pid: pid_t
+    /// Where the child writes its JSON report.
+    let output: String
+    /// The host's end of the child's standard input (standby children), or -1.
+    private let input: Int32
+
+    init?(executable: String, arguments: [String]) {
+        output =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "microapp-probe-\(UUID().uuidString)"
+            ).path
+        let standby = arguments == ["--standby"]
+        var ends: [Int32] = [-1, -1]
+        if standby {
+            // A socket, not a pipe: sending to a child that died must not raise SIGPIPE in the host.
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
+            else { return nil }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if standby {
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid = pid_t()
+        // A crash report would only slow the child down: the verdict is the signal.
+        let started = ChildLaunch.withArrays([executable, "probe", "--json"] + arguments, backtrace: "enable=no") {
+            posix_spawn(&pid, executable, &actions, nil, $0, $1)
+        }
+        if standby { close(ends[1]) }
+        guard started == 0 else {
+            if standby { close(ends[0]) }
+            return nil
+        }
+        self.pid = pid
+        self.input = ends[0]
+    }
+
+    /// Hands a standby child the library to probe; false when it could not be told (it ended).
+    func send(_ path: String) -> Bool {
+        let line = Array((path + "\n").utf8)
+        return line.withUnsafeBytes { Glibc.send(input, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == line.count
+    }
+
+    /// Ends a child that is not needed (or could not be told what to probe) and reaps it.
+    func end() {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        finish()
+    }
+
+    /// Closes the host's end of a standby child's input and removes the report, once the child has been reaped.
+    func finish() {
+        if input >= 0 { close(input) }
+        unlink(output)
+    }
+
+    /// Waits for the child, killing it at `timeout`; its wait status, or nil if it had to be killed.
+    func wait(timeout: Duration) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         var status: Int32 = 0
         while true {
@@ -100,11 +201,10 @@ public struct PluginProbe: Sendable {
                 waitpid(pid, &status, 0)
                 return nil
             }
-            usleep(2_000)
+            usleep(500)
         }
     }
 }
-
 /// What `microapp probe --json` prints: the library, its verdict, and its manifest or its problem.
 public struct ProbeReport: Codable, Sendable {
     /// The file probed.

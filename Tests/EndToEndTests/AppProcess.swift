@@ -58,6 +58,9 @@ final class AppProcess: Sendable {
         }
     }
 
+    /// The process id of the started `microapp`.
+    var processID: Int32 { process.processIdentifier }
+
     /// A new empty folder for the app's data.
     static func freshDataDirectory() -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-data-\(UUID().uuidString)")

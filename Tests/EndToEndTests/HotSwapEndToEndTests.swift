@@ -69,4 +69,56 @@ struct HotSwapEndToEndTests {
         }
         #expect(try await app.finish() == 0)
     }
+
+    @Test("the probe process kept waiting for the next swap ends with the app, even when the app is killed")
+    func waitingProbeEndsWithTheApp() async throws {
+        let plugins = try temporaryFolder("drop-waiting")
+        try FileManager.default.copyItem(
+            at: try await Self.build(greeting: "Hello"), to: plugins.appendingPathComponent("libDrop.so"))
+        let app = try AppProcess([
+            "run", "--watch", "--no-supervise", "--plugins", plugins.path, "--only", "drop", "--ui", "json",
+        ])
+        try await app.waitForFrame(route: "drop://home")
+        var waiting: [Int32] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while waiting.isEmpty && ContinuousClock.now < deadline {
+            waiting = Self.children(of: app.processID).filter { Self.commandLine(of: $0).contains("--standby") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(waiting.count == 1, "one probe process waits for the next swap")
+        // SIGKILL: no chance to clean up. The waiting probe reads end of file on its input and ends by itself.
+        #expect(kill(app.processID, SIGKILL) == 0)
+        let gone = ContinuousClock.now + .seconds(10)
+        while waiting.contains(where: Self.isRunning) && ContinuousClock.now < gone {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!waiting.contains(where: Self.isRunning), "the waiting probe outlived the app")
+    }
+
+    /// The processes whose parent is `pid`, from /proc.
+    private static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { parentAndState(of: $0)?.parent == pid }
+    }
+
+    private static func commandLine(of pid: Int32) -> String {
+        let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
+        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// True while `pid` exists and is not a zombie (a zombie has ended; only its parent has yet to reap it).
+    private static func isRunning(_ pid: Int32) -> Bool {
+        guard let state = parentAndState(of: pid)?.state else { return false }
+        return state != "Z" && state != "X"
+    }
+
+    /// The parent pid and state letter from `/proc/PID/stat` (`pid (comm) S ppid …`; comm may hold spaces).
+    private static func parentAndState(of pid: Int32) -> (parent: Int32, state: String)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 1, let parent = Int32(fields[1]) else { return nil }
+        return (parent, String(fields[0]))
+    }
 }

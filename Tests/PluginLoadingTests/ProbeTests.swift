@@ -98,3 +98,68 @@ extension Result {
         return nil
     }
 }
+
+@Suite("A probe process started ahead of time")
+struct StandbyProbeTests {
+    static let probe = ProbeTests.probe
+
+    @Test("gives the same verdicts as a probe process started for the library")
+    func sameVerdicts() throws {
+        let auth = "\(Paths.runnerDirectory)/libAuth.so"
+        #expect(Self.probe.verdict(for: auth, using: Self.probe.standby()) == .usable)
+
+        var descriptor = DescriptorFixture(manifest: Manifests.json("wrongabiahead"))
+        descriptor.abiVersion = "(2u << 16)"
+        let wrongABI = try FixtureBuilder.plugin("WrongABIAhead", descriptor)
+        let refusal = try #require(PluginLoader.load(wrongABI).failure)
+        #expect(Self.probe.verdict(for: wrongABI, using: Self.probe.standby()) == .refused(refusal))
+
+        let trapping = try ProbeTests.plugin("TrapAhead", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
+        let crashed = Self.probe.verdict(for: trapping, using: Self.probe.standby())
+        #expect(crashed.blockedCode == .probeCrashed)
+
+        let hanging = try ProbeTests.plugin(
+            "HangAhead", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        let quick = PluginProbe(executable: Self.probe.executable, timeout: .milliseconds(700))
+        #expect(quick.verdict(for: hanging, using: quick.standby()).blockedCode == .probeHung)
+    }
+
+    @Test("that died while waiting is replaced by a new probe process, and the library is not blamed")
+    func diedWhileWaiting() throws {
+        let waiting = try #require(Self.probe.standby())
+        let pid = try #require(waiting.processID)
+        #expect(kill(pid, SIGKILL) == 0)
+        // Dead, not yet reaped: a zombie.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline,
+            !((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "").contains(") Z ")
+        {
+            usleep(5_000)
+        }
+        #expect(Self.probe.verdict(for: "\(Paths.runnerDirectory)/libAuth.so", using: waiting) == .usable)
+        #expect(waiting.processID == nil)
+    }
+
+    @Test("ends when it is cancelled, and is used only once")
+    func cancelledAndUsedOnce() throws {
+        let waiting = try #require(Self.probe.standby())
+        let pid = try #require(waiting.processID)
+        waiting.cancel()
+        #expect(kill(pid, 0) == -1 && errno == ESRCH)
+        #expect(waiting.processID == nil)
+
+        let used = try #require(Self.probe.standby())
+        let auth = "\(Paths.runnerDirectory)/libAuth.so"
+        #expect(Self.probe.verdict(for: auth, using: used) == .usable)
+        #expect(used.processID == nil)
+        #expect(Self.probe.verdict(for: auth, using: used) == .usable)
+    }
+}
+
+extension PluginProbe.Verdict {
+    /// The diagnostic code of a blocked verdict; nil for the others.
+    var blockedCode: Diagnostic.Code? {
+        if case .blocked(let problem) = self { return problem.code }
+        return nil
+    }
+}

@@ -96,9 +96,18 @@ enum InspectCommands {
 
     @MainActor
     static func probe(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--json"])
-        guard arguments.operands.count == 1, let file = arguments.operands.first else {
-            throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
+        try arguments.allow(["--json", "--standby"])
+        let file: String
+        if arguments.flag("--standby") {
+            // Started ahead of time by a host that swaps plugins: the library's path arrives on stdin; none (the
+            // host ended or no longer needs it) ends this process quietly.
+            guard arguments.operands.isEmpty, let line = readLine(), !line.isEmpty else { return .ok }
+            file = line
+        } else {
+            guard arguments.operands.count == 1, let operand = arguments.operands.first else {
+                throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
+            }
+            file = operand
         }
         let result: ProbeReport
         switch PluginLoader.load(file).flatMap({ image in PluginLoader.register(image).map { (image, $0) } }) {
