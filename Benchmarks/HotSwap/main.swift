@@ -28,7 +28,10 @@ func compile(greeting: String) -> String {
         @MainActor final class BenchRoot: Root {
             var state = BenchState()
             func screen(at location: Location) -> Screen {
-                Screen(title: "Bench", content: [.text(Text("\(greeting) \\(state.name) \\(state.taps)"))])
+                Screen(title: "Bench", content: [
+                    .text(Text("\(greeting) \\(state.name) \\(state.taps)")),
+                    .field(TextField(id: "name", label: "Name", text: state.name)),
+                ])
             }
             func handle(_ action: Action, at location: Location) {
                 if case .input(_, let text) = action { state.name = text } else { state.taps += 1 }

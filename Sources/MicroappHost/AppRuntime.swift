@@ -132,7 +132,16 @@ public final class AppRuntime: AppDriver {
         case .action(let action):
             switch router.top {
             case .feature(let id, let location):
-                features[id]?.root.handle(action, at: location)
+                guard let root = features[id]?.root else { break }
+                // A feature only gets what its screen offers: a script's stale or mistyped id is answered here.
+                if let reason = root.screen(at: location).refusal(of: action) {
+                    post(
+                        Notice(
+                            level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
+                            fix: "act on an element of the latest frame", feature: id))
+                } else {
+                    root.handle(action, at: location)
+                }
             case .problem, .stub:
                 if action == .tap(id: "back") { goBack() }
             case nil:

@@ -27,29 +27,25 @@ extension FeatureHarness {
 
     /// Taps the enabled button `id`; throws when the screen offers no such button.
     public func tap(_ id: String) throws {
-        guard let button = button(id) else { throw unreachable(id, kind: "button") }
-        guard button.isEnabled else { throw HarnessError("button '\(id)' is disabled", screen: screen) }
-        send(.tap(id: id))
+        try act(.tap(id: id))
     }
 
     /// Replaces the text of field `id` with `text`; throws when the screen offers no such field.
     public func type(_ text: String, into id: String) throws {
-        guard field(id) != nil else { throw unreachable(id, kind: "text field") }
-        send(.input(id: id, text: text))
+        try act(.input(id: id, text: text))
     }
 
     /// Chooses row `index` of list `id`; throws when there is no such list or row.
     public func select(_ index: Int, in id: String) throws {
-        guard let list = list(id) else { throw unreachable(id, kind: "list") }
-        guard list.items.indices.contains(index) else {
-            throw HarnessError(
-                "list '\(id)' has \(list.items.count) rows, so row \(index) cannot be chosen", screen: screen)
-        }
-        send(.select(id: id, index: index))
+        try act(.select(id: id, index: index))
     }
 
-    private func unreachable(_ id: String, kind: String) -> HarnessError {
-        HarnessError("no \(kind) '\(id)' can be reached on \(location.url)", screen: screen)
+    /// Sends `action` when a person could do it on the screen as drawn now (the host's rule), else throws why not.
+    private func act(_ action: Action) throws {
+        if let reason = screen.refusal(of: action) {
+            throw HarnessError("\(reason) (\(location.url))", screen: screen)
+        }
+        send(action)
     }
 }
 

@@ -28,6 +28,30 @@ public struct Screen: Codable, Sendable, Equatable {
         }
     }
 
+    /// Why a person could not do `action` on this screen (no such element within reach, a disabled button, a row
+    /// that is not there); nil when they could. The host delivers only actions a person could do.
+    public func refusal(of action: Action) -> String? {
+        let id: String
+        let kind: String
+        switch action {
+        case .tap(let tapped): (id, kind) = (tapped, "button")
+        case .input(let field, _): (id, kind) = (field, "text field")
+        case .select(let list, _): (id, kind) = (list, "list")
+        }
+        let element = reachableElements.first { $0.id == id }
+        switch (action, element) {
+        case (.tap, .button(let button)?):
+            return button.isEnabled ? nil : "button '\(id)' is disabled"
+        case (.input, .field?):
+            return nil
+        case (.select(_, let index), .list(let list)?):
+            return list.items.indices.contains(index)
+                ? nil : "list '\(id)' has \(list.items.count) rows, so row \(index) cannot be chosen"
+        default:
+            return "no \(kind) '\(id)' can be reached on this screen"
+        }
+    }
+
     /// The element with a stable id, if the screen has it.
     public func element(id: String) -> Element? {
         interactiveElements.first { $0.id == id }
