@@ -91,10 +91,17 @@ public struct PluginRebuilder: Sendable {
         guard let planned = try? String(contentsOfFile: list, encoding: .utf8) else { return false }
         let folder = repository + "/Plugins/\(feature)/Sources"
         let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
-        let present = Set(files.filter { $0.hasSuffix(".swift") }.map { folder + "/" + $0 })
+        // Like SwiftPM, hidden files (an editor's `.#File.swift` lock, say) are not sources.
+        let present = Set(files.filter(Self.isSource).map { folder + "/" + $0 })
         let listed = Set(
             planned.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) })
         return present == listed
+    }
+
+    /// Whether `path`, relative to a target's folder, names a Swift source SwiftPM compiles: `.swift`, and nothing
+    /// hidden on the way.
+    public static func isSource(_ path: String) -> Bool {
+        path.hasSuffix(".swift") && !path.split(separator: "/").contains { $0.hasPrefix(".") }
     }
 
     private func swiftBuild(feature: String) -> (Int32, String) {
