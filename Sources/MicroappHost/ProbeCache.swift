@@ -7,12 +7,19 @@ import MicroappDigest
 
 /// What earlier probes found, so a warm start loads known-good libraries without probing them again, and a
 /// library that crashed a probe stays blocked until it changes. Keyed by path, size, mtime, inode and SHA-256.
+///
+/// The SHA-256 is computed when a verdict is recorded, and again on a lookup unless the file's status-change time
+/// (ctime) is still the one seen then: the kernel sets ctime on every write, truncation, rename or chmod and no
+/// unprivileged process can set it back, so an unchanged ctime proves the bytes are those hashed. That keeps hashing
+/// off the warm start.
 public struct ProbeCache: Sendable {
     /// One probed file as it was, and its verdict.
     struct Entry: Codable, Sendable, Equatable {
         var size: Int64
         var modified: Int64
         var inode: UInt64
+        /// ctime in nanoseconds when `sha256` was computed (absent in caches written before it was kept).
+        var statusChanged: Int64?
         var sha256: String
         var usable: Bool
         var problem: Diagnostic?
@@ -41,15 +48,29 @@ public struct ProbeCache: Sendable {
     public func verdict(for path: String) -> PluginProbe.Verdict? {
         guard let entry = entries[path], let current = Self.identity(of: path, knownDigest: nil),
             current.size == entry.size, current.modified == entry.modified, current.inode == entry.inode,
-            let digest = try? PluginLock.digest(of: path), digest == entry.sha256
+            entry.statusChanged != nil && current.statusChanged == entry.statusChanged
+                || (try? PluginLock.digest(of: path)) == entry.sha256
         else { return nil }
         if entry.usable { return .usable }
         return entry.problem.map(PluginProbe.Verdict.blocked)
     }
 
-    /// Remembers a probe's verdict for the file as it is now (refusals are not cached: they are cheap to redo).
-    public mutating func record(_ verdict: PluginProbe.Verdict, for path: String) {
-        guard var entry = Self.identity(of: path, knownDigest: try? PluginLock.digest(of: path)) else { return }
+    /// The file's identity now (size, mtime, inode, ctime; no digest): take it before probing, for `record`.
+    public static func status(of path: String) -> Status? { identity(of: path, knownDigest: nil).map(Status.init) }
+
+    /// A file's size, times and inode at one moment.
+    public struct Status: Sendable, Equatable {
+        fileprivate let entry: Entry
+    }
+
+    /// Remembers a probe's verdict for the file, when it is still as it was `before` the probe (else the verdict may
+    /// be about other bytes, and nothing is remembered). Refusals are not cached: they are cheap to redo.
+    public mutating func record(_ verdict: PluginProbe.Verdict, for path: String, before: Status?) {
+        guard let before, let digest = try? PluginLock.digest(of: path), Self.status(of: path) == before else {
+            return
+        }
+        var entry = before.entry
+        entry.sha256 = digest
         switch verdict {
         case .usable: entry.usable = true
         case .blocked(let problem):
@@ -75,9 +96,10 @@ public struct ProbeCache: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let statusChanged = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
         return Entry(
-            size: Int64(info.st_size), modified: modified, inode: UInt64(info.st_ino), sha256: knownDigest ?? "",
-            usable: false, problem: nil)
+            size: Int64(info.st_size), modified: modified, inode: UInt64(info.st_ino), statusChanged: statusChanged,
+            sha256: knownDigest ?? "", usable: false, problem: nil)
     }
 }
 
@@ -100,8 +122,9 @@ public struct PluginScreening: Sendable {
     public mutating func verdict(for path: String) -> PluginProbe.Verdict {
         if let known = cache.verdict(for: path) { return known }
         probed += 1
+        let before = ProbeCache.status(of: path)
         let verdict = probe.verdict(for: path)
-        cache.record(verdict, for: path)
+        cache.record(verdict, for: path, before: before)
         return verdict
     }
 }

@@ -83,6 +83,32 @@ struct ProbeTests {
         try bytes.write(to: URL(fileURLWithPath: auth))
         #expect(warm.cache.verdict(for: auth) == nil)
     }
+
+    @Test("a library rewritten in place with its size and mtime put back is probed again")
+    func inPlaceRewrite() throws {
+        let folder = "\(Paths.fixtures)/probe-rewrite-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let auth = "\(folder)/libAuth.so"
+        try FileManager.default.copyItem(atPath: "\(Paths.runnerDirectory)/libAuth.so", toPath: auth)
+        var screening = PluginScreening(probe: Self.probe, cache: ProbeCache(file: "\(folder)/cache.json"))
+        #expect(screening.verdict(for: auth) == .usable)
+        #expect(screening.cache.verdict(for: auth) == .usable)
+
+        // Same inode, same size, mtime restored: only the bytes (and the ctime the kernel keeps) differ.
+        var before = stat()
+        #expect(stat(auth, &before) == 0)
+        let handle = try #require(FileHandle(forUpdatingAtPath: auth))
+        try handle.seek(toOffset: 64)
+        try handle.write(contentsOf: Data([0xde, 0xad, 0xbe, 0xef]))
+        try handle.close()
+        var times = [before.st_atim, before.st_mtim]
+        #expect(utimensat(AT_FDCWD, auth, &times, 0) == 0)
+        var after = stat()
+        #expect(stat(auth, &after) == 0)
+        #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
+        #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+        #expect(screening.cache.verdict(for: auth) == nil)
+    }
 }
 
 extension PluginProbe.Verdict {
