@@ -24,9 +24,10 @@ public final class HotSwapWatch {
         swapper: HotSwapper, libraryDirectories: [String], sources: [String: WatchedSources], loaded: [String]
     ) {
         self.swapper = swapper
-        self.libraryDirectories = libraryDirectories
+        // Absolute, as the rebuilder names what it writes: a rebuilt library is then seen as known, and swapped once.
+        self.libraryDirectories = libraryDirectories.map(WatchedSources.absolute)
         self.sources = sources
-        for path in loaded { seen[path] = Self.identity(of: path) }
+        for path in loaded.map(WatchedSources.absolute) { seen[path] = Self.identity(of: path) }
     }
 
     /// Starts watching; call `stop()` when the app ends.

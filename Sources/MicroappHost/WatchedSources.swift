@@ -19,7 +19,7 @@ public struct WatchedSources: Sendable {
     /// exist. Nil for a library from anywhere else (a download, a copy, a build with another scratch path).
     public init?(library: String) {
         // Rebuilds run in the repository's folder: a relative `--plugins` path would mean something else there.
-        let path = library.hasPrefix("/") ? library : FileManager.default.currentDirectoryPath + "/" + library
+        let path = Self.absolute(library)
         let file = (path as NSString).lastPathComponent
         guard file.hasPrefix("lib"), file.hasSuffix(".so"), file.count > 6 else { return nil }
         let name = String(file.dropFirst(3).dropLast(3))
@@ -44,6 +44,11 @@ public struct WatchedSources: Sendable {
     /// The folders whose Swift files go into the library: `Plugins/<folder>/Sources` and `Entry`.
     var directories: [String] {
         ["Sources", "Entry"].map { rebuilder.repository + "/Plugins/\(folder)/\($0)" }
+    }
+
+    /// `path` from the current folder when it is relative: how rebuilt libraries are named.
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// True when `path` lies in `Plugins/<folder>` of the repository.
