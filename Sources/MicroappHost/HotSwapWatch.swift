@@ -4,32 +4,30 @@ import Foundation
     import Glibc
 #endif
 
-/// `--watch`: watches the plugin folders for new `lib<Feature>.so` files (built by any tool) and, with a rebuilder,
-/// each running feature's `Plugins/<Feature>/{Sources,Entry}`; a changed source rebuilds that feature alone, and
-/// each new library is swapped in by the `HotSwapper`. Progress and compiler errors arrive as notices.
+/// `--watch`: watches the plugin folders for new `lib<Feature>.so` files (built by any tool) and, for each running
+/// feature whose library was built in a repository, that repository's `Plugins/<Feature>/{Sources,Entry}`; a changed
+/// source rebuilds that feature alone, and each new library is swapped in by the `HotSwapper`. Progress and compiler
+/// errors arrive as notices.
 @MainActor
 public final class HotSwapWatch {
     private let swapper: HotSwapper
     private let libraryDirectories: [String]
-    private let rebuilder: PluginRebuilder?
-    /// Feature folder name (`Characters`) by feature id, for the features whose sources are watched.
-    private let sourceFolders: [String: String]
+    /// What to rebuild by feature id, for the features whose sources are watched.
+    private let sources: [String: WatchedSources]
     private var watchers: [SourceWatcher] = []
     private var tasks: [Task<Void, Never>] = []
     /// Size, mtime and inode of each library as last seen, so a file is swapped once.
     private var seen: [String: [Int]] = [:]
 
-    /// Watches `libraryDirectories` for new builds; with `rebuilder`, also the sources of the features in
-    /// `sourceFolders` (id → folder name in `Plugins/`).
+    /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id).
     public init(
-        swapper: HotSwapper, libraryDirectories: [String], rebuilder: PluginRebuilder?, sourceFolders: [String: String],
-        loaded: [String]
+        swapper: HotSwapper, libraryDirectories: [String], sources: [String: WatchedSources], loaded: [String]
     ) {
         self.swapper = swapper
-        self.libraryDirectories = libraryDirectories
-        self.rebuilder = rebuilder
-        self.sourceFolders = sourceFolders
-        for path in loaded { seen[path] = Self.identity(of: path) }
+        // Absolute, as the rebuilder names what it writes: a rebuilt library is then seen as known, and swapped once.
+        self.libraryDirectories = libraryDirectories.map(WatchedSources.absolute)
+        self.sources = sources
+        for path in loaded.map(WatchedSources.absolute) { seen[path] = Self.identity(of: path) }
     }
 
     /// Starts watching; call `stop()` when the app ends.
@@ -45,15 +43,13 @@ public final class HotSwapWatch {
                     for path in batch.sorted() { await self?.libraryChanged(path) }
                 }
             })
-        guard let rebuilder, !sourceFolders.isEmpty else { return }
-        let folders = sourceFolders.values.flatMap { name in
-            ["Sources", "Entry"].map { rebuilder.repository + "/Plugins/\(name)/\($0)" }
-        }
-        let sources = SourceWatcher(directories: folders) { $0.hasSuffix(".swift") }
-        watchers.append(sources)
+        guard !sources.isEmpty else { return }
+        let folders = sources.values.flatMap(\.directories)
+        let watcher = SourceWatcher(directories: folders) { $0.hasSuffix(".swift") }
+        watchers.append(watcher)
         tasks.append(
             Task { [weak self] in
-                for await batch in sources.changes() { await self?.sourcesChanged(batch) }
+                for await batch in watcher.changes() { await self?.sourcesChanged(batch) }
             })
     }
 
@@ -72,14 +68,12 @@ public final class HotSwapWatch {
     }
 
     private func sourcesChanged(_ paths: Set<String>) async {
-        guard let rebuilder else { return }
-        let changed = sourceFolders.filter { _, name in
-            paths.contains { $0.hasPrefix(rebuilder.repository + "/Plugins/\(name)/") }
-        }
-        for (id, name) in changed.sorted(by: { $0.key < $1.key }) {
+        let changed = sources.filter { _, watched in paths.contains(where: watched.contains) }
+        for (id, watched) in changed.sorted(by: { $0.key < $1.key }) {
+            let name = watched.folder
             swapper.runtime.post(
                 Notice(level: .info, code: "building", message: "Building \(name)…", feature: id))
-            let outcome = await Task.detached { rebuilder.rebuild(feature: name) }.value
+            let outcome = await Task.detached { watched.rebuilder.rebuild(feature: name) }.value
             guard let library = outcome.library else {
                 swapper.runtime.post(
                     Notice(

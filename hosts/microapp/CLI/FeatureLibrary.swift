@@ -3,7 +3,8 @@ import MicroappHost
 import MicroappSDK
 
 /// One feature's library, found by name for `solo` and `preview`: only `lib<Feature>.so` is loaded (built first,
-/// alone, when run from the repository), and the other features are known by name only, for stub screens.
+/// alone, when run from the repository; one in a --plugins folder wins), and the other features are known by name
+/// only, for stub screens.
 struct FeatureLibrary {
     /// The loaded library.
     let image: PluginImage
@@ -27,7 +28,8 @@ struct FeatureLibrary {
             _ = PluginBuilder(locations: locations).build(feature: folder)
         }
         let directories = locations.directories(adding: arguments.values("--plugins"))
-        let files = PluginSet.discover(in: directories)
+        // A folder named with --plugins says which build to run: its library wins over the one beside the executable.
+        let files = PluginSet.discover(in: arguments.values("--plugins") + [locations.executableDirectory.path])
         let wanted = Set([name.lowercased(), folder?.lowercased()].compactMap { $0 })
         let image: PluginImage
         if let file = files.first(where: { wanted.contains(stem(of: $0).lowercased()) }) {

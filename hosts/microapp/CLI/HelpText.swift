@@ -89,8 +89,11 @@ enum HelpText {
                                       (repeatable; `solo` only — `run` uses the app's real services)
                   --open URL          start at this route
                   --ui MODE           terminal (default on a terminal), text or json, as for `run`
+                  --plugins DIR       look for lib<FEATURE>.so in DIR (repeatable); one found there wins over the
+                                      library beside this executable
                   --no-build          do not build the feature's library first
-                  --watch             rebuild and hot-swap the feature when its sources or library change
+                  --watch             rebuild and hot-swap the feature when its sources or library change (the
+                                      sources of the repository whose .build the library lies in)
 
                 Exit 1: unknown feature, or a --mock key or variant the mocks do not have (the list is printed).
                 Exit 2: a requirement without a mock (named, with how to add it), or the library does not load.

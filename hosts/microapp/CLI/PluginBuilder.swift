@@ -160,32 +160,21 @@ struct PluginBuilder {
 }
 
 extension PluginBuilder {
-    /// `--watch`: swaps in each new build of a running feature's library, and, when run from the repository,
-    /// rebuilds a feature whose sources change. New builds are probed in a child process unless `probing` is false.
+    /// `--watch`: swaps in each new build of a running feature's library, and rebuilds a feature whose sources
+    /// change when its library was built in a repository (the one this executable came from, or another one named
+    /// with --plugins). New builds are probed in a child process unless `probing` is false.
     @MainActor
     static func watch(
         _ runtime: AppRuntime, images: [PluginImage], directories: [String], probing: Bool
     ) -> HotSwapWatch {
-        let locations = PluginLocations.current()
         let swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: images), probe: probing ? PluginProbe() : nil)
-        var folders: [String: String] = [:]
-        var rebuilder: PluginRebuilder?
-        if let repository = locations.repository {
-            rebuilder = PluginRebuilder(
-                repository: repository.path, buildDirectory: locations.executableDirectory.path,
-                configuration: locations.configuration)
-            for image in images
-            where (image.path as NSString).deletingLastPathComponent == locations.executableDirectory.path {
-                let name = String((image.path as NSString).lastPathComponent.dropFirst(3).dropLast(3))
-                if FileManager.default.fileExists(atPath: repository.path + "/Plugins/\(name)/Sources") {
-                    folders[image.manifest.id] = name
-                }
-            }
+        var sources: [String: WatchedSources] = [:]
+        for image in images {
+            if let watched = WatchedSources(library: image.path) { sources[image.manifest.id] = watched }
         }
         let watch = HotSwapWatch(
-            swapper: swapper, libraryDirectories: directories, rebuilder: rebuilder, sourceFolders: folders,
-            loaded: images.map(\.path))
+            swapper: swapper, libraryDirectories: directories, sources: sources, loaded: images.map(\.path))
         watch.start()
         return watch
     }

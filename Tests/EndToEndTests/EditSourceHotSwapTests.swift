@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// `microapp solo --watch` as a person works with it: a source saved in the repository shows on screen.
+@Suite("End to end: editing a feature's source with --watch")
+struct EditSourceHotSwapTests {
+    /// The source file whose visible text is edited.
+    static let detailSource = "Plugins/Characters/Sources/CharacterDetailPresenter.swift"
+
+    @Test(
+        "a string changed in Characters' source is rebuilt and swapped in on the same screen with its state; a save that does not compile is reported and the last good version keeps answering"
+    )
+    func editedSourceIsSwappedIn() async throws {
+        // A copy: the test edits sources and builds, which must touch neither this repository nor its build lock.
+        let copy = try await RepositoryCopy.make()
+        do {
+            try await editWhileRunning(in: copy)
+        } catch {
+            await copy.remove()
+            throw error
+        }
+        await copy.remove()
+    }
+
+    private func editWhileRunning(in copy: RepositoryCopy) async throws {
+        // ~17 s on an idle machine; far longer on a loaded CI machine, at the lowest priority.
+        let plugins = try await copy.build(product: "Characters", timeout: .seconds(600))
+        let app = try AppProcess(["solo", "Characters", "--watch", "--ui", "json", "--plugins", plugins.path])
+
+        // Some state to keep: the second page loaded, one character opened from it.
+        try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 1 of 3") }
+        try app.send([["type": "tap", "id": "more"]])
+        try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 2 of 3") }
+        try app.send([["type": "select", "id": "characters", "index": 12]])
+        let before = try await app.waitForFrame(route: "characters://detail/13") {
+            screenText($0).contains("Origin: unknown")
+        }
+        #expect(before["version"] as? Int == 1)
+
+        // Saved as an editor saves: the whole file written beside it and renamed over it.
+        let file = copy.root.appendingPathComponent(Self.detailSource)
+        let original = try String(contentsOf: file, encoding: .utf8)
+        try #require(original.contains(#""Origin: \(detail.origin)""#), "the edited string moved; update this test")
+        let edited = original.replacingOccurrences(of: #""Origin: "#, with: #""Born in: "#)
+        try edited.write(to: file, atomically: true, encoding: .utf8)
+
+        let swapped = try await app.waitFor("notice", timeout: .seconds(300)) { $0["code"] as? String == "swapped" }
+        #expect(swapped["feature"] as? String == "characters")
+        #expect(swapped["from"] as? Int == 1 && swapped["to"] as? Int == 2)
+        let built = app.objects.first { $0["code"] as? String == "built" }
+        #expect(built?["feature"] as? String == "characters", "a swap from a saved source follows a `built` notice")
+        let after = try await app.waitForFrame(route: "characters://detail/13") {
+            screenText($0).contains("Born in: unknown")
+        }
+        #expect(after["version"] as? Int == 2)
+        #expect(after["depth"] as? Int == 1, "the list is still below the detail")
+        #expect(screenText(after).contains("Alien Googah") && !screenText(after).contains("Origin:"))
+        // Back on the list, the pages loaded before the swap are still there (a fresh start would show page 1).
+        try app.send([["type": "back"]])
+        try await app.waitForFrame(route: "characters://list") {
+            $0["version"] as? Int == 2 && screenText($0).contains("page 2 of 3")
+        }
+
+        // A save that does not compile: reported with the compiler's error, and version 2 stays.
+        try (edited + "\nprivate let notANumber: Int = \"not a number\"\n").write(
+            to: file, atomically: true, encoding: .utf8)
+        let failed = try await app.waitFor("error", timeout: .seconds(300)) { $0["code"] as? String == "build-failed" }
+        #expect(failed["feature"] as? String == "characters")
+        let detail = (failed["detail"] as? [String]) ?? []
+        #expect(
+            detail.contains { $0.contains("CharacterDetailPresenter.swift") && $0.contains("error:") },
+            "the notice carries the compiler's error: \(failed)")
+        try app.send([["type": "tap", "id": "more"]])
+        try await app.waitForFrame(route: "characters://list") {
+            $0["version"] as? Int == 2 && screenText($0).contains("page 3 of 3")
+        }
+        try app.send([["type": "select", "id": "characters", "index": 25]])
+        let last = try await app.waitForFrame(route: "characters://detail/26") {
+            screenText($0).contains("Born in: Purge Planet")
+        }
+        #expect(last["version"] as? Int == 2)
+        #expect(
+            app.objects.filter { $0["code"] as? String == "swapped" }.count == 1, "the broken save was not swapped in")
+        #expect(try await app.finish() == 0)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// A copy of this repository in a temporary folder, without `.build` and `.git`: a package of its own, so `swift build`
+/// may run there with its own build lock (never in the repository `swift test` is running in, which holds its lock).
+struct RepositoryCopy: Sendable {
+    /// The copy's root folder (its `Package.swift`), symbolic links resolved as SwiftPM sees it.
+    let root: URL
+
+    /// Copies `Repository.root`, leaving out build folders and Git's.
+    static func make() async throws -> RepositoryCopy {
+        try await offThePool {
+            let folder = try temporaryFolder("microapp-repository").resolvingSymlinksInPath()
+            try copyTree(from: Repository.root, to: folder)
+            return RepositoryCopy(root: folder)
+        }
+    }
+
+    /// Builds `product` with a real `swift build` at the lowest priority (the rest of a parallel test run keeps its
+    /// CPU), stopped after `timeout`; returns the folder the libraries were written to.
+    func build(product: String, timeout: Duration) async throws -> URL {
+        let root = root
+        let (status, output) = try await offThePool {
+            try run(
+                [
+                    "timeout", "--kill-after=10", "\(timeout.components.seconds)", "nice", "-n", "19", "swift", "build",
+                    // No entry in the user's shared manifest cache for a folder that is deleted a minute later.
+                    "--product", product, "--manifest-cache", "none",
+                ], in: root)
+        }
+        guard status == 0 else {
+            let why = status == 124 ? "did not finish within \(timeout)" : "failed (exit \(status))"
+            throw AppProcessError(
+                "`swift build --product \(product)` in a copy of the repository (\(root.path)) \(why); the last of its output:\n"
+                    + output.split(separator: "\n").suffix(40).joined(separator: "\n")
+                    + "\nto fix: build it there by hand to see why; put the Swift toolchain on PATH if `swift` is not found"
+            )
+        }
+        // SwiftPM's `.build/debug` is a link to `.build/<triple>/debug`: the folder `--show-bin-path` names.
+        let folder = root.appendingPathComponent(".build/debug").resolvingSymlinksInPath()
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("lib\(product).so").path) else {
+            throw AppProcessError(
+                "`swift build --product \(product)` succeeded but wrote no lib\(product).so in \(folder.path)")
+        }
+        return folder
+    }
+
+    /// Deletes the copy and its build.
+    func remove() async {
+        let root = root
+        _ = try? await offThePool { try FileManager.default.removeItem(at: root) }
+    }
+
+    /// Copies the files under `source` into `destination`, skipping `.git`, `.swiftpm` and every `.build` folder (a
+    /// package's build, even a nested one such as the SDK package's, is large and not part of the sources).
+    private static func copyTree(from source: URL, to destination: URL) throws {
+        let files = FileManager.default
+        for name in try files.contentsOfDirectory(atPath: source.path) {
+            guard name != ".git", name != ".swiftpm", name != ".build", !name.hasPrefix(".build-"),
+                !name.hasPrefix(".build_")
+            else { continue }
+            let from = source.appendingPathComponent(name)
+            let to = destination.appendingPathComponent(name)
+            let type = try files.attributesOfItem(atPath: from.path)[.type] as? FileAttributeType
+            if type == .typeDirectory {
+                try files.createDirectory(at: to, withIntermediateDirectories: false)
+                try copyTree(from: from, to: to)
+            } else {
+                try files.copyItem(at: from, to: to)
+            }
+        }
+    }
+}
+
+/// Runs `arguments` (looked up on PATH) in `folder` and waits; the exit status and everything it wrote.
+private func run(_ arguments: [String], in folder: URL) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.currentDirectoryURL = folder
+    process.standardInput = FileHandle.nullDevice
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}
