@@ -18,6 +18,10 @@ public final class HotSwapWatch {
     private var tasks: [Task<Void, Never>] = []
     /// Size, mtime and inode of each library as last seen, so a file is swapped once.
     private var seen: [String: [Int]] = [:]
+    /// SHA-256 of each watched source as last built, so a save that changed nothing rebuilds nothing.
+    private var contents: [String: String] = [:]
+    /// How many watchers have started; the `watching` notice goes out when all have.
+    private var started = 0
 
     /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id).
     public init(
@@ -37,20 +41,51 @@ public final class HotSwapWatch {
             return name.hasPrefix("lib") && name.hasSuffix(".so")
         }
         watchers.append(libraries)
-        tasks.append(
-            Task { [weak self] in
-                for await batch in libraries.changes() {
-                    for path in batch.sorted() { await self?.libraryChanged(path) }
-                }
-            })
-        guard !sources.isEmpty else { return }
         let folders = sources.values.flatMap(\.directories)
-        let watcher = SourceWatcher(directories: folders) { $0.hasSuffix(".swift") }
-        watchers.append(watcher)
-        tasks.append(
-            Task { [weak self] in
-                for await batch in watcher.changes() { await self?.sourcesChanged(batch) }
-            })
+        if !sources.isEmpty {
+            let isSource: @Sendable (String) -> Bool = { path in
+                folders.contains {
+                    path.hasPrefix($0 + "/") && PluginRebuilder.isSource(String(path.dropFirst($0.count + 1)))
+                }
+            }
+            for folder in folders {
+                let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+                for file in files where PluginRebuilder.isSource(file) {
+                    contents[folder + "/" + file] = try? PluginLock.digest(of: folder + "/" + file)
+                }
+            }
+            watchers.append(SourceWatcher(directories: folders, accept: isSource))
+        }
+        for watcher in watchers {
+            let isLibraries = watcher === libraries
+            tasks.append(
+                Task { [weak self] in
+                    for await batch in watcher.changes() {
+                        guard let self else { return }
+                        if batch.isEmpty {
+                            self.watcherStarted()
+                        } else if isLibraries {
+                            for path in batch.sorted() { await self.libraryChanged(path) }
+                        } else {
+                            await self.sourcesChanged(batch)
+                        }
+                    }
+                })
+        }
+    }
+
+    /// Says what is watched once every watcher has started: from then on a save or a new build is seen.
+    private func watcherStarted() {
+        started += 1
+        guard started == watchers.count else { return }
+        let names = sources.values.map(\.folder).sorted()
+        let rebuilding = names.isEmpty ? "" : "save a source of \(names.joined(separator: ", ")) to rebuild it; "
+        swapper.runtime.post(
+            Notice(
+                level: .info, code: "watching",
+                message:
+                    "Watching: \(rebuilding)a new lib<Feature>.so in \(libraryDirectories.joined(separator: ", ")) is swapped in"
+            ))
     }
 
     /// Stops the watchers.
@@ -68,7 +103,13 @@ public final class HotSwapWatch {
     }
 
     private func sourcesChanged(_ paths: Set<String>) async {
-        let changed = sources.filter { _, watched in paths.contains(where: watched.contains) }
+        // An editor that saves an unchanged file, a `touch`, a checkout of the same bytes: nothing to build.
+        let edited = paths.filter { path in
+            let digest = try? PluginLock.digest(of: path)
+            defer { contents[path] = digest }
+            return digest != contents[path]
+        }
+        let changed = sources.filter { _, watched in edited.contains(where: watched.contains) }
         for (id, watched) in changed.sorted(by: { $0.key < $1.key }) {
             let name = watched.folder
             swapper.runtime.post(

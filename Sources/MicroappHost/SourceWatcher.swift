@@ -27,7 +27,8 @@ public final class SourceWatcher: Sendable {
         self.accept = accept
     }
 
-    /// The changed paths, one set per quiet period; ends after `stop()`.
+    /// The changed paths, one set per quiet period; ends after `stop()`. The first set is empty: it says the watch
+    /// has started, so a change from then on is seen.
     public func changes() -> AsyncStream<Set<String>> {
         let (stream, continuation) = AsyncStream<Set<String>>.makeStream()
         Thread.detachNewThread { [self] in
@@ -57,6 +58,7 @@ public final class SourceWatcher: Sendable {
             if recursive { Self.subfolders(of: folder).forEach(add) }
         }
         directories.forEach(add)
+        continuation.yield([])
         var pending: Set<String> = []
         var lastEvent = ContinuousClock.now
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -95,6 +97,7 @@ public final class SourceWatcher: Sendable {
     /// The fallback: compares size, mtime and inode of every accepted file twice a second.
     private func poll(_ continuation: AsyncStream<Set<String>>.Continuation) {
         var known = scan()
+        continuation.yield([])
         while !isStopped {
             usleep(500_000)
             let now = scan()

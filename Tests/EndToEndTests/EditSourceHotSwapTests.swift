@@ -36,10 +36,19 @@ struct EditSourceHotSwapTests {
             screenText($0).contains("Origin: unknown")
         }
         #expect(before["version"] as? Int == 1)
+        try await app.waitFor("notice") { $0["code"] as? String == "watching" }
 
-        // Saved as an editor saves: the whole file written beside it and renamed over it.
+        // Saving the same bytes again, and an editor's hidden lock file beside the source: nothing to build.
         let file = copy.root.appendingPathComponent(Self.detailSource)
         let original = try String(contentsOf: file, encoding: .utf8)
+        try original.write(to: file, atomically: true, encoding: .utf8)
+        let lock = file.deletingLastPathComponent().appendingPathComponent(".#CharacterDetailPresenter.swift")
+        try "user@host.1234:1700000000".write(to: lock, atomically: false, encoding: .utf8)
+        try await Task.sleep(for: .seconds(1))
+        #expect(!app.objects.contains { $0["code"] as? String == "building" }, "an unchanged save started a build")
+        try FileManager.default.removeItem(at: lock)
+
+        // Saved as an editor saves: the whole file written beside it and renamed over it.
         try #require(original.contains(#""Origin: \(detail.origin)""#), "the edited string moved; update this test")
         let edited = original.replacingOccurrences(of: #""Origin: "#, with: #""Born in: "#)
         try edited.write(to: file, atomically: true, encoding: .utf8)

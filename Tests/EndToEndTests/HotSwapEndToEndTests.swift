@@ -53,6 +53,8 @@ struct HotSwapEndToEndTests {
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello") }
         try app.send([["type": "input", "id": "name", "text": "Rick"]])
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello Rick") }
+        let watching = try await app.waitFor("notice") { $0["code"] as? String == "watching" }
+        #expect((watching["message"] as? String)?.contains(plugins.path) == true)
         // Like a linker: a new file under a temporary name, renamed over the old one (a new inode).
         let staged = plugins.appendingPathComponent("libDrop.so.partial")
         try FileManager.default.copyItem(at: second, to: staged)
