@@ -143,14 +143,26 @@ public struct PluginRebuilder: Sendable {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    /// The first few `error:` lines of compiler output, each followed by its source line; the whole tail when none.
-    static func firstErrors(in output: String, limit: Int = 3) -> [String] {
+    /// The first few distinct `error:` lines of compiler output, each followed by the quoted source line it points
+    /// at (`83 | let x: Int = "a"`); the whole tail when there is none. The compiler reports an error once per job
+    /// (module and objects), so repeats are dropped.
+    public static func firstErrors(in output: String, limit: Int = 3) -> [String] {
         let lines = output.split(separator: "\n").map(String.init)
         var errors: [String] = []
-        for (index, line) in lines.enumerated() where line.contains(": error:") && !line.hasPrefix(" ") {
+        var seen: Set<String> = []
+        for (index, line) in lines.enumerated() where !line.hasPrefix(" ") && !line.contains(" | ") {
+            guard let marker = line.range(of: ": error:"), seen.insert(line).inserted else { continue }
             errors.append(line)
-            if index + 1 < lines.count, !lines[index + 1].contains(": ") { errors.append(lines[index + 1]) }
-            if errors.count >= limit * 2 { break }
+            // `path:line:column: error: …`, then the source around it as `  83 | code`.
+            let position = line[..<marker.lowerBound].split(separator: ":")
+            if position.count >= 3, let number = Int(position[position.count - 2]),
+                let quoted = lines[(index + 1)...].prefix(6).first(where: {
+                    $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(number) | ")
+                })
+            {
+                errors.append(quoted.trimmingCharacters(in: .whitespaces))
+            }
+            if seen.count >= limit { break }
         }
         return errors.isEmpty ? Array(lines.suffix(5)) : errors
     }
