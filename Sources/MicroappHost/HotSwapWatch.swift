@@ -16,6 +16,8 @@ public final class HotSwapWatch {
     private let sources: [String: WatchedSources]
     private var watchers: [SourceWatcher] = []
     private var tasks: [Task<Void, Never>] = []
+    /// The absolute paths the running features' libraries were loaded from.
+    private let loaded: Set<String>
     /// Size, mtime and inode of each library as last seen, so a file is swapped once.
     private var seen: [String: [Int]] = [:]
     /// SHA-256 of each watched source as last built, so a save that changed nothing rebuilds nothing.
@@ -31,7 +33,8 @@ public final class HotSwapWatch {
         // Absolute, as the rebuilder names what it writes: a rebuilt library is then seen as known, and swapped once.
         self.libraryDirectories = libraryDirectories.map(WatchedSources.absolute)
         self.sources = sources
-        for path in loaded.map(WatchedSources.absolute) { seen[path] = Self.identity(of: path) }
+        self.loaded = Set(loaded.map(WatchedSources.absolute))
+        for path in self.loaded { seen[path] = Self.identity(of: path) }
     }
 
     /// Starts watching; call `stop()` when the app ends.
@@ -97,7 +100,10 @@ public final class HotSwapWatch {
 
     private func libraryChanged(_ path: String) async {
         let identity = Self.identity(of: path)
-        guard let identity, identity != seen[path], swapper.featureID(forLibrary: path) != nil else { return }
+        // Only a new file at the path a running feature was loaded from: a library of the same name in another
+        // watched folder (beside the executable while solo runs one from --plugins, say) is not its build.
+        guard let identity, identity != seen[path], loaded.contains(path), swapper.featureID(forLibrary: path) != nil
+        else { return }
         seen[path] = identity
         await swapper.swapLibrary(at: path)
     }

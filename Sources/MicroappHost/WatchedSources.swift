@@ -46,9 +46,11 @@ public struct WatchedSources: Sendable {
         ["Sources", "Entry"].map { rebuilder.repository + "/Plugins/\(folder)/\($0)" }
     }
 
-    /// `path` from the current folder when it is relative: how rebuilt libraries are named.
+    /// `path` from the current folder when it is relative, without `.`, `..` or doubled slashes: how rebuilt
+    /// libraries are named, and how the watchers name what they see.
     static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/"))
+            .standardizedFileURL.path
     }
 
     /// True when `path` lies in `Plugins/<folder>` of the repository.

@@ -49,12 +49,21 @@ struct HotSwapEndToEndTests {
         let plugins = try temporaryFolder("drop-plugins")
         let installed = plugins.appendingPathComponent("libDrop.so")
         try FileManager.default.copyItem(at: first, to: installed)
-        let app = try AppProcess(["run", "--watch", "--plugins", plugins.path, "--only", "drop", "--ui", "json"])
+        let elsewhere = try temporaryFolder("drop-elsewhere")
+        let app = try AppProcess([
+            "run", "--watch", "--plugins", plugins.path, "--plugins", elsewhere.path, "--only", "drop", "--ui", "json",
+        ])
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello") }
         try app.send([["type": "input", "id": "name", "text": "Rick"]])
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello Rick") }
         let watching = try await app.waitFor("notice") { $0["code"] as? String == "watching" }
         #expect((watching["message"] as? String)?.contains(plugins.path) == true)
+        // A library of the same name in another watched folder is not a build of the running one.
+        try FileManager.default.copyItem(at: second, to: elsewhere.appendingPathComponent("libDrop.so"))
+        try await Task.sleep(for: .seconds(1))
+        #expect(
+            !app.objects.contains { $0["code"] as? String == "swapped" }, "a library from another folder was swapped in"
+        )
         // Like a linker: a new file under a temporary name, renamed over the old one (a new inode).
         let staged = plugins.appendingPathComponent("libDrop.so.partial")
         try FileManager.default.copyItem(at: second, to: staged)

@@ -24,13 +24,17 @@ struct FeatureLibrary {
         let locations = PluginLocations.current()
         let folders = pluginFolders(in: locations.repository)
         let folder = folders.first { $0.lowercased() == name.lowercased() }
-        if let folder, !arguments.flag("--no-build"), locations.repository != nil {
+        let directories = locations.directories(adding: arguments.values("--plugins"))
+        let wanted = Set([name.lowercased(), folder?.lowercased()].compactMap { $0 })
+        // A folder named with --plugins says which build to run: its library wins over the one beside the executable,
+        // which is then not built either.
+        let explicit = PluginSet.discover(in: arguments.values("--plugins"))
+        if let folder, !explicit.contains(where: { wanted.contains(stem(of: $0).lowercased()) }),
+            !arguments.flag("--no-build"), locations.repository != nil
+        {
             _ = PluginBuilder(locations: locations).build(feature: folder)
         }
-        let directories = locations.directories(adding: arguments.values("--plugins"))
-        // A folder named with --plugins says which build to run: its library wins over the one beside the executable.
-        let files = PluginSet.discover(in: arguments.values("--plugins") + [locations.executableDirectory.path])
-        let wanted = Set([name.lowercased(), folder?.lowercased()].compactMap { $0 })
+        let files = explicit + PluginSet.discover(in: [locations.executableDirectory.path])
         let image: PluginImage
         if let file = files.first(where: { wanted.contains(stem(of: $0).lowercased()) }) {
             let report = PluginSet.load([file])
