@@ -82,13 +82,13 @@ public final class HotSwapWatch {
         started += 1
         guard started == watchers.count else { return }
         let names = sources.values.map(\.folder).sorted()
-        let rebuilding = names.isEmpty ? "" : "save a source of \(names.joined(separator: ", ")) to rebuild it; "
+        let what =
+            names.isEmpty
+            ? "new builds swap in" : "saves in \(names.joined(separator: ", ")) rebuild, new builds swap in"
         swapper.runtime.post(
             Notice(
-                level: .info, code: "watching",
-                message:
-                    "Watching: \(rebuilding)a new lib<Feature>.so in \(libraryDirectories.joined(separator: ", ")) is swapped in"
-            ))
+                level: .info, code: "watching", message: "Watching: \(what)",
+                detail: sources.values.flatMap(\.directories).sorted() + libraryDirectories))
     }
 
     /// Stops the watchers.

@@ -57,7 +57,7 @@ struct HotSwapEndToEndTests {
         try app.send([["type": "input", "id": "name", "text": "Rick"]])
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello Rick") }
         let watching = try await app.waitFor("notice") { $0["code"] as? String == "watching" }
-        #expect((watching["message"] as? String)?.contains(plugins.path) == true)
+        #expect((watching["detail"] as? [String])?.contains(plugins.path) == true)
         // A library of the same name in another watched folder is not a build of the running one.
         try FileManager.default.copyItem(at: second, to: elsewhere.appendingPathComponent("libDrop.so"))
         try await Task.sleep(for: .seconds(1))
