@@ -240,8 +240,8 @@ public final class AppRuntime: AppDriver {
         }
     }
 
-    /// Makes a Root of `version` with a fresh context on the same container, after handing the container the
-    /// services it provides.
+    /// Makes a Root of `version` with a fresh context on the same container, then hands the container the services
+    /// it provides.
     func makeRoot(_ version: FeatureVersion) throws -> any Root {
         let manifest = version.manifest
         let context = FeatureContext(
@@ -249,15 +249,20 @@ public final class AppRuntime: AppDriver {
             navigation: FeatureNavigation(feature: manifest.id, runtime: self),
             invalidate: { [weak self] in self?.scheduleUpdate() })
         let provisions = try version.type.provide(context)
-        for provision in manifest.provides {
+        let services = try manifest.provides.map { provision in
             guard let service = provisions.services[provision.key] else {
                 throw DependencyError(
                     key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
                     fix: "add it in provide(_:) or remove it from the manifest's provides")
             }
+            return (provision, service)
+        }
+        let root = try version.type.makeRoot(context)
+        // Only a version that started hands out its services (on a swap, to the features already holding them).
+        for (provision, service) in services {
             container.provide(provision.key, type: provision.type, service: service, by: manifest.id)
         }
-        return try version.type.makeRoot(context)
+        return root
     }
 
     private func problemFrame(_ url: String, _ diagnostic: Diagnostic?, _ account: String?, _ depth: Int) -> Frame {

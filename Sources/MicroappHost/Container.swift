@@ -1,4 +1,5 @@
 import MicroappSDK
+import Synchronization
 
 /// Something the container can hand to features, and who put it there.
 public struct Offer: Sendable, Equatable {
@@ -28,6 +29,8 @@ public struct Offer: Sendable, Equatable {
 @MainActor
 public final class Container: DependencySource {
     private var values: [String: Any] = [:]
+    /// The current implementation of each service a feature provides.
+    private var slots: [String: ServiceSlot] = [:]
     /// What is on offer, by key id.
     public private(set) var offers: [String: Offer] = [:]
 
@@ -39,9 +42,22 @@ public final class Container: DependencySource {
         provide(key.id, type: key.typeName, service: service.erased, by: provider)
     }
 
-    /// Offers a service in its byte-level form (services provided by plugins arrive this way).
+    /// Offers a service in its byte-level form (services provided by plugins arrive this way). A feature's service
+    /// is handed out through a slot: when the feature provides it again (a hot swap, a rollback), features that
+    /// already hold it call the new code from then on.
     public func provide(_ key: String, type: String, service: ErasedService, by provider: String) {
-        values[key] = service
+        if provider != "host" {
+            if let slot = slots[key], offers[key]?.provider == provider, offers[key]?.type == type {
+                slot.current.withLock { $0 = service }
+                return
+            }
+            let slot = ServiceSlot(service)
+            slots[key] = slot
+            values[key] = ErasedService { request in try await slot.current.withLock { $0 }.call(request) }
+        } else {
+            slots[key] = nil
+            values[key] = service
+        }
         offers[key] = Offer(key: key, type: type, kind: .service, access: .read, provider: provider)
     }
 
@@ -74,4 +90,11 @@ protocol ReadOnlyProjecting {
 
 extension ObservableProperty: ReadOnlyProjecting {
     var readOnlyProjection: Any { readOnly }
+}
+
+/// Where the current implementation of a feature's service lives; callers go through it on every call.
+private final class ServiceSlot: Sendable {
+    let current: Mutex<ErasedService>
+
+    init(_ service: ErasedService) { current = Mutex(service) }
 }

@@ -1,0 +1,145 @@
+import Foundation
+import MicroappHost
+import MicroappSDK
+import Testing
+
+/// A feature that provides `greeter.greet` to others; each version answers in its own words, and one fails to start.
+private enum GreeterKeys {
+    static let greet = DependencyKey<Service<String, String>>.service("greeter.greet")
+}
+
+private protocol Greeter: Feature {
+    static var words: String { get }
+    static var version: Int { get }
+}
+
+extension Greeter {
+    static var manifest: FeatureManifest {
+        FeatureManifest(
+            id: "greeter", version: version, displayName: "Greeter", routes: [RouteDeclaration("greeter://home")],
+            provides: [Provision(GreeterKeys.greet)])
+    }
+
+    @MainActor static func provide(_ context: FeatureContext) throws -> Provisions {
+        var provisions = Provisions()
+        let words = words
+        provisions.add(GreeterKeys.greet, Service { name in "\(words), \(name)" })
+        return provisions
+    }
+
+    @MainActor static func makeRoot(_ context: FeatureContext) throws -> any Root { TextRoot("Greeter v\(version)") }
+}
+
+private enum GreeterV1: Greeter {
+    static let words = "Hello"
+    static let version = 1
+}
+
+private enum GreeterV2: Greeter {
+    static let words = "Howdy"
+    static let version = 2
+}
+
+/// Provides its service, then fails to start: its service must not replace the running one.
+private enum GreeterBroken: Greeter {
+    static let words = "Broken"
+    static let version = 3
+
+    @MainActor static func makeRoot(_ context: FeatureContext) throws -> any Root {
+        throw DependencyError(key: "greeter", reason: "it does not start", fix: "none")
+    }
+}
+
+/// Holds the greeter's service from its start and shows what it answered last.
+private enum Visitor: Feature {
+    static var manifest: FeatureManifest {
+        FeatureManifest(
+            id: "visitor", version: 1, displayName: "Visitor", routes: [RouteDeclaration("visitor://home")],
+            requirements: [Requirement(GreeterKeys.greet)])
+    }
+
+    @MainActor static func makeRoot(_ context: FeatureContext) throws -> any Root {
+        VisitorRoot(greet: try context.service(GreeterKeys.greet), redraw: context.invalidate)
+    }
+}
+
+@MainActor
+private final class TextRoot: Root {
+    let text: String
+    init(_ text: String) { self.text = text }
+    func screen(at location: Location) -> Screen { Screen(title: text, content: []) }
+    func handle(_ action: Action, at location: Location) {}
+}
+
+@MainActor
+private final class VisitorRoot: Root {
+    let greet: Service<String, String>
+    let redraw: () -> Void
+    var answer = ""
+
+    init(greet: Service<String, String>, redraw: @escaping () -> Void) {
+        self.greet = greet
+        self.redraw = redraw
+    }
+
+    func screen(at location: Location) -> Screen {
+        Screen(title: "Visitor", content: [.text(Text(answer)), .button(Button(id: "greet", title: "Greet"))])
+    }
+
+    func handle(_ action: Action, at location: Location) {
+        answers += 1
+        let number = answers
+        Task {
+            let words = (try? await greet("Rick")) ?? "failed"
+            answer = "\(number): \(words)"
+            redraw()
+        }
+    }
+
+    private var answers = 0
+}
+
+@MainActor
+@Suite("Hot swap of a feature that provides a service")
+final class ProviderSwapTests {
+    @Test("features holding a provider's service call the new version after a swap, and the old one after a rollback")
+    func consumersFollowTheProvider() async throws {
+        let sources: [FeatureSource] = [.linked(GreeterV1.self), .linked(Visitor.self)]
+        let container = Container()
+        let resolution = DependencyResolver.resolve(
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+        #expect(resolution.problems.isEmpty)
+        let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
+        runtime.open("visitor://home")
+
+        #expect(try await greeting(in: runtime) == "Hello, Rick")
+        #expect(throws: Never.self) { try runtime.swap("greeter", to: .linked(GreeterV2.self)).get() }
+        #expect(try await greeting(in: runtime) == "Howdy, Rick")
+        guard case .failure(let problem) = runtime.swap("greeter", to: .linked(GreeterBroken.self)) else {
+            Issue.record("a version that does not start was swapped in")
+            return
+        }
+        #expect(problem.code == .startFailed)
+        #expect(try await greeting(in: runtime) == "Howdy, Rick", "a version that failed to start took over")
+        runtime.rollback("greeter")
+        #expect(runtime.version(of: "greeter") == 1)
+        #expect(try await greeting(in: runtime) == "Hello, Rick")
+    }
+
+    /// Taps Greet on the visitor's screen and waits for the answer to this tap.
+    private func greeting(in runtime: AppRuntime) async throws -> String {
+        tapped += 1
+        runtime.send(.action(.tap(id: "greet")))
+        let prefix = "\(tapped): "
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if case .text(let shown) = runtime.frame.screen.content.first, shown.value.hasPrefix(prefix) {
+                return String(shown.value.dropFirst(prefix.count))
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw DependencyError(key: "visitor", reason: "no answer to tap \(tapped) within 10 s", fix: "")
+    }
+
+    private var tapped = 0
+}
