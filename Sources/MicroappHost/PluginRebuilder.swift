@@ -60,7 +60,9 @@ public struct PluginRebuilder: Sendable {
             elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         return Outcome(
             library: status == 0 ? library : nil, method: method, milliseconds: milliseconds,
-            errors: status == 0 ? [] : Self.firstErrors(in: output))
+            // Paths from the repository, as people name their files.
+            errors: status == 0 ? [] : Self.firstErrors(in: output.replacingOccurrences(of: repository + "/", with: ""))
+        )
     }
 
     /// Compiles the feature's module and its entry module, then links to a temporary file renamed over the library

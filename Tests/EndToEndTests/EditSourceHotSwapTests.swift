@@ -77,7 +77,7 @@ struct EditSourceHotSwapTests {
         #expect(failed["feature"] as? String == "characters")
         let detail = (failed["detail"] as? [String]) ?? []
         #expect(
-            detail.contains { $0.contains("CharacterDetailPresenter.swift") && $0.contains("error:") },
+            detail.contains { $0.hasPrefix(Self.detailSource + ":") && $0.contains("error:") },
             "the notice carries the compiler's error: \(failed)")
         try app.send([["type": "tap", "id": "more"]])
         try await app.waitForFrame(route: "characters://list") {
