@@ -13,26 +13,32 @@ public final class SourceWatcher: Sendable {
     private let debounce: Duration
     private let accept: @Sendable (String) -> Bool
     private let recursive: Bool
+    private let polling: Bool
     private let stopped = Mutex(false)
 
     /// Watches `directories` (and their subfolders when `recursive`); only paths for which `accept` is true count
-    /// (`*.swift`, `lib*.so`).
+    /// (`*.swift`, `lib*.so`). `polling` skips inotify (for file systems whose changes it does not see, such as some
+    /// network and container mounts); `prefersPolling` reads the choice from `MICROAPP_WATCH=poll`.
     public init(
         directories: [String], recursive: Bool = true, debounce: Duration = .milliseconds(150),
-        accept: @escaping @Sendable (String) -> Bool
+        polling: Bool = SourceWatcher.prefersPolling, accept: @escaping @Sendable (String) -> Bool
     ) {
         self.directories = directories
         self.recursive = recursive
         self.debounce = debounce
+        self.polling = polling
         self.accept = accept
     }
+
+    /// True when the environment asks for polling: `MICROAPP_WATCH=poll`.
+    public static var prefersPolling: Bool { ProcessInfo.processInfo.environment["MICROAPP_WATCH"] == "poll" }
 
     /// The changed paths, one set per quiet period; ends after `stop()`. The first set is empty: it says the watch
     /// has started, so a change from then on is seen.
     public func changes() -> AsyncStream<Set<String>> {
         let (stream, continuation) = AsyncStream<Set<String>>.makeStream()
         Thread.detachNewThread { [self] in
-            let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            let descriptor = polling ? -1 : inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             if descriptor >= 0 {
                 watchWithInotify(descriptor, continuation)
                 close(descriptor)

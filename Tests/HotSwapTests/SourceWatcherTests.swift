@@ -1,0 +1,79 @@
+import Foundation
+import MicroappHost
+import Synchronization
+import Testing
+
+/// The folder watch behind `--watch`, with inotify and with polling.
+@Suite("Watching source folders")
+struct SourceWatcherTests {
+    /// What a watcher reported, collected off the test's tasks.
+    private final class Batches: Sendable {
+        let received = Mutex<[Set<String>]>([])
+        let started = Mutex(false)
+    }
+
+    /// A watcher on a new folder, already reporting; stop it when done.
+    private static func watching(
+        polling: Bool, _ body: (_ folder: String, _ batches: () -> [Set<String>]) async throws -> Void
+    ) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/Screens", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let watcher = SourceWatcher(
+            directories: [folder], debounce: .milliseconds(100), polling: polling,
+            accept: { $0.hasSuffix(".swift") })
+        let batches = Batches()
+        let stream = watcher.changes()
+        let reader = Task.detached {
+            for await batch in stream {
+                if batch.isEmpty {
+                    batches.started.withLock { $0 = true }
+                } else {
+                    batches.received.withLock { $0.append(batch) }
+                }
+            }
+        }
+        defer {
+            watcher.stop()
+            reader.cancel()
+        }
+        try await until { batches.started.withLock { $0 } }
+        try await body(folder, { batches.received.withLock { $0 } })
+    }
+
+    /// Waits up to 5 s for `condition`.
+    private static func until(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test(
+        "a save arrives once, in one batch with the files saved with it; other files do not count",
+        arguments: [false, true])
+    func savesArriveInOneBatch(polling: Bool) async throws {
+        try await Self.watching(polling: polling) { folder, batches in
+            try "let a = 1".write(toFile: folder + "/A.swift", atomically: true, encoding: .utf8)
+            try "let b = 1".write(toFile: folder + "/Screens/B.swift", atomically: true, encoding: .utf8)
+            try "notes".write(toFile: folder + "/notes.txt", atomically: true, encoding: .utf8)
+            try await Self.until { !batches().isEmpty }
+            try await Task.sleep(for: .milliseconds(polling ? 1200 : 400))
+            #expect(Set(batches().joined()) == [folder + "/A.swift", folder + "/Screens/B.swift"])
+            // inotify waits for the folder to be quiet; a poll could fall between the two writes.
+            if !polling { #expect(batches().count == 1) }
+        }
+    }
+
+    @Test("a file in a folder made after the watch started is seen", arguments: [false, true])
+    func newFolder(polling: Bool) async throws {
+        try await Self.watching(polling: polling) { folder, batches in
+            try FileManager.default.createDirectory(atPath: folder + "/New", withIntermediateDirectories: true)
+            // Let the watch see the folder before the file inside it.
+            try await Task.sleep(for: .milliseconds(polling ? 700 : 100))
+            try "let c = 1".write(toFile: folder + "/New/C.swift", atomically: true, encoding: .utf8)
+            try await Self.until { batches().contains { $0.contains(folder + "/New/C.swift") } }
+        }
+    }
+}
