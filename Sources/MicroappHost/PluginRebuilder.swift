@@ -46,15 +46,28 @@ public struct PluginRebuilder: Sendable {
 
     /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folder is `Plugins/<feature>`.
     public func rebuild(feature: String) -> Outcome {
+        rebuild(feature: feature, fallingBack: true)
+    }
+
+    /// Rebuilds `lib<feature>.so` by replaying SwiftPM's plan only; nil when there is no usable plan (no build yet,
+    /// files added or removed), so the caller runs `swift build` its own way.
+    public func replay(feature: String) -> Outcome? {
+        let outcome = rebuild(feature: feature, fallingBack: false)
+        return outcome.method == "replay" ? outcome : nil
+    }
+
+    private func rebuild(feature: String, fallingBack: Bool) -> Outcome {
         let started = ContinuousClock.now
         let library = buildDirectory + "/lib\(feature).so"
         var method = "replay"
         var result = replay(feature: feature, library: library)
-        if result == nil {
+        if result == nil && fallingBack {
             method = "swift build"
             result = swiftBuild(feature: feature)
         }
-        let (status, output) = result ?? (1, "")
+        guard let (status, output) = result else {
+            return Outcome(library: nil, method: "none", milliseconds: 0, errors: [])
+        }
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(
             elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)

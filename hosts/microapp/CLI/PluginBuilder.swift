@@ -10,7 +10,12 @@ struct PluginBuilder {
     struct StaleFeature {
         let name: String
         let isMissing: Bool
+        /// True when a module every feature builds on (the SDK, the demo contracts) changed too.
+        var sharedChanged = false
     }
+
+    /// The modules every feature in Plugins/ depends on (Package.swift): a change there makes them all stale.
+    static let sharedModules = ["Sources/MicroappSDK", "Sources/DemoContracts"]
 
     /// The feature folders in `Plugins/` (or only `only`) whose library is missing or older than a source file.
     func staleFeatures(only: String? = nil) -> [StaleFeature] {
@@ -18,7 +23,9 @@ struct PluginBuilder {
         let plugins = repository.appendingPathComponent("Plugins")
         let names =
             only.map { [$0] } ?? ((try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []).sorted()
-        let sdkChange = newestModification(in: repository.appendingPathComponent("Sources/MicroappSDK"))
+        let sharedChange =
+            Self.sharedModules.map { newestModification(in: repository.appendingPathComponent($0)) }.max()
+            ?? .distantPast
         return names.compactMap { name in
             let folder = plugins.appendingPathComponent(name)
             guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("Sources").path) else {
@@ -29,8 +36,9 @@ struct PluginBuilder {
             let built = max(linked, modification(of: stamp(of: name)) ?? .distantPast)
             // Only what goes into the library: a changed test or golden preview must not look like a stale build.
             let sources = ["Sources", "Entry"].map { newestModification(in: folder.appendingPathComponent($0)) }
-            let newest = max(sources.max() ?? .distantPast, sdkChange)
-            return newest > built ? StaleFeature(name: name, isMissing: false) : nil
+            let newest = max(sources.max() ?? .distantPast, sharedChange)
+            return newest > built
+                ? StaleFeature(name: name, isMissing: false, sharedChanged: sharedChange > built) : nil
         }
     }
 
@@ -40,7 +48,9 @@ struct PluginBuilder {
         guard !stale.isEmpty else { return true }
         let list = stale.map { $0.name + ($0.isMissing ? " (missing)" : " (changed)") }.joined(separator: ", ")
         Console.err("microapp: building plugin libraries: \(list) …")
-        return build(products: stale.count == 1 ? [stale[0].name] : [], newFolder: stale.contains(where: \.isMissing))
+        return build(
+            products: stale.count == 1 ? [stale[0].name] : [], newFolder: stale.contains(where: \.isMissing),
+            replayable: stale.count == 1 && !stale[0].sharedChanged)
     }
 
     /// Builds the library of the feature in `Plugins/<name>` alone (`swift build --product <name>`), when it is
@@ -48,7 +58,7 @@ struct PluginBuilder {
     func build(feature name: String) -> Bool {
         guard let stale = staleFeatures(only: name).first else { return true }
         Console.err("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
-        return build(products: [name], newFolder: stale.isMissing)
+        return build(products: [name], newFolder: stale.isMissing, replayable: !stale.sharedChanged)
     }
 
     /// Runs `swift build` for `products` (all when empty) in the repository, its output on stderr.
@@ -57,11 +67,18 @@ struct PluginBuilder {
     /// when the manifest's date changes: a folder added to or removed from Plugins/ is only seen with
     /// `--manifest-cache none` after touching Package.swift. That is done when a library is missing, when the folders
     /// differ from those of the last build, and once more when a build fails the way a stale cache makes it fail.
-    private func build(products: [String], newFolder: Bool) -> Bool {
+    private func build(products: [String], newFolder: Bool, replayable: Bool) -> Bool {
         guard let repository = locations.repository else { return true }
         let folders = featureFolders(in: repository)
         let started = Date()
         let refresh = newFolder || folders != (try? String(contentsOf: folderList, encoding: .utf8))
+        // One feature changed in its own folder, same files: replay SwiftPM's own compile and link commands for it
+        // (what --watch does), skipping SwiftPM's planning. A change in a shared module (it must be rebuilt first),
+        // anything else, or a failed replay (for the full diagnostics) goes to swift build.
+        if replayable, products.count == 1, !refresh, replay(products[0], in: repository) {
+            stamp(products, since: started)
+            return true
+        }
         var result = run(products: products, refreshingManifest: refresh, in: repository)
         let staleManifest = ["no product named", "invalid custom path", "No target named"]
         if result.status != 0 && !refresh && staleManifest.contains(where: result.output.contains) {
@@ -76,13 +93,28 @@ struct PluginBuilder {
         }
         Console.err(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
         try? folders.write(to: folderList, atomically: true, encoding: .utf8)
-        // SwiftPM does not relink a library whose objects came out the same (a touched file, a comment): the stamp
-        // says it was built from the sources as they were when the build started, so the next run does not build it
-        // again (and a file saved during the build still counts as changed).
-        for name in products.isEmpty ? staleFeatures().map(\.name) : products {
+        stamp(products.isEmpty ? staleFeatures().map(\.name) : products, since: started)
+        return true
+    }
+
+    /// SwiftPM does not relink a library whose objects came out the same (a touched file, a comment): the stamp says
+    /// it was built from the sources as they were when the build started, so the next run does not build it again
+    /// (and a file saved during the build still counts as changed).
+    private func stamp(_ names: [String], since started: Date) {
+        for name in names {
             _ = FileManager.default.createFile(
                 atPath: stamp(of: name).path, contents: Data(), attributes: [.modificationDate: started])
         }
+    }
+
+    /// Rebuilds `name` by replaying SwiftPM's plan; false when there is no plan or it did not compile.
+    private func replay(_ name: String, in repository: URL) -> Bool {
+        let rebuilder = PluginRebuilder(
+            repository: repository.path, buildDirectory: locations.executableDirectory.path,
+            configuration: locations.configuration)
+        guard let outcome = rebuilder.replay(feature: name), outcome.library != nil else { return false }
+        Console.err(
+            "microapp: \(name) rebuilt in \(outcome.milliseconds) ms (compile and link replayed from SwiftPM's plan)")
         return true
     }
 
