@@ -41,9 +41,9 @@ struct SourceWatcherTests {
         try await body(folder, { batches.received.withLock { $0 } })
     }
 
-    /// Waits up to 5 s for `condition`.
+    /// Waits up to 20 s for `condition` (a loaded machine can be slow; a pass is usually milliseconds).
     private static func until(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(20)
         while !condition() {
             guard ContinuousClock.now < deadline else { throw CancellationError() }
             try await Task.sleep(for: .milliseconds(10))
