@@ -26,8 +26,8 @@ struct LoaderRefusalTests {
     // MARK: Not a shared object
 
     @Test("a text file named libText.so is refused as not a shared object")
-    func textFile() throws {
-        let path = try FixtureBuilder.file("libText.so", contents: Data("just some text\n".utf8))
+    func textFile() async throws {
+        let path = try await fixture { try FixtureBuilder.file("libText.so", contents: Data("just some text\n".utf8)) }
         let problem = try refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
@@ -35,8 +35,8 @@ struct LoaderRefusalTests {
     }
 
     @Test("an empty file named like a plugin is refused as not a shared object")
-    func emptyFile() throws {
-        let path = try FixtureBuilder.file("libEmpty.so", contents: Data())
+    func emptyFile() async throws {
+        let path = try await fixture { try FixtureBuilder.file("libEmpty.so", contents: Data()) }
         let problem = try refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
@@ -44,8 +44,8 @@ struct LoaderRefusalTests {
     }
 
     @Test("a folder named like a plugin is refused as not a regular file")
-    func folder() throws {
-        let path = try FixtureBuilder.directory("libFolder.so")
+    func folder() async throws {
+        let path = try await fixture { try FixtureBuilder.directory("libFolder.so") }
         let problem = try refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
@@ -53,7 +53,7 @@ struct LoaderRefusalTests {
     }
 
     @Test("a missing file is reported as not found")
-    func missingFile() throws {
+    func missingFile() async throws {
         let path = (Paths.fixtures as NSString).appendingPathComponent("libNowhere.so")
         let problem = try refusal(of: path)
         #expect(problem.code == .notFound)
@@ -62,9 +62,11 @@ struct LoaderRefusalTests {
     }
 
     @Test("a non-PIE executable (ET_EXEC) is refused as an ELF file that is not a shared object")
-    func nonPIEExecutable() throws {
-        let path = try FixtureBuilder.executable(
-            "libExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-no-pie"])
+    func nonPIEExecutable() async throws {
+        let path = try await fixture {
+            try FixtureBuilder.executable(
+                "libExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-no-pie"])
+        }
         let problem = try refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
@@ -76,9 +78,11 @@ struct LoaderRefusalTests {
     /// executable"). The loader then reports `load-failed` with a fix about rebuilding with the same toolchain,
     /// which is wrong advice: the file is not a library at all.
     @Test("a PIE executable (the default of cc) is refused as not a shared object")
-    func pieExecutable() throws {
-        let path = try FixtureBuilder.executable(
-            "libPIEExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-pie", "-fPIE"])
+    func pieExecutable() async throws {
+        let path = try await fixture {
+            try FixtureBuilder.executable(
+                "libPIEExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-pie", "-fPIE"])
+        }
         let problem = try refusal(of: path)
         #expect(problem.code == .notSharedObject, "got \(problem.code): \(problem.reason); fix: \(problem.fix)")
         #expect(problem.subject == path)
@@ -89,9 +93,11 @@ struct LoaderRefusalTests {
     // MARK: Entry and descriptor
 
     @Test("a library without microapp_entry is refused with the fix")
-    func noEntrySymbol() throws {
-        let path = try FixtureBuilder.library(
-            "NoEntry", source: "int microapp_entry_typo(void) { return 0; }\nint helper(void) { return 1; }\n")
+    func noEntrySymbol() async throws {
+        let path = try await fixture {
+            try FixtureBuilder.library(
+                "NoEntry", source: "int microapp_entry_typo(void) { return 0; }\nint helper(void) { return 1; }\n")
+        }
         let problem = try refusal(of: path)
         #expect(problem.code == .noEntrySymbol)
         #expect(problem.subject == path)
@@ -101,10 +107,10 @@ struct LoaderRefusalTests {
     }
 
     @Test("an entry that returns NULL is refused as a null descriptor")
-    func nullDescriptor() throws {
+    func nullDescriptor() async throws {
         var descriptor = DescriptorFixture(manifest: Self.manifest)
         descriptor.entryReturnsNull = true
-        let path = try FixtureBuilder.plugin("NullDescriptor", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NullDescriptor", descriptor) }
         let problem = try refusal(of: path)
         #expect(problem.code == .nullDescriptor)
         #expect(problem.subject == path)
@@ -113,13 +119,13 @@ struct LoaderRefusalTests {
 
     /// The other fields hold pointers that crash if read: the loader must stop at the version.
     @Test("a descriptor of ABI major 2 is refused before any other field is read")
-    func abiMismatch() throws {
+    func abiMismatch() async throws {
         var descriptor = DescriptorFixture(manifest: nil)
         descriptor.abiVersion = "(2u << 16) | 3u"
         descriptor.structSize = "8"
         descriptor.fingerprint = "(const char *)1"
         descriptor.rawManifest = "(const char *)1"
-        let path = try FixtureBuilder.plugin("AbiTwo", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("AbiTwo", descriptor) }
         let problem = try refusal(of: path)
         #expect(problem.code == .abiMismatch)
         #expect(problem.subject == path)
@@ -128,12 +134,12 @@ struct LoaderRefusalTests {
 
     /// Fields past `struct_size` hold pointers that crash if read: the loader must stop at the size.
     @Test("a short descriptor (struct_size 8) is refused before the fields it does not have are read")
-    func shortDescriptor() throws {
+    func shortDescriptor() async throws {
         var descriptor = DescriptorFixture(manifest: nil)
         descriptor.structSize = "8"
         descriptor.fingerprint = "(const char *)1"
         descriptor.rawManifest = "(const char *)1"
-        let path = try FixtureBuilder.plugin("ShortDescriptor", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("ShortDescriptor", descriptor) }
         let problem = try refusal(of: path)
         #expect(problem.code == .shortDescriptor)
         #expect(problem.subject == path)
@@ -143,12 +149,12 @@ struct LoaderRefusalTests {
     }
 
     @Test("a newer minor ABI with a longer descriptor loads (fields are only appended)")
-    func newerMinorLoads() throws {
+    func newerMinorLoads() async throws {
         var descriptor = DescriptorFixture(manifest: Manifests.json("newer-minor"))
         descriptor.abiVersion = "(1u << 16) | 7u"
         descriptor.appendedBytes = 16
         descriptor.structSize = "(uint32_t)sizeof descriptor"
-        let path = try FixtureBuilder.plugin("NewerMinor", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NewerMinor", descriptor) }
         let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         #expect(report.problems.isEmpty, "\(report.problems)")
@@ -158,10 +164,10 @@ struct LoaderRefusalTests {
     }
 
     @Test("a plugin built against another SDK is refused with a fingerprint mismatch naming both")
-    func fingerprintMismatch() throws {
+    func fingerprintMismatch() async throws {
         var descriptor = DescriptorFixture(manifest: Self.manifest)
         descriptor.fingerprint = DescriptorFixture.literal("sdk-ffffffffffffffffffffffffffffffff")
-        let path = try FixtureBuilder.plugin("OtherSDK", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("OtherSDK", descriptor) }
         let problem = try refusal(of: path)
         #expect(problem.code == .fingerprintMismatch)
         #expect(problem.subject == path)
@@ -171,10 +177,10 @@ struct LoaderRefusalTests {
     }
 
     @Test("a descriptor without a fingerprint is refused with a fingerprint mismatch")
-    func nullFingerprint() throws {
+    func nullFingerprint() async throws {
         var descriptor = DescriptorFixture(manifest: Self.manifest)
         descriptor.fingerprint = "NULL"
-        let path = try FixtureBuilder.plugin("NoFingerprint", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NoFingerprint", descriptor) }
         let problem = try refusal(of: path)
         #expect(problem.code == .fingerprintMismatch)
         #expect(problem.subject == path)
@@ -184,8 +190,10 @@ struct LoaderRefusalTests {
     // MARK: Manifest
 
     @Test("a manifest that is not JSON is refused as a bad manifest")
-    func manifestNotJSON() throws {
-        let path = try FixtureBuilder.plugin("NotJSON", DescriptorFixture(manifest: "{id: auth, this is not json"))
+    func manifestNotJSON() async throws {
+        let path = try await fixture {
+            try FixtureBuilder.plugin("NotJSON", DescriptorFixture(manifest: "{id: auth, this is not json"))
+        }
         let problem = try refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
@@ -193,10 +201,10 @@ struct LoaderRefusalTests {
     }
 
     @Test("a manifest with a missing field is refused, naming the field")
-    func manifestMissingField() throws {
+    func manifestMissingField() async throws {
         let json =
             #"{"id":"nameless","version":1,"routes":[{"pattern":"nameless://home","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#
-        let path = try FixtureBuilder.plugin("MissingField", DescriptorFixture(manifest: json))
+        let path = try await fixture { try FixtureBuilder.plugin("MissingField", DescriptorFixture(manifest: json)) }
         let problem = try refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
@@ -204,10 +212,12 @@ struct LoaderRefusalTests {
     }
 
     @Test("a manifest missing a field inside a route names the route and the field")
-    func manifestMissingNestedField() throws {
+    func manifestMissingNestedField() async throws {
         let json =
             #"{"id":"nested","version":1,"displayName":"Nested","routes":[{"pattern":"nested://home","requiresSession":false}],"requirements":[],"provides":[],"hasMocks":false}"#
-        let path = try FixtureBuilder.plugin("MissingNestedField", DescriptorFixture(manifest: json))
+        let path = try await fixture {
+            try FixtureBuilder.plugin("MissingNestedField", DescriptorFixture(manifest: json))
+        }
         let problem = try refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
@@ -215,10 +225,10 @@ struct LoaderRefusalTests {
     }
 
     @Test("a manifest with a field of the wrong type is refused, naming the field")
-    func manifestWrongFieldType() throws {
+    func manifestWrongFieldType() async throws {
         let json =
             #"{"id":"typed","version":"one","displayName":"Typed","routes":[{"pattern":"typed://home","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#
-        let path = try FixtureBuilder.plugin("WrongFieldType", DescriptorFixture(manifest: json))
+        let path = try await fixture { try FixtureBuilder.plugin("WrongFieldType", DescriptorFixture(manifest: json)) }
         let problem = try refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
@@ -227,10 +237,10 @@ struct LoaderRefusalTests {
 
     /// Valid JSON padded with spaces past the limit: refused for its size, not for its content.
     @Test("a manifest over 256 KiB is refused before it is parsed")
-    func manifestTooLarge() throws {
+    func manifestTooLarge() async throws {
         var descriptor = DescriptorFixture(manifest: Manifests.json("huge"))
         descriptor.padManifestTo = ManifestCoding.maximumSize + 1
-        let path = try FixtureBuilder.plugin("HugeManifest", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("HugeManifest", descriptor) }
         let problem = try refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
@@ -238,18 +248,18 @@ struct LoaderRefusalTests {
     }
 
     @Test("a manifest of exactly 256 KiB is still read")
-    func manifestAtLimit() throws {
+    func manifestAtLimit() async throws {
         var descriptor = DescriptorFixture(manifest: Manifests.json("at-limit"))
         descriptor.padManifestTo = ManifestCoding.maximumSize
-        let path = try FixtureBuilder.plugin("ManifestAtLimit", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("ManifestAtLimit", descriptor) }
         let report = PluginSet.load([path])
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.images.first?.manifest.id == "at-limit")
     }
 
     @Test("a NULL manifest is refused as a bad manifest")
-    func nullManifest() throws {
-        let path = try FixtureBuilder.plugin("NullManifest", DescriptorFixture(manifest: nil))
+    func nullManifest() async throws {
+        let path = try await fixture { try FixtureBuilder.plugin("NullManifest", DescriptorFixture(manifest: nil)) }
         let problem = try refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
@@ -260,9 +270,9 @@ struct LoaderRefusalTests {
     /// resolver decides, and a foreign claim loses to the scheme's owner (see `ResolverRefusalTests.routeHijack`).
     /// With no owner of `other://` loaded, the claim stands.
     @Test("a manifest with a route in another feature's scheme loads, and stands while nobody owns that scheme")
-    func manifestForeignRoute() throws {
+    func manifestForeignRoute() async throws {
         let json = Manifests.json("owner", routes: ["owner://home", "other://home"])
-        let path = try FixtureBuilder.plugin("ForeignRoute", DescriptorFixture(manifest: json))
+        let path = try await fixture { try FixtureBuilder.plugin("ForeignRoute", DescriptorFixture(manifest: json)) }
         let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         #expect(report.problems.isEmpty, "\(report.problems)")
@@ -273,10 +283,10 @@ struct LoaderRefusalTests {
     // MARK: Registration
 
     @Test("a library whose register_feature refuses loads, but registering it fails")
-    func registerRefused() throws {
+    func registerRefused() async throws {
         var descriptor = DescriptorFixture(manifest: Manifests.json("refuser"))
         descriptor.registerStatus = "MICROAPP_STATUS_REFUSED"
-        let path = try FixtureBuilder.plugin("Refuser", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("Refuser", descriptor) }
         let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         #expect(report.problems.isEmpty, "the manifest is fine, so loading succeeds: \(report.problems)")
@@ -297,8 +307,10 @@ struct LoaderRefusalTests {
     }
 
     @Test("a register_feature that says OK but hands over nothing fails to register")
-    func registerNothing() throws {
-        let path = try FixtureBuilder.plugin("SilentRegister", DescriptorFixture(manifest: Manifests.json("silent")))
+    func registerNothing() async throws {
+        let path = try await fixture {
+            try FixtureBuilder.plugin("SilentRegister", DescriptorFixture(manifest: Manifests.json("silent")))
+        }
         let image = try PluginLoader.load(path).get()
         guard case .failure(let problem) = PluginLoader.register(image) else {
             Issue.record("a plugin that registered nothing was accepted")
@@ -310,10 +322,10 @@ struct LoaderRefusalTests {
     }
 
     @Test("a descriptor with a NULL register_feature loads, but registering it fails")
-    func registerMissing() throws {
+    func registerMissing() async throws {
         var descriptor = DescriptorFixture(manifest: Manifests.json("no-register"))
         descriptor.registerStatus = nil
-        let path = try FixtureBuilder.plugin("NoRegister", descriptor)
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NoRegister", descriptor) }
         let image = try PluginLoader.load(path).get()
         guard case .failure(let problem) = PluginLoader.register(image) else {
             Issue.record("a plugin without register_feature registered")
