@@ -65,6 +65,9 @@ public struct Notice: Codable, Sendable, Equatable {
     /// More lines for people, e.g. the first compiler errors of a failed build.
     public var detail: [String]?
 
+    /// True for news of work still going on (`building`), not of something done.
+    public var isProgress: Bool { level == .info && code == "building" }
+
     /// Creates a notice.
     public init(
         level: Level, code: String, message: String, fix: String? = nil, feature: String? = nil, from: Int? = nil,

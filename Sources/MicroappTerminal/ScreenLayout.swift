@@ -159,7 +159,7 @@ struct ScreenLayout {
         let left: Span
         if let notice {
             switch notice.level {
-            case .info: left = Span(" ✓ " + notice.message.sanitized, .success)
+            case .info: left = Span((notice.isProgress ? " ~ " : " ✓ ") + notice.message.sanitized, .success)
             case .error:
                 let fix = notice.fix.map { " — \($0.sanitized)" } ?? ""
                 left = Span(" ! " + notice.message.sanitized + fix, .error)

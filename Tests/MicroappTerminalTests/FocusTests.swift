@@ -157,4 +157,13 @@ import Testing
         #expect(!drawn.contains("q quit"))
         #expect(!drawn.contains("\u{1B}[7m"))
     }
+
+    @Test func workStillGoingOnIsNotTickedAsDone() {
+        let driver = FakeDriver(frame: Fixtures.characters)
+        var drawn = ""
+        let ui = TerminalUI(driver: driver, color: false, noticeDuration: .seconds(60), output: { drawn += $0 })
+        ui.show([Notice(level: .info, code: "building", message: "Building Characters…")])
+        #expect(drawn.contains("~ Building Characters…"))
+        #expect(!drawn.contains("✓ Building"))
+    }
 }

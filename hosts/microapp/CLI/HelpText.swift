@@ -34,7 +34,8 @@ enum HelpText {
           --watch         hot swap: a new lib<Feature>.so in a plugin folder, or (from the repository) a saved
                           source of a running feature, rebuilds and swaps that feature in, keeping its state;
                           a build that fails stays out (its errors show over the screen); ctrl-r (or R) or
-                          {"type":"rollback","feature":"ID"} goes back to the previous version
+                          {"type":"rollback","feature":"ID"} goes back to the previous version;
+                          MICROAPP_WATCH=poll polls instead of inotify (mounts whose changes it misses)
 
         Plugins are the lib<Feature>.so files beside this executable plus each --plugins DIR. Run from the
         repository, microapp first builds the plugin libraries that are missing or older than their sources.
