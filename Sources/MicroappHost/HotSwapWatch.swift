@@ -37,6 +37,9 @@ public final class HotSwapWatch {
         for path in self.loaded { seen[path] = Self.identity(of: path) }
     }
 
+    /// The folders whose Swift files go into the watched features' libraries.
+    private var sourceDirectories: [String] { sources.values.flatMap(\.directories) }
+
     /// Starts watching; call `stop()` when the app ends.
     public func start() {
         let libraries = SourceWatcher(directories: libraryDirectories, recursive: false) { path in
@@ -44,18 +47,15 @@ public final class HotSwapWatch {
             return name.hasPrefix("lib") && name.hasSuffix(".so")
         }
         watchers.append(libraries)
-        let folders = sources.values.flatMap(\.directories)
-        if !sources.isEmpty {
+        let folders = sourceDirectories
+        if !folders.isEmpty {
             let isSource: @Sendable (String) -> Bool = { path in
                 folders.contains {
                     path.hasPrefix($0 + "/") && PluginRebuilder.isSource(String(path.dropFirst($0.count + 1)))
                 }
             }
-            for folder in folders {
-                let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
-                for file in files where PluginRebuilder.isSource(file) {
-                    contents[folder + "/" + file] = try? PluginLock.digest(of: folder + "/" + file)
-                }
+            for file in folders.flatMap(PluginRebuilder.sources(in:)) {
+                contents[file] = try? PluginLock.digest(of: file)
             }
             watchers.append(SourceWatcher(directories: folders, accept: isSource))
         }
@@ -88,7 +88,7 @@ public final class HotSwapWatch {
         swapper.runtime.post(
             Notice(
                 level: .info, code: "watching", message: "Watching: \(what)",
-                detail: sources.values.flatMap(\.directories).sorted() + libraryDirectories))
+                detail: sourceDirectories.sorted() + libraryDirectories))
     }
 
     /// Stops the watchers.

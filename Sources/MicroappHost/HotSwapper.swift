@@ -6,8 +6,9 @@ import MicroappSDK
 #endif
 
 /// Takes a new build of a running feature's library and swaps it in: copy to a unique path (never over a loaded
-/// file), probe the copy in a child process (one started ahead of time and waiting for it), load it, then `AppRuntime.swap` between two events. A build that fails
-/// any step never replaces the running version; the reason is posted as an `error` notice.
+/// file), probe the copy in a child process (one started ahead of time and waiting for it), load it, then
+/// `AppRuntime.swap` between two events. A build that fails any step never replaces the running version; the reason
+/// is posted as an `error` notice.
 @MainActor
 public final class HotSwapper {
     /// The app whose features are swapped.

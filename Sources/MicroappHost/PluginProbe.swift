@@ -35,7 +35,7 @@ public struct PluginProbe: Sendable {
 
     /// The child's verdict on the library at `path`, from a probe process started for it.
     public func verdict(for path: String) -> Verdict {
-        guard let child = ProbeChild(executable: executable, arguments: [path]) else {
+        guard let child = ProbeChild(executable: executable, library: path) else {
             return .blocked(cannotStart(path))
         }
         return verdict(of: child, for: path)
@@ -44,7 +44,7 @@ public struct PluginProbe: Sendable {
     /// Starts a probe process ahead of time: it loads the runtime, then waits for the one library it is to probe, so
     /// `verdict(for:using:)` does not wait for a process to start. Nil when it could not start.
     public func standby() -> Standby? {
-        ProbeChild(executable: executable, arguments: ["--standby"]).map(Standby.init)
+        ProbeChild(executable: executable, library: nil).map(Standby.init)
     }
 
     /// The verdict on `path` from `standby` when it is still waiting (it is used up), else from a new probe process.
@@ -132,12 +132,13 @@ struct ProbeChild: Sendable {
     /// The host's end of the child's standard input (standby children), or -1.
     private let input: Int32
 
-    init?(executable: String, arguments: [String]) {
+    /// Starts `executable probe --json` on `library`, or, for nil, one that waits for the library's path (standby).
+    init?(executable: String, library: String?) {
         output =
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "microapp-probe-\(UUID().uuidString)"
             ).path
-        let standby = arguments == ["--standby"]
+        let standby = library == nil
         var ends: [Int32] = [-1, -1]
         if standby {
             // A socket, not a pipe: sending to a child that died must not raise SIGPIPE in the host.
@@ -156,7 +157,9 @@ struct ProbeChild: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var pid = pid_t()
         // A crash report would only slow the child down: the verdict is the signal.
-        let started = ChildLaunch.withArrays([executable, "probe", "--json"] + arguments, backtrace: "enable=no") {
+        let started = ChildLaunch.withArrays(
+            [executable, "probe", "--json", library ?? "--standby"], backtrace: "enable=no"
+        ) {
             posix_spawn(&pid, executable, &actions, nil, $0, $1)
         }
         if standby { close(ends[1]) }
@@ -205,6 +208,7 @@ struct ProbeChild: Sendable {
         }
     }
 }
+
 /// What `microapp probe --json` prints: the library, its verdict, and its manifest or its problem.
 public struct ProbeReport: Codable, Sendable {
     /// The file probed.

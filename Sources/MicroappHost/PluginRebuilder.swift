@@ -46,33 +46,35 @@ public struct PluginRebuilder: Sendable {
 
     /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folder is `Plugins/<feature>`.
     public func rebuild(feature: String) -> Outcome {
-        rebuild(feature: feature, fallingBack: true)
+        let started = ContinuousClock.now
+        return replay(feature: feature, since: started)
+            ?? outcome(swiftBuild(feature: feature), method: "swift build", feature: feature, since: started)
     }
 
     /// Rebuilds `lib<feature>.so` by replaying SwiftPM's plan only; nil when there is no usable plan (no build yet,
     /// files added or removed), so the caller runs `swift build` its own way.
     public func replay(feature: String) -> Outcome? {
-        let outcome = rebuild(feature: feature, fallingBack: false)
-        return outcome.method == "replay" ? outcome : nil
+        replay(feature: feature, since: .now)
     }
 
-    private func rebuild(feature: String, fallingBack: Bool) -> Outcome {
-        let started = ContinuousClock.now
-        let library = buildDirectory + "/lib\(feature).so"
-        var method = "replay"
-        var result = replay(feature: feature, library: library)
-        if result == nil && fallingBack {
-            method = "swift build"
-            result = swiftBuild(feature: feature)
+    private func replay(feature: String, since started: ContinuousClock.Instant) -> Outcome? {
+        replay(feature: feature, library: library(of: feature)).map {
+            outcome($0, method: "replay", feature: feature, since: started)
         }
-        guard let (status, output) = result else {
-            return Outcome(library: nil, method: "none", milliseconds: 0, errors: [])
-        }
+    }
+
+    private func library(of feature: String) -> String { buildDirectory + "/lib\(feature).so" }
+
+    /// What a finished compiler run, `(status, output)`, comes to.
+    private func outcome(
+        _ result: (Int32, String), method: String, feature: String, since started: ContinuousClock.Instant
+    ) -> Outcome {
+        let (status, output) = result
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(
             elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         return Outcome(
-            library: status == 0 ? library : nil, method: method, milliseconds: milliseconds,
+            library: status == 0 ? library(of: feature) : nil, method: method, milliseconds: milliseconds,
             // Paths from the repository, as people name their files.
             errors: status == 0 ? [] : Self.firstErrors(in: output.replacingOccurrences(of: repository + "/", with: ""))
         )
@@ -104,13 +106,17 @@ public struct PluginRebuilder: Sendable {
     private func sourcesUnchanged(feature: String) -> Bool {
         let list = buildDirectory + "/\(feature).build/sources"
         guard let planned = try? String(contentsOfFile: list, encoding: .utf8) else { return false }
-        let folder = repository + "/Plugins/\(feature)/Sources"
-        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
-        // Like SwiftPM, hidden files (an editor's `.#File.swift` lock, say) are not sources.
-        let present = Set(files.filter(Self.isSource).map { folder + "/" + $0 })
+        let present = Set(Self.sources(in: repository + "/Plugins/\(feature)/Sources"))
         let listed = Set(
             planned.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) })
         return present == listed
+    }
+
+    /// The Swift sources SwiftPM compiles in `folder` and below, as full paths. Like SwiftPM, hidden files (an
+    /// editor's `.#File.swift` lock, say) are not sources.
+    public static func sources(in folder: String) -> [String] {
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return files.filter(isSource).map { folder + "/" + $0 }
     }
 
     /// Whether `path`, relative to a target's folder, names a Swift source SwiftPM compiles: `.swift`, and nothing

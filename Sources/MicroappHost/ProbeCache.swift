@@ -46,7 +46,7 @@ public struct ProbeCache: Sendable {
 
     /// The cached verdict for the file as it is now, or nil when it is new or changed (probe it).
     public func verdict(for path: String) -> PluginProbe.Verdict? {
-        guard let entry = entries[path], let current = Self.identity(of: path, knownDigest: nil),
+        guard let entry = entries[path], let current = Self.identity(of: path),
             current.size == entry.size, current.modified == entry.modified, current.inode == entry.inode,
             entry.statusChanged != nil && current.statusChanged == entry.statusChanged
                 || (try? PluginLock.digest(of: path)) == entry.sha256
@@ -56,7 +56,7 @@ public struct ProbeCache: Sendable {
     }
 
     /// The file's identity now (size, mtime, inode, ctime; no digest): take it before probing, for `record`.
-    public static func status(of path: String) -> Status? { identity(of: path, knownDigest: nil).map(Status.init) }
+    public static func status(of path: String) -> Status? { identity(of: path).map(Status.init) }
 
     /// A file's size, times and inode at one moment.
     public struct Status: Sendable, Equatable {
@@ -92,14 +92,14 @@ public struct ProbeCache: Sendable {
         try? encoder.encode(entries).write(to: URL(fileURLWithPath: file), options: .atomic)
     }
 
-    private static func identity(of path: String, knownDigest: String?) -> Entry? {
+    private static func identity(of path: String) -> Entry? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         let statusChanged = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
         return Entry(
             size: Int64(info.st_size), modified: modified, inode: UInt64(info.st_ino), statusChanged: statusChanged,
-            sha256: knownDigest ?? "", usable: false, problem: nil)
+            sha256: "", usable: false, problem: nil)
     }
 }
 
