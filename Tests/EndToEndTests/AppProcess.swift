@@ -182,8 +182,19 @@ private func runToEndBlocking(
     process.standardError = stderr
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    // Both pipes drained at once: a child that fills one while the other is read first would wait forever.
+    let err = Mutex(Data())
+    let errRead = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        let data = stderr.fileHandleForReading.readDataToEndOfFile()
+        err.withLock { $0 = data }
+        errRead.signal()
+    }
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    errRead.wait()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: out, as: UTF8.self),
+        String(decoding: err.withLock { $0 }, as: UTF8.self)
+    )
 }

@@ -19,14 +19,13 @@ struct RepositoryCopy: Sendable {
     /// CPU), stopped after `timeout`; returns the folder the libraries were written to.
     func build(product: String, timeout: Duration) async throws -> URL {
         let root = root
-        let (status, output) = try await offThePool {
-            try run(
-                [
-                    "timeout", "--kill-after=10", "\(timeout.components.seconds)", "nice", "-n", "19", "swift", "build",
-                    // No entry in the user's shared manifest cache for a folder that is deleted a minute later.
-                    "--product", product, "--manifest-cache", "none",
-                ], in: root)
-        }
+        let (status, out, err) = try await runToEnd(
+            [
+                "timeout", "--kill-after=10", "\(timeout.components.seconds)", "nice", "-n", "19", "swift", "build",
+                // No entry in the user's shared manifest cache for a folder that is deleted a minute later.
+                "--product", product, "--manifest-cache", "none",
+            ], executable: "/usr/bin/env", in: root)
+        let output = out + err
         guard status == 0 else {
             let why = status == 124 ? "did not finish within \(timeout)" : "failed (exit \(status))"
             throw AppProcessError(
@@ -69,20 +68,4 @@ struct RepositoryCopy: Sendable {
             }
         }
     }
-}
-
-/// Runs `arguments` (looked up on PATH) in `folder` and waits; the exit status and everything it wrote.
-private func run(_ arguments: [String], in folder: URL) throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.currentDirectoryURL = folder
-    process.standardInput = FileHandle.nullDevice
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
 }
