@@ -73,19 +73,22 @@ let package = Package(
         .target(name: "DemoContracts", path: "Sources/DemoContracts", swiftSettings: strict),
         .systemLibrary(name: "CSQLite", path: "hosts/microapp/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypt", path: "hosts/microapp/CCrypt", providers: [.apt(["libcrypt-dev"])]),
+        // One scratch folder per test process, removed when it exits (temporary files, children's caches and data).
+        .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: strict),
         .testTarget(
-            name: "DemoServicesTests", dependencies: ["DemoServices", sdk], path: "Tests/DemoServicesTests",
+            name: "DemoServicesTests", dependencies: ["DemoServices", "TestScratch", sdk], path: "Tests/DemoServicesTests",
             swiftSettings: strict),
         .testTarget(
-            name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappDigest", "MicroappTesting", sdk],
+            name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
         .testTarget(
-            name: "PluginLoadingTests", dependencies: ["MicroappHost", sdk], path: "Tests/PluginLoadingTests",
+            name: "PluginLoadingTests", dependencies: ["MicroappHost", "TestScratch", sdk], path: "Tests/PluginLoadingTests",
             swiftSettings: strict),
         .testTarget(
-            name: "MicroappTerminalTests", dependencies: ["MicroappTerminal", "MicroappHost", sdk],
+            name: "MicroappTerminalTests", dependencies: ["MicroappTerminal", "MicroappHost", "TestScratch", sdk],
             path: "Tests/MicroappTerminalTests", swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", path: "Tests/EndToEndTests", swiftSettings: strict),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["TestScratch"], path: "Tests/EndToEndTests", swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
         .executableTarget(
             name: "monolith",
@@ -98,7 +101,7 @@ let package = Package(
             name: "hot-swap-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
-            name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", sdk], path: "Tests/HotSwapTests",
+            name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", "TestScratch", sdk], path: "Tests/HotSwapTests",
             swiftSettings: strict),
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
         .executableTarget(

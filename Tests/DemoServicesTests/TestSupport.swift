@@ -2,17 +2,18 @@ import DemoServices
 import Foundation
 import MicroappSDK
 import Testing
+import TestScratch
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A fresh folder under /tmp, removed (after making it writable again) when the value goes away.
+/// A fresh folder in the scratch folder, removed (after making it writable again) when the value goes away.
 final class TemporaryDirectory {
     let path: String
 
     init() {
-        var template = Array("/tmp/demo-services-XXXXXX".utf8CString)
+        var template = Array("\(Scratch.root.path)/demo-services-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScratch
 
 /// The real `microapp` binary, started as a process: write JSON events, wait for JSON lines.
 final class AppProcess: Sendable {
@@ -27,7 +28,7 @@ final class AppProcess: Sendable {
         let data =
             arguments.first == "run" && !arguments.contains("--data") ? ["--data", Self.freshDataDirectory()] : []
         process.arguments = arguments + data + ["--no-build"]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Scratch.childEnvironment(environment)
         let stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()
@@ -63,9 +64,7 @@ final class AppProcess: Sendable {
 
     /// A new empty folder for the app's data.
     static func freshDataDirectory() -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-data-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.path
+        Scratch.folder("microapp-data").path
     }
 
     /// Sends one event line, e.g. `{"type":"tap","id":"submit"}`.
@@ -175,6 +174,7 @@ private func runToEndBlocking(
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    process.environment = Scratch.childEnvironment()
     if let directory { process.currentDirectoryURL = directory }
     let stdout = Pipe()
     let stderr = Pipe()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestScratch
 
 @Suite("End to end: bad plugins never stop the others", .serialized)
 struct BadPluginTests {
     /// A folder with one library that is not a shared object.
     static func brokenFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-bad-\(UUID().uuidString)")
+        let folder = Scratch.folder("microapp-bad")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data("not a library".utf8).write(to: folder.appendingPathComponent("libBroken.so"))
         return folder
@@ -41,7 +42,7 @@ struct BadPluginTests {
     @Test("a host with no usable plugin exits 2 and lists every problem")
     func nothingLeft() async throws {
         // An installed host: the executable and the SDK, with no plugins beside them.
-        let host = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-host-\(UUID().uuidString)")
+        let host = Scratch.folder("microapp-host")
         try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
         for name in ["microapp", "libMicroappSDK.so"] {
             try FileManager.default.copyItem(

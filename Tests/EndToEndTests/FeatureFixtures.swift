@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 
 /// The repository these tests belong to and the feature folders in its Plugins/.
 enum Repository {
@@ -18,9 +19,7 @@ enum Repository {
 
 /// A new, empty folder under the temporary directory.
 func temporaryFolder(_ prefix: String) throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
+    Scratch.folder(prefix)
 }
 
 /// Runs `microapp` in `directory` to completion with no input; returns exit code, stdout and stderr.
@@ -46,6 +45,7 @@ private func compilePluginBlocking(module: String, sources: [URL]) throws -> URL
             "-Xcc", "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK",
             "-Xlinker", "-rpath", "-Xlinker", build, "-o", library,
         ] + sources.map(\.path)
+    process.environment = Scratch.childEnvironment()
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output

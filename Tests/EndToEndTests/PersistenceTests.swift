@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestScratch
 
 #if canImport(Glibc)
     import Glibc
@@ -71,7 +72,7 @@ private final class KillableApp: Sendable {
         process.executableURL = URL(fileURLWithPath: AppProcess.executable)
         // The app process itself, not its supervisor: the kill must land on the process writing the data.
         process.arguments = ["run", "--ui", "json", "--open", "auth://sign-up", "--no-build", "--no-supervise"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data]) { $1 }
+        process.environment = Scratch.childEnvironment(["XDG_DATA_HOME": data])
         let stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
@@ -121,13 +122,12 @@ private final class KillableApp: Sendable {
     }
 }
 
-/// A fresh folder under /tmp, removed afterwards.
+/// A fresh folder in the scratch folder, removed afterwards.
 private final class TemporaryFolder {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-kill-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        path = Scratch.folder("microapp-kill").path
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

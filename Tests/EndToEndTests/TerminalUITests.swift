@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestScratch
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,8 @@ final class TmuxPane {
     private let session = "app"
 
     init(_ command: String, environment: [String: String] = [:]) throws {
-        let exports = environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let exports = Scratch.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+            .joined(separator: " ")
         try tmux(["new-session", "-d", "-x", "80", "-y", "24", "-s", session, "env \(exports) \(command)"])
     }
 
@@ -43,7 +45,7 @@ final class TmuxPane {
     /// that inherited its descriptors, and the tmux server that `new-session` forks lives on.
     @discardableResult
     private func tmux(_ arguments: [String]) throws -> String {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
+        let outputPath = Scratch.root.appendingPathComponent("tmux-\(UUID().uuidString)").path
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

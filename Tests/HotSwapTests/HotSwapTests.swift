@@ -2,6 +2,7 @@ import Foundation
 import MicroappHost
 import MicroappSDK
 import Testing
+import TestScratch
 
 /// A running app with v1 of `swappy` on screen, and the swapper that takes new builds.
 @MainActor
@@ -15,7 +16,7 @@ final class SwapRig {
         let container = Container()
         runtime = AppRuntime(
             images: [image], resolution: PluginSet.resolve([image], container: container), container: container)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swaps-\(UUID().uuidString)").path
+        let folder = Scratch.folder("swaps").path
         swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: [image]),
             probe: PluginProbe(executable: Swappy.microapp, timeout: .seconds(3)), swapsDirectory: folder)

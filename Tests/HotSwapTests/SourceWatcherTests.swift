@@ -2,6 +2,7 @@ import Foundation
 import MicroappHost
 import Synchronization
 import Testing
+import TestScratch
 
 /// The folder watch behind `--watch`, with inotify and with polling.
 @Suite("Watching source folders")
@@ -16,7 +17,7 @@ struct SourceWatcherTests {
     private static func watching(
         polling: Bool, _ body: (_ folder: String, _ batches: () -> [Set<String>]) async throws -> Void
     ) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)").path
+        let folder = Scratch.folder("watch").path
         try FileManager.default.createDirectory(atPath: folder + "/Screens", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let watcher = SourceWatcher(

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScratch
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +36,7 @@ enum Swappy: String, CaseIterable, Sendable {
     /// Each version's `libSwappy.so`, compiled once per test process (two compilers at a time). Only ever
     /// touched from a thread of its own (see `library()`): compiling on the main actor would stall every test.
     private static let compiled: Result<[Swappy: String], FixtureError> = {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hot-swap-\(getpid())").path
+        let root = Scratch.folder("hot-swap").path
         let results = Mutex<[Swappy: Result<String, FixtureError>]>([:])
         let versions = Array(allCases)
         DispatchQueue.concurrentPerform(iterations: 2) { lane in
@@ -77,6 +78,7 @@ enum Swappy: String, CaseIterable, Sendable {
             "-Xcc", "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK",
             "-Xlinker", "-rpath", "-Xlinker", build, "-o", library, source,
         ]
+        process.environment = Scratch.childEnvironment()
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -1,13 +1,14 @@
 import Foundation
 import MicroappHost
 import Testing
+import TestScratch
 
 /// Which running libraries `--watch` rebuilds from sources: those built in a Microapps repository's `.build`.
 @Suite("Watched sources of a library")
 struct WatchedSourcesTests {
     /// A folder laid out like a repository with `Plugins/Characters/Sources` and a `Package.swift`.
     private static func repository() throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("repository-\(UUID().uuidString)").path
+        let root = Scratch.folder("repository").path
         try FileManager.default.createDirectory(
             atPath: root + "/Plugins/Characters/Sources", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(

@@ -2,6 +2,7 @@ import Foundation
 import MicroappHost
 import MicroappSDK
 import Synchronization
+import TestScratch
 
 /// Where the tests find things: the repository (from this file), the C header, the folder of the test runner
 /// (where `swift test` put the real plugins), and a scratch folder for fixtures of this test process.
@@ -23,21 +24,8 @@ enum Paths {
     static let runnerDirectory = URL(fileURLWithPath: runner).deletingLastPathComponent().path
 
     /// A folder for this process's fixtures (a new process compiles its own: paths are never reused across runs
-    /// while an old image might be loaded, and parallel test processes never share files).
-    /// Folders of earlier test processes that have ended are removed first.
-    static let fixtures: String = {
-        let temporary = FileManager.default.temporaryDirectory
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
-        where name.hasPrefix("plugin-loading-") {
-            let pid = name.dropFirst("plugin-loading-".count).prefix { $0.isNumber }
-            if let pid = pid_t(pid), kill(pid, 0) != 0 && errno == ESRCH {
-                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
-            }
-        }
-        let folder = temporary.appendingPathComponent("plugin-loading-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.path
-    }()
+    /// while an old image might be loaded, and parallel test processes never share files); removed at exit.
+    static let fixtures: String = Scratch.folder("plugin-loading").path
 
     /// The real plugin libraries beside the runner (the SDK itself left out).
     static var realPlugins: [String] { PluginSet.discover(in: [runnerDirectory]) }
@@ -214,6 +202,7 @@ enum FixtureBuilder {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
+        process.environment = Scratch.childEnvironment()
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -2,6 +2,7 @@ import Foundation
 import MicroappHost
 import MicroappSDK
 import Testing
+import TestScratch
 
 /// Loads that may kill the process run in a child: the test runner started again with only
 /// `isolatedChildLoad` selected and the paths in its environment. The child writes what it saw as JSON.
@@ -37,7 +38,7 @@ enum Isolated {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.runner)
         process.arguments = ["--testing-library", "swift-testing", "--filter", "isolatedChildLoad"]
-        var environment = ProcessInfo.processInfo.environment
+        var environment = Scratch.childEnvironment()
         environment[pathsVariable] = paths.joined(separator: "\n")
         environment[outputVariable] = output
         environment["SWIFT_BACKTRACE"] = "enable=no"
