@@ -96,7 +96,9 @@ struct NewCommandTests {
         let (root, _, plugins) = try await Self.scaffold("Profile")
         defer { for made in [root, plugins] { try? FileManager.default.removeItem(at: made) } }
 
-        let app = try AppProcess(["run", "--ui", "json", "--plugins", plugins.path, "--open", "profile://home"])
+        // --no-probe: no verdict for a library deleted in a minute goes into the user's probe cache.
+        let app = try AppProcess(
+            ["run", "--ui", "json", "--plugins", plugins.path, "--open", "profile://home", "--no-probe"])
         // The app's own greeting (Welcome), which the feature provides, not its mock's (Hello).
         let home = try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Welcome, World!") }
         #expect(home["feature"] as? String == "profile")
