@@ -244,8 +244,9 @@ public final class AppRuntime: AppDriver {
     /// it provides.
     func makeRoot(_ version: FeatureVersion) throws -> any Root {
         let manifest = version.manifest
+        let dependencies = FeatureDependencies(container: container, manifest: manifest)
         let context = FeatureContext(
-            manifest: manifest, source: container,
+            manifest: manifest, source: dependencies,
             navigation: FeatureNavigation(feature: manifest.id, runtime: self),
             invalidate: { [weak self] in self?.scheduleUpdate() })
         let provisions = try version.type.provide(context)
@@ -257,6 +258,8 @@ public final class AppRuntime: AppDriver {
             }
             return (provision, service)
         }
+        // The feature's own Root may need what it provides (it is not in the container until the Root is made).
+        for (provision, service) in services { dependencies.provided[provision.key] = service }
         let root = try version.type.makeRoot(context)
         // Only a version that started hands out its services (on a swap, to the features already holding them).
         for (provision, service) in services {

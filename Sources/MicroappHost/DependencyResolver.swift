@@ -159,6 +159,8 @@ public enum DependencyResolver {
                     key: provision.key, type: provision.type, kind: .service, access: .read,
                     provider: feature.manifest.id)
                 if let existing = offers[provision.key] {
+                    // In microapp mode the mocks stand in for every provider, the feature's own included.
+                    if existing.provider == Container.mocks { continue }
                     disable(
                         feature.manifest.id,
                         Diagnostic(

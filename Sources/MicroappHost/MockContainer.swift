@@ -69,7 +69,7 @@ extension Container {
                         "choose one with --mock \(key)=VARIANT (\(mock.variants.keys.sorted().joined(separator: ", ")))"
                 )
             }
-            container.provide(key, type: mock.type, service: service, by: "mocks")
+            container.provide(key, type: mock.type, service: service, by: Container.mocks)
         }
         for (key, state) in mocks.states {
             (state.property as? any SharableState)?.share(in: container, key: key)

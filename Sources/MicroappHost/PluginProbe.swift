@@ -216,7 +216,7 @@ public struct ProbeReport: Codable, Sendable {
     /// `ok` or `refused`.
     public var verdict: String
     /// The manifest, when the library is usable.
-    public var manifest: FeatureManifest?
+    public var manifest: ManifestSummary?
     /// Why it was refused.
     public var problem: Diagnostic?
 
@@ -224,7 +224,7 @@ public struct ProbeReport: Codable, Sendable {
     public init(file: String, verdict: String, manifest: FeatureManifest? = nil, problem: Diagnostic? = nil) {
         self.file = file
         self.verdict = verdict
-        self.manifest = manifest
+        self.manifest = manifest.map(ManifestSummary.init)
         self.problem = problem
     }
 }

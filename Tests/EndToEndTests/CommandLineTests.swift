@@ -3,11 +3,39 @@ import Testing
 
 @Suite("End to end: the command line")
 struct CommandLineTests {
+    /// Every command `microapp` accepts.
+    static let commands = ["run", "solo", "preview", "routes", "graph", "doctor", "new", "probe", "lock", "help"]
+
     @Test("--help explains the commands and exits 0")
     func help() async throws {
         let result = try await runToEnd(["--help"])
         #expect(result.status == 0)
         #expect(result.out.contains("USAGE") && result.out.contains("--open URL") && result.out.contains("EXIT CODES"))
+        #expect(!result.out.hasPrefix("usage:"), "the overview, not the help of `run`")
+    }
+
+    @Test(
+        "each command's --help prints that command's own usage line, not the overview, and exits 0", arguments: commands
+    )
+    func commandHelp(command: String) async throws {
+        let result = try await runToEnd([command, "--help"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.hasPrefix("usage: microapp \(command)"), "\(result.out)")
+        let named = try await runToEnd(["help", command])
+        #expect(named.status == 0)
+        #expect(named.out == result.out)
+    }
+
+    @Test("every command the overview lists is one with help of its own, and the overview lists them all")
+    func overviewListsEveryCommand() async throws {
+        let overview = try await runToEnd(["--help"])
+        let listed = overview.out.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard words.count > 1, words[0] == "microapp" else { return nil }
+            let command = words[1].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            return command.allSatisfy(\.isLetter) ? command : nil
+        }
+        #expect(Set(listed) == Set(Self.commands))
     }
 
     @Test("--version prints the version and the entry ABI")
@@ -42,6 +70,35 @@ struct CommandLineTests {
         let detail = rows.first { $0["pattern"] as? String == "characters://detail/{id}" }
         #expect(detail?["requiresSession"] as? Bool == true)
         #expect(detail?["feature"] as? String == "characters")
+    }
+
+    @Test("the --json outputs of probe, routes and graph share one vocabulary: optional, requiresSession, isSignIn")
+    func oneVocabulary() async throws {
+        func objects(_ text: String) -> [[String: Any]] {
+            text.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        func keys(_ value: Any) -> Set<String> {
+            if let object = value as? [String: Any] {
+                return object.reduce(into: Set(object.keys)) { $0.formUnion(keys($1.value)) }
+            }
+            return (value as? [Any])?.reduce(into: Set<String>()) { $0.formUnion(keys($1)) } ?? []
+        }
+        let library = AppProcess.buildDirectory.appendingPathComponent("libCharacters.so").path
+        let probe = try await runToEnd(["probe", library, "--json"])
+        let routes = try await runToEnd(["routes", "--json", "--no-build"])
+        let graph = try await runToEnd(["graph", "--format", "json", "--no-build"])
+        let manifest = try #require(objects(probe.out).first?["manifest"] as? [String: Any])
+        let needs = try #require(manifest["requirements"] as? [[String: Any]])
+        #expect(!needs.isEmpty && needs.allSatisfy { $0["optional"] is Bool }, "\(probe.out)")
+        let declared = try #require(manifest["routes"] as? [[String: Any]])
+        #expect(declared.allSatisfy { $0["requiresSession"] is Bool && $0["isSignIn"] is Bool })
+        let edges = objects(graph.out).flatMap { ($0["requirements"] as? [[String: Any]]) ?? [] }
+        #expect(!edges.isEmpty && edges.allSatisfy { $0["optional"] is Bool })
+        #expect(objects(routes.out).allSatisfy { $0["requiresSession"] is Bool && $0["isSignIn"] is Bool })
+        let every = keys(objects(probe.out) + objects(routes.out) + objects(graph.out))
+        #expect(!every.contains("isOptional"), "\(every.sorted())")
     }
 
     @Test("probe prints a real plugin's manifest and refuses a file that is not a library")

@@ -4,6 +4,8 @@ import MicroappTerminal
 struct Arguments {
     /// `run`, `routes`, `probe`, … (`run` when none is given).
     var command: String
+    /// False when no command was given and `command` is `run` by default.
+    private(set) var isCommandNamed = true
     private var options: [(name: String, value: String?)] = []
     /// Words that are not options, in order.
     private(set) var operands: [String] = []
@@ -22,6 +24,7 @@ struct Arguments {
             rest = rest.dropFirst()
         } else {
             command = "run"
+            isCommandNamed = false
         }
         while let word = rest.popFirst() {
             guard word.hasPrefix("--") || word == "-h" else {

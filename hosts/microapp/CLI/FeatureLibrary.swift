@@ -34,7 +34,12 @@ struct FeatureLibrary {
         {
             _ = PluginBuilder(locations: locations).build(feature: folder)
         }
-        let files = explicit + PluginSet.discover(in: [locations.executableDirectory.path])
+        let (beside, leftOver) = locations.libraries(in: [locations.executableDirectory.path])
+        let isWanted = { (file: String) in wanted.contains(stem(of: file).lowercased()) }
+        if let leftOver, !explicit.contains(where: isWanted), leftOver.names.contains(where: isWanted) {
+            throw UsageError(leftOver.message, fix: leftOver.fix)
+        }
+        let files = explicit + beside
         let image: PluginImage
         if let file = files.first(where: { wanted.contains(stem(of: $0).lowercased()) }) {
             let report = PluginSet.load([file])

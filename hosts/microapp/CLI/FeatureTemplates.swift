@@ -13,12 +13,21 @@ extension FeatureScaffold {
 
         /// \#(name): one screen, \#(route), that greets whoever is named in it.
         public enum \#(typePrefix)Feature: Feature {
-            /// Its route and the service it calls.
+            /// Its route, the service it calls, and the same service offered to the app.
             public static let manifest = FeatureManifest(
                 id: "\#(id)", version: 1, displayName: "\#(name)",
                 routes: [RouteDeclaration(\#(typePrefix)Route.home.url)],
                 requirements: [\#(typePrefix)Keys.greeting.requirement],
+                provides: [Provision(\#(typePrefix)Keys.greeting)],
                 hasMocks: true)
+
+            /// The greeting service \#(name) offers the app: its own screen gets it, and so does any feature that
+            /// lists `\#(serviceKey)` in its requirements. Run alone, the mocks stand in for it.
+            @MainActor public static func provide(_ context: FeatureContext) throws -> Provisions {
+                var provisions = Provisions()
+                provisions.add(\#(typePrefix)Keys.greeting, .live)
+                return provisions
+            }
 
             /// Builds the Root around the service the host (or the mocks) hand over.
             @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
@@ -52,6 +61,11 @@ extension FeatureScaffold {
 
             /// Creates a greeting.
             public init(message: String) { self.message = message }
+        }
+
+        extension Service where Request == GreetingRequest, Response == Greeting {
+            /// The greeting the app uses: what \#(name) provides. Replace it with a call to a real service.
+            public static var live: Self { Self { request in Greeting(message: "Welcome, \(request.name)!") } }
         }
 
         /// The screens of \#(name), each with its URL.
@@ -257,6 +271,13 @@ extension FeatureScaffold {
                     try harness.type("Rick", into: "name")
                     try harness.tap("greet")
                     _ = try await harness.next { $0.texts == ["Hello, Rick!"] }
+                }
+
+                @Test("it provides the app a greeting that welcomes the name asked for")
+                func providesTheLiveGreeting() async throws {
+                    #expect(\#(typePrefix)Feature.manifest.provides.map(\.key) == ["\#(serviceKey)"])
+                    let greeting = try await Service<GreetingRequest, Greeting>.live(GreetingRequest(name: "Rick"))
+                    #expect(greeting == Greeting(message: "Welcome, Rick!"))
                 }
 
                 @Test("a failing service shows the error state, and Retry asks again")

@@ -16,6 +16,7 @@ enum HelpText {
           microapp new NAME               scaffold Plugins/NAME: a feature, its mocks, previews and a test
           microapp lock [DIR]             write DIR/plugins.lock (SHA-256 per library); then only those load
           microapp graph [--format text|dot|json]  who needs what from whom; missing providers and cycles marked
+          microapp help [COMMAND]         the help of one command (same as `microapp COMMAND --help`)
           microapp --help | --version
 
         RUN OPTIONS
@@ -55,6 +56,16 @@ enum HelpText {
           swift run microapp preview Auth auth://sign-in --state alert
         """
 
+    /// What `--help` prints: `microapp COMMAND --help` and `microapp help COMMAND` that command's help,
+    /// `microapp --help`, `microapp help` and an unknown command the overview.
+    static func text(for arguments: Arguments) -> String {
+        let command =
+            arguments.command == "help" && !arguments.flag("--help")
+            ? arguments.operands.first : arguments.isCommandNamed ? arguments.command : nil
+        return command.flatMap(forCommand) ?? overview
+    }
+
+    /// The help of one command, or nil for a word that is not one.
     static func forCommand(_ command: String) -> String? {
         switch command {
         case "run":
@@ -118,8 +129,9 @@ enum HelpText {
 
                 Scaffolds Plugins/NAME in the repository (the current folder or above, else the one this executable
                 was built in): a feature with id `name` (lower case), one screen `name://home` with a view model, a
-                service `name.greeting` with mocks (default, slow, failing), previews and their golden files, the
-                C entry, and a test with MicroappTesting. Then `microapp solo NAME` runs it and `swift test` tests it.
+                service `name.greeting` that the feature provides to the app and uses itself, mocks for it (default,
+                slow, failing), previews and their golden files, the C entry, and a test with MicroappTesting. Then
+                `microapp --open name://home` runs it in the app, `microapp solo NAME` alone, and `swift test` tests it.
                 NAME must be a Swift identifier (UpperCamelCase recommended): no keywords, no leading digit, only
                 A-Z, a-z, 0-9 and _, and no name already taken. Exit 1, with the reason, when it is refused.
                 """
@@ -129,6 +141,33 @@ enum HelpText {
 
                 Loads one library, checks its entry (ABI version, size, SDK fingerprint, manifest) and prints
                 its manifest. Exit 0 if it is usable, 2 if not.
+                """
+        case "graph":
+            return """
+                usage: microapp graph [--format text|dot|json] [--plugins DIR]... [--only FEATURE]...
+
+                Loads the plugins as `run` does and shows who needs what from whom: each feature, the services it
+                provides, and each of its requirements with its provider (host, a feature, or nobody). A missing
+                provider, a wrong type or access, and a cycle are marked.
+                  --format text   a tree (the default)
+                  --format dot    Graphviz (`microapp graph --format dot | dot -Tsvg > graph.svg`)
+                  --format json   one object per feature (fields in the README, "Inspect commands' --json")
+                Exit 2 when a required edge is not ok.
+                """
+        case "lock":
+            return """
+                usage: microapp lock [DIR]
+
+                Writes DIR/plugins.lock (default: the folder of this executable) with the SHA-256 of each library in
+                DIR. While it exists, a library in DIR that is not in it or does not match is refused; run
+                `microapp lock` again after rebuilding, or delete the file. Exit 2, writing nothing, when a library
+                in DIR does not load.
+                """
+        case "help":
+            return """
+                usage: microapp help [COMMAND]
+
+                Prints the help of COMMAND (as `microapp COMMAND --help` does), or the overview of every command.
                 """
         default:
             return nil

@@ -127,7 +127,7 @@ enum InspectCommands {
             }
             for need in manifest.requirements {
                 Console.out(
-                    "  needs    \(need.key): \(need.type) (\(need.access.rawValue)\(need.isOptional ? ", optional" : ""))"
+                    "  needs    \(need.key): \(need.type) (\(need.access.rawValue)\(need.optional ? ", optional" : ""))"
                 )
             }
             for offer in manifest.provides { Console.out("  provides \(offer.key): \(offer.type)") }

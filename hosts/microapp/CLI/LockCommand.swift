@@ -7,8 +7,11 @@ enum LockCommand {
         guard arguments.operands.count <= 1 else {
             throw UsageError("lock takes at most one folder", fix: "write `microapp lock [DIR]`")
         }
-        let folder = arguments.operands.first ?? PluginLocations.current().executableDirectory.path
-        let report = PluginSet.load(PluginSet.discover(in: [folder]), enforcingLocks: false)
+        let locations = PluginLocations.current()
+        let folder = arguments.operands.first ?? locations.executableDirectory.path
+        let (paths, leftOver) = locations.libraries(in: [folder])
+        if let leftOver { Console.err(leftOver.note) }
+        let report = PluginSet.load(paths, enforcingLocks: false)
         if !report.problems.isEmpty {
             Console.report(report.problems)
             Console.err("microapp: not locking \(folder): fix the libraries above first")

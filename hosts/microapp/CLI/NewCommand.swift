@@ -1,7 +1,7 @@
 import Foundation
 
-/// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp solo NAME`, `microapp preview NAME`
-/// and `swift test` run at once, with no edits.
+/// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,
+/// `microapp preview NAME` and `swift test` run at once, with no edits.
 enum NewCommand {
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         try arguments.allow([])
@@ -34,10 +34,11 @@ enum NewCommand {
         if let note = scaffold.note { Console.err("microapp: note: \(note)") }
         Console.out(
             """
-            Created Plugins/\(name): feature '\(scaffold.id)', route \(scaffold.route), service \(scaffold.serviceKey) with mocks.
+            Created Plugins/\(name): feature '\(scaffold.id)', route \(scaffold.route), service \(scaffold.serviceKey) (provided by the feature, mocked when it runs alone).
             \(scaffold.files.map { "  Plugins/\(name)/\($0.path)" }.joined(separator: "\n"))
 
             Next:
+              swift run microapp --open \(scaffold.route)   run the app at its screen
               swift run microapp solo \(name)        run it alone on its mocks (--mock \(scaffold.serviceKey)=failing|slow)
               swift run microapp preview \(name)     its screen in each state, as in Plugins/\(name)/Previews
               touch Package.swift && swift test --manifest-cache none --filter \(name)Tests

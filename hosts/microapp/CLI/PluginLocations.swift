@@ -1,4 +1,5 @@
 import Foundation
+import MicroappHost
 
 /// Where this executable lives, where its plugins are, and the repository it was built from (if any).
 struct PluginLocations {
@@ -31,4 +32,58 @@ struct PluginLocations {
     func directories(adding extra: [String]) -> [String] {
         [executableDirectory.path] + extra
     }
+
+    /// The `lib*.so` files in `directories`, less those of the repository's build folder whose feature folder is gone
+    /// from Plugins/ (deleted or renamed since the library was built: it would run code that is no longer there).
+    /// Libraries in any other folder, `--plugins DIR` included, are all kept.
+    func libraries(in directories: [String]) -> (paths: [String], leftOver: LeftOverLibraries?) {
+        guard let repository else { return (PluginSet.discover(in: directories), nil) }
+        let buildFolder = executableDirectory.resolvingSymlinksInPath().path
+        var kept: [String] = []
+        var skipped: [(file: String, why: String)] = []
+        for directory in directories {
+            let files = PluginSet.discover(in: [directory])
+            guard URL(fileURLWithPath: directory).resolvingSymlinksInPath().path == buildFolder else {
+                kept += files
+                continue
+            }
+            for file in files {
+                let folder = "Plugins/\(FeatureLibrary.stem(of: file))"
+                let sources = repository.appendingPathComponent(folder + "/Sources").path
+                if FileManager.default.fileExists(atPath: sources) {
+                    kept.append(file)
+                } else if FileManager.default.fileExists(atPath: repository.appendingPathComponent(folder).path) {
+                    skipped.append((file, "\(folder) has no Sources folder"))
+                } else {
+                    skipped.append((file, "\(folder) no longer exists"))
+                }
+            }
+        }
+        return (kept, skipped.isEmpty ? nil : LeftOverLibraries(libraries: skipped, folder: executableDirectory.path))
+    }
+}
+
+/// Libraries left in the repository's build folder by features whose folder is gone: they are not loaded.
+struct LeftOverLibraries {
+    /// Each library's path, and why it is left over.
+    let libraries: [(file: String, why: String)]
+    /// The build folder they are in.
+    let folder: String
+
+    /// `libProfile.so` for each.
+    var names: [String] { libraries.map { ($0.file as NSString).lastPathComponent } }
+
+    /// One sentence naming every library skipped and why.
+    var message: String {
+        let each = zip(names, libraries).map { "\($0) (\($1.why))" }
+        return "skipped \(each.joined(separator: ", ")): left in \(folder) by an earlier build"
+    }
+
+    /// What to do about them.
+    var fix: String {
+        "restore the feature's folder in Plugins/ and rebuild, or delete \(names.joined(separator: ", ")) from \(folder)"
+    }
+
+    /// The notice for people on stderr: `microapp: note: …` and the fix.
+    var note: String { "microapp: note: \(message)\n  to fix: \(fix)" }
 }

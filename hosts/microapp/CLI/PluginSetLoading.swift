@@ -10,6 +10,8 @@ struct LoadedPluginSet {
     let resolution: Resolution
     /// Files that could not load, then resolver problems.
     let problems: [Diagnostic]
+    /// Libraries of the repository's build folder that were not loaded because their feature folder is gone.
+    let leftOver: LeftOverLibraries?
 
     /// Whether the app's real services are opened (`run`) or only described (`routes`, `doctor`).
     enum Services {
@@ -26,11 +28,12 @@ struct LoadedPluginSet {
             _ = PluginBuilder(locations: locations).refresh()
         }
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
+        let (found, leftOver) = locations.libraries(in: directories)
+        // The inspect commands say so on stderr; `run` tells its front end.
+        if let leftOver, services == .inspection { Console.err(leftOver.note) }
         // Libraries the supervisor turned off after they crashed the app.
         let skipped = Set(arguments.values("--skip-library"))
-        let paths = PluginSet.discover(in: directories).filter {
-            !skipped.contains(($0 as NSString).lastPathComponent)
-        }
+        let paths = found.filter { !skipped.contains(($0 as NSString).lastPathComponent) }
         let report: PluginSet.LoadReport
         if arguments.flag("--no-probe") {
             report = PluginSet.load(paths)
@@ -66,6 +69,6 @@ struct LoadedPluginSet {
         let resolution = PluginSet.resolve(images, container: container)
         return LoadedPluginSet(
             images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems)
+            problems: report.problems + resolution.problems, leftOver: leftOver)
     }
 }

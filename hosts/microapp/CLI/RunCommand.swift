@@ -49,6 +49,14 @@ enum RunCommand {
             problems.map {
                 Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
             })
+        if let leftOver = set.leftOver {
+            runtime.announce([
+                Notice(
+                    level: .info, code: "skipped-libraries", message: leftOver.message, fix: leftOver.fix,
+                    detail: leftOver.libraries.map(\.file))
+            ])
+            if ui != .json { Console.err(leftOver.note) }
+        }
         if let crash = arguments.value("--crash-notice") {
             runtime.announce([
                 Notice(

@@ -10,7 +10,7 @@ func main() async -> ExitCode {
             return .ok
         }
         if arguments.flag("--help") || arguments.command == "help" {
-            Console.out(HelpText.forCommand(arguments.operands.first ?? arguments.command) ?? HelpText.overview)
+            Console.out(HelpText.text(for: arguments))
             return .ok
         }
         switch arguments.command {

@@ -1,0 +1,33 @@
+import MicroappSDK
+
+/// What one feature's context reads its requirements from: the container, and, for a service the feature both
+/// provides and needs (a scaffold's greeting, say), the feature's own provision of it.
+///
+/// A feature's services reach the container only once its Root is made (a version that fails to start hands out
+/// nothing), so without this a feature could not consume what it provides. Whatever the container holds from
+/// anyone else wins: in microapp mode that is the mocks, so `--mock KEY=VARIANT` still picks the feature's service.
+@MainActor
+final class FeatureDependencies: DependencySource {
+    private let container: Container
+    private let manifest: FeatureManifest
+    /// The services this version of the feature provides, by key id, once `provide(_:)` has run.
+    var provided: [String: ErasedService] = [:]
+
+    init(container: Container, manifest: FeatureManifest) {
+        self.container = container
+        self.manifest = manifest
+    }
+
+    func value(for requirement: Requirement) -> Any? {
+        if let offer = container.offers[requirement.key], offer.provider != manifest.id {
+            return container.value(for: requirement)
+        }
+        let provision = manifest.provides.first { $0.key == requirement.key }
+        if requirement.kind == .service, provision?.type == requirement.type,
+            let service = provided[requirement.key]
+        {
+            return service
+        }
+        return container.value(for: requirement)
+    }
+}
