@@ -5,12 +5,13 @@ import Testing
 
 @Suite("HTTPCharactersService speaks the Rick and Morty API (a loopback server that answers like it)")
 struct HTTPCharactersTests {
-    /// The stub API on a loopback server, and a service pointed at its `/api`.
+    /// The stub API on a loopback server, and a service pointed at its `/api`. The server lives up to 2 minutes
+    /// (each test stops it at its end): in a full run a test on the main actor may wait many seconds for it.
     static func api(
         timeout: TimeInterval = 5,
         _ handler: @escaping @Sendable (String) -> LoopbackHTTPServer.Reply = RickAndMortyAPIStub.answer
     ) throws -> (LoopbackHTTPServer, HTTPCharactersService) {
-        let server = try LoopbackHTTPServer(handler: handler)
+        let server = try LoopbackHTTPServer(lifetime: .seconds(120), handler: handler)
         return (server, HTTPCharactersService(baseURL: URL(string: server.baseURL + "/api")!, timeout: timeout))
     }
 
