@@ -104,10 +104,16 @@ public struct CharacterDetail: Codable, Sendable, Equatable {
     public var location: String
     /// In how many episodes the character appears.
     public var episodeCount: Int
+    /// `Female`, `Male`, `Genderless` or `unknown`; nil when the source does not say (optional in the JSON, so
+    /// a copy of this type without it still decodes).
+    public var gender: String?
+    /// The subspecies, such as `Rick's Toxic Side`; nil or empty when there is none.
+    public var type: String?
 
     /// Creates a detail.
     public init(
-        id: Int, name: String, status: String, species: String, origin: String, location: String, episodeCount: Int
+        id: Int, name: String, status: String, species: String, origin: String, location: String, episodeCount: Int,
+        gender: String? = nil, type: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -116,6 +122,8 @@ public struct CharacterDetail: Codable, Sendable, Equatable {
         self.origin = origin
         self.location = location
         self.episodeCount = episodeCount
+        self.gender = gender
+        self.type = type
     }
 
     /// The row this character shows in lists.

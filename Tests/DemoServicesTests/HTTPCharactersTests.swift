@@ -3,73 +3,164 @@ import Foundation
 import MicroappSDK
 import Testing
 
-@Suite("HTTPCharactersService against a loopback server the test starts")
+@Suite("HTTPCharactersService speaks the Rick and Morty API (a loopback server that answers like it)")
 struct HTTPCharactersTests {
-    /// Answers the app's three endpoints from the bundled catalog, under `/api`.
-    static func catalogHandler(_ target: String) -> LoopbackHTTPServer.Reply {
-        let catalog = CharacterCatalog()
-        let components = URLComponents(string: target)
-        let query = Dictionary(
-            (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        let path = components?.path ?? ""
-        let encoder = JSONEncoder()
-        do throws(ServiceError) {
-            let body: Data?
-            if path == "/api/characters", let page = query["page"].flatMap(Int.init) {
-                body = try? encoder.encode(try catalog.page(PageRequest(page: page)))
-            } else if path == "/api/characters", let name = query["name"] {
-                body = try? encoder.encode(catalog.search(SearchQuery(text: name)))
-            } else if path.hasPrefix("/api/characters/"), let id = Int(path.dropFirst("/api/characters/".count)) {
-                body = try? encoder.encode(try catalog.detail(CharacterRequest(id: id)))
-            } else {
-                body = nil
-            }
-            return .respond(status: body == nil ? 404 : 200, body: String(decoding: body ?? Data(), as: UTF8.self))
-        } catch {
-            return .respond(status: 404, body: "{\"error\":\"not found\"}")
-        }
+    /// The stub API on a loopback server, and a service pointed at its `/api`. The server lives up to 2 minutes
+    /// (each test stops it at its end): in a full run a test on the main actor may wait many seconds for it.
+    static func api(
+        timeout: TimeInterval = 5,
+        _ handler: @escaping @Sendable (String) -> LoopbackHTTPServer.Reply = RickAndMortyAPIStub.answer
+    ) throws -> (LoopbackHTTPServer, HTTPCharactersService) {
+        let server = try LoopbackHTTPServer(lifetime: .seconds(120), handler: handler)
+        return (server, HTTPCharactersService(baseURL: URL(string: server.baseURL + "/api")!, timeout: timeout))
     }
 
-    @Test("pages, details and searches come from the server's JSON")
-    func answers() async throws {
-        let server = try LoopbackHTTPServer(handler: Self.catalogHandler)
+    static let rickRow = CharacterSummary(id: 1, name: "Rick Sanchez", status: "Alive", species: "Human")
+
+    @Test("page 1 is /character?page=1: the API's first 20 records, as many pages as its info says")
+    func firstPage() async throws {
+        let (server, service) = try Self.api()
         defer { server.stop() }
-        let service = HTTPCharactersService(baseURL: URL(string: server.baseURL + "/api")!, timeout: 5)
-        let catalog = CharacterCatalog()
-        #expect(try await service.page(PageRequest(page: 2)) == catalog.page(PageRequest(page: 2)))
-        #expect(try await service.detail(CharacterRequest(id: 42)).name == "Birdperson")
-        let found = try await service.search(SearchQuery(text: "Mr. Poopy"))
-        #expect(found.characters.map(\.name) == ["Mr. Poopybutthole"])
-        #expect(server.targets == ["/api/characters?page=2", "/api/characters/42", "/api/characters?name=Mr.%20Poopy"])
+        let page = try await service.page(PageRequest(page: 1))
+        #expect(page.page == 1 && page.pageCount == 7)
+        #expect(page.characters.count == 20)
+        #expect(page.characters.first == Self.rickRow)
+        #expect(page.characters.map(\.id) == Array(1...20))
+        #expect(server.targets == ["/api/character?page=1"])
     }
 
-    @Test("HTTP 404 is not-found")
-    func notFound() async throws {
-        let server = try LoopbackHTTPServer(handler: Self.catalogHandler)
+    @Test("the last page (next: null) ends the list; past it, the API's 404 is not-found with its message")
+    func lastPage() async throws {
+        let (server, service) = try Self.api()
         defer { server.stop() }
-        let service = HTTPCharactersService(baseURL: URL(string: server.baseURL + "/api")!, timeout: 5)
-        let error = await serviceError { _ = try await service.detail(CharacterRequest(id: 9999)) }
-        #expect(error == ServiceError(code: "not-found", message: "The characters service has no character 9999"))
-    }
-
-    @Test("a body that is not the expected JSON is bad-response; a 5xx is unavailable")
-    func garbage() async throws {
-        let server = try LoopbackHTTPServer { target in
-            target.contains("page=1")
-                ? .respond(status: 200, body: "<html>surprise</html>")
-                : .respond(status: 503, body: "overloaded")
-        }
-        defer { server.stop() }
-        let service = HTTPCharactersService(baseURL: URL(string: server.baseURL)!, timeout: 5)
-        let bad = await serviceError { _ = try await service.page(PageRequest(page: 1)) }
-        #expect(bad?.code == "bad-response")
+        let last = try await service.page(PageRequest(page: 7))
+        #expect(last.page == 7 && last.pageCount == 7)
+        #expect(last.characters == [CharacterSummary(id: 361, name: "Toxic Rick", status: "Dead", species: "Humanoid")])
+        let past = await serviceError { _ = try await service.page(PageRequest(page: 8)) }
         #expect(
-            bad?.message
-                == "The characters service at \(server.baseURL) answered something that is not CharacterPage (21 bytes)"
-        )
-        let down = await serviceError { _ = try await service.page(PageRequest(page: 2)) }
-        #expect(down?.code == "unavailable")
-        #expect(down?.message.contains("failed (HTTP 503)") == true)
+            past
+                == ServiceError(
+                    code: "not-found", message: "The characters service has no page 8 (There is nothing here)"))
+        // The API answers page 0 with page 1: asking would list page 1 twice, so it is not asked.
+        let zero = await serviceError { _ = try await service.page(PageRequest(page: 0)) }
+        #expect(zero?.code == "not-found")
+        #expect(server.targets == ["/api/character?page=7", "/api/character?page=8"])
+    }
+
+    @Test("pages follow what the service says (info.pages, next), whatever its page size")
+    func servicePaging() async throws {
+        let (server, service) = try Self.api { target in
+            // Two records a page, 826 characters on 42 pages; page 3 claims 42 pages but has no next.
+            let next = target.hasSuffix("page=2") ? "\"https://rickandmortyapi.com/api/character?page=3\"" : "null"
+            return .respond(
+                status: 200,
+                body: #"{"info":{"count":826,"pages":42,"next":\#(next),"prev":null},"#
+                    + #""results":[\#(RickAndMortyAPIStub.rick),\#(RickAndMortyAPIStub.morty)]}"#)
+        }
+        defer { server.stop() }
+        let second = try await service.page(PageRequest(page: 2))
+        #expect(second.pageCount == 42 && second.characters.map(\.id) == [1, 2])
+        let third = try await service.page(PageRequest(page: 3))
+        #expect(third.pageCount == 3, "a page without next is the last one")
+    }
+
+    @Test("a character is /character/{id}: every fact the detail screen shows, and type and gender")
+    func detail() async throws {
+        let (server, service) = try Self.api()
+        defer { server.stop() }
+        let morty = try await service.detail(CharacterRequest(id: 2))
+        #expect(
+            morty
+                == CharacterDetail(
+                    id: 2, name: "Morty Smith", status: "Alive", species: "Human", origin: "unknown",
+                    location: "Citadel of Ricks", episodeCount: 51, gender: "Male", type: ""))
+        let toxic = try await service.detail(CharacterRequest(id: 361))
+        #expect(toxic.type == "Rick's Toxic Side" && toxic.origin == "Alien Spa" && toxic.episodeCount == 1)
+        #expect(server.targets == ["/api/character/2", "/api/character/361"])
+    }
+
+    @Test("an id the API does not know is not-found with its message")
+    func unknownCharacter() async throws {
+        let (server, service) = try Self.api()
+        defer { server.stop() }
+        let error = await serviceError { _ = try await service.detail(CharacterRequest(id: 9999)) }
+        #expect(
+            error
+                == ServiceError(
+                    code: "not-found", message: "The characters service has no character 9999 (Character not found)"))
+    }
+
+    @Test("a name search is /character/?name=…, the name encoded, and lists the first page of matches")
+    func search() async throws {
+        let (server, service) = try Self.api()
+        defer { server.stop() }
+        let smiths = try await service.search(SearchQuery(text: " smith "))
+        #expect(
+            smiths.characters.map(\.name)
+                == ["Morty Smith", "Summer Smith", "Beth Smith", "Jerry Smith", "Leonard Smith", "Joyce Smith"])
+        let poopy = try await service.search(SearchQuery(text: "Mr. Poopy"))
+        #expect(poopy.characters.map(\.name) == ["Mr. Poopybutthole"])
+        let many = try await service.search(SearchQuery(text: "a"))
+        #expect(many.characters.count == RickAndMortyAPIStub.pageSize, "more match: the service's first page")
+        #expect(
+            server.targets == [
+                "/api/character/?name=smith", "/api/character/?name=Mr.%20Poopy", "/api/character/?name=a",
+            ])
+    }
+
+    @Test("a name search with no match (the API's 404 and error) is an empty result, not an error")
+    func searchWithoutMatch() async throws {
+        let (server, service) = try Self.api()
+        defer { server.stop() }
+        #expect(try await service.search(SearchQuery(text: "zzzz")).characters.isEmpty)
+        #expect(try await service.search(SearchQuery(text: "Rick & Morty")).characters.isEmpty)
+        #expect(try await service.search(SearchQuery(text: "   ")).characters.isEmpty)
+        #expect(server.targets == ["/api/character/?name=zzzz", "/api/character/?name=Rick%20%26%20Morty"])
+    }
+
+    @Test("a 404 without the API's error body is a bad-response that names the path and the base URL to give")
+    func foreign404() async throws {
+        let (server, service) = try Self.api { _ in .respond(status: 404, body: "<html>Not Found</html>") }
+        defer { server.stop() }
+        let error = await serviceError { _ = try await service.search(SearchQuery(text: "rick")) }
+        #expect(
+            error
+                == ServiceError(
+                    code: "bad-response",
+                    message: "The characters service at \(server.baseURL)/api has no /api/character (HTTP 404 without "
+                        + "the API's error); give the API's base URL, such as https://rickandmortyapi.com/api"))
+    }
+
+    @Test("a body that is not the API's JSON is bad-response; a 5xx or a 429 is unavailable")
+    func garbage() async throws {
+        let (server, service) = try Self.api { target in
+            switch target {
+            case "/api/character?page=1": .respond(status: 200, body: "<html>surprise</html>")
+            case "/api/character?page=2": .respond(status: 429, body: "slow down")
+            default: .respond(status: 503, body: "overloaded")
+            }
+        }
+        defer { server.stop() }
+        let base = server.baseURL + "/api"
+        let bad = await serviceError { _ = try await service.page(PageRequest(page: 1)) }
+        #expect(
+            bad
+                == ServiceError(
+                    code: "bad-response",
+                    message: "The characters service at \(base) answered page 1 with something that is not the "
+                        + "Rick and Morty API's Page (21 bytes)"))
+        let limited = await serviceError { _ = try await service.page(PageRequest(page: 2)) }
+        #expect(
+            limited
+                == ServiceError(
+                    code: "unavailable",
+                    message: "The characters service at \(base) refused page 2: too many requests (HTTP 429); "
+                        + "try again later"))
+        let down = await serviceError { _ = try await service.detail(CharacterRequest(id: 1)) }
+        #expect(
+            down
+                == ServiceError(
+                    code: "unavailable", message: "The characters service at \(base) failed (HTTP 503); try again"))
     }
 
     @Test("a server that is down is unavailable")
@@ -87,9 +178,8 @@ struct HTTPCharactersTests {
     @Test("a server that never answers is unavailable after the timeout")
     func timeout() async throws {
         // The server stays silent far longer than the client waits: only the client's timeout explains the answer.
-        let server = try LoopbackHTTPServer { _ in .silence(.seconds(15)) }
+        let (server, service) = try Self.api(timeout: 1) { _ in .silence(.seconds(15)) }
         defer { server.stop() }
-        let service = HTTPCharactersService(baseURL: URL(string: server.baseURL)!, timeout: 1)
         let start = ContinuousClock.now
         let error = await serviceError { _ = try await service.search(SearchQuery(text: "rick")) }
         #expect(ContinuousClock.now - start >= .seconds(1))
@@ -97,7 +187,32 @@ struct HTTPCharactersTests {
             error
                 == ServiceError(
                     code: "unavailable",
-                    message: "The characters service at \(server.baseURL) did not answer within 1 s; try again later"))
+                    message:
+                        "The characters service at \(server.baseURL)/api did not answer within 1 s; try again later"))
+    }
+
+    @Test("a timeout under a second is a whole second for the requests too: an answer after 0.3 s arrives")
+    func shortTimeoutRoundsUp() async throws {
+        let (server, service) = try Self.api(timeout: 0.2) { _ in
+            .late(.milliseconds(300), status: 200, body: RickAndMortyAPIStub.rick)
+        }
+        defer { server.stop() }
+        #expect(service.timeout == 1)
+        #expect(try await service.detail(CharacterRequest(id: 1)).name == "Rick Sanchez")
+    }
+
+    @Test("the app's characters.search service, which Search calls, asks the API by name")
+    @MainActor func appSearchService() async throws {
+        let (server, _) = try Self.api()
+        defer { server.stop() }
+        let directory = TemporaryDirectory()
+        let backend = try DemoBackend(
+            .init(dataDirectory: directory.path, charactersURL: server.baseURL + "/api"), report: { _ in })
+        let found = try await backend.search(SearchQuery(text: "rick"))
+        #expect(found.characters.first == Self.rickRow)
+        #expect(found.characters.allSatisfy { $0.name.lowercased().contains("rick") })
+        #expect(try await backend.page(PageRequest(page: 1)).pageCount == 7)
+        #expect(server.targets == ["/api/character/?name=rick", "/api/character?page=1"])
     }
 
     @Test("a characters URL that is not http(s) is a configuration error")
@@ -110,10 +225,9 @@ struct HTTPCharactersTests {
             }
             #expect(
                 error?.description
-                    == "microapp: \(text): the characters URL is not an absolute http or https URL\n  to fix: give a URL such as http://127.0.0.1:8080/api"
-            )
+                    == "microapp: \(text): the characters URL is not an absolute http or https URL\n"
+                    + "  to fix: give the API's base URL, such as https://rickandmortyapi.com/api")
         }
-        #expect(HTTPCharactersService.baseURL("https://example.com/api") != nil)
-        #expect(HTTPCharactersService(baseURL: URL(string: "http://127.0.0.1")!, timeout: 0.2).timeout == 1)
+        #expect(HTTPCharactersService.baseURL("https://rickandmortyapi.com/api") != nil)
     }
 }

@@ -15,13 +15,15 @@ final class LoopbackHTTPServer: Sendable {
         case respond(status: Int, body: String)
         /// Accept the request but say nothing for this long, then close.
         case silence(Duration)
+        /// Answer with a status and a body after this long.
+        case late(Duration, status: Int, body: String)
     }
 
     /// The port it listens on.
     let port: UInt16
     /// `http://127.0.0.1:PORT`.
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    /// Every request target served, such as `/api/characters?page=2`.
+    /// Every request target served, such as `/api/character?page=2`.
     var targets: [String] { served.withLock { $0 } }
 
     private let listener: Int32
@@ -76,16 +78,28 @@ final class LoopbackHTTPServer: Sendable {
         served.withLock { $0.append(target) }
         switch handler(target) {
         case .respond(let status, let body):
-            let bytes = Array(body.utf8)
-            let head =
-                "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Status")\r\nContent-Type: application/json\r\n"
-                + "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
-            let response = Array(head.utf8) + bytes
-            _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            respond(on: connection, status: status, body: body)
         case .silence(let duration):
-            let end = min(ContinuousClock.now + duration, deadline)
-            while ContinuousClock.now < end, !stopped.withLock({ $0 }) { usleep(20_000) }
+            wait(duration, deadline: deadline)
+        case .late(let duration, let status, let body):
+            wait(duration, deadline: deadline)
+            respond(on: connection, status: status, body: body)
         }
+    }
+
+    private func respond(on connection: Int32, status: Int, body: String) {
+        let bytes = Array(body.utf8)
+        let head =
+            "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Status")\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        let response = Array(head.utf8) + bytes
+        _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+    }
+
+    /// Waits `duration`, never past `deadline`, and not at all once stopped.
+    private func wait(_ duration: Duration, deadline: ContinuousClock.Instant) {
+        let end = min(ContinuousClock.now + duration, deadline)
+        while ContinuousClock.now < end, !stopped.withLock({ $0 }) { usleep(20_000) }
     }
 
     private static func listen() throws -> (socket: Int32, port: UInt16) {

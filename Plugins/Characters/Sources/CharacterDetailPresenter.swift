@@ -46,10 +46,10 @@ final class CharacterDetailPresenter {
         case .loaded(let detail):
             Screen(
                 title: detail.name,
-                content: [
+                content: ([
                     "Status: \(detail.status)", "Species: \(detail.species)", "Origin: \(detail.origin)",
                     "Location: \(detail.location)", "Episodes: \(detail.episodeCount)",
-                ].map { .text(Text($0)) })
+                ] + Self.sourceFacts(of: detail)).map { .text(Text($0)) })
         case .failed(let error):
             Screen(
                 title: "Character", content: [],
@@ -61,6 +61,12 @@ final class CharacterDetailPresenter {
         case .loading, nil:
             Screen(title: "Character", content: [], state: .loading("Loading character…"))
         }
+    }
+
+    /// What only some sources know (the Rick and Morty API does, the bundled catalog does not): shown when known.
+    static func sourceFacts(of detail: CharacterDetail) -> [String] {
+        [detail.type.flatMap { $0.isEmpty ? nil : "Type: \($0)" }, detail.gender.map { "Gender: \($0)" }]
+            .compactMap { $0 }
     }
 
     func handle(_ action: Action, for id: Int) {

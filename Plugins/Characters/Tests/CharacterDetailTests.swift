@@ -19,6 +19,29 @@ struct CharacterDetailTests {
             ])
     }
 
+    @Test("a source that knows type and gender (the Rick and Morty API) adds them; an empty type is left out")
+    func showsTypeAndGender() async throws {
+        let toxic = CharacterDetail(
+            id: 361, name: "Toxic Rick", status: "Dead", species: "Humanoid", origin: "Alien Spa", location: "Earth",
+            episodeCount: 1, gender: "Male", type: "Rick's Toxic Side")
+        let morty = CharacterDetail(
+            id: 2, name: "Morty Smith", status: "Alive", species: "Human", origin: "unknown",
+            location: "Citadel of Ricks", episodeCount: 51, gender: "Male", type: "")
+        let characters = try CharactersFixture(
+            open: "characters://detail/361", detail: Service { $0.id == 2 ? morty : toxic })
+        let screen = try await characters.harness.next { $0.state == .view }
+        #expect(
+            screen.texts == [
+                "Status: Dead", "Species: Humanoid", "Origin: Alien Spa", "Location: Earth", "Episodes: 1",
+                "Type: Rick's Toxic Side", "Gender: Male",
+            ])
+        characters.harness.push("characters://detail/2")
+        #expect(
+            try await characters.harness.next { $0.title == "Morty Smith" }.texts.suffix(2) == [
+                "Episodes: 51", "Gender: Male",
+            ])
+    }
+
     @Test("an unknown id shows an error naming the id")
     func unknownIdShowsError() async throws {
         let characters = try CharactersFixture(open: "characters://detail/999")

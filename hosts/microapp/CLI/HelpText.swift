@@ -28,7 +28,8 @@ enum HelpText {
           --strict        any plugin problem is fatal (exit 2) instead of skipping that plugin
           --data DIR      where accounts, recent searches and the session live
                           (default $XDG_DATA_HOME/microapp, else ~/.local/share/microapp)
-          --characters-url URL  read characters from this HTTP service instead of the bundled catalog
+          --characters-url URL  read characters from the Rick and Morty API at URL instead of the bundled
+                          catalog (e.g. https://rickandmortyapi.com/api)
           --no-build      do not rebuild stale plugin libraries first
           --no-probe      load new libraries without trying them in a child process first (faster, unsafe)
           --no-supervise  run the app in this process: a plugin that crashes takes the app down with it

@@ -10,7 +10,8 @@ public final class DemoBackend {
     public struct Configuration: Sendable {
         /// `--data DIR`; nil for the default (`$XDG_DATA_HOME/microapp` or `~/.local/share/microapp`).
         public var dataDirectory: String?
-        /// The base URL of an HTTP characters service; nil for the characters shipped with the app.
+        /// The base URL of the Rick and Morty API (or a service that speaks it); nil for the characters shipped
+        /// with the app.
         public var charactersURL: String?
         /// Seconds one HTTP request may take.
         public var charactersTimeout: TimeInterval
@@ -60,7 +61,7 @@ public final class DemoBackend {
             guard let url = HTTPCharactersService.baseURL(text) else {
                 throw ConfigurationError(
                     subject: text, reason: "the characters URL is not an absolute http or https URL",
-                    fix: "give a URL such as http://127.0.0.1:8080/api")
+                    fix: "give the API's base URL, such as https://rickandmortyapi.com/api")
             }
             characters = HTTPCharactersService(baseURL: url, timeout: configuration.charactersTimeout)
         } else {

@@ -1,13 +1,13 @@
 import Foundation
 import MicroappSDK
 
-/// Where the characters come from: the catalog shipped with the app, or an HTTP service.
+/// Where the characters come from: the catalog shipped with the app, or the Rick and Morty API.
 public protocol CharactersService: Sendable {
-    /// One page of `CharacterCatalog.pageSize` rows; `not-found` past the last page.
+    /// One page, of the source's own size (its `pageCount` says how many there are); `not-found` past the last.
     func page(_ request: PageRequest) async throws(ServiceError) -> CharacterPage
     /// One character in full; `not-found` for an unknown id.
     func detail(_ request: CharacterRequest) async throws(ServiceError) -> CharacterDetail
-    /// Characters whose name contains the text, in any case; at most `CharacterCatalog.searchLimit`.
+    /// Characters whose name contains the text, in any case; at most one page of the source's; none is no error.
     func search(_ query: SearchQuery) async throws(ServiceError) -> SearchResults
 }
 

@@ -5,12 +5,14 @@ import MicroappSDK
     import FoundationNetworking
 #endif
 
-/// Characters from an HTTP service that speaks the app's JSON: `GET {base}/characters?page=N` answers a
-/// `CharacterPage`, `GET {base}/characters/{id}` a `CharacterDetail`, `GET {base}/characters?name=Q` a
-/// `SearchResults`. Failures become `ServiceError`s: `unavailable` (cannot connect, timed out, 5xx),
-/// `not-found` (404), `bad-response` (any other status, or a body that is not the expected JSON).
+/// Characters from the Rick and Morty API (https://rickandmortyapi.com/documentation) or a service that speaks
+/// it: `GET {base}/character?page=N` for a page (of the service's size, 20), `GET {base}/character/{id}` for one
+/// character, `GET {base}/character/?name=Q` for a search (its first page). The API's 404 with an `error` message
+/// is how it says "nothing here": an empty search, `not-found` for a page or a character. Other failures become
+/// `ServiceError`s: `unavailable` (cannot connect, timed out, 5xx, 429), `bad-response` (any other status, a 404
+/// that is not the API's, or a body that is not the API's JSON).
 public struct HTTPCharactersService: CharactersService {
-    /// The service's base URL, such as `http://127.0.0.1:8080/api`.
+    /// The service's base URL, such as `https://rickandmortyapi.com/api`.
     public let baseURL: URL
     /// How long one request may take, in whole seconds (at least 1: Foundation on Linux truncates fractions,
     /// and a timeout of 0.5 s would fail every request at once).
@@ -22,8 +24,8 @@ public struct HTTPCharactersService: CharactersService {
         self.baseURL = baseURL
         self.timeout = max(1, timeout.rounded(.up))
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
+        configuration.timeoutIntervalForRequest = self.timeout
+        configuration.timeoutIntervalForResource = self.timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration)
     }
@@ -36,28 +38,52 @@ public struct HTTPCharactersService: CharactersService {
         return url
     }
 
-    /// One page, from `GET {base}/characters?page=N`.
+    /// One page, from `GET {base}/character?page=N`; `not-found` past the last page (and below the first, which
+    /// the API would answer with page 1).
     public func page(_ request: PageRequest) async throws(ServiceError) -> CharacterPage {
-        try await get("characters", query: ["page": String(request.page)], what: "page \(request.page)")
+        let what = "page \(request.page)"
+        guard request.page >= 1 else { throw notFound(what, because: "pages start at 1") }
+        switch try await get("character", query: [("page", String(request.page))], what: what) {
+        case .answer(let data):
+            return try decode(RickAndMortyAPI.Page.self, from: data, what: what).characterPage(number: request.page)
+        case .nothingHere(let reason): throw notFound(what, because: reason)
+        }
     }
 
-    /// One character, from `GET {base}/characters/{id}`.
+    /// One character, from `GET {base}/character/{id}`; `not-found` for an id the service does not know.
     public func detail(_ request: CharacterRequest) async throws(ServiceError) -> CharacterDetail {
-        try await get("characters/\(request.id)", query: [:], what: "character \(request.id)")
+        let what = "character \(request.id)"
+        switch try await get("character/\(request.id)", query: [], what: what) {
+        case .answer(let data): return try decode(RickAndMortyAPI.Character.self, from: data, what: what).detail
+        case .nothingHere(let reason): throw notFound(what, because: reason)
+        }
     }
 
-    /// Search results, from `GET {base}/characters?name=Q`; blank text finds nothing without asking.
+    /// The first page of characters whose name contains the text, from `GET {base}/character/?name=Q`; no
+    /// match (the API's 404) and blank text (not asked) find nothing.
     public func search(_ query: SearchQuery) async throws(ServiceError) -> SearchResults {
         let text = query.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return SearchResults(characters: []) }
-        return try await get("characters", query: ["name": text], what: "characters named like '\(text)'")
+        let what = "characters named like '\(text)'"
+        switch try await get("character/", query: [("name", text)], what: what) {
+        case .answer(let data):
+            return SearchResults(
+                characters: try decode(RickAndMortyAPI.Page.self, from: data, what: what).results.map(\.summary))
+        case .nothingHere: return SearchResults(characters: [])
+        }
     }
 
-    private func get<Response: Decodable>(
-        _ path: String, query: [String: String], what: String
-    ) async throws(ServiceError) -> Response {
+    /// A successful answer's body, or the API's "nothing here" (a 404 with its `error` message).
+    private enum Answer {
+        case answer(Data)
+        case nothingHere(String)
+    }
+
+    private func get(_ path: String, query: [(String, String)], what: String) async throws(ServiceError) -> Answer {
         var components = URLComponents(url: baseURL.appending(path: path), resolvingAgainstBaseURL: false)
-        components?.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.key, value: $0.value) }
+        if !query.isEmpty {
+            components?.percentEncodedQuery = query.map { "\($0)=\(Self.queryValue($1))" }.joined(separator: "&")
+        }
         guard let url = components?.url else {
             throw ServiceError(code: "bad-request", message: "Cannot make a URL for \(what) from \(baseURL)")
         }
@@ -75,8 +101,20 @@ public struct HTTPCharactersService: CharactersService {
                 code: "bad-response", message: "The characters service at \(baseURL) sent no HTTP answer")
         }
         switch status {
-        case 200..<300: break
-        case 404: throw ServiceError(code: "not-found", message: "The characters service has no \(what)")
+        case 200..<300: return .answer(data)
+        case 404:
+            guard let refusal = try? JSONDecoder().decode(RickAndMortyAPI.Refusal.self, from: data) else {
+                throw ServiceError(
+                    code: "bad-response",
+                    message: "The characters service at \(baseURL) has no \(url.path) (HTTP 404 without the API's "
+                        + "error); give the API's base URL, such as https://rickandmortyapi.com/api")
+            }
+            return .nothingHere(refusal.error)
+        case 429:
+            throw ServiceError(
+                code: "unavailable",
+                message: "The characters service at \(baseURL) refused \(what): too many requests (HTTP 429); "
+                    + "try again later")
         case 500...:
             throw ServiceError(
                 code: "unavailable", message: "The characters service at \(baseURL) failed (HTTP \(status)); try again")
@@ -84,15 +122,33 @@ public struct HTTPCharactersService: CharactersService {
             throw ServiceError(
                 code: "bad-response", message: "The characters service at \(baseURL) refused \(what) (HTTP \(status))")
         }
+    }
+
+    private func decode<Response: Decodable>(
+        _ type: Response.Type, from data: Data, what: String
+    ) throws(ServiceError) -> Response {
         do {
             return try JSONDecoder().decode(Response.self, from: data)
         } catch {
             throw ServiceError(
                 code: "bad-response",
-                message: "The characters service at \(baseURL) answered something that is not \(Response.self) "
-                    + "(\(data.count) bytes)")
+                message: "The characters service at \(baseURL) answered \(what) with something that is not the "
+                    + "Rick and Morty API's \(Response.self) (\(data.count) bytes)")
         }
     }
+
+    private func notFound(_ what: String, because reason: String) -> ServiceError {
+        ServiceError(code: "not-found", message: "The characters service has no \(what) (\(reason))")
+    }
+
+    /// `text` percent-encoded for a query value: everything but unreserved characters, so `&`, `+` and `=` in a
+    /// name reach the service as text.
+    private static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private func failure(_ error: any Error) -> ServiceError {
         if error is CancellationError || (error as? URLError)?.code == .cancelled {
