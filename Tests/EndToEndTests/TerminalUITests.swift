@@ -55,7 +55,7 @@ final class TmuxPane {
         // it held would never see EOF). glibc has the call, the Glibc module does not show it.
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         guard let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
-            throw AppProcessError("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
+            throw AppProcessError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc ≥ 2.34)")
         }
         _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
         let argv = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
