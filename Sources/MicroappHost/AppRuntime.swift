@@ -49,7 +49,7 @@ public final class AppRuntime: AppDriver {
     private var pendingNotices: [Notice] = []
     private var updateScheduled = false
     private var sessionObservation: Observation?
-    private let session: ObservableProperty<Session?>?
+    let session: ObservableProperty<Session?>?
 
     /// Problems met while starting features (after resolution), in the same form as loader problems.
     public private(set) var startProblems: [Diagnostic] = []
@@ -99,8 +99,8 @@ public final class AppRuntime: AppDriver {
 
     // MARK: AppDriver
 
-    /// The frame for the screen on top of the back stack.
-    public var frame: Frame {
+    /// The frame for the screen on top of the back stack, without the chrome the runtime adds (tabs).
+    var screenFrame: Frame {
         let account = session?.value?.email
         guard let top = router.top else {
             return Frame(
@@ -129,6 +129,7 @@ public final class AppRuntime: AppDriver {
     /// Handles one event from a front end.
     public func send(_ event: Event) {
         switch event {
+        case .action(.tap(let id)) where openTab(id): break
         case .action(let action):
             switch router.top {
             case .feature(let id, let location):

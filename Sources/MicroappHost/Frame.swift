@@ -19,11 +19,33 @@ public struct Frame: Codable, Sendable, Equatable {
     public var mode: String?
     /// How many screens are under this one on the back stack.
     public var depth: Int
+    /// The app's tab bar: the running features' top-level entry points, empty while signed out.
+    public var tabs: [Tab]
+
+    /// One tab of the tab bar. Its JSON form is `{"id":"tab.characters","title":…,"route":…,"selected":…}`.
+    public struct Tab: Codable, Sendable, Equatable {
+        /// `tab.<feature-id>`: a `tap` on it opens the tab.
+        public var id: String
+        /// The label (`Characters`).
+        public var title: String
+        /// The route it opens.
+        public var route: String
+        /// True for the tab of the feature on screen.
+        public var selected: Bool
+
+        /// Creates a tab.
+        public init(id: String, title: String, route: String, selected: Bool) {
+            self.id = id
+            self.title = title
+            self.route = route
+            self.selected = selected
+        }
+    }
 
     /// Creates a frame.
     public init(
         feature: String, featureName: String, version: Int, route: String, screen: Screen, account: String? = nil,
-        mode: String? = nil, depth: Int = 0
+        mode: String? = nil, depth: Int = 0, tabs: [Tab] = []
     ) {
         self.feature = feature
         self.featureName = featureName
@@ -33,6 +55,7 @@ public struct Frame: Codable, Sendable, Equatable {
         self.account = account
         self.mode = mode
         self.depth = depth
+        self.tabs = tabs
     }
 }
 

@@ -25,9 +25,13 @@ public struct RouteTable: Sendable {
     /// Indices into `entries` by scheme and segment count: a lookup only looks at routes that could match.
     private var candidates: [String: [Int]] = [:]
 
+    /// Each feature's top-level entry point (its tab), by feature id.
+    public private(set) var tabs: [String: TabDeclaration] = [:]
+
     /// Builds the table; patterns that do not parse are left out (the resolver reports them).
     public init(_ manifests: [FeatureManifest]) {
         for manifest in manifests {
+            tabs[manifest.id] = manifest.tab
             for route in manifest.routes {
                 guard let pattern = try? RoutePattern(route.pattern) else { continue }
                 candidates[Self.key(pattern.scheme, pattern.segments.count), default: []].append(entries.count)
@@ -59,6 +63,12 @@ public struct RouteTable: Sendable {
 
     /// Where people who must sign in are sent, if a feature declares such a route.
     public var signInRoute: Entry? { entries.first { $0.declaration.isSignIn } }
+
+    /// The route of `feature`'s tab, its top-level entry point; nil when it declares no tab.
+    public func entryRoute(of feature: String) -> Entry? {
+        guard let tab = tabs[feature] else { return nil }
+        return entries.first { $0.feature == feature && $0.pattern.description == tab.route }
+    }
 
     /// The first route of `feature`, where it starts.
     public func firstRoute(of feature: String) -> Entry? { entries.first { $0.feature == feature } }

@@ -81,8 +81,22 @@ public struct Router: Sendable {
                 level: .info, code: "redirect",
                 message: "Sign in to continue to \(url) (\(name) is not loaded: the session comes from the mocks)")
         }
+        if stack.isEmpty, let entry = table.entryRoute(of: match.entry.feature),
+            entry.pattern.description != url, signedIn || !entry.declaration.requiresSession
+        {
+            // A deep link lands with its feature's entry route under it, so back reaches the feature's top level.
+            let entryURL = entry.pattern.description
+            stack.append(.feature(entry.feature, Location(url: entryURL, pattern: entryURL)))
+        }
         stack.append(.feature(match.entry.feature, match.location))
         return nil
+    }
+
+    /// Pops the screens above the topmost one showing `url`; false (and nothing popped) when none shows it.
+    public mutating func back(to url: String) -> Bool {
+        guard let index = stack.lastIndex(where: { $0.url == url }) else { return false }
+        stack.removeSubrange((index + 1)...)
+        return true
     }
 
     /// Pops the top screen; false when it is the last one.

@@ -69,7 +69,9 @@ struct Focus: Equatable {
         case (.enter, .button(let button)): return .send(.action(.tap(id: button.id)))
         case (.enter, .list(let list)) where !list.items.isEmpty:
             return .send(.action(.select(id: list.id, index: row(in: list))))
-        case (.enter, .field): return move(by: 1, in: targets, from: focusedID, wrapping: false, screen: screen)
+        case (.enter, .field):
+            if let submit = Self.submitButton(after: focusedID, in: targets) { return .send(.action(.tap(id: submit))) }
+            return move(by: 1, in: targets, from: focusedID, wrapping: false, screen: screen)
         case (.backspace, .field(let field)) where !field.text.isEmpty:
             return .send(.action(.input(id: field.id, text: String(field.text.dropLast()))))
         case (.character(let character), .field(let field)):
@@ -77,6 +79,16 @@ struct Focus: Equatable {
         case (.character("q"), _): return .quit
         default: return .ignored
         }
+    }
+
+    /// The button that submits the form whose last field is `fieldID`: the target right after it, when it is a
+    /// button and no field follows. Enter in any other field moves on (a list after a search field is not a form).
+    static func submitButton(after fieldID: String?, in targets: [Element]) -> String? {
+        guard let index = targets.firstIndex(where: { $0.id == fieldID }), index + 1 < targets.count,
+            case .button(let button) = targets[index + 1],
+            !targets[(index + 1)...].contains(where: { if case .field = $0 { true } else { false } })
+        else { return nil }
+        return button.id
     }
 
     private mutating func move(

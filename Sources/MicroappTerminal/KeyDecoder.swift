@@ -9,6 +9,10 @@ enum Key: Equatable, Sendable {
     case endOfInput
     /// Ctrl-R: roll the feature on screen back to its previous version (after a hot swap).
     case controlR
+    /// Ctrl-O: open a route by URL (the address bar), even while a field is focused.
+    case controlO
+    /// Alt (Meta) with a digit, sent by terminals as ESC then the digit: pick a tab, even while a field is focused.
+    case alt(Character)
     /// A printable character (any UTF-8 character, not a control).
     case character(Character)
 }
@@ -54,6 +58,7 @@ struct KeyDecoder {
         case 0x03: return (.interrupt, 1)
         case 0x04: return (.endOfInput, 1)
         case 0x12: return (.controlR, 1)
+        case 0x0F: return (.controlO, 1)
         case 0x00..<0x20: return (nil, 1)
         case 0x20..<0x7F: return (.character(Character(Unicode.Scalar(first))), 1)
         default: return utf8Character(bytes, final: final)
@@ -86,6 +91,8 @@ struct KeyDecoder {
                 default: nil
                 }
             return (key, 3)
+        case UInt8(ascii: "1")...UInt8(ascii: "9"):
+            return (.alt(Character(Unicode.Scalar(second))), 2)
         default:
             // Alt+key or Esc typed before another key: Esc, then the next byte on its own.
             return (.escape, 1)

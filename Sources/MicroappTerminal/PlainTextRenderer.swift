@@ -16,17 +16,31 @@ import MicroappSDK
 /// ────────────────────────────────────────────────────────────────────────────────
 /// auth://sign-in
 /// ```
+///
+/// A signed-in app's frame has its tabs under the header: `Tabs: [Characters] (tab.characters) · Search (tab.search)`.
 public enum PlainTextRenderer {
     /// The frame (and the notices after it) as lines joined by `\n`, without a trailing newline.
     public static func render(_ frame: Frame, notices: [Notice] = [], width: Int = 80) -> String {
         let width = max(width, 20)
         let rule = String(repeating: "─", count: width)
-        var lines = [frame.headerLine(width: width), rule, frame.screen.title.sanitized, ""]
+        var lines = [frame.headerLine(width: width)] + tabsLine(frame.tabs, width: width)
+        lines += [rule, frame.screen.title.sanitized, ""]
         lines += body(of: frame.screen, width: width)
         while lines.last == "" { lines.removeLast() }
         lines += [rule, frame.route.sanitized]
         lines += notices.map(render(_:))
         return lines.joined(separator: "\n")
+    }
+
+    /// `Tabs: [Characters] (tab.characters) · Search (tab.search)`, the selected tab in brackets, each with the
+    /// id `tap` takes; no line when there are no tabs.
+    static func tabsLine(_ tabs: [Frame.Tab], width: Int) -> [String] {
+        guard !tabs.isEmpty else { return [] }
+        let parts = tabs.enumerated().map { index, tab in
+            let title = tab.title.sanitized
+            return (index == 0 ? "Tabs: " : "") + "\(tab.selected ? "[\(title)]" : title) (\(tab.id.sanitized))"
+        }
+        return flowed(parts, separator: " · ", width: width)
     }
 
     /// One notice as a log line: `! message (fix)` for problems, `· message` for information.

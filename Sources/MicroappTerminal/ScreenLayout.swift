@@ -19,10 +19,20 @@ struct ScreenLayout {
     var buildFailure: Notice?
     /// The feature on screen has a previous version: the key help offers ctrl-r.
     var canRollBack = false
+    /// The address bar's text while it is open: it takes the footer's place.
+    var addressBar: String?
 
     static let spinner: [Character] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     static let keyHelp = "tab/↑↓ move · enter select · esc back · q quit"
     static let fieldKeyHelp = "tab/↑↓ move · type to edit · esc back · ctrl-c quit"
+
+    /// The key help when the app shows tabs: the digits that pick them (alt-digits while a field has the keys).
+    static func tabbedKeyHelp(tabCount: Int, isField: Bool) -> String {
+        let keys = min(tabCount, 9) == 1 ? "1" : "1-\(min(tabCount, 9))"
+        return isField
+            ? "↑↓ move · alt+\(keys) tabs · esc back · ctrl-c quit"
+            : "↑↓ move · enter select · \(keys) tabs · esc back · q quit"
+    }
 
     /// The laid-out lines (exactly `height` of them) and the scroll offset to pass next time.
     func lines(for frame: Frame, focus: Focus, scrollOffset: Int) -> (lines: [StyledLine], scrollOffset: Int) {
@@ -32,9 +42,11 @@ struct ScreenLayout {
         let rule = StyledLine(" " + String(repeating: "─", count: columns - 1), .dim)
         let header = StyledLine(frame.headerLine(width: columns, indent: " "), .bold)
         let footer = footerLine(frame: frame, focusedID: focusedID, columns: columns)
+        let tabBar =
+            frame.tabs.isEmpty ? [] : [tabBarLine(frame.tabs, isField: isField(focusedID, in: screen), columns)]
 
         let content = ContentLayout(width: columns, focusedID: focusedID, focus: focus, color: color)
-        let bodyHeight = max(height - 4, 1)
+        let bodyHeight = max(height - 4 - tabBar.count, 1)
         let areaHeight = max(bodyHeight - 2, 1)
         var body: [BodyLine]
         switch screen.state {
@@ -70,7 +82,7 @@ struct ScreenLayout {
             ? StyledLine(" " + titleText, .bold)
             : StyledLine(spread(left: " " + titleText, right: more + "more", width: columns), .bold)
 
-        var lines = [header, rule, title, StyledLine()] + visible + [rule, footer]
+        var lines = [header] + tabBar + [rule, title, StyledLine()] + visible + [rule, footer]
         if lines.count > height {
             lines = Array(lines.prefix(max(height - 1, 0))) + (height > 0 ? [footer] : [])
         }
@@ -154,10 +166,38 @@ struct ScreenLayout {
         }
     }
 
+    /// ` [1 Characters]   2 Search   3 Settings` with the address bar's key on the right; the selected tab bold.
+    private func tabBarLine(_ tabs: [Frame.Tab], isField: Bool, _ columns: Int) -> StyledLine {
+        var line = StyledLine(" ")
+        for (index, tab) in tabs.enumerated() {
+            let key = index < 9 ? "\(index + 1) " : ""
+            let label = key + tab.title.sanitized
+            line = line + StyledLine(" ") + (tab.selected ? StyledLine("[\(label)]", .bold) : StyledLine(" \(label) "))
+            line = line + StyledLine(" ")
+        }
+        let hint = (isField ? "ctrl-o" : ":") + " open URL "
+        let room = max(0, columns - hint.displayWidth - 3)
+        let tabsShown = line.truncated(toWidth: room)
+        let gap = max(3, columns - tabsShown.displayWidth - hint.displayWidth)
+        return tabsShown + StyledLine(String(repeating: " ", count: gap)) + StyledLine(hint, .dim)
+    }
+
+    private func isField(_ focusedID: String?, in screen: Screen) -> Bool {
+        if case .field? = focusedID.flatMap(screen.element(id:)) { true } else { false }
+    }
+
     private func footerLine(frame: Frame, focusedID: String?, columns: Int) -> StyledLine {
         let route = frame.route.sanitized + " "
         let left: Span
-        if let notice {
+        if let addressBar {
+            let prompt = " open URL: "
+            let help = " enter open · esc cancel "
+            let room = max(1, columns - prompt.displayWidth - help.displayWidth - 4)
+            let shown = prompt + addressBar.sanitized.truncatedFromStart(toWidth: room)
+            let caret = color ? Span(" ", .focused) : Span("_")
+            let gap = max(3, columns - shown.displayWidth - 1 - help.displayWidth)
+            return StyledLine([Span(shown), caret, Span(String(repeating: " ", count: gap)), Span(help, .dim)])
+        } else if let notice {
             switch notice.level {
             case .info: left = Span((notice.isProgress ? " ~ " : " ✓ ") + notice.message.sanitized, .success)
             case .error:
@@ -165,9 +205,13 @@ struct ScreenLayout {
                 left = Span(" ! " + notice.message.sanitized + fix, .error)
             }
         } else {
-            let isField = if case .field? = focusedID.flatMap(frame.screen.element(id:)) { true } else { false }
+            let isField = isField(focusedID, in: frame.screen)
             let rollback = canRollBack ? " · ctrl-r roll back" : ""
-            left = Span(" " + (isField ? Self.fieldKeyHelp : Self.keyHelp) + rollback, .dim)
+            let help =
+                frame.tabs.isEmpty
+                ? (isField ? Self.fieldKeyHelp : Self.keyHelp)
+                : Self.tabbedKeyHelp(tabCount: frame.tabs.count, isField: isField)
+            left = Span(" " + help + rollback, .dim)
         }
         let room = max(0, columns - route.displayWidth - 3)
         let shown = Span(left.text.truncated(toWidth: room), left.style)

@@ -30,6 +30,8 @@ public final class TerminalUI {
     /// Focus and scroll position of screens under this one, to come back to them as they were.
     private var placesByRoute: [String: (focus: Focus, scrollOffset: Int)] = [:]
     private var size = (width: 80, height: 24)
+    /// The address bar's text while it is open (`:` or ctrl-o), nil when closed.
+    private var addressBar: String?
 
     /// Drives `driver`; `color` nil means colours unless NO_COLOR is set (or TERM is `dumb`).
     public convenience init(driver: any AppDriver, color: Bool? = nil, noticeDuration: Duration = .seconds(4)) {
@@ -104,6 +106,7 @@ public final class TerminalUI {
     /// Handles a key and redraws; false when the person quit.
     func press(_ key: Key) -> Bool {
         let frame = driver.frame
+        if addressBar != nil { return pressInAddressBar(key) }
         if key == .escape, buildFailure != nil {
             buildFailure = nil
             draw()
@@ -115,6 +118,16 @@ public final class TerminalUI {
             }
         if key == .controlR || (key == .character("R") && !isField) {
             driver.send(.rollback(feature: frame.feature))
+            draw()
+            return true
+        }
+        if key == .controlO || (key == .character(":") && !isField) {
+            addressBar = ""
+            draw()
+            return true
+        }
+        if let tab = Self.tab(for: key, isField: isField, in: frame.tabs) {
+            driver.send(.action(.tap(id: tab.id)))
             draw()
             return true
         }
@@ -136,6 +149,39 @@ public final class TerminalUI {
             default: return true
             }
             scrollOffset = max(0, scrollOffset)
+        }
+        draw()
+        return true
+    }
+
+    /// The tab a key picks: digits 1–9 when no field is focused (a field takes them as text), alt-digit always.
+    static func tab(for key: Key, isField: Bool, in tabs: [Frame.Tab]) -> Frame.Tab? {
+        let digit: Character
+        switch key {
+        case .character(let character) where !isField: digit = character
+        case .alt(let character): digit = character
+        default: return nil
+        }
+        guard let number = digit.wholeNumberValue, (1...9).contains(number), number <= tabs.count else { return nil }
+        return tabs[number - 1]
+    }
+
+    /// The address bar takes every key while open: text edits the URL, enter opens it (through the router, so an
+    /// unknown route shows the host's problem screen), esc closes it, ctrl-c quits.
+    private func pressInAddressBar(_ key: Key) -> Bool {
+        let text = addressBar ?? ""
+        switch key {
+        case .interrupt, .endOfInput:
+            driver.send(.quit)
+            return false
+        case .escape: addressBar = nil
+        case .enter:
+            addressBar = nil
+            let url = text.trimmingCharacters(in: .whitespaces)
+            if !url.isEmpty { driver.send(.open(url: url)) }
+        case .backspace: addressBar = String(text.dropLast())
+        case .character(let character): addressBar = text + String(character)
+        default: break
         }
         draw()
         return true
@@ -189,7 +235,8 @@ public final class TerminalUI {
         }
         let layout = ScreenLayout(
             width: size.width, height: size.height, color: color, spinnerFrame: spinnerFrame, notice: notice?.notice,
-            preferTop: preferTop, buildFailure: buildFailure, canRollBack: driver.canRollBack(frame.feature))
+            preferTop: preferTop, buildFailure: buildFailure, canRollBack: driver.canRollBack(frame.feature),
+            addressBar: addressBar)
         let laidOut = layout.lines(for: frame, focus: focus, scrollOffset: scrollOffset)
         scrollOffset = laidOut.scrollOffset
         preferTop = false

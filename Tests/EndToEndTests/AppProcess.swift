@@ -81,6 +81,16 @@ final class AppProcess: Sendable {
         }
     }
 
+    /// Opens sign-in and signs in as Rick (the demo's account).
+    func signInAsRick() throws {
+        try send([
+            ["type": "open", "url": "auth://sign-in"],
+            ["type": "input", "id": "email", "text": "rick@example.com"],
+            ["type": "input", "id": "password", "text": "portal-gun"],
+            ["type": "tap", "id": "submit"],
+        ])
+    }
+
     /// Closes stdin (EOF ends the run) and waits for the exit code.
     func finish(timeout: Duration = .seconds(15)) async throws -> Int32 {
         try? input.close()

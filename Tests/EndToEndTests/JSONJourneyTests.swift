@@ -35,12 +35,7 @@ struct JSONJourneyTests {
         let redirect = try await app.waitFor("notice") { $0["code"] as? String == "redirect" }
         #expect((redirect["message"] as? String)?.contains("characters://detail/2") == true)
         try await app.waitForFrame(route: "auth://select")
-        try app.send([
-            ["type": "open", "url": "auth://sign-in"],
-            ["type": "input", "id": "email", "text": "rick@example.com"],
-            ["type": "input", "id": "password", "text": "portal-gun"],
-            ["type": "tap", "id": "submit"],
-        ])
+        try app.signInAsRick()
         let detail = try await app.waitForFrame(route: "characters://detail/2") { screenText($0).contains("Morty") }
         #expect(detail["account"] as? String == "rick@example.com")
         #expect(try await app.finish() == 0)

@@ -53,6 +53,13 @@ final class TmuxPane {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // The tmux server forked here lives on: it must not keep other tests' pipes open (an app whose stdin pipe
+        // it held would never see EOF). glibc has the call, the Glibc module does not show it.
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            throw AppProcessError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc ≥ 2.34)")
+        }
+        _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
         let argv = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
@@ -79,11 +86,7 @@ struct TerminalUITests {
             environment: ["NO_COLOR": "1"])
         let welcome = try await pane.waitFor("Microapps · Auth", "Create account", "auth://select")
         #expect(welcome.contains("signed out"))
-        try pane.send("Enter")
-        try await pane.waitFor("Password", "auth://sign-in")
-        try pane.send("rick@example.com", literal: true)
-        try pane.send("Tab")
-        try pane.send("portal-gun", literal: true)
+        try await pane.typeRicksCredentials()
         try pane.send("Tab")
         try await pane.waitFor("[>Sign in<]")
         try pane.send("Enter")

@@ -32,6 +32,18 @@ struct ManifestCodingTests {
                 #"{"id":"a","version":1,"displayName":"A","routes":[],"requirements":[],"provides":[],"hasMocks":false}"#,
                 "declares no routes"
             ),
+            (
+                #"{"id":"a","version":1,"displayName":"A","routes":[{"pattern":"a://x/{id}","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false,"tab":{"title":"A","route":"a://x/{id}","order":1}}"#,
+                "tab.route 'a://x/{id}' is not one of the feature's routes without parameters"
+            ),
+            (
+                #"{"id":"a","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false,"tab":{"title":"A","route":"a://y","order":1}}"#,
+                "tab.route 'a://y'"
+            ),
+            (
+                #"{"id":"a","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false,"tab":{"title":" ","route":"a://x","order":1}}"#,
+                "tab.title is empty"
+            ),
         ])
     func refuses(json: String, reason: String) {
         #expect {
@@ -39,6 +51,20 @@ struct ManifestCodingTests {
         } throws: { error in
             (error as? ManifestError)?.reason.contains(reason) == true
         }
+    }
+
+    @Test("a tab survives encode and decode; a manifest written before tabs existed decodes without one")
+    func tab() throws {
+        let manifest = FeatureManifest(
+            id: "search", version: 1, displayName: "Search", routes: [RouteDeclaration("search://home")],
+            tab: TabDeclaration(title: "Search", route: "search://home", order: 20))
+        #expect(try ManifestCoding.decode(ManifestCoding.encode(manifest)).tab == manifest.tab)
+        let older =
+            #"{"id":"a","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#
+        #expect(try ManifestCoding.decode(older).tab == nil)
+        var untabbed = manifest
+        untabbed.tab = nil
+        #expect(!(try ManifestCoding.encode(untabbed)).contains("tab"), "no tab, no key: older hosts read it as before")
     }
 
     @Test("a manifest over the size limit is refused before parsing")

@@ -35,6 +35,17 @@ enum Fixtures {
                 .button(Button(id: "next", title: "Next page")),
             ]), account: "rick@example.com")
 
+    /// The characters list in an app with three tabs, Characters selected.
+    static var tabbed: Frame {
+        var frame = characters
+        frame.tabs = [
+            Frame.Tab(id: "tab.characters", title: "Characters", route: "characters://list", selected: true),
+            Frame.Tab(id: "tab.search", title: "Search", route: "search://home", selected: false),
+            Frame.Tab(id: "tab.settings", title: "Settings", route: "settings://home", selected: false),
+        ]
+        return frame
+    }
+
     /// A screen much taller than 24 rows: 40 lines of text, then a button.
     static let tall = Frame(
         feature: "about", featureName: "About", version: 2, route: "about://licenses",

@@ -95,6 +95,28 @@ import Testing
         #expect(focus.focusedID(in: changed) == "help")
     }
 
+    @Test("enter in the last field of a form taps the button right after it; in an earlier field it moves on")
+    func enterInTheLastFieldSubmits() {
+        var focus = Focus(id: "email")
+        #expect(focus.handle(.enter, on: screen) == .moved)
+        #expect(focus.focusedID(in: screen) == "password")
+        #expect(focus.handle(.enter, on: screen) == .send(.action(.tap(id: "sign-in"))))
+    }
+
+    @Test("enter in a field followed by a list moves to the list, never to a button further down")
+    func enterBeforeAListMoves() {
+        let search = Screen(
+            title: "Search",
+            content: [
+                .field(TextField(id: "query", label: "Search", text: "")),
+                .list(ListView(id: "recent", items: [ListView.Item("Rick")])),
+                .button(Button(id: "clear", title: "Clear")),
+            ])
+        var focus = Focus(id: "query")
+        #expect(focus.handle(.enter, on: search) == .moved)
+        #expect(focus.focusedID(in: search) == "recent")
+    }
+
     @Test func disabledButtonsAreSkippedAndLoadingHasNothingToFocus() {
         let screen = Screen(
             title: "T",
@@ -138,6 +160,42 @@ import Testing
         _ = ui.press(.character("a"))
         _ = ui.press(.character("q"))
         #expect(driver.sent.last == .action(.input(id: "email", text: "aq")))
+        #expect(!driver.hasQuit)
+    }
+
+    @Test("digits pick tabs when no field is focused; in a field they are text, and alt+digit picks the tab")
+    func digitsPickTabs() {
+        let driver = FakeDriver(frame: Fixtures.tabbed)
+        let ui = TerminalUI(driver: driver, color: false, noticeDuration: .seconds(1), output: { _ in })
+        #expect(ui.press(.character("3")))
+        #expect(ui.press(.character("4")), "there is no fourth tab: nothing is sent")
+        #expect(driver.sent == [.action(.tap(id: "tab.settings"))])
+        var search = Fixtures.tabbed
+        search.screen = Fixtures.signIn().screen
+        driver.update(search)
+        driver.sent = []
+        #expect(ui.press(.character("2")))
+        #expect(ui.press(.alt("2")))
+        #expect(
+            driver.sent == [.action(.input(id: "email", text: "rick@example.com2")), .action(.tap(id: "tab.search"))])
+    }
+
+    @Test("the address bar opens with ':' or ctrl-o, takes the keys, opens the URL on enter and closes on esc")
+    func addressBar() {
+        let driver = FakeDriver(frame: Fixtures.tabbed)
+        var drawn = ""
+        let ui = TerminalUI(driver: driver, color: false, noticeDuration: .seconds(1), output: { drawn += $0 })
+        #expect(ui.press(.character(":")))
+        for character in "search://homeX" { #expect(ui.press(.character(character))) }
+        #expect(ui.press(.backspace))
+        #expect(drawn.contains("open URL: search://home_"))
+        #expect(driver.sent.isEmpty, "keys typed in the address bar do not reach the screen")
+        #expect(ui.press(.enter))
+        #expect(driver.sent == [.open(url: "search://home")])
+        #expect(ui.press(.controlO))
+        #expect(ui.press(.character("q")))
+        #expect(ui.press(.escape))
+        #expect(driver.sent == [.open(url: "search://home")], "esc cancels: nothing opened, not even back")
         #expect(!driver.hasQuit)
     }
 

@@ -140,6 +140,17 @@ import Testing
         #expect(output.contains("Evil[2JTitle Tab"))
     }
 
+    @Test("a frame with tabs lists them under the header with the ids to tap, the selected one in brackets")
+    func tabsAreListed() {
+        let lines = PlainTextRenderer.render(Fixtures.tabbed).split(separator: "\n").map(String.init)
+        #expect(lines[1] == "Tabs: [Characters] (tab.characters) · Search (tab.search)")
+        #expect(lines[2] == "Settings (tab.settings)", "tabs flow onto the next line at the width")
+        #expect(lines[3].hasPrefix("────"))
+        let wide = PlainTextRenderer.render(Fixtures.tabbed, width: 100).split(separator: "\n").map(String.init)
+        #expect(wide[1] == "Tabs: [Characters] (tab.characters) · Search (tab.search) · Settings (tab.settings)")
+        #expect(!PlainTextRenderer.render(Fixtures.characters).contains("Tabs:"))
+    }
+
     @Test func noticesAsLogLines() {
         #expect(
             PlainTextRenderer.render(Notice(level: .info, code: "swap", message: "Swapped v2 → v3"))

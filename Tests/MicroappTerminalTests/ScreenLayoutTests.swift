@@ -12,7 +12,7 @@ import Testing
         title: "Could not load", message: "Offline.", actions: [Button(id: "retry", title: "Retry")])
     static let frames: [Frame] = [
         Fixtures.signIn(), Fixtures.characters, Fixtures.tall, Fixtures.signIn(state: .loading("Signing in…")),
-        Fixtures.signIn(state: .alert(alert)), Fixtures.signIn(state: .error(panel)),
+        Fixtures.signIn(state: .alert(alert)), Fixtures.signIn(state: .error(panel)), Fixtures.tabbed,
     ]
 
     private func layout(
@@ -39,6 +39,18 @@ import Testing
         #expect(lines[22].hasPrefix(" ───"))
         #expect(lines[23].hasPrefix(" tab/↑↓ move · type to edit · esc back · ctrl-c quit"))
         #expect(lines[23].hasSuffix("auth://sign-in "))
+    }
+
+    @Test("tabs stand under the header with their keys, the selected one bracketed, and the footer names the keys")
+    func tabBar() {
+        let lines = layout(Fixtures.tabbed).lines.map(\.text)
+        #expect(lines[1].hasPrefix("  [1 Characters]   2 Search    3 Settings "))
+        #expect(lines[1].hasSuffix(": open URL "))
+        #expect(lines[2].hasPrefix(" ───"))
+        #expect(lines[3] == "  Characters")
+        #expect(lines[23].hasPrefix(" ↑↓ move · enter select · 1-3 tabs · esc back · q quit"))
+        #expect(lines[23].hasSuffix("characters://list "))
+        #expect(!layout(Fixtures.characters).lines.map(\.text).contains { $0.contains("open URL") })
     }
 
     @Test func focusIsMarkedWithoutColourAndReversedWithColour() {

@@ -75,6 +75,11 @@ enum Validation {
         text.count >= minimumPasswordLength ? nil : "Use at least \(minimumPasswordLength) characters"
     }
 
+    /// Signing in needs some password; its length is the account's business (the sign-up rule is not repeated).
+    static func passwordGiven(_ text: String) -> String? {
+        text.isEmpty ? "Enter your password" : nil
+    }
+
     /// A name is not empty.
     static func name(_ text: String) -> String? {
         text.allSatisfy(\.isWhitespace) ? "Enter your name" : nil

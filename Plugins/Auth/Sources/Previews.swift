@@ -6,7 +6,7 @@ extension AuthFeature {
     @MainActor public static func previews() async throws -> [ScreenPreview] {
         var previews = [try PreviewSession(Self.self, open: AuthRoute.select.url).preview()]
         previews += try await formPreviews(
-            AuthRoute.signIn, invalid: ["email": "rick@", "password": "short"],
+            AuthRoute.signIn, invalid: ["email": "rick@", "password": ""],
             refused: ["email": MockAccount.rick.session.email, "password": "not-the-password"],
             accepted: ["email": MockAccount.rick.session.email, "password": MockAccount.rick.password],
             service: AuthKeys.signIn.id)

@@ -29,7 +29,9 @@ final class SignInViewModel: FormViewModel {
 
     func submit() {
         guard
-            form.validate(["email": Validation.email(form["email"]), "password": Validation.password(form["password"])])
+            form.validate([
+                "email": Validation.email(form["email"]), "password": Validation.passwordGiven(form["password"]),
+            ])
         else { return }
         let credentials = Credentials(email: form["email"], password: form["password"])
         let dependencies = dependencies

@@ -2,7 +2,7 @@ import MicroappSDK
 
 /// The characters list and each character's detail, for signed-in people.
 public enum CharactersFeature: Feature {
-    /// Routes (both need a session), the services it calls and the session it reads.
+    /// Routes (both need a session, the list is its tab), the services it calls and the session it reads.
     public static let manifest = FeatureManifest(
         id: "characters", version: 1, displayName: "Characters",
         routes: [
@@ -12,7 +12,7 @@ public enum CharactersFeature: Feature {
         requirements: [
             CharactersKeys.page.requirement, CharactersKeys.detail.requirement, CharactersKeys.session.requirement,
         ],
-        hasMocks: true)
+        hasMocks: true, tab: TabDeclaration(title: "Characters", route: CharactersRoute.listPattern, order: 10))
 
     /// Assembles the VIPER parts around the host's services, session and back stack.
     @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {

@@ -5,7 +5,7 @@ public enum SearchFeature: Feature {
     /// How long typing must pause before a search starts.
     public static let debounce = Duration.milliseconds(300)
 
-    /// One route behind a session, the search services and the session it reads.
+    /// One route behind a session (its tab), the search services and the session it reads.
     public static let manifest = FeatureManifest(
         id: "search", version: 1, displayName: "Search",
         routes: [RouteDeclaration(SearchRoute.home.url, requiresSession: true)],
@@ -13,7 +13,7 @@ public enum SearchFeature: Feature {
             SearchKeys.search.requirement, SearchKeys.recent.requirement, SearchKeys.saveRecent.requirement,
             SearchKeys.clearRecent.requirement, SearchKeys.session.requirement,
         ],
-        hasMocks: true)
+        hasMocks: true, tab: TabDeclaration(title: "Search", route: SearchRoute.home.url, order: 20))
 
     /// Builds the Root from the host's services, with the standard debounce.
     @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {

@@ -5,7 +5,7 @@ public enum SettingsFeature: Feature {
     /// The one route: the account and what can be done with it.
     static let homeURL = "settings://home"
 
-    /// One route behind a session, the account services and the session it reads.
+    /// One route behind a session (its tab), the account services and the session it reads.
     public static let manifest = FeatureManifest(
         id: "settings", version: 1, displayName: "Settings",
         routes: [RouteDeclaration(homeURL, requiresSession: true)],
@@ -13,7 +13,7 @@ public enum SettingsFeature: Feature {
             SettingsKeys.signOut.requirement, SettingsKeys.deleteAccount.requirement,
             SettingsKeys.session.requirement,
         ],
-        hasMocks: true)
+        hasMocks: true, tab: TabDeclaration(title: "Settings", route: homeURL, order: 30))
 
     /// Builds the Root from the host's services and session.
     @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {

@@ -14,6 +14,9 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
     public var provides: [Provision]
     /// Whether the feature ships mocks for every requirement, so it can run alone.
     public var hasMocks: Bool
+    /// The feature's top-level entry point, shown by the host as a tab of a signed-in app; nil for none (a
+    /// manifest without the field decodes to nil).
+    public var tab: TabDeclaration?
 
     /// Creates a manifest; requirements and provisions are usually built from the feature's keys.
     public init(
@@ -27,6 +30,35 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
         self.requirements = requirements
         self.provides = provides
         self.hasMocks = hasMocks
+    }
+
+    /// Creates a manifest with a top-level entry point (a tab); the initializer above stays for plugins built
+    /// before tabs existed.
+    public init(
+        id: String, version: Int, displayName: String, routes: [RouteDeclaration],
+        requirements: [Requirement] = [], provides: [Provision] = [], hasMocks: Bool = false, tab: TabDeclaration?
+    ) {
+        self.init(
+            id: id, version: version, displayName: displayName, routes: routes, requirements: requirements,
+            provides: provides, hasMocks: hasMocks)
+        self.tab = tab
+    }
+}
+
+/// A feature's top-level entry point: the host shows it as a tab (title, the route it opens, its place).
+public struct TabDeclaration: Codable, Sendable, Equatable {
+    /// The tab's label (`Characters`).
+    public var title: String
+    /// The route the tab opens: one of the feature's routes, without parameters (`characters://list`).
+    public var route: String
+    /// Where the tab stands among the app's tabs: lower first, ties by title.
+    public var order: Int
+
+    /// Declares a tab.
+    public init(title: String, route: String, order: Int) {
+        self.title = title
+        self.route = route
+        self.order = order
     }
 }
 

@@ -43,6 +43,18 @@ public enum ManifestCoding {
         guard !manifest.routes.isEmpty else {
             throw ManifestError(reason: "it declares no routes, so the feature could never be shown")
         }
+        if let tab = manifest.tab {
+            guard !tab.title.allSatisfy(\.isWhitespace) else {
+                throw ManifestError(reason: "tab.title is empty, so the tab would show nothing")
+            }
+            let route = try? RoutePattern(tab.route)
+            guard let route, route.segments.allSatisfy({ if case .literal = $0 { true } else { false } }),
+                manifest.routes.contains(where: { $0.pattern == tab.route })
+            else {
+                throw ManifestError(
+                    reason: "tab.route '\(tab.route)' is not one of the feature's routes without parameters")
+            }
+        }
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

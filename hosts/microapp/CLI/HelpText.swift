@@ -46,6 +46,13 @@ enum HelpText {
         a plugin that crashes it is turned off and the app restarts within a second on the same route, with a banner
         naming the plugin; three crashes within ten seconds stop with a report (exit 3).
 
+        TERMINAL KEYS
+          tab/↑↓ move · enter select (in a form's last field: submit) · esc back · q quit (ctrl-c in a field)
+          1-9 pick a tab (alt+1-9 while a field has the keys) · : open a route by URL (ctrl-o in a field)
+        Signed in, the features' tabs stand under the header; text mode lists them with their ids and JSON frames
+        carry them as "tabs" ({"type":"tap","id":"tab.search"} opens one). A deep link lands with its feature's
+        tab route under it, so esc goes back to the list.
+
         EXIT CODES
           0 ok · 1 usage or input error · 2 plugin set invalid (problems listed) · 3 a plugin crashed
 
@@ -96,7 +103,8 @@ enum HelpText {
                 FEATURE is a folder in Plugins/, a feature id or a display name, in any case.
                 The header says `solo · mocks`. A route into a feature that is not loaded shows a stub screen
                 (`→ would open characters://detail/2 (Characters is not loaded)`) with Back; a guarded route opened
-                signed out, with no sign-in feature loaded, shows the stub of the sign-in route.
+                signed out, with no sign-in feature loaded, shows the stub of the sign-in route. Only the loaded
+                feature's tab is shown (while its mock session is signed in).
 
                   --mock KEY=VARIANT  use that variant of a mocked service, e.g. --mock characters.page=failing
                                       (repeatable; `solo` only — `run` uses the app's real services)

@@ -1,0 +1,48 @@
+import MicroappSDK
+
+// The tab bar: each running feature's top-level entry point (`FeatureManifest.tab`), computed here once for every
+// front end. Tabs show while someone is signed in (or the app has no session at all); in microapp mode only the
+// loaded feature's tab can show, since only it runs.
+
+extension AppRuntime {
+    /// The frame for the screen on top of the back stack, with the tab bar.
+    public var frame: Frame {
+        var frame = screenFrame
+        frame.tabs = tabs
+        return frame
+    }
+
+    /// The tabs of the running features, by their declared order (then title, then id); the one of the feature
+    /// on screen is selected. Empty while signed out.
+    public var tabs: [Frame.Tab] {
+        guard session.map({ $0.value != nil }) ?? true else { return [] }
+        let onScreen = router.top?.feature
+        return features.values.compactMap { feature -> (TabDeclaration, Frame.Tab)? in
+            let manifest = feature.manifest
+            guard let tab = manifest.tab else { return nil }
+            return (
+                tab,
+                Frame.Tab(
+                    id: Self.tabID(of: manifest.id), title: tab.title, route: tab.route,
+                    selected: manifest.id == onScreen)
+            )
+        }
+        .sorted { ($0.0.order, $0.0.title, $0.1.id) < ($1.0.order, $1.0.title, $1.1.id) }
+        .map(\.1)
+    }
+
+    /// `tab.<feature-id>`, the id a `tap` uses to open a feature's tab.
+    public static func tabID(of feature: String) -> String { "tab.\(feature)" }
+
+    /// Opens the tab with `id` if one is shown: back to its route when that is on the back stack (the screens above
+    /// it are dropped, as back would), else its route through the router and its guards. False when no tab has `id`.
+    func openTab(_ id: String) -> Bool {
+        guard let tab = tabs.first(where: { $0.id == id }) else { return false }
+        if router.back(to: tab.route) {
+            showTop()
+        } else {
+            navigate(to: tab.route)
+        }
+        return true
+    }
+}
