@@ -10,6 +10,8 @@ struct LoadedPluginSet {
     let resolution: Resolution
     /// Files that could not load, then resolver problems.
     let problems: [Diagnostic]
+    /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
+    var buildFailure: Notice?
 
     /// Whether the app's real services are opened (`run`) or only described (`routes`, `doctor`).
     enum Services {
@@ -22,8 +24,9 @@ struct LoadedPluginSet {
         _ arguments: Arguments, directories extra: [String]? = nil, services: Services = .inspection
     ) throws(UsageError) -> LoadedPluginSet {
         let locations = PluginLocations.current()
+        var buildFailure: Notice?
         if !arguments.flag("--no-build") && locations.repository != nil {
-            _ = PluginBuilder(locations: locations).refresh()
+            buildFailure = PluginBuilder(locations: locations).refresh()
         }
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
         // Libraries the supervisor turned off after they crashed the app.
@@ -66,6 +69,6 @@ struct LoadedPluginSet {
         let resolution = PluginSet.resolve(images, container: container)
         return LoadedPluginSet(
             images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems)
+            problems: report.problems + resolution.problems, buildFailure: buildFailure)
     }
 }
