@@ -60,7 +60,9 @@ public final class HotSwapWatch {
             for file in folders.flatMap(PluginRebuilder.sources(in:)) {
                 contents[file] = try? PluginLock.digest(of: file)
             }
-            watchers.append(SourceWatcher(directories: folders, accept: isSource))
+            // An editor's save is one event, and a save during a build is caught by `NewestBuild`: a short quiet
+            // period is enough (a library being linked keeps the default, so it is not read half written).
+            watchers.append(SourceWatcher(directories: folders, debounce: .milliseconds(50), accept: isSource))
         }
         for watcher in watchers {
             let isLibraries = watcher === libraries
@@ -151,7 +153,8 @@ public final class HotSwapWatch {
             swapper.runtime.post(
                 Notice(
                     level: .info, code: "built",
-                    message: "\(name) built in \(outcome.milliseconds) ms (\(outcome.method)\(skipped))",
+                    message:
+                        "\(name) built in \(outcome.milliseconds) ms (\(([outcome.method] + outcome.steps).joined(separator: ", "))\(skipped))",
                     feature: id, milliseconds: outcome.milliseconds))
             await swapper.swapLibrary(at: library, feature: id)
         }
