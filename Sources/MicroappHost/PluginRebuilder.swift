@@ -78,7 +78,8 @@ public struct PluginRebuilder: Sendable {
             library: status == 0 ? library(of: feature) : nil, method: method,
             milliseconds: Self.milliseconds(since: started),
             // Paths from the repository, as people name their files.
-            errors: status == 0 ? [] : Self.firstErrors(in: output.replacingOccurrences(of: repository + "/", with: "")),
+            errors: status == 0
+                ? [] : Self.firstErrors(in: output.replacingOccurrences(of: repository + "/", with: "")),
             steps: steps)
     }
 
