@@ -24,6 +24,9 @@ public final class HotSwapWatch {
     private var contents: [String: String] = [:]
     /// How many watchers have started; the `watching` notice goes out when all have.
     private var started = 0
+    /// The libraries being rebuilt from their sources: what the library watcher sees of them meanwhile is not a
+    /// build of its own (it may be of bytes already saved over).
+    private var rebuilding: Set<String> = []
 
     /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id).
     public init(
@@ -57,7 +60,9 @@ public final class HotSwapWatch {
             for file in folders.flatMap(PluginRebuilder.sources(in:)) {
                 contents[file] = try? PluginLock.digest(of: file)
             }
-            watchers.append(SourceWatcher(directories: folders, accept: isSource))
+            // An editor's save is one event, and a save during a build is caught by `NewestBuild`: a short quiet
+            // period is enough (a library being linked keeps the default, so it is not read half written).
+            watchers.append(SourceWatcher(directories: folders, debounce: .milliseconds(50), accept: isSource))
         }
         for watcher in watchers {
             let isLibraries = watcher === libraries
@@ -102,7 +107,8 @@ public final class HotSwapWatch {
         let identity = Self.identity(of: path)
         // Only a new file at the path a running feature was loaded from: a library of the same name in another
         // watched folder (beside the executable while solo runs one from --plugins, say) is not its build.
-        guard let identity, identity != seen[path], loaded.contains(path), swapper.featureID(forLibrary: path) != nil
+        guard let identity, identity != seen[path], loaded.contains(path), !rebuilding.contains(path),
+            swapper.featureID(forLibrary: path) != nil
         else { return }
         seen[path] = identity
         await swapper.swapLibrary(at: path)
@@ -120,13 +126,26 @@ public final class HotSwapWatch {
             let name = watched.folder
             swapper.runtime.post(
                 Notice(level: .info, code: "building", message: "Building \(name)…", feature: id))
-            let outcome = await Task.detached { watched.rebuilder.rebuild(feature: name) }.value
+            let written = watched.rebuilder.library(of: name)
+            rebuilding.insert(written)
+            // Each build is checked against the sources as they are when it ends: one of bytes saved over meanwhile
+            // is dropped and made again, so what is announced and swapped is always the outcome of the newest save.
+            let newest = await Task.detached {
+                NewestBuild.run(
+                    digests: { Self.digests(of: watched) }, build: { watched.rebuilder.rebuild(feature: name) })
+            }.value
+            rebuilding.remove(written)
+            contents.merge(newest.digests) { $1 }
+            // The library watcher sees the same file: it is swapped here, once (a dropped build's file is not new).
+            seen[written] = Self.identity(of: written)
+            let outcome = newest.result
+            let skipped = newest.superseded == 0 ? "" : ", \(newest.superseded) build(s) of older saves dropped"
             guard let library = outcome.library else {
                 swapper.runtime.post(
                     Notice(
                         level: .error, code: "build-failed",
                         message:
-                            "\(name) did not build (\(outcome.method), \(outcome.milliseconds) ms): \(outcome.errors.first ?? "see the compiler output")",
+                            "\(name) did not build (\(outcome.method), \(outcome.milliseconds) ms\(skipped)): \(outcome.errors.first ?? "see the compiler output")",
                         fix: "fix the errors and save again; the running version stays", feature: id,
                         milliseconds: outcome.milliseconds, detail: outcome.errors))
                 continue
@@ -134,12 +153,20 @@ public final class HotSwapWatch {
             swapper.runtime.post(
                 Notice(
                     level: .info, code: "built",
-                    message: "\(name) built in \(outcome.milliseconds) ms (\(outcome.method))",
+                    message:
+                        "\(name) built in \(outcome.milliseconds) ms (\(([outcome.method] + outcome.steps).joined(separator: ", "))\(skipped))",
                     feature: id, milliseconds: outcome.milliseconds))
-            // The library watcher sees the same file: it is swapped here, once.
-            seen[library] = Self.identity(of: library)
             await swapper.swapLibrary(at: library, feature: id)
         }
+    }
+
+    /// SHA-256 of each source of `watched`, by path.
+    nonisolated private static func digests(of watched: WatchedSources) -> [String: String] {
+        var digests: [String: String] = [:]
+        for file in watched.directories.flatMap(PluginRebuilder.sources(in:)) {
+            digests[file] = try? PluginLock.digest(of: file)
+        }
+        return digests
     }
 
     private static func identity(of path: String) -> [Int]? {

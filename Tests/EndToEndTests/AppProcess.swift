@@ -116,14 +116,24 @@ final class AppProcess: Sendable {
     /// What the app wrote on stderr so far.
     var errorText: String { output.errors.withLock { $0 } }
 
-    /// Waits for an output line of `type` (frame, notice, error) that satisfies `predicate`, and returns it.
+    /// How many JSON lines were written so far: a mark to wait for what comes after it.
+    var mark: Int { objects.count }
+
+    /// The lines written after `mark`, decoded as JSON objects.
+    func objects(since mark: Int) -> [[String: Any]] { Array(objects.dropFirst(mark)) }
+
+    /// Waits for an output line of `type` (frame, notice, error) after line `mark` that satisfies `predicate`, and
+    /// returns it.
     @discardableResult
     func waitFor(
-        _ type: String, timeout: Duration = .seconds(10), where predicate: ([String: Any]) -> Bool = { _ in true }
+        _ type: String, since mark: Int = 0, timeout: Duration = .seconds(10),
+        where predicate: ([String: Any]) -> Bool = { _ in true }
     ) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let match = objects.first(where: { $0["type"] as? String == type && predicate($0) }) { return match }
+            if let match = objects(since: mark).first(where: { $0["type"] as? String == type && predicate($0) }) {
+                return match
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw AppProcessError("no \(type) line as expected within \(timeout)\n\(transcript)")

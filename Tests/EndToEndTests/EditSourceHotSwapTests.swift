@@ -8,7 +8,7 @@ struct EditSourceHotSwapTests {
     static let detailSource = "Plugins/Characters/Sources/CharacterDetailPresenter.swift"
 
     @Test(
-        "a string changed in Characters' source is rebuilt and swapped in on the same screen with its state; a save that does not compile is reported and the last good version keeps answering"
+        "each save of Characters' source (renamed over or written in place) ends in one outcome of its own bytes: built and swapped with the new screen drawn at once, or build-failed with the last good version answering; of saves 50 ms apart only the newest lands"
     )
     func editedSourceIsSwappedIn() async throws {
         // A copy: the test edits sources and builds, which must touch neither this repository nor its build lock.
@@ -90,6 +90,64 @@ struct EditSourceHotSwapTests {
         #expect(last["version"] as? Int == 2)
         #expect(
             app.objects.filter { $0["code"] as? String == "swapped" }.count == 1, "the broken save was not swapped in")
+
+        // From here on no input is sent: each new frame must come from the save alone.
+        // A good save after the broken one, written in place (truncated and written, as VS Code and nano save).
+        var mark = app.mark
+        try Self.saveInPlace(original.replacingOccurrences(of: #""Origin: "#, with: #""Came from: "#), to: file)
+        try await Self.expectSwap(in: app, since: mark, to: 3, showing: "Came from: Purge Planet")
+
+        // Two saves 50 ms apart: only the newest bytes are built, announced and drawn.
+        mark = app.mark
+        try Self.saveInPlace(original.replacingOccurrences(of: #""Origin: "#, with: #""Home A: "#), to: file)
+        try await Task.sleep(for: .milliseconds(50))
+        try Self.saveInPlace(original.replacingOccurrences(of: #""Origin: "#, with: #""Home B: "#), to: file)
+        try await Self.expectSwap(in: app, since: mark, to: 4, showing: "Home B: Purge Planet")
+        #expect(!app.objects(since: mark).contains { screenText($0).contains("Home A:") }, "older bytes were drawn")
+
+        // A good save, then 50 ms later one that does not compile: one outcome, the broken one's, nothing swapped.
+        mark = app.mark
+        try Self.saveInPlace(original.replacingOccurrences(of: #""Origin: "#, with: #""Home C: "#), to: file)
+        try await Task.sleep(for: .milliseconds(50))
+        try Self.saveInPlace(
+            original.replacingOccurrences(of: #""Origin: "#, with: #""Home D: "#)
+                + "\nprivate let notANumber: Int = \"not a number\"\n", to: file)
+        try await app.waitFor("error", since: mark, timeout: .seconds(300)) { $0["code"] as? String == "build-failed" }
         #expect(try await app.finish() == 0)
+        let outcome = app.objects(since: mark)
+        #expect(!outcome.contains { $0["code"] as? String == "swapped" }, "a save that does not compile was swapped in")
+        #expect(!outcome.contains { $0["code"] as? String == "built" }, "older bytes were announced as built")
+        #expect(!outcome.contains { screenText($0).contains("Home C:") }, "older bytes were drawn")
+        #expect(outcome.filter { $0["code"] as? String == "build-failed" }.count == 1, "one outcome per save")
+    }
+
+    /// Writes `text` over `file` in place: the file is truncated, then written (same inode), as many editors save.
+    private static func saveInPlace(_ text: String, to file: URL) throws {
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    /// Waits for the one outcome of a good save since `mark`: `built`, then `swapped` to version `to`, then a frame of
+    /// that version showing `text` on the detail screen, with no `build-failed` and no other swap in between.
+    private static func expectSwap(in app: AppProcess, since mark: Int, to version: Int, showing text: String)
+        async throws
+    {
+        let frame = try await app.waitFor("frame", since: mark, timeout: .seconds(300)) {
+            screenText($0).contains(text)
+        }
+        #expect(frame["version"] as? Int == version, "the new code's frame has the new version: \(frame)")
+        let lines = app.objects(since: mark)
+        let codes = lines.compactMap { $0["code"] as? String }.filter { $0 != "building" }
+        #expect(codes == ["built", "swapped"], "one save, one outcome: \(codes)")
+        let swapped = lines.firstIndex { $0["code"] as? String == "swapped" }
+        let drawn = lines.firstIndex { $0["type"] as? String == "frame" && screenText($0).contains(text) }
+        guard let swapped, let drawn else {
+            Issue.record("no swap notice before the new frame: \(lines)")
+            return
+        }
+        #expect(swapped < drawn, "the new frame follows the swap notice")
+        #expect(lines[swapped]["to"] as? Int == version)
     }
 }

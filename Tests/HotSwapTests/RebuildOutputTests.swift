@@ -35,6 +35,45 @@ struct RebuildOutputTests {
         #expect(PluginRebuilder.firstErrors(in: Self.output, limit: 1).count == 2)
     }
 
+    /// A coloured error with a note in the SDK (as a terminal-planned replay prints it): the note comes first in the
+    /// output of the object job, the error in the module job's.
+    static let coloured = [
+        "\u{1B}[1m/r/Sources/MicroappSDK/Swift/Button.swift:50:12: \u{1B}[0m\u{1B}[1;30mnote: \u{1B}[0m\u{1B}[1m'init(id:title:)' declared here\u{1B}[0m",
+        "\u{1B}[0;36m50 |\u{1B}[0;0m     public init(id: String, title: String)",
+        "\u{1B}[1m/r/Plugins/Auth/Sources/SignIn.swift:12:9: \u{1B}[0m\u{1B}[1;31merror: \u{1B}[0m\u{1B}[1mmissing argument for parameter 'id' in call\u{1B}[0m",
+        "\u{1B}[0;36m11 |\u{1B}[0;0m",
+        "\u{1B}[0;36m12 |\u{1B}[0;0m         Button(title: \"Go\")",
+        "\u{1B}[0;36m   |\u{1B}[0;0m         `- error: missing argument for parameter 'id' in call",
+        "error: emit-module command failed with exit code 1 (use -v to see invocation)",
+    ].joined(separator: "\n")
+
+    @Test(
+        "coloured compiler output is shown without escape codes, each error with its file:line:col and source line, errors before notes"
+    )
+    func colouredErrorsBeforeNotes() {
+        #expect(
+            PluginRebuilder.firstErrors(in: Self.coloured) == [
+                "/r/Plugins/Auth/Sources/SignIn.swift:12:9: error: missing argument for parameter 'id' in call",
+                "12 |         Button(title: \"Go\")",
+                "/r/Sources/MicroappSDK/Swift/Button.swift:50:12: note: 'init(id:title:)' declared here",
+                "50 |     public init(id: String, title: String)",
+            ])
+    }
+
+    @Test("a failed link without a positioned error is shown by its error lines, not by the last lines")
+    func positionlessErrors() {
+        let output = """
+            /usr/bin/ld.gold: error: cannot open Characters.build/A.swift.o: No such file or directory
+            clang: error: linker command failed with exit code 1 (use -v to see invocation)
+            error: link command failed with exit code 1 (use -v to see invocation)
+            done
+            """
+        #expect(
+            PluginRebuilder.firstErrors(in: output) == [
+                "/usr/bin/ld.gold: error: cannot open Characters.build/A.swift.o: No such file or directory"
+            ])
+    }
+
     @Test("output without an error line is shown by its last lines")
     func noErrorLine() {
         let output = (1...8).map { "line \($0)" }.joined(separator: "\n")

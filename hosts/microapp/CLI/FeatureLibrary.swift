@@ -12,6 +12,8 @@ struct FeatureLibrary {
     let feature: any Feature.Type
     /// Display names of the features that are not loaded, by route scheme (`auth` → `Auth`).
     let others: [String: String]
+    /// The start-up build's failure, when it was built first and that failed (the library built before loaded).
+    var buildFailure: Notice?
 
     /// The Swift type name of the feature (`CharactersFeature`), for messages.
     var typeName: String { String(describing: feature) }
@@ -29,10 +31,11 @@ struct FeatureLibrary {
         // A folder named with --plugins says which build to run: its library wins over the one beside the executable,
         // which is then not built either.
         let explicit = PluginSet.discover(in: arguments.values("--plugins"))
+        var buildFailure: Notice?
         if let folder, !explicit.contains(where: { wanted.contains(stem(of: $0).lowercased()) }),
             !arguments.flag("--no-build"), locations.repository != nil
         {
-            _ = PluginBuilder(locations: locations).build(feature: folder)
+            buildFailure = PluginBuilder(locations: locations).build(feature: folder)
         }
         let (beside, leftOver) = locations.libraries(in: [locations.executableDirectory.path])
         let isWanted = { (file: String) in wanted.contains(stem(of: file).lowercased()) }
@@ -70,7 +73,8 @@ struct FeatureLibrary {
         for other in folders + files.map(stem(of:)) where other.lowercased() != image.manifest.id {
             others[other.lowercased()] = others[other.lowercased()] ?? other
         }
-        return .success(FeatureLibrary(image: image, feature: feature, others: others))
+        buildFailure?.feature = image.manifest.id
+        return .success(FeatureLibrary(image: image, feature: feature, others: others, buildFailure: buildFailure))
     }
 
     /// The feature folders in the repository's Plugins/ (those with a Sources folder), sorted.

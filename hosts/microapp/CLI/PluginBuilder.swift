@@ -42,23 +42,24 @@ struct PluginBuilder {
         }
     }
 
-    /// Builds what is stale with `swift build`, its output on stderr; returns false if the build failed.
-    func refresh() -> Bool {
+    /// Builds what is stale with `swift build`, its output on stderr; returns the `build-failed` notice to show in
+    /// the app when the build failed (the libraries built before are loaded), nil when it built.
+    func refresh() -> Notice? {
         let stale = staleFeatures()
-        guard !stale.isEmpty else { return true }
+        guard !stale.isEmpty else { return nil }
         let list = stale.map { $0.name + ($0.isMissing ? " (missing)" : " (changed)") }.joined(separator: ", ")
         Console.err("microapp: building plugin libraries: \(list) …")
         return build(
-            products: stale.count == 1 ? [stale[0].name] : [], newFolder: stale.contains(where: \.isMissing),
+            stale, products: stale.count == 1 ? [stale[0].name] : [],
             replayable: stale.count == 1 && !stale[0].sharedChanged)
     }
 
     /// Builds the library of the feature in `Plugins/<name>` alone (`swift build --product <name>`), when it is
-    /// missing or older than its sources; returns false if the build failed.
-    func build(feature name: String) -> Bool {
-        guard let stale = staleFeatures(only: name).first else { return true }
+    /// missing or older than its sources; returns the `build-failed` notice when the build failed, as `refresh()`.
+    func build(feature name: String) -> Notice? {
+        guard let stale = staleFeatures(only: name).first else { return nil }
         Console.err("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
-        return build(products: [name], newFolder: stale.isMissing, replayable: !stale.sharedChanged)
+        return build([stale], products: [name], replayable: !stale.sharedChanged)
     }
 
     /// Runs `swift build` for `products` (all when empty) in the repository, its output on stderr.
@@ -67,8 +68,9 @@ struct PluginBuilder {
     /// when the manifest's date changes: a folder added to or removed from Plugins/ is only seen with
     /// `--manifest-cache none` after touching Package.swift. That is done when a library is missing, when the folders
     /// differ from those of the last build, and once more when a build fails the way a stale cache makes it fail.
-    private func build(products: [String], newFolder: Bool, replayable: Bool) -> Bool {
-        guard let repository = locations.repository else { return true }
+    private func build(_ stale: [StaleFeature], products: [String], replayable: Bool) -> Notice? {
+        guard let repository = locations.repository else { return nil }
+        let newFolder = stale.contains(where: \.isMissing)
         let folders = featureFolders(in: repository)
         let started = Date()
         let refresh = newFolder || folders != (try? String(contentsOf: folderList, encoding: .utf8))
@@ -77,7 +79,7 @@ struct PluginBuilder {
         // anything else, or a failed replay (for the full diagnostics) goes to swift build.
         if replayable, products.count == 1, !refresh, replay(products[0], in: repository) {
             stamp(products, since: started)
-            return true
+            return nil
         }
         var result = run(products: products, refreshingManifest: refresh, in: repository)
         let staleManifest = ["no product named", "invalid custom path", "No target named"]
@@ -89,12 +91,28 @@ struct PluginBuilder {
             Console.err(
                 "microapp: `\(result.command)` failed (exit \(result.status))\n  to fix: fix the compiler errors above; the libraries built before still load"
             )
-            return false
+            return failure(of: stale, output: result.output, in: repository)
         }
         Console.err(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
         try? folders.write(to: folderList, atomically: true, encoding: .utf8)
         stamp(products.isEmpty ? staleFeatures().map(\.name) : products, since: started)
-        return true
+        return nil
+    }
+
+    /// A failed start-up build as the app shows one under `--watch`: the first compiler errors (the same parser), and
+    /// which library runs instead.
+    private func failure(of stale: [StaleFeature], output: String, in repository: URL) -> Notice {
+        let errors = PluginRebuilder.firstErrors(in: output.replacingOccurrences(of: repository.path + "/", with: ""))
+        let old = stale.filter { !$0.isMissing }.map(\.name)
+        let missing = stale.filter(\.isMissing).map(\.name)
+        var runs: [String] = []
+        if !old.isEmpty { runs.append("the library built before runs for \(old.joined(separator: ", "))") }
+        if !missing.isEmpty { runs.append("\(missing.joined(separator: ", ")) has no library and does not run") }
+        return Notice(
+            level: .error, code: "build-failed",
+            message:
+                "\(stale.map(\.name).joined(separator: ", ")) did not build at start (swift build): \(errors.first ?? "see the compiler output"); \(runs.joined(separator: "; "))",
+            fix: "fix the errors and start again (or save under --watch to rebuild)", detail: errors)
     }
 
     /// SwiftPM does not relink a library whose objects came out the same (a touched file, a comment): the stamp says

@@ -12,6 +12,8 @@ struct LoadedPluginSet {
     let problems: [Diagnostic]
     /// Libraries of the repository's build folder that were not loaded because their feature folder is gone.
     let leftOver: LeftOverLibraries?
+    /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
+    var buildFailure: Notice?
 
     /// Whether the app's real services are opened (`run`) or only described (`routes`, `doctor`).
     enum Services {
@@ -24,8 +26,9 @@ struct LoadedPluginSet {
         _ arguments: Arguments, directories extra: [String]? = nil, services: Services = .inspection
     ) throws(UsageError) -> LoadedPluginSet {
         let locations = PluginLocations.current()
+        var buildFailure: Notice?
         if !arguments.flag("--no-build") && locations.repository != nil {
-            _ = PluginBuilder(locations: locations).refresh()
+            buildFailure = PluginBuilder(locations: locations).refresh()
         }
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
         let (found, leftOver) = locations.libraries(in: directories)
@@ -69,6 +72,6 @@ struct LoadedPluginSet {
         let resolution = PluginSet.resolve(images, container: container)
         return LoadedPluginSet(
             images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems, leftOver: leftOver)
+            problems: report.problems + resolution.problems, leftOver: leftOver, buildFailure: buildFailure)
     }
 }

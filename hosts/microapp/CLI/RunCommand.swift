@@ -48,7 +48,7 @@ enum RunCommand {
         runtime.announce(
             problems.map {
                 Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
-            })
+            } + (set.buildFailure.map { [$0] } ?? []))
         if let leftOver = set.leftOver {
             runtime.announce([
                 Notice(

@@ -54,6 +54,8 @@ enum SoloCommand {
             return .invalidPluginSet
         }
         runtime.open(arguments.value("--open"))
+        // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
+        runtime.announce(library.buildFailure.map { [$0] } ?? [])
         let watch =
             arguments.flag("--watch")
             ? PluginBuilder.watch(
