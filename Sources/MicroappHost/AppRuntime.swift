@@ -48,6 +48,8 @@ public final class AppRuntime: AppDriver {
     var router: Router
     private var pendingNotices: [Notice] = []
     private var updateScheduled = false
+    /// Work under way that the next event waits for (a hot swap), by what it is.
+    private var heldWork: [String] = []
     private var sessionObservation: Observation?
     private let session: ObservableProperty<Session?>?
 
@@ -126,26 +128,42 @@ public final class AppRuntime: AppDriver {
         }
     }
 
+    /// Why an event sent now would not be handled as a person would handle it, nil once the app has settled: no
+    /// loading screen, no redraw and no hot swap pending.
+    public var unsettledReason: String? {
+        if let work = heldWork.first { return "\(work) is under way" }
+        if updateScheduled { return "a redraw is pending" }
+        return frame.loadingReason
+    }
+
+    /// Marks `work` as under way until `release` is called: events wait for it (see `unsettledReason`).
+    public func hold(_ work: String) {
+        heldWork.append(work)
+    }
+
+    /// Ends work started with `hold(_:)` and redraws, so front ends waiting for the app to settle look again.
+    public func release(_ work: String) {
+        if let index = heldWork.firstIndex(of: work) { heldWork.remove(at: index) }
+        scheduleUpdate()
+    }
+
     /// Handles one event from a front end.
     public func send(_ event: Event) {
         switch event {
         case .action(let action):
-            switch router.top {
-            case .feature(let id, let location):
-                guard let root = features[id]?.root else { break }
-                // A feature only gets what its screen offers: a script's stale or mistyped id is answered here.
-                if let reason = root.screen(at: location).refusal(of: action) {
-                    post(
-                        Notice(
-                            level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
-                            fix: "act on an element of the latest frame", feature: id))
-                } else {
-                    root.handle(action, at: location)
-                }
-            case .problem, .stub:
-                if action == .tap(id: "back") { goBack() }
-            case nil:
-                break
+            guard let top = router.top else { break }
+            // Only what the screen offers is done, on feature and host screens alike: a script's stale or mistyped
+            // id is answered here.
+            if let reason = frame.screen.refusal(of: action) {
+                post(
+                    Notice(
+                        level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
+                        fix: "act on an element of the latest frame", feature: top.feature))
+            } else if case .feature(let id, let location) = top {
+                features[id]?.root.handle(action, at: location)
+            } else if action == .tap(id: "back") {
+                // The problem and stub screens offer only Back.
+                goBack()
             }
         case .back: goBack()
         case .open(let url): navigate(to: url)

@@ -96,6 +96,9 @@ public protocol AppDriver: AnyObject {
     var onUpdate: ((Frame, [Notice]) -> Void)? { get set }
     /// True once a `quit` event was handled.
     var hasQuit: Bool { get }
+    /// Why the app has not settled (a loading screen, a pending redraw or swap), nil once it has: line front ends
+    /// hold each input event until then.
+    var unsettledReason: String? { get }
     /// True when `feature` has an earlier version a `rollback` event would go back to (after a hot swap).
     func canRollBack(_ feature: String) -> Bool
 }
@@ -103,4 +106,15 @@ public protocol AppDriver: AnyObject {
 extension AppDriver {
     /// By default nothing can be rolled back.
     public func canRollBack(_ feature: String) -> Bool { false }
+
+    /// By default the app has settled unless the screen is loading.
+    public var unsettledReason: String? { frame.loadingReason }
+}
+
+extension Frame {
+    /// `auth://sign-in is loading (“Signing in…”)` while the screen is loading, else nil.
+    public var loadingReason: String? {
+        guard case .loading(let message) = screen.state else { return nil }
+        return "\(route) is loading (“\(message)”)"
+    }
 }

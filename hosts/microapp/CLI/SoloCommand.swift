@@ -13,8 +13,9 @@ enum SoloCommand {
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow(["--open", "--ui", "--mock", "--plugins", "--no-build", "--watch", "--no-probe"])
+        try arguments.allow(["--open", "--ui", "--mock", "--plugins", "--no-build", "--watch", "--no-probe", "--settle-timeout"])
         let ui = try FrontEnd.chosen(by: arguments)
+        let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError(
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")
@@ -60,7 +61,7 @@ enum SoloCommand {
                 runtime, images: [library.image],
                 directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
                 probing: !arguments.flag("--no-probe")) : nil
-        await ui.run(runtime)
+        await ui.run(runtime, settleTimeout: settleTimeout)
         watch?.stop()
         return .ok
     }
