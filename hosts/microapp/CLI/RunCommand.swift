@@ -13,7 +13,8 @@ enum RunCommand {
     /// Every option `run` takes (the last five are between the supervisor and the app process).
     static let options: Set<String> = [
         "--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--characters-url",
-        "--home", "--watch", "--settle-timeout", "--no-supervise", "--supervised", "--state-file", "--skip-library", "--crash-notice",
+        "--home", "--watch", "--settle-timeout", "--no-supervise", "--supervised", "--state-file", "--skip-library",
+        "--crash-notice",
     ]
 
     @MainActor
