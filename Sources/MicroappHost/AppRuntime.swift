@@ -7,16 +7,21 @@ public final class AppRuntime: AppDriver {
     public struct Options: Sendable {
         /// Where to go after signing in when nothing was pending, and where a run starts without `--open`.
         public var home: String?
-        /// `solo · mocks` and the like, shown in the header.
-        public var mode: String?
+        /// How the app runs (`solo` in microapp mode), in every frame.
+        public var mode: Frame.Mode
+        /// In microapp mode, the mocks in use (`characters.page=default`), in every frame.
+        public var mocks: [String]
         /// Microapp mode: routes of features that are not loaded show a stub screen (and `home` after sign-in
         /// may be one); nil in the full app, where they show a problem screen.
         public var foreign: ForeignRoutes?
 
         /// Creates options.
-        public init(home: String? = nil, mode: String? = nil, foreign: ForeignRoutes? = nil) {
+        public init(
+            home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [], foreign: ForeignRoutes? = nil
+        ) {
             self.home = home
             self.mode = mode
+            self.mocks = mocks
             self.foreign = foreign
         }
     }
@@ -103,28 +108,33 @@ public final class AppRuntime: AppDriver {
 
     /// The frame for the screen on top of the back stack.
     public var frame: Frame {
-        let account = session?.value?.email
+        var frame = screenFrame
+        frame.account = session?.value?.email
+        frame.mode = options.mode
+        frame.mocks = options.mocks
+        frame.depth = max(0, router.stack.count - 1)
+        return frame
+    }
+
+    /// The frame of the screen on top, without the chrome every frame shares (account, mode, depth).
+    private var screenFrame: Frame {
         guard let top = router.top else {
             return Frame(
                 feature: "microapp", featureName: "Microapps", version: 0, route: "",
-                screen: Screen(title: "Nothing to show", content: [.text(Text("No feature is running."))]),
-                account: account, mode: options.mode)
+                screen: Screen(title: "Nothing to show", content: [.text(Text("No feature is running."))]))
         }
-        let depth = router.stack.count - 1
         switch top {
         case .feature(let id, let location):
-            guard let feature = features[id] else { return problemFrame(top.url, nil, account, depth) }
+            guard let feature = features[id] else { return problemFrame(top.url, nil) }
             return Frame(
                 feature: id, featureName: feature.manifest.displayName, version: feature.version.number,
-                route: location.url, screen: feature.root.screen(at: location), account: account, mode: options.mode,
-                depth: depth)
+                route: location.url, screen: feature.root.screen(at: location))
         case .problem(let url, let diagnostic):
-            return problemFrame(url, diagnostic, account, depth)
+            return problemFrame(url, diagnostic)
         case .stub(let url, let feature):
             return Frame(
                 feature: "microapp", featureName: "\(feature) (not loaded)", version: 0, route: url,
-                screen: ForeignRoutes.stubScreen(url: url, feature: feature), account: account, mode: options.mode,
-                depth: depth)
+                screen: ForeignRoutes.stubScreen(url: url, feature: feature))
         }
     }
 
@@ -283,16 +293,14 @@ public final class AppRuntime: AppDriver {
         return root
     }
 
-    private func problemFrame(_ url: String, _ diagnostic: Diagnostic?, _ account: String?, _ depth: Int) -> Frame {
+    private func problemFrame(_ url: String, _ diagnostic: Diagnostic?) -> Frame {
         let message = diagnostic.map { "\($0.reason). To fix: \($0.fix)" } ?? "The feature is not running."
         let screen = Screen(
             title: "Cannot open \(url)", content: [],
             state: .error(
                 ErrorPanel(
                     title: "Cannot open \(url)", message: message, actions: [Button(id: "back", title: "Back")])))
-        return Frame(
-            feature: "microapp", featureName: "Microapps", version: 0, route: url, screen: screen, account: account,
-            mode: options.mode, depth: depth)
+        return Frame(feature: "microapp", featureName: "Microapps", version: 0, route: url, screen: screen)
     }
 }
 

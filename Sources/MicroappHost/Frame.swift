@@ -15,15 +15,35 @@ public struct Frame: Codable, Sendable, Equatable {
     public var screen: Screen
     /// Who is signed in (`rick@example.com`), nil when signed out.
     public var account: String?
-    /// `solo · mocks` in microapp mode, nil in the full app.
-    public var mode: String?
+    /// How the app runs: the full app, one feature alone on its mocks, or a preview.
+    public var mode: Mode
+    /// In solo mode, the mocks that meet the feature's needs: `key=variant` for services, the key for state
+    /// (`characters.page=default`, `characters.session`); empty otherwise.
+    public var mocks: [String]
+    /// Words the header adds after the mode (`alert · slow` for a preview); not part of the JSON line.
+    public var modeDetail: String?
     /// How many screens are under this one on the back stack.
     public var depth: Int
+
+    /// How an app runs, in frames as data: `"mode":"solo"`.
+    public enum Mode: String, Codable, Sendable {
+        /// The full app (`microapp run`).
+        case run
+        /// One feature alone, its needs met by its mocks (`microapp solo`).
+        case solo
+        /// A screen drawn from a feature's previews (`microapp preview`).
+        case preview
+    }
+
+    // `modeDetail` is for the header only: JSON lines carry the mode as data.
+    private enum CodingKeys: String, CodingKey {
+        case feature, featureName, version, route, screen, account, mode, mocks, depth
+    }
 
     /// Creates a frame.
     public init(
         feature: String, featureName: String, version: Int, route: String, screen: Screen, account: String? = nil,
-        mode: String? = nil, depth: Int = 0
+        mode: Mode = .run, mocks: [String] = [], modeDetail: String? = nil, depth: Int = 0
     ) {
         self.feature = feature
         self.featureName = featureName
@@ -32,6 +52,8 @@ public struct Frame: Codable, Sendable, Equatable {
         self.screen = screen
         self.account = account
         self.mode = mode
+        self.mocks = mocks
+        self.modeDetail = modeDetail
         self.depth = depth
     }
 }

@@ -38,9 +38,11 @@ public final class JSONLinesDriver {
         await session.run()
     }
 
-    /// `{"type":"frame",…}`: the frame's fields flat, `account` and `mode` as null when absent.
+    /// `{"type":"frame",…}`: the frame's fields flat, `account` as null when signed out, secure fields masked.
     public static func frameLine(_ frame: Frame) -> String {
-        line(type: "frame", FrameBody(frame: frame))
+        var frame = frame
+        frame.screen = frame.screen.maskingSecureText
+        return line(type: "frame", FrameBody(frame: frame))
     }
 
     /// `{"type":"notice",…}` for information, `{"type":"error",…}` for problems.
@@ -71,13 +73,12 @@ public final class JSONLinesDriver {
 private struct FrameBody: Encodable {
     let frame: Frame
 
-    enum Key: String, CodingKey { case account, mode }
+    enum Key: String, CodingKey { case account }
 
     func encode(to encoder: any Encoder) throws {
         try frame.encode(to: encoder)
         var object = encoder.container(keyedBy: Key.self)
         if frame.account == nil { try object.encodeNil(forKey: .account) }
-        if frame.mode == nil { try object.encodeNil(forKey: .mode) }
     }
 }
 

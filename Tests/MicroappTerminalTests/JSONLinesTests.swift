@@ -21,11 +21,13 @@ import Testing
         #expect(try object(line)["type"] as? String == "frame")
     }
 
-    @Test func absentAccountAndModeAreNull() throws {
+    @Test("a frame of the full app says account null, mode run and no mocks, as data")
+    func absentAccountIsNullAndModeIsData() throws {
         let line = JSONLinesDriver.frameLine(Fixtures.characters.with(account: nil))
         let json = try object(line)
         #expect(json["account"] is NSNull)
-        #expect(json["mode"] is NSNull)
+        #expect(json["mode"] as? String == "run")
+        #expect(json["mocks"] as? [String] == [])
         #expect(try JSONDecoder().decode(Frame.self, from: Data(line.utf8)) == Fixtures.characters.with(account: nil))
     }
 

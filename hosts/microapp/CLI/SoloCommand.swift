@@ -8,8 +8,6 @@ import MicroappTerminal
 enum SoloCommand {
     /// The demo app's sign-in route (Auth's): stubbed when a guarded route opens signed out without Auth.
     static let signInRoute = "auth://select"
-    /// What the header says in microapp mode.
-    static let mode = "solo · mocks"
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
@@ -48,7 +46,7 @@ enum SoloCommand {
         let runtime = AppRuntime(
             images: [library.image], resolution: resolution, container: container,
             options: AppRuntime.Options(
-                home: DemoContainer.home, mode: mode,
+                home: DemoContainer.home, mode: .solo, mocks: mocks.inUse(choices),
                 foreign: ForeignRoutes(names: library.others, signIn: signInRoute)))
         let problems = resolution.problems + runtime.startProblems
         guard problems.isEmpty, !runtime.runningFeatures.isEmpty else {
