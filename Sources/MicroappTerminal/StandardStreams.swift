@@ -21,13 +21,23 @@ public enum StandardStreams {
             if written >= 0 {
                 bytes = bytes.dropFirst(written)
             } else if errno == EPIPE {
-                signal(SIGPIPE, SIG_DFL)
-                raise(SIGPIPE)
+                endByBrokenPipe()
             } else if errno != EINTR {
                 // Any other failure (a full disk, say) loses this line, as before; the run goes on.
                 return
             }
         }
+    }
+
+    /// Ends the process by SIGPIPE whatever its disposition or mask was (inherited from whoever started it).
+    private static func endByBrokenPipe() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_UNBLOCK, &pipeSignal, nil)
+        raise(SIGPIPE)
+        _exit(128 + SIGPIPE)
     }
 
     /// Writes `line` and a newline to stderr.
