@@ -10,20 +10,21 @@ struct ScriptReplayTests {
     static let password = "portal-gun"
 
     /// A whole journey written to stdin before the app starts: nothing in it waits for a frame.
-    static let journey = [
-        #"{"type":"tap","id":"sign-in"}"#,
-        #"{"type":"input","id":"email","text":"rick@example.com"}"#,
-        #"{"type":"input","id":"password","text":"\#(password)"}"#,
-        #"{"type":"tap","id":"submit"}"#,
-        #"{"type":"select","id":"characters","index":1}"#,
-        #"{"type":"back"}"#,
-        #"{"type":"open","url":"search://home"}"#,
-        #"{"type":"back"}"#,
-        #"{"type":"open","url":"nowhere://at/all"}"#,
-        #"{"type":"tap","id":"retry"}"#,
-        #"{"type":"tap","id":"back"}"#,
-        #"{"type":"select","id":"characters","index":2}"#,
-    ].joined(separator: "\n") + "\n"
+    static let journey =
+        [
+            #"{"type":"tap","id":"sign-in"}"#,
+            #"{"type":"input","id":"email","text":"rick@example.com"}"#,
+            #"{"type":"input","id":"password","text":"\#(password)"}"#,
+            #"{"type":"tap","id":"submit"}"#,
+            #"{"type":"select","id":"characters","index":1}"#,
+            #"{"type":"back"}"#,
+            #"{"type":"open","url":"search://home"}"#,
+            #"{"type":"back"}"#,
+            #"{"type":"open","url":"nowhere://at/all"}"#,
+            #"{"type":"tap","id":"retry"}"#,
+            #"{"type":"tap","id":"back"}"#,
+            #"{"type":"select","id":"characters","index":2}"#,
+        ].joined(separator: "\n") + "\n"
 
     @Test(
         "the same journey script gives the same lines on every run: sign-in settles before select, host screens answer"
