@@ -5,13 +5,6 @@ import MicroappSDK
 // loaded feature's tab can show, since only it runs.
 
 extension AppRuntime {
-    /// The frame for the screen on top of the back stack, with the tab bar.
-    public var frame: Frame {
-        var frame = screenFrame
-        frame.tabs = tabs
-        return frame
-    }
-
     /// The tabs of the running features, by their declared order (then title, then id); the one of the feature
     /// on screen is selected. Empty while signed out.
     public var tabs: [Frame.Tab] {

@@ -7,16 +7,21 @@ public final class AppRuntime: AppDriver {
     public struct Options: Sendable {
         /// Where to go after signing in when nothing was pending, and where a run starts without `--open`.
         public var home: String?
-        /// `solo · mocks` and the like, shown in the header.
-        public var mode: String?
+        /// How the app runs (`solo` in microapp mode), in every frame.
+        public var mode: Frame.Mode
+        /// In microapp mode, the mocks in use (`characters.page=default`), in every frame.
+        public var mocks: [String]
         /// Microapp mode: routes of features that are not loaded show a stub screen (and `home` after sign-in
         /// may be one); nil in the full app, where they show a problem screen.
         public var foreign: ForeignRoutes?
 
         /// Creates options.
-        public init(home: String? = nil, mode: String? = nil, foreign: ForeignRoutes? = nil) {
+        public init(
+            home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [], foreign: ForeignRoutes? = nil
+        ) {
             self.home = home
             self.mode = mode
+            self.mocks = mocks
             self.foreign = foreign
         }
     }
@@ -48,6 +53,8 @@ public final class AppRuntime: AppDriver {
     var router: Router
     private var pendingNotices: [Notice] = []
     private var updateScheduled = false
+    /// Work under way that the next event waits for (a hot swap), by what it is.
+    private var heldWork: [String] = []
     private var sessionObservation: Observation?
     let session: ObservableProperty<Session?>?
 
@@ -99,31 +106,56 @@ public final class AppRuntime: AppDriver {
 
     // MARK: AppDriver
 
-    /// The frame for the screen on top of the back stack, without the chrome the runtime adds (tabs).
-    var screenFrame: Frame {
-        let account = session?.value?.email
+    /// The frame for the screen on top of the back stack, with the chrome every frame shares.
+    public var frame: Frame {
+        var frame = screenFrame
+        frame.tabs = tabs
+        frame.account = session?.value?.email
+        frame.mode = options.mode
+        frame.mocks = options.mocks
+        frame.depth = max(0, router.stack.count - 1)
+        return frame
+    }
+
+    /// The frame of the screen on top, without the chrome every frame shares (tabs, account, mode, depth).
+    private var screenFrame: Frame {
         guard let top = router.top else {
             return Frame(
                 feature: "microapp", featureName: "Microapps", version: 0, route: "",
-                screen: Screen(title: "Nothing to show", content: [.text(Text("No feature is running."))]),
-                account: account, mode: options.mode)
+                screen: Screen(title: "Nothing to show", content: [.text(Text("No feature is running."))]))
         }
-        let depth = router.stack.count - 1
         switch top {
         case .feature(let id, let location):
-            guard let feature = features[id] else { return problemFrame(top.url, nil, account, depth) }
+            guard let feature = features[id] else { return problemFrame(top.url, nil) }
             return Frame(
                 feature: id, featureName: feature.manifest.displayName, version: feature.version.number,
-                route: location.url, screen: feature.root.screen(at: location), account: account, mode: options.mode,
-                depth: depth)
+                route: location.url, screen: feature.root.screen(at: location))
         case .problem(let url, let diagnostic):
-            return problemFrame(url, diagnostic, account, depth)
+            return problemFrame(url, diagnostic)
         case .stub(let url, let feature):
             return Frame(
                 feature: "microapp", featureName: "\(feature) (not loaded)", version: 0, route: url,
-                screen: ForeignRoutes.stubScreen(url: url, feature: feature), account: account, mode: options.mode,
-                depth: depth)
+                screen: ForeignRoutes.stubScreen(url: url, feature: feature))
         }
+    }
+
+    /// Why an event sent now would not be handled as a person would handle it, nil once the app has settled: no
+    /// loading screen, no redraw and no hot swap pending.
+    public var unsettledReason: String? {
+        if let work = heldWork.first { return "\(work) is under way" }
+        if updateScheduled { return "a redraw is pending" }
+        return frame.loadingReason
+    }
+
+    /// Marks `work` as under way until `release` is called: events wait for it (see `unsettledReason`).
+    public func hold(_ work: String) {
+        heldWork.append(work)
+    }
+
+    /// Ends work started with `hold(_:)` and redraws, so front ends waiting for the app to settle look again.
+    public func release(_ work: String) {
+        if let index = heldWork.firstIndex(of: work) { heldWork.remove(at: index) }
+        scheduleUpdate()
     }
 
     /// Handles one event from a front end.
@@ -131,22 +163,19 @@ public final class AppRuntime: AppDriver {
         switch event {
         case .action(.tap(let id)) where openTab(id): break
         case .action(let action):
-            switch router.top {
-            case .feature(let id, let location):
-                guard let root = features[id]?.root else { break }
-                // A feature only gets what its screen offers: a script's stale or mistyped id is answered here.
-                if let reason = root.screen(at: location).refusal(of: action) {
-                    post(
-                        Notice(
-                            level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
-                            fix: "act on an element of the latest frame", feature: id))
-                } else {
-                    root.handle(action, at: location)
-                }
-            case .problem, .stub:
-                if action == .tap(id: "back") { goBack() }
-            case nil:
-                break
+            guard let top = router.top else { break }
+            // Only what the screen offers is done, on feature and host screens alike: a script's stale or mistyped
+            // id is answered here.
+            if let reason = frame.screen.refusal(of: action) {
+                post(
+                    Notice(
+                        level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
+                        fix: "act on an element of the latest frame", feature: top.feature))
+            } else if case .feature(let id, let location) = top {
+                features[id]?.root.handle(action, at: location)
+            } else if action == .tap(id: "back") {
+                // The problem and stub screens offer only Back.
+                goBack()
             }
         case .back: goBack()
         case .open(let url): navigate(to: url)
@@ -269,16 +298,14 @@ public final class AppRuntime: AppDriver {
         return root
     }
 
-    private func problemFrame(_ url: String, _ diagnostic: Diagnostic?, _ account: String?, _ depth: Int) -> Frame {
+    private func problemFrame(_ url: String, _ diagnostic: Diagnostic?) -> Frame {
         let message = diagnostic.map { "\($0.reason). To fix: \($0.fix)" } ?? "The feature is not running."
         let screen = Screen(
             title: "Cannot open \(url)", content: [],
             state: .error(
                 ErrorPanel(
                     title: "Cannot open \(url)", message: message, actions: [Button(id: "back", title: "Back")])))
-        return Frame(
-            feature: "microapp", featureName: "Microapps", version: 0, route: url, screen: screen, account: account,
-            mode: options.mode, depth: depth)
+        return Frame(feature: "microapp", featureName: "Microapps", version: 0, route: url, screen: screen)
     }
 }
 

@@ -15,8 +15,13 @@ public struct Frame: Codable, Sendable, Equatable {
     public var screen: Screen
     /// Who is signed in (`rick@example.com`), nil when signed out.
     public var account: String?
-    /// `solo · mocks` in microapp mode, nil in the full app.
-    public var mode: String?
+    /// How the app runs: the full app, one feature alone on its mocks, or a preview.
+    public var mode: Mode
+    /// In solo mode, the mocks that meet the feature's needs: `key=variant` for services, the key for state
+    /// (`characters.page=default`, `characters.session`); empty otherwise.
+    public var mocks: [String]
+    /// Words the header adds after the mode (`alert · slow` for a preview); not part of the JSON line.
+    public var modeDetail: String?
     /// How many screens are under this one on the back stack.
     public var depth: Int
     /// The app's tab bar: the running features' top-level entry points, empty while signed out.
@@ -42,10 +47,25 @@ public struct Frame: Codable, Sendable, Equatable {
         }
     }
 
+    /// How an app runs, in frames as data: `"mode":"solo"`.
+    public enum Mode: String, Codable, Sendable {
+        /// The full app (`microapp run`).
+        case run
+        /// One feature alone, its needs met by its mocks (`microapp solo`).
+        case solo
+        /// A screen drawn from a feature's previews (`microapp preview`).
+        case preview
+    }
+
+    // `modeDetail` is for the header only: JSON lines carry the mode as data.
+    private enum CodingKeys: String, CodingKey {
+        case feature, featureName, version, route, screen, account, mode, mocks, depth, tabs
+    }
+
     /// Creates a frame.
     public init(
         feature: String, featureName: String, version: Int, route: String, screen: Screen, account: String? = nil,
-        mode: String? = nil, depth: Int = 0, tabs: [Tab] = []
+        mode: Mode = .run, mocks: [String] = [], modeDetail: String? = nil, depth: Int = 0, tabs: [Tab] = []
     ) {
         self.feature = feature
         self.featureName = featureName
@@ -54,6 +74,8 @@ public struct Frame: Codable, Sendable, Equatable {
         self.screen = screen
         self.account = account
         self.mode = mode
+        self.mocks = mocks
+        self.modeDetail = modeDetail
         self.depth = depth
         self.tabs = tabs
     }
@@ -119,6 +141,9 @@ public protocol AppDriver: AnyObject {
     var onUpdate: ((Frame, [Notice]) -> Void)? { get set }
     /// True once a `quit` event was handled.
     var hasQuit: Bool { get }
+    /// Why the app has not settled (a loading screen, a pending redraw or swap), nil once it has: line front ends
+    /// hold each input event until then.
+    var unsettledReason: String? { get }
     /// True when `feature` has an earlier version a `rollback` event would go back to (after a hot swap).
     func canRollBack(_ feature: String) -> Bool
 }
@@ -126,4 +151,15 @@ public protocol AppDriver: AnyObject {
 extension AppDriver {
     /// By default nothing can be rolled back.
     public func canRollBack(_ feature: String) -> Bool { false }
+
+    /// By default the app has settled unless the screen is loading.
+    public var unsettledReason: String? { frame.loadingReason }
+}
+
+extension Frame {
+    /// `auth://sign-in is loading (“Signing in…”)` while the screen is loading, else nil.
+    public var loadingReason: String? {
+        guard case .loading(let message) = screen.state else { return nil }
+        return "\(route) is loading (“\(message)”)"
+    }
 }

@@ -64,6 +64,9 @@ public final class HotSwapper {
     @discardableResult
     public func swapLibrary(at path: String, feature id: String? = nil) async -> Result<SwapResult, Diagnostic> {
         let started = ContinuousClock.now
+        let work = "a hot swap of \((path as NSString).lastPathComponent)"
+        runtime.hold(work)
+        defer { runtime.release(work) }
         guard let id = id ?? featureID(forLibrary: path) else {
             return refuse(
                 Diagnostic(

@@ -25,6 +25,11 @@ extension Mocks {
         return (services + states).sorted()
     }
 
+    /// The mocks a run with `choices` uses, keys sorted: `key=variant` for services, the key for state.
+    public func inUse(_ choices: [String: String]) -> [String] {
+        (services.keys.map { "\($0)=\(choices[$0] ?? "default")" } + states.keys).sorted()
+    }
+
     /// The requirements of `manifest` that are neither optional nor mocked: the feature cannot run alone.
     public func missing(in manifest: FeatureManifest) -> [Requirement] {
         let unmocked = Set(unmocked(in: manifest))

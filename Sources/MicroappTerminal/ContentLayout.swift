@@ -82,7 +82,7 @@ struct ContentLayout {
         var label = "\(field.label.sanitized): "
         if label.displayWidth < labelWidth { label = label.padded(toWidth: labelWidth) }
         let boxWidth = max(12, min(40, width - indent.count - label.displayWidth - 2))
-        let shown = field.isSecure ? String(repeating: "•", count: field.text.count) : field.text.sanitized
+        let shown = field.shownText.sanitized
         var value: StyledLine
         if isFocused {
             let text = (shown + "_").truncatedFromStart(toWidth: boxWidth).padded(toWidth: boxWidth)

@@ -7,11 +7,20 @@ extension Frame {
     /// Who or what the app runs as: the account, `signed out`, or the mode (`solo · mocks`), with the account
     /// after the mode when both are known.
     var status: String {
-        switch (account, mode) {
+        switch (account, modeWords) {
         case (let account?, let mode?): "\(mode) · \(account)"
         case (let account?, nil): account
         case (nil, let mode?): mode
         case (nil, nil): "signed out"
+        }
+    }
+
+    /// The header's words for the mode: nothing in the full app, `solo · mocks`, `preview · alert`.
+    var modeWords: String? {
+        switch mode {
+        case .run: nil
+        case .solo: "solo · mocks"
+        case .preview: (["preview"] + [modeDetail].compactMap { $0 }).joined(separator: " · ")
         }
     }
 

@@ -20,17 +20,18 @@ public enum FrontEnd: String, Sendable, CaseIterable {
         return FrontEnd(rawValue: requested)
     }
 
-    /// Runs `driver` until the person quits or stdin ends.
+    /// Runs `driver` until the person quits or stdin ends; the line front ends wait up to `settleTimeout` for the
+    /// app to settle before each event.
     @MainActor
-    public func run(_ driver: any AppDriver) async {
+    public func run(_ driver: any AppDriver, settleTimeout: Duration = .seconds(10)) async {
         switch self {
-        case .json: await JSONLinesDriver(driver: driver).run()
-        case .text: await PlainTextUI(driver: driver).run()
+        case .json: await JSONLinesDriver(driver: driver, settleTimeout: settleTimeout).run()
+        case .text: await PlainTextUI(driver: driver, settleTimeout: settleTimeout).run()
         case .terminal:
             if TerminalUI.isAvailable {
                 await TerminalUI(driver: driver).run()
             } else {
-                await PlainTextUI(driver: driver).run()
+                await PlainTextUI(driver: driver, settleTimeout: settleTimeout).run()
             }
         }
     }

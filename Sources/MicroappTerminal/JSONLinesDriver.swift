@@ -14,11 +14,11 @@ public final class JSONLinesDriver {
     private let session: LineSession
 
     /// Drives `driver` from `input` (stdin by default), writing lines with `output` (stdout by default).
-    /// After EOF the run waits until the app was quiet for `settle` and is not loading (at most `settleLimit`),
+    /// After EOF the run waits until the app was quiet for `settle` and is not loading (at most `settleTimeout`),
     /// so the frames of work started by the last events are written too.
     public init(
         driver: any AppDriver, input: AsyncStream<String>? = nil, output: ((String) -> Void)? = nil,
-        settle: Duration = .milliseconds(300), settleLimit: Duration = .seconds(10)
+        settle: Duration = .milliseconds(300), settleTimeout: Duration = .seconds(10)
     ) {
         let format = LineSession.Format(
             frame: Self.frameLine, notice: Self.noticeLine, parse: EventLineParser.parseJSON,
@@ -30,7 +30,7 @@ public final class JSONLinesDriver {
             })
         session = LineSession(
             driver: driver, input: input ?? StandardStreams.inputLines(), output: output ?? StandardStreams.writeLine,
-            format: format, settle: settle, settleLimit: settleLimit)
+            format: format, settle: settle, settleTimeout: settleTimeout)
     }
 
     /// Writes the first frame, then handles input until EOF or quit; the exit code is the caller's.
@@ -38,9 +38,11 @@ public final class JSONLinesDriver {
         await session.run()
     }
 
-    /// `{"type":"frame",…}`: the frame's fields flat, `account` and `mode` as null when absent.
+    /// `{"type":"frame",…}`: the frame's fields flat, `account` as null when signed out, secure fields masked.
     public static func frameLine(_ frame: Frame) -> String {
-        line(type: "frame", FrameBody(frame: frame))
+        var frame = frame
+        frame.screen = frame.screen.maskingSecureText
+        return line(type: "frame", FrameBody(frame: frame))
     }
 
     /// `{"type":"notice",…}` for information, `{"type":"error",…}` for problems.
@@ -71,13 +73,12 @@ public final class JSONLinesDriver {
 private struct FrameBody: Encodable {
     let frame: Frame
 
-    enum Key: String, CodingKey { case account, mode }
+    enum Key: String, CodingKey { case account }
 
     func encode(to encoder: any Encoder) throws {
         try frame.encode(to: encoder)
         var object = encoder.container(keyedBy: Key.self)
         if frame.account == nil { try object.encodeNil(forKey: .account) }
-        if frame.mode == nil { try object.encodeNil(forKey: .mode) }
     }
 }
 

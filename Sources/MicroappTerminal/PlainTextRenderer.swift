@@ -124,7 +124,7 @@ public enum PlainTextRenderer {
     /// The field's text, dots for secure text, or its placeholder in ‹›.
     static func shown(_ field: TextField) -> String {
         if field.text.isEmpty { return field.placeholder.isEmpty ? "" : "‹\(field.placeholder.sanitized)›" }
-        return field.isSecure ? String(repeating: "•", count: field.text.count) : field.text.sanitized
+        return field.shownText.sanitized
     }
 
     static func boxed(_ lines: [String], width: Int) -> [String] {

@@ -13,7 +13,7 @@ public final class PlainTextUI {
     public init(
         driver: any AppDriver, width: Int = 80, input: AsyncStream<String>? = nil,
         output: ((String) -> Void)? = nil, settle: Duration = .milliseconds(300),
-        settleLimit: Duration = .seconds(10)
+        settleTimeout: Duration = .seconds(10)
     ) {
         var framesWritten = 0
         let format = LineSession.Format(
@@ -32,7 +32,7 @@ public final class PlainTextUI {
             })
         session = LineSession(
             driver: driver, input: input ?? StandardStreams.inputLines(), output: output ?? StandardStreams.writeLine,
-            format: format, settle: settle, settleLimit: settleLimit)
+            format: format, settle: settle, settleTimeout: settleTimeout)
     }
 
     /// Prints the first frame, then handles input until EOF or quit.

@@ -173,11 +173,12 @@ func screenText(_ frame: [String: Any]) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Runs `microapp` to completion with no input and returns exit code, stdout and stderr (waiting off the pool).
+/// Runs `microapp` to completion with `input` on stdin (none by default, all of it written at once) and returns
+/// exit code, stdout and stderr (waiting off the pool).
 func runToEnd(
-    _ arguments: [String], executable: String = AppProcess.executable, in directory: URL? = nil
+    _ arguments: [String], executable: String = AppProcess.executable, in directory: URL? = nil, input: String? = nil
 ) async throws -> (status: Int32, out: String, err: String) {
-    try await offThePool { try runToEndBlocking(arguments, executable: executable, in: directory) }
+    try await offThePool { try runToEndBlocking(arguments, executable: executable, in: directory, input: input) }
 }
 
 /// Runs blocking work (waiting for a process) on a thread of its own and awaits it: blocking the few threads of
@@ -189,7 +190,7 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
 }
 
 private func runToEndBlocking(
-    _ arguments: [String], executable: String, in directory: URL?
+    _ arguments: [String], executable: String, in directory: URL?, input: String?
 ) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -200,8 +201,13 @@ private func runToEndBlocking(
     let stderr = Pipe()
     process.standardOutput = stdout
     process.standardError = stderr
-    process.standardInput = FileHandle.nullDevice
+    let stdin = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     try process.run()
+    if let input {
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+    }
     // Both pipes drained at once: a child that fills one while the other is read first would wait forever.
     let err = Mutex(Data())
     let errRead = DispatchSemaphore(value: 0)

@@ -70,7 +70,7 @@ struct NewCommandTests {
         // Alone, the mocks stand in for the greeting the feature provides itself.
         let app = try AppProcess(["solo", "Profile", "--ui", "json", "--plugins", plugins.path])
         let home = try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Hello, World!") }
-        #expect(home["mode"] as? String == "solo · mocks")
+        #expect(home["mode"] as? String == "solo")
         try app.send([["type": "input", "id": "name", "text": "Rick"], ["type": "tap", "id": "greet"]])
         try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Hello, Rick!") }
         #expect(try await app.finish() == 0)

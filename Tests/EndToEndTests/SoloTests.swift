@@ -9,18 +9,19 @@ struct SoloTests {
     func eachFeatureRunsAlone(folder: String) async throws {
         let app = try AppProcess(["solo", folder, "--ui", "json"])
         let frame = try await app.waitFor("frame")
-        #expect(frame["mode"] as? String == "solo · mocks")
+        #expect(frame["mode"] as? String == "solo")
         #expect(frame["feature"] as? String == folder.lowercased())
         #expect((frame["route"] as? String)?.hasPrefix(folder.lowercased() + "://") == true)
         #expect(try await app.finish() == 0)
         #expect(!app.errorText.contains("to fix:"), "\(app.errorText)")
     }
 
-    @Test("Characters alone is signed in by its mock session and lists the mock characters")
+    @Test("Characters alone is signed in by its mock session, lists the mock characters and names its mocks")
     func charactersSignedInByMocks() async throws {
-        let app = try AppProcess(["solo", "characters", "--ui", "json"])
+        let app = try AppProcess(["solo", "characters", "--ui", "json", "--mock", "characters.detail=failing"])
         let list = try await app.waitForFrame(route: "characters://list") { screenText($0).contains("Morty Smith") }
         #expect(list["account"] as? String == "rick@example.com")
+        #expect(list["mocks"] as? [String] == ["characters.detail=failing", "characters.page=default", "session"])
         #expect(screenText(list).contains("Signed in as Rick Sanchez"))
         #expect(try await app.finish() == 0)
     }
@@ -34,7 +35,7 @@ struct SoloTests {
         let text = screenText(stub).replacingOccurrences(of: "\\/", with: "/")
         #expect(text.contains("Auth is not loaded"))
         #expect(text.contains("→ would open auth://sign-in (Auth is not loaded)"))
-        #expect(stub["mode"] as? String == "solo · mocks")
+        #expect(stub["mode"] as? String == "solo")
         let notice = try await app.waitFor("notice") { $0["code"] as? String == "stub" }
         #expect((notice["message"] as? String)?.contains("auth://sign-in") == true)
         try app.send([["type": "tap", "id": "back"]])
@@ -57,7 +58,7 @@ struct SoloTests {
     @Test("signing in to Auth alone continues to the home route, a stub of Characters")
     func authAloneContinuesToAStub() async throws {
         let app = try AppProcess(["solo", "Auth", "--ui", "json"])
-        try await app.waitForFrame(route: "auth://select") { $0["mode"] as? String == "solo · mocks" }
+        try await app.waitForFrame(route: "auth://select") { $0["mode"] as? String == "solo" }
         try app.send([
             ["type": "tap", "id": "sign-in"],
             ["type": "input", "id": "email", "text": "rick@example.com"],

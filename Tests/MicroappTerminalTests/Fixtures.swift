@@ -13,7 +13,7 @@ enum Fixtures {
                 [.button(Button(id: "sign-in", title: "Sign in")), .button(Button(id: "cancel", title: "Cancel"))])),
     ]
 
-    static func signIn(state: ScreenState = .view, account: String? = nil, mode: String? = nil) -> Frame {
+    static func signIn(state: ScreenState = .view, account: String? = nil, mode: Frame.Mode = .run) -> Frame {
         Frame(
             feature: "auth", featureName: "Auth", version: 1, route: "auth://sign-in",
             screen: Screen(title: "Sign in", content: signInContent, state: state), account: account, mode: mode)

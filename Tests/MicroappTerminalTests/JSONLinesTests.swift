@@ -17,15 +17,79 @@ import Testing
         #expect(line.hasPrefix(#"{"type":"frame","account":"rick@example.com","depth":0,"feature":"auth""#))
         #expect(line.contains(#""route":"auth://sign-in""#))
         #expect(!line.contains("\n"))
-        #expect(try JSONDecoder().decode(Frame.self, from: Data(line.utf8)) == frame)
+        #expect(try JSONDecoder().decode(Frame.self, from: Data(line.utf8)) == frame.maskingSecureText)
         #expect(try object(line)["type"] as? String == "frame")
     }
 
-    @Test func absentAccountAndModeAreNull() throws {
+    @Test("a secure field's text leaves as one dot per character, never as typed, even inside a stack")
+    func secureFieldsAreMasked() throws {
+        var frame = Fixtures.signIn()
+        frame.screen.content.append(
+            .stack(Stack(.vertical, [.field(TextField(id: "pin", label: "PIN", text: "1234", isSecure: true))])))
+        let line = JSONLinesDriver.frameLine(frame)
+        #expect(!line.contains("wubba") && !line.contains("1234"))
+        let screen = try JSONDecoder().decode(Frame.self, from: Data(line.utf8)).screen
+        guard case .field(let password) = screen.content[2], case .stack(let stack) = screen.content[4],
+            case .field(let pin) = stack.children[0]
+        else { throw AppFrameError() }
+        #expect(password.text == "•••••" && pin.text == "••••")
+        guard case .field(let email) = screen.content[1] else { throw AppFrameError() }
+        #expect(email.text == "rick@example.com")
+    }
+
+    @Test("an event waits until the loading screen has finished, then is delivered")
+    func eventsWaitForTheAppToSettle() async {
+        let driver = FakeDriver(frame: Fixtures.signIn(state: .loading("Signing in…")))
+        var statesWhenSent: [Bool] = []
+        driver.reaction = { driver, _ in statesWhenSent.append(driver.frame.loadingReason == nil) }
+        let (input, continuation) = AsyncStream<String>.makeStream()
+        continuation.yield(#"{"type":"back"}"#)
+        continuation.yield(#"{"type":"select","id":"characters","index":1}"#)
+        continuation.finish()
+        // The sign-in finishes only after the events were read.
+        Task { @MainActor in
+            for _ in 0..<5 { await Task.yield() }
+            driver.update(Fixtures.characters)
+        }
+        let output = LineCollector()
+        await JSONLinesDriver(driver: driver, input: input, output: output.write, settle: .zero).run()
+        #expect(driver.sent == [.back, .action(.select(id: "characters", index: 1))])
+        #expect(statesWhenSent == [true, true])
+    }
+
+    @Test("every kind of event, back and quit included, gets not-settled after the timeout, naming it and the reason")
+    func eventsThatWaitTooLongAreAnsweredNotSettled() async throws {
+        let driver = FakeDriver(frame: Fixtures.signIn(state: .loading("Signing in…")))
+        let (input, continuation) = AsyncStream<String>.makeStream()
+        for line in [
+            #"{"type":"back"}"#, #"{"type":"input","id":"password","text":"portal-gun"}"#, #"{"type":"quit"}"#,
+            #"{"type":"back"}"#,
+        ] {
+            continuation.yield(line)
+        }
+        let output = LineCollector()
+        await JSONLinesDriver(
+            driver: driver, input: input, output: output.write, settle: .zero, settleTimeout: .milliseconds(20)
+        ).run()
+        #expect(driver.sent.isEmpty)
+        let errors = try output.lines.dropFirst().map { try object($0) }
+        #expect(errors.map { $0["code"] as? String } == ["not-settled", "not-settled", "not-settled"])
+        let messages = errors.compactMap { $0["message"] as? String }
+        #expect(messages[0].hasPrefix("back was not delivered"))
+        #expect(messages[1].hasPrefix("input of 10 characters into 'password' was not delivered"))
+        #expect(messages[2].hasPrefix("quit was not delivered"))
+        #expect(messages.allSatisfy { $0.contains("auth://sign-in is loading (“Signing in…”)") })
+        #expect((errors[0]["fix"] as? String)?.contains("--settle-timeout") == true)
+        #expect(!output.lines.joined().contains("portal-gun"))
+    }
+
+    @Test("a frame of the full app says account null, mode run and no mocks, as data")
+    func absentAccountIsNullAndModeIsData() throws {
         let line = JSONLinesDriver.frameLine(Fixtures.characters.with(account: nil))
         let json = try object(line)
         #expect(json["account"] is NSNull)
-        #expect(json["mode"] is NSNull)
+        #expect(json["mode"] as? String == "run")
+        #expect(json["mocks"] as? [String] == [])
         #expect(try JSONDecoder().decode(Frame.self, from: Data(line.utf8)) == Fixtures.characters.with(account: nil))
     }
 
@@ -137,7 +201,16 @@ import Testing
     }
 }
 
+/// A frame line did not decode to the screen the test built.
+private struct AppFrameError: Error {}
+
 extension Frame {
+    fileprivate var maskingSecureText: Frame {
+        var frame = self
+        frame.screen = screen.maskingSecureText
+        return frame
+    }
+
     fileprivate func with(account: String?) -> Frame {
         var frame = self
         frame.account = account

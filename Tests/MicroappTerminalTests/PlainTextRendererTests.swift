@@ -53,7 +53,7 @@ import Testing
             ────────────────────────────────────────────────────────────────────────────────
             auth://sign-in
             """
-        let frame = Fixtures.signIn(state: .loading("Signing in…"), mode: "solo · mocks")
+        let frame = Fixtures.signIn(state: .loading("Signing in…"), mode: .solo)
         #expect(PlainTextRenderer.render(frame) == expected)
     }
 
@@ -108,7 +108,7 @@ import Testing
             · Sign in first
             ! No feature opens x://y (check the URL)
             """
-        let frame = Fixtures.signIn(state: .error(panel), account: "morty@example.com", mode: "solo · mocks")
+        let frame = Fixtures.signIn(state: .error(panel), account: "morty@example.com", mode: .solo)
         #expect(PlainTextRenderer.render(frame, notices: notices) == expected)
     }
 

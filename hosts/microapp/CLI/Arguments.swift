@@ -14,7 +14,7 @@ struct Arguments {
     static let valued: Set<String> = [
         "--plugins", "--only", "--open", "--ui", "--data", "--characters-url", "--format", "--state", "--home",
         "--mock",
-        "--output", "--state-file", "--skip-library", "--crash-notice",
+        "--output", "--settle-timeout", "--state-file", "--skip-library", "--crash-notice",
     ]
 
     init(_ words: [String]) throws(UsageError) {
@@ -83,6 +83,17 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 extension FrontEnd {
+    /// How long `--ui json` and `--ui text` wait for the app to settle before each event: `--settle-timeout
+    /// SECONDS`, 10 s by default.
+    static func settleTimeout(from arguments: Arguments) throws(UsageError) -> Duration {
+        guard let text = arguments.value("--settle-timeout") else { return .seconds(10) }
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+            throw UsageError(
+                "--settle-timeout \(text) is not a number of seconds above 0", fix: "write e.g. `--settle-timeout 30`")
+        }
+        return .seconds(seconds)
+    }
+
     /// The front end `--ui` asks for, or a usage error naming the choices.
     static func chosen(by arguments: Arguments) throws(UsageError) -> FrontEnd {
         guard let frontEnd = FrontEnd.choose(arguments.value("--ui")) else {

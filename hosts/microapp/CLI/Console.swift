@@ -33,4 +33,7 @@ enum ExitCode: Int32 {
     case usage = 1
     case invalidPluginSet = 2
     case crashed = 3
+    /// Whoever read the output closed it (`microapp --ui json | head -1`): a normal end, 128 + SIGPIPE as the shell
+    /// reports a program that SIGPIPE ended.
+    case outputClosed = 141
 }

@@ -25,6 +25,9 @@ enum HelpText {
           --open URL      start at this route, e.g. --open characters://detail/2
           --ui MODE       terminal (default on a terminal), text, or json (one JSON event per line on stdin,
                           one JSON frame/notice/error per line on stdout)
+          --settle-timeout SECONDS  with --ui json or text, each event waits until the app has settled (no
+                          loading screen, no redraw or swap pending), at most this long (default 10), then is
+                          dropped with a `not-settled` error
           --strict        any plugin problem is fatal (exit 2) instead of skipping that plugin
           --data DIR      where accounts, recent searches and the session live
                           (default $XDG_DATA_HOME/microapp, else ~/.local/share/microapp)
@@ -96,7 +99,7 @@ enum HelpText {
                 """
         case "solo":
             return """
-                usage: microapp solo FEATURE [--open URL] [--ui terminal|text|json] [--mock KEY=VARIANT]... [--plugins DIR]... [--watch]
+                usage: microapp solo FEATURE [--open URL] [--ui terminal|text|json] [--mock KEY=VARIANT]... [--plugins DIR]... [--watch] [--settle-timeout SECONDS]
 
                 Runs one feature alone: only lib<FEATURE>.so is loaded (run from the repository, only that library is
                 built first), and every requirement is met by the mocks the feature ships (`static func mocks()`).
@@ -110,6 +113,7 @@ enum HelpText {
                                       (repeatable; `solo` only — `run` uses the app's real services)
                   --open URL          start at this route
                   --ui MODE           terminal (default on a terminal), text or json, as for `run`
+                  --settle-timeout SECONDS  how long each event waits for the app to settle, as for `run`
                   --plugins DIR       look for lib<FEATURE>.so in DIR (repeatable); one found there wins over the
                                       library beside this executable
                   --no-build          do not build the feature's library first

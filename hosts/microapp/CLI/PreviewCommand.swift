@@ -119,10 +119,10 @@ enum PreviewCommand {
 
     /// The preview as a frame: the header says `preview · alert` (and the variant), the footer the route.
     static func frame(_ preview: ScreenPreview, manifest: FeatureManifest) -> Frame {
-        let mode = (["preview", preview.state.rawValue] + [preview.variant].compactMap { $0 }).joined(separator: " · ")
+        let detail = ([preview.state.rawValue] + [preview.variant].compactMap { $0 }).joined(separator: " · ")
         return Frame(
             feature: manifest.id, featureName: manifest.displayName, version: manifest.version, route: preview.route,
-            screen: preview.screen, mode: mode)
+            screen: preview.screen, mode: .preview, modeDetail: detail)
     }
 
     /// Writes `NAME.txt` per preview into `folder`; with `replacing`, removes the `.txt` files no preview wrote.
@@ -168,7 +168,7 @@ private struct PreviewLine: Encodable {
     let name: String
     let preview: ScreenPreview
 
-    enum Key: String, CodingKey { case account, mode, name, state, variant }
+    enum Key: String, CodingKey { case account, name, state, variant }
 
     func encode(to encoder: any Encoder) throws {
         try frame.encode(to: encoder)

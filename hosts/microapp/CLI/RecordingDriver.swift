@@ -18,6 +18,7 @@ final class RecordingDriver: AppDriver {
 
     var frame: Frame { app.frame }
     var hasQuit: Bool { app.hasQuit }
+    var unsettledReason: String? { app.unsettledReason }
     func send(_ event: Event) { app.send(event) }
 
     var onUpdate: ((Frame, [Notice]) -> Void)? {

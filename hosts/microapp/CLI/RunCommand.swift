@@ -13,7 +13,8 @@ enum RunCommand {
     /// Every option `run` takes (the last five are between the supervisor and the app process).
     static let options: Set<String> = [
         "--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--characters-url",
-        "--home", "--watch", "--no-supervise", "--supervised", "--state-file", "--skip-library", "--crash-notice",
+        "--home", "--watch", "--settle-timeout", "--no-supervise", "--supervised", "--state-file", "--skip-library",
+        "--crash-notice",
     ]
 
     @MainActor
@@ -21,6 +22,7 @@ enum RunCommand {
         try arguments.allow(Self.options)
         if arguments.flag("--supervised") { endWithSupervisor() }
         let ui = try FrontEnd.chosen(by: arguments)
+        let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
         let set = try LoadedPluginSet.load(arguments, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
             Console.report(set.problems)
@@ -75,9 +77,9 @@ enum RunCommand {
             let libraries = Dictionary(
                 set.images.map { (($0.path as NSString).lastPathComponent, $0.manifest.id) },
                 uniquingKeysWith: { first, _ in first })
-            await ui.run(RecordingDriver(runtime, file: stateFile, libraries: libraries))
+            await ui.run(RecordingDriver(runtime, file: stateFile, libraries: libraries), settleTimeout: settleTimeout)
         } else {
-            await ui.run(runtime)
+            await ui.run(runtime, settleTimeout: settleTimeout)
         }
         watch?.stop()
         return .ok

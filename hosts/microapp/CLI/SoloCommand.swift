@@ -8,13 +8,14 @@ import MicroappTerminal
 enum SoloCommand {
     /// The demo app's sign-in route (Auth's): stubbed when a guarded route opens signed out without Auth.
     static let signInRoute = "auth://select"
-    /// What the header says in microapp mode.
-    static let mode = "solo · mocks"
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow(["--open", "--ui", "--mock", "--plugins", "--no-build", "--watch", "--no-probe"])
+        try arguments.allow([
+            "--open", "--ui", "--mock", "--plugins", "--no-build", "--watch", "--no-probe", "--settle-timeout",
+        ])
         let ui = try FrontEnd.chosen(by: arguments)
+        let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError(
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")
@@ -45,7 +46,7 @@ enum SoloCommand {
         let runtime = AppRuntime(
             images: [library.image], resolution: resolution, container: container,
             options: AppRuntime.Options(
-                home: DemoContainer.home, mode: mode,
+                home: DemoContainer.home, mode: .solo, mocks: mocks.inUse(choices),
                 foreign: ForeignRoutes(names: library.others, signIn: signInRoute)))
         let problems = resolution.problems + runtime.startProblems
         guard problems.isEmpty, !runtime.runningFeatures.isEmpty else {
@@ -62,7 +63,7 @@ enum SoloCommand {
                 runtime, images: [library.image],
                 directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
                 probing: !arguments.flag("--no-probe")) : nil
-        await ui.run(runtime)
+        await ui.run(runtime, settleTimeout: settleTimeout)
         watch?.stop()
         return .ok
     }

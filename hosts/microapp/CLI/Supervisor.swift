@@ -30,16 +30,21 @@ enum Supervisor {
                 words + ["--supervised", "--state-file", stateFile] + skipped.flatMap { ["--skip-library", $0] }
                 + restart
             let status = spawnAndWait(executable, arguments, crashFile: crashFile)
-            guard status & 0x7f != 0 else { return ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed }
+            let signal = status & 0x7f
+            guard signal != 0 else { return ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed }
+            // The reader of the output went away (`| head -1`): the app ended as any program in a pipe does.
+            guard signal != SIGPIPE else { return .outputClosed }
             terminal?.restore()
-            let crash = CrashReport((try? String(contentsOfFile: crashFile, encoding: .utf8)) ?? "")
+            let report = try? String(contentsOfFile: crashFile, encoding: .utf8)
+            var crash = CrashReport(report ?? "")
+            if report == nil { crash.headline = "ended by signal \(signal), \(String(cString: strsignal(signal)))" }
             let now = ContinuousClock.now
             crashes.removeAll { now - $0.at > crashWindow }
             guard let library = crash.pluginLibrary, !skipped.contains(library) else {
+                let kept = keep(crashFile)
                 Console.err(
-                    "microapp: the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated\n  to fix: report it with \(crashFile)"
-                )
-                keep(crashFile)
+                    "microapp: the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated\n  to fix: report it with "
+                        + (kept ?? "the command line and what you did (no crash report was written)"))
                 return .crashed
             }
             crashes.append((now, "\(library): \(crash.headline)"))
@@ -48,7 +53,7 @@ enum Supervisor {
                     "microapp: \(crashes.count) plugin crashes within \(crashWindow); stopping instead of looping:")
                 for entry in crashes { Console.err("  \(entry.report)") }
                 Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
-                keep(crashFile)
+                if let kept = keep(crashFile) { Console.err("  crash report: \(kept)") }
                 return .crashed
             }
             skipped.append(library)
@@ -63,11 +68,13 @@ enum Supervisor {
         }
     }
 
-    /// A crash report worth keeping is copied out of the run's temporary folder.
-    private static func keep(_ crashFile: String) {
+    /// A crash report worth keeping is copied out of the run's temporary folder (removed at the end); returns
+    /// where, or nil when there was no report to keep (a process killed by SIGKILL writes none).
+    private static func keep(_ crashFile: String) -> String? {
         let kept = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-crash-\(getpid()).txt").path
-        try? FileManager.default.copyItem(atPath: crashFile, toPath: kept)
-        Console.err("  crash report: \(kept)")
+        try? FileManager.default.removeItem(atPath: kept)
+        guard (try? FileManager.default.copyItem(atPath: crashFile, toPath: kept)) != nil else { return nil }
+        return kept
     }
 
     /// Ctrl-C goes to the whole process group: the child quits cleanly on it, and the parent waits to hear so.
