@@ -60,9 +60,10 @@ public final class HotSwapWatch {
             for file in folders.flatMap(PluginRebuilder.sources(in:)) {
                 contents[file] = try? PluginLock.digest(of: file)
             }
-            // An editor's save is one event, and a save during a build is caught by `NewestBuild`: a short quiet
-            // period is enough (a library being linked keeps the default, so it is not read half written).
-            watchers.append(SourceWatcher(directories: folders, debounce: .milliseconds(50), accept: isSource))
+            // An editor's save is one event or two within a millisecond (truncate and write, or write and rename),
+            // and a save during a build is caught by `NewestBuild`: a short quiet period is enough (a library being
+            // linked keeps the default, so it is not read half written).
+            watchers.append(SourceWatcher(directories: folders, debounce: .milliseconds(15), accept: isSource))
         }
         for watcher in watchers {
             let isLibraries = watcher === libraries

@@ -70,7 +70,9 @@ public final class SourceWatcher: Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         while !isStopped {
-            _ = Glibc.poll(&poller, 1, 50)
+            // Wake when the quiet period of pending changes ends, else every 50 ms to see whether to stop.
+            let quiet = pending.isEmpty ? .milliseconds(50) : debounce - (ContinuousClock.now - lastEvent)
+            _ = Glibc.poll(&poller, 1, Self.pollTimeout(quiet))
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 buffer.withUnsafeBytes { bytes in
@@ -98,6 +100,12 @@ public final class SourceWatcher: Sendable {
                 pending = []
             }
         }
+    }
+
+    /// `duration` in whole milliseconds for `poll`, between 1 and 50.
+    private static func pollTimeout(_ duration: Duration) -> Int32 {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return Int32(max(1, min(50, milliseconds)))
     }
 
     /// The fallback: compares size, mtime and inode of every accepted file twice a second.
