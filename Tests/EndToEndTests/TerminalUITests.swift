@@ -62,8 +62,17 @@ final class TmuxPane {
         _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
         let argv = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // A thread of the test runner may block signals, and a spawned process inherits the mask: a tmux server
+        // (and the app in its pane) that blocks SIGHUP and SIGTERM outlives `kill-server`.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid = pid_t()
-        guard posix_spawnp(&pid, "tmux", &actions, nil, argv, environ) == 0 else {
+        guard posix_spawnp(&pid, "tmux", &actions, &attributes, argv, environ) == 0 else {
             throw AppProcessError("tmux could not be started: is it installed? (apt-get install tmux)")
         }
         var status: Int32 = 0
