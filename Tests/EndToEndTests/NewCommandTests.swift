@@ -104,6 +104,14 @@ struct NewCommandTests {
         #expect(home["feature"] as? String == "profile")
         try app.send([["type": "input", "id": "name", "text": "Rick"], ["type": "tap", "id": "greet"]])
         try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Welcome, Rick!") }
+        // Signed in, its tab is in the tab bar after the demo's own, and a tap on it comes back here.
+        try app.signInAsRick()
+        let signedIn = try await app.waitFor("frame") { ($0["tabs"] as? [Any])?.isEmpty == false }
+        let tabs = try #require(signedIn["tabs"] as? [[String: Any]])
+        #expect(
+            tabs.compactMap { $0["id"] as? String } == ["tab.characters", "tab.search", "tab.settings", "tab.profile"])
+        try app.send([["type": "tap", "id": "tab.profile"]])
+        try await app.waitForFrame(route: "profile://home")
         #expect(try await app.finish() == 0)
         #expect(!app.objects.contains { $0["type"] as? String == "error" }, "\(app.objects)")
 

@@ -19,7 +19,9 @@ extension FeatureScaffold {
                 routes: [RouteDeclaration(\#(typePrefix)Route.home.url)],
                 requirements: [\#(typePrefix)Keys.greeting.requirement],
                 provides: [Provision(\#(typePrefix)Keys.greeting)],
-                hasMocks: true)
+                hasMocks: true,
+                // Its place in the app's tab bar, after the demo's own tabs.
+                tab: TabDeclaration(title: "\#(name)", route: \#(typePrefix)Route.home.url, order: 100))
 
             /// The greeting service \#(name) offers the app: its own screen gets it, and so does any feature that
             /// lists `\#(serviceKey)` in its requirements. Run alone, the mocks stand in for it.
