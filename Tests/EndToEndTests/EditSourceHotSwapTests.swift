@@ -119,6 +119,33 @@ struct EditSourceHotSwapTests {
         #expect(!outcome.contains { $0["code"] as? String == "built" }, "older bytes were announced as built")
         #expect(!outcome.contains { screenText($0).contains("Home C:") }, "older bytes were drawn")
         #expect(outcome.filter { $0["code"] as? String == "build-failed" }.count == 1, "one outcome per save")
+
+        try await startWithBrokenSource(plugins: plugins, text: "Home B: ")
+    }
+
+    /// The copy's source does not compile now: `microapp` started from the copy's build folder (so the copy is its
+    /// repository and it builds what is stale first) says so as `build-failed`, as under --watch, and runs the last
+    /// library that built.
+    private func startWithBrokenSource(plugins: URL, text: String) async throws {
+        let executable = plugins.appendingPathComponent("microapp")
+        try FileManager.default.copyItem(atPath: AppProcess.executable, toPath: executable.path)
+        let run = try await runToEnd(
+            ["solo", "Characters", "--ui", "json", "--open", "characters://detail/13"], executable: executable.path,
+            input: "")
+        #expect(run.status == 0, "\(run.err)")
+        let lines = run.out.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let failed = try #require(lines.first { $0["code"] as? String == "build-failed" }, "\(run.out)\n\(run.err)")
+        #expect(
+            (failed["message"] as? String)?.contains("the library built before runs for Characters") == true,
+            "says which library runs: \(failed)")
+        #expect(
+            (failed["detail"] as? [String] ?? []).contains { $0.hasPrefix(Self.detailSource + ":") },
+            "the compiler's error, by file and line: \(failed)")
+        #expect(
+            lines.contains { $0["type"] as? String == "frame" && screenText($0).contains(text) },
+            "the last library that built draws the screen")
     }
 
     /// Writes `text` over `file` in place: the file is truncated, then written (same inode), as many editors save.
