@@ -157,9 +157,10 @@ extension AppDriver {
 }
 
 extension Frame {
-    /// `auth://sign-in is loading (“Signing in…”)` while the screen is loading, else nil.
+    /// `auth://sign-in is loading (“Signing in…”)` while the screen is loading, `search://home is busy (“Searching…”)`
+    /// while its feature says work under way will change it, else nil.
     public var loadingReason: String? {
-        guard case .loading(let message) = screen.state else { return nil }
-        return "\(route) is loading (“\(message)”)"
+        if case .loading(let message) = screen.state { return "\(route) is loading (“\(message)”)" }
+        return screen.busy.map { "\(route) is busy (“\($0)”)" }
     }
 }

@@ -19,6 +19,10 @@ struct ScriptReplayTests {
             #"{"type":"select","id":"characters","index":1}"#,
             #"{"type":"back"}"#,
             #"{"type":"open","url":"search://home"}"#,
+            // Typed and picked at once: the select waits for the debounced search's answer (the screen is busy).
+            #"{"type":"input","id":"query","text":"Morty Smith"}"#,
+            #"{"type":"select","id":"results","index":0}"#,
+            #"{"type":"back"}"#,
             #"{"type":"back"}"#,
             #"{"type":"open","url":"nowhere://at/all"}"#,
             #"{"type":"tap","id":"retry"}"#,
@@ -27,7 +31,7 @@ struct ScriptReplayTests {
         ].joined(separator: "\n") + "\n"
 
     @Test(
-        "the same journey script gives the same lines on every run: sign-in settles before select, host screens answer"
+        "the same journey script gives the same lines on every run: sign-in and a debounced search settle before select, host screens answer"
     )
     func journeyReplaysIdentically() async throws {
         var runs: [[String]] = []
@@ -49,7 +53,8 @@ struct ScriptReplayTests {
         #expect(
             visited == [
                 "auth://select", "auth://sign-in", "characters://list", "characters://detail/2", "characters://list",
-                "search://home", "characters://list", "nowhere://at/all", "characters://list", "characters://detail/3",
+                "search://home", "characters://detail/2", "search://home", "characters://list", "nowhere://at/all",
+                "characters://list", "characters://detail/3",
             ])
         let errors = lines.filter { $0["type"] as? String == "error" }.compactMap { $0["code"] as? String }
         #expect(errors == ["not-found", "not-on-screen"])

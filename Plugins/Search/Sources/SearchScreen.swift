@@ -7,7 +7,9 @@ extension SearchViewModel {
         let field = TextField(
             id: Self.queryID, label: "Search characters", text: query, placeholder: "Name, e.g. Rick")
         let below = searchText.isEmpty ? recentElements : answerElements
-        return Screen(title: "Search", content: [.field(field)] + below, state: state)
+        // Scripts wait for a search under way (its debounce included) and for recent searches being read.
+        let busy = isSearching ? "Searching…" : recentsInFlight > 0 ? "Loading recent searches…" : nil
+        return Screen(title: "Search", content: [.field(field)] + below, state: state, busy: busy)
     }
 
     private var recentElements: [Element] {

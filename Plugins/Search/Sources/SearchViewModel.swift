@@ -44,6 +44,8 @@ final class SearchViewModel {
 
     /// True while a search waits for its debounce or its answer.
     var isSearching: Bool { pending != nil }
+    /// How many reads or writes of the recent searches are under way.
+    private(set) var recentsInFlight = 0
 
     /// The query without surrounding spaces: what is searched.
     var searchText: String { query.trimmingCharacters(in: .whitespaces) }
@@ -141,12 +143,14 @@ final class SearchViewModel {
 
     /// Runs `call` in the background; its answer becomes the recent queries, its failure the error state.
     private func updateRecents(_ work: Work, _ call: @escaping () async throws(ServiceError) -> [String]) {
+        recentsInFlight += 1
         Task { @MainActor in
             do throws(ServiceError) {
                 recents = try await call()
             } catch {
                 failure = (work, error.message)
             }
+            recentsInFlight -= 1
             onChange()
         }
     }

@@ -6,12 +6,16 @@ public struct Screen: Codable, Sendable, Equatable {
     public var content: [Element]
     /// View, loading, alert or error.
     public var state: ScreenState
+    /// Work under way that will change this screen while it stays usable (`Searching…` during a debounced search);
+    /// nil when there is none. A person may go on acting; scripted events wait until it ends, as they wait for loading.
+    public var busy: String?
 
     /// Creates a screen.
-    public init(title: String, content: [Element], state: ScreenState = .view) {
+    public init(title: String, content: [Element], state: ScreenState = .view, busy: String? = nil) {
         self.title = title
         self.content = content
         self.state = state
+        self.busy = busy
     }
 
     /// Every interactive element, depth first, in the order focus moves through them.
