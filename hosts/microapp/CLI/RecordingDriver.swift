@@ -20,6 +20,7 @@ final class RecordingDriver: AppDriver {
     var hasQuit: Bool { app.hasQuit }
     var unsettledReason: String? { app.unsettledReason }
     func send(_ event: Event) { app.send(event) }
+    func canRollBack(_ feature: String) -> Bool { app.canRollBack(feature) }
 
     var onUpdate: ((Frame, [Notice]) -> Void)? {
         get { app.onUpdate }
