@@ -1,8 +1,8 @@
 import DemoServices
 import Foundation
 import MicroappSDK
-import Testing
 import TestScratch
+import Testing
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestScratch
+import Testing
 
 @Suite("End to end: bad plugins never stop the others", .serialized)
 struct BadPluginTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestScratch
+import Testing
 
 #if canImport(Glibc)
     import Glibc

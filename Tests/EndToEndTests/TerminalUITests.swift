@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestScratch
+import Testing
 
 #if canImport(Glibc)
     import Glibc

@@ -1,8 +1,8 @@
 import Foundation
 import MicroappHost
 import MicroappSDK
-import Testing
 import TestScratch
+import Testing
 
 /// A running app with v1 of `swappy` on screen, and the swapper that takes new builds.
 @MainActor

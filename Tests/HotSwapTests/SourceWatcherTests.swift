@@ -1,8 +1,8 @@
 import Foundation
 import MicroappHost
 import Synchronization
-import Testing
 import TestScratch
+import Testing
 
 /// The folder watch behind `--watch`, with inotify and with polling.
 @Suite("Watching source folders")

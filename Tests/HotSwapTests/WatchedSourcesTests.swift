@@ -1,7 +1,7 @@
 import Foundation
 import MicroappHost
-import Testing
 import TestScratch
+import Testing
 
 /// Which running libraries `--watch` rebuilds from sources: those built in a Microapps repository's `.build`.
 @Suite("Watched sources of a library")

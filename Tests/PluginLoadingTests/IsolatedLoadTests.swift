@@ -1,8 +1,8 @@
 import Foundation
 import MicroappHost
 import MicroappSDK
-import Testing
 import TestScratch
+import Testing
 
 /// Loads that may kill the process run in a child: the test runner started again with only
 /// `isolatedChildLoad` selected and the paths in its environment. The child writes what it saw as JSON.
