@@ -75,9 +75,12 @@ let package = Package(
         .systemLibrary(name: "CCrypt", path: "hosts/microapp/CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // One scratch folder per test process, removed when it exits (temporary files, children's caches and data).
         .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: strict),
+        // Stand-ins for the services the demo app talks to over the network (a loopback HTTP server, the Rick and
+        // Morty API), shared by service tests and end-to-end tests.
+        .target(name: "TestServers", dependencies: ["DemoServices"], path: "Tests/TestServers", swiftSettings: strict),
         .testTarget(
-            name: "DemoServicesTests", dependencies: ["DemoServices", "TestScratch", sdk], path: "Tests/DemoServicesTests",
-            swiftSettings: strict),
+            name: "DemoServicesTests", dependencies: ["DemoServices", "TestScratch", "TestServers", sdk],
+            path: "Tests/DemoServicesTests", swiftSettings: strict),
         .testTarget(
             name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
@@ -88,7 +91,8 @@ let package = Package(
             name: "MicroappTerminalTests", dependencies: ["MicroappTerminal", "MicroappHost", "TestScratch", sdk],
             path: "Tests/MicroappTerminalTests", swiftSettings: strict),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["TestScratch"], path: "Tests/EndToEndTests", swiftSettings: strict),
+            name: "EndToEndTests", dependencies: ["TestScratch", "TestServers"], path: "Tests/EndToEndTests",
+            swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
         .executableTarget(
             name: "monolith",

@@ -1,6 +1,7 @@
 import DemoServices
 import Foundation
 import MicroappSDK
+import TestServers
 import Testing
 
 @Suite("HTTPCharactersService speaks the Rick and Morty API (a loopback server that answers like it)")

@@ -8,9 +8,9 @@ import Synchronization
 /// A tiny HTTP/1.1 server on 127.0.0.1 only, for tests: one background thread answers connections one at a
 /// time with what `handler` says for each request target. It is bounded: it serves at most `maxConnections`,
 /// and stops by itself after `lifetime` (or when `stop()` is called or it is released).
-final class LoopbackHTTPServer: Sendable {
+public final class LoopbackHTTPServer: Sendable {
     /// What to do with one request.
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// Answer with a status and a body.
         case respond(status: Int, body: String)
         /// Accept the request but say nothing for this long, then close.
@@ -20,17 +20,18 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// The port it listens on.
-    let port: UInt16
+    public let port: UInt16
     /// `http://127.0.0.1:PORT`.
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
     /// Every request target served, such as `/api/character?page=2`.
-    var targets: [String] { served.withLock { $0 } }
+    public var targets: [String] { served.withLock { $0 } }
 
     private let listener: Int32
     private let stopped = Mutex(false)
     private let served = Mutex<[String]>([])
 
-    init(
+    /// Starts listening on a free port of 127.0.0.1 and serving on a thread of its own.
+    public init(
         maxConnections: Int = 32, lifetime: Duration = .seconds(20),
         handler: @escaping @Sendable (String) -> Reply
     ) throws {
@@ -51,12 +52,12 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// Stops accepting; the thread ends within 50 ms.
-    func stop() { stopped.withLock { $0 = true } }
+    public func stop() { stopped.withLock { $0 = true } }
 
     deinit { stop() }
 
     /// A port on 127.0.0.1 where nothing listens (bound, then closed).
-    static func unusedPort() throws -> UInt16 {
+    public static func unusedPort() throws -> UInt16 {
         let (socket, port) = try listen()
         close(socket)
         return port
@@ -124,8 +125,9 @@ final class LoopbackHTTPServer: Sendable {
 }
 
 /// Why the loopback server could not start.
-struct ServerError: Error, CustomStringConvertible {
-    let description: String
+public struct ServerError: Error, CustomStringConvertible {
+    /// What failed and the system's reason.
+    public let description: String
     init(_ description: String) { self.description = description }
 }
 

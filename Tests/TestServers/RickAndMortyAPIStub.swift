@@ -8,38 +8,38 @@ import Foundation
 /// not found"}` for an unknown id. Its records: Rick Sanchez (1), Morty Smith (2) and Toxic Rick (361) exactly as
 /// the API returns them, and between them one record in the API's shape for each other character of the bundled
 /// catalog (3 to 120: their type, gender, URLs and dates are placeholders), so there are 7 pages.
-enum RickAndMortyAPIStub {
+public enum RickAndMortyAPIStub {
     /// The real service's page size.
-    static let pageSize = 20
+    public static let pageSize = 20
     /// The base the real service writes into `next` and `prev`, whatever host it was asked on.
-    static let site = "https://rickandmortyapi.com/api"
+    public static let site = "https://rickandmortyapi.com/api"
 
     /// Rick Sanchez, as `GET /api/character/1` answers (he is in all 51 episodes).
-    static let rick = record(
+    public static let rick = record(
         id: 1, name: "Rick Sanchez", status: "Alive", species: "Human", type: "", gender: "Male",
         origin: ("Earth (C-137)", "\(site)/location/1"), location: ("Citadel of Ricks", "\(site)/location/3"),
         episodes: Array(1...51), created: "2017-11-04T18:48:46.250Z")
 
     /// Morty Smith, as `GET /api/character/2` answers: an unknown origin has an empty URL.
-    static let morty = record(
+    public static let morty = record(
         id: 2, name: "Morty Smith", status: "Alive", species: "Human", type: "", gender: "Male",
         origin: ("unknown", ""), location: ("Citadel of Ricks", "\(site)/location/3"), episodes: Array(1...51),
         created: "2017-11-04T18:50:21.651Z")
 
     /// Toxic Rick, as the API's documentation shows him on `/character/?page=19`: a type, one episode.
-    static let toxicRick = record(
+    public static let toxicRick = record(
         id: 361, name: "Toxic Rick", status: "Dead", species: "Humanoid", type: "Rick's Toxic Side", gender: "Male",
         origin: ("Alien Spa", "\(site)/location/64"), location: ("Earth", "\(site)/location/20"), episodes: [27],
         created: "2018-01-10T18:20:41.703Z")
 
     /// Every record served, in id order: its id, its name, and its JSON as the API writes it.
-    static let records: [(id: Int, name: String, json: String)] =
+    public static let records: [(id: Int, name: String, json: String)] =
         [(1, "Rick Sanchez", rick), (2, "Morty Smith", morty)]
         + CharacterCatalog.bundled.dropFirst(2).map { ($0.id, $0.name, filler($0)) }
         + [(361, "Toxic Rick", toxicRick)]
 
     /// The answer to one request target, as the real service gives it.
-    static func answer(_ target: String) -> LoopbackHTTPServer.Reply {
+    public static func answer(_ target: String) -> LoopbackHTTPServer.Reply {
         let components = URLComponents(string: target)
         let query = Dictionary(
             (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })

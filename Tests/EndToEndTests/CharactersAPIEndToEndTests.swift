@@ -1,0 +1,74 @@
+import Foundation
+import TestServers
+import Testing
+
+@Suite("End to end: microapp run --characters-url reads characters from the Rick and Morty API (a loopback stand-in)")
+struct CharactersAPIEndToEndTests {
+    @Test("list, detail and Search come from the API: page 1 of 7, a record's facts, a match opens, no match says so")
+    func browseTheAPI() async throws {
+        let server = try LoopbackHTTPServer(lifetime: .seconds(120), handler: RickAndMortyAPIStub.answer)
+        defer { server.stop() }
+        let app = try AppProcess(["run", "--ui", "json", "--characters-url", server.baseURL + "/api"])
+        try app.signInAsRick()
+        // 7 pages is the API's paging (20 a page); the bundled catalog pages differently.
+        let list = try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 1 of 7") }
+        #expect(screenText(list).contains("Rick Sanchez") && screenText(list).contains("Morty Smith"))
+
+        try app.send([["type": "select", "id": "characters", "index": 0]])
+        let rick = try await app.waitForFrame(route: "characters://detail/1") { screenText($0).contains("Origin") }
+        for line in ["Origin: Earth (C-137)", "Location: Citadel of Ricks", "Gender: Male", "Episodes: 51"] {
+            #expect(screenText(rick).contains(line), "\(line) in \(screenText(rick))")
+        }
+
+        let found = app.mark
+        try app.send([
+            ["type": "open", "url": "search://home"],
+            ["type": "input", "id": "query", "text": "Morty Smith"],
+            ["type": "select", "id": "results", "index": 0],
+        ])
+        let morty = try await app.waitFor("frame", since: found) {
+            $0["route"] as? String == "characters://detail/2" && screenText($0).contains("Origin")
+        }
+        #expect(screenText(morty).contains("Morty Smith") && screenText(morty).contains("Origin: unknown"))
+
+        let unmatched = app.mark
+        try app.send([
+            ["type": "open", "url": "search://home"],
+            ["type": "input", "id": "query", "text": "zzz"],
+        ])
+        let none = try await app.waitFor("frame", since: unmatched) {
+            $0["route"] as? String == "search://home" && screenText($0).contains("No characters match")
+        }
+        #expect(screenText(none).contains("No characters match “zzz”"))
+        #expect(Self.stateType(of: none) == "view", "a search with no match is not an error: \(screenText(none))")
+        #expect(try await app.finish() == 0)
+
+        // Every screen above came from the server: the page, both records, both searches.
+        for target in [
+            "/api/character?page=1", "/api/character/1", "/api/character/?name=Morty%20Smith", "/api/character/2",
+            "/api/character/?name=zzz",
+        ] {
+            #expect(server.targets.contains(target), "\(target) in \(server.targets)")
+        }
+    }
+
+    @Test("with nothing listening at the characters URL, the list shows its error state with Retry")
+    func serviceDown() async throws {
+        let base = "http://127.0.0.1:\(try LoopbackHTTPServer.unusedPort())/api"
+        let app = try AppProcess(["run", "--ui", "json", "--characters-url", base])
+        try app.signInAsRick()
+        let list = try await app.waitForFrame(route: "characters://list") { Self.stateType(of: $0) == "error" }
+        let state = (list["screen"] as? [String: Any])?["state"] as? [String: Any]
+        #expect(state?["title"] as? String == "Could not load characters")
+        #expect(
+            state?["message"] as? String == "The characters service at \(base) refused the connection; try again later")
+        let actions = state?["actions"] as? [[String: Any]] ?? []
+        #expect(actions.contains { $0["id"] as? String == "retry" && $0["title"] as? String == "Retry" })
+        #expect(try await app.finish() == 0)
+    }
+
+    /// The `type` of a frame's screen state: view, loading, alert or error.
+    static func stateType(of frame: [String: Any]) -> String? {
+        ((frame["screen"] as? [String: Any])?["state"] as? [String: Any])?["type"] as? String
+    }
+}
