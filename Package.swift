@@ -82,10 +82,12 @@ let package = Package(
             name: "DemoServicesTests", dependencies: ["DemoServices", "TestScratch", "TestServers", sdk],
             path: "Tests/DemoServicesTests", swiftSettings: strict),
         .testTarget(
-            name: "MicroappHostTests", dependencies: ["MicroappHost", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
+            name: "MicroappHostTests",
+            dependencies: ["MicroappHost", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
         .testTarget(
-            name: "PluginLoadingTests", dependencies: ["MicroappHost", "TestScratch", sdk], path: "Tests/PluginLoadingTests",
+            name: "PluginLoadingTests", dependencies: ["MicroappHost", "TestScratch", sdk],
+            path: "Tests/PluginLoadingTests",
             swiftSettings: strict),
         .testTarget(
             name: "MicroappTerminalTests", dependencies: ["MicroappTerminal", "MicroappHost", "TestScratch", sdk],
@@ -105,7 +107,8 @@ let package = Package(
             name: "hot-swap-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
-            name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", "TestScratch", sdk], path: "Tests/HotSwapTests",
+            name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", "TestScratch", sdk],
+            path: "Tests/HotSwapTests",
             swiftSettings: strict),
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
         .executableTarget(
