@@ -140,9 +140,12 @@ struct ScreenLayout {
         for line in failure.detail ?? [failure.message] {
             inner += line.sanitized.wrapped(toWidth: innerWidth).prefix(3).map { StyledLine($0) }
         }
-        inner += [
-            StyledLine(), StyledLine("fix and save to rebuild · the running version stays · esc hides this", .dim),
-        ]
+        // What runs meanwhile and what to do differ between a save under --watch and a build at start: the notice
+        // says which.
+        let fix = failure.fix ?? "fix the errors and save again; the running version stays"
+        inner +=
+            [StyledLine()]
+            + "\(fix) · esc hides this".sanitized.wrapped(toWidth: innerWidth).map { StyledLine($0, .dim) }
         let edge = String(repeating: "─", count: innerWidth + 2)
         return [StyledLine("┌\(edge)┐", .error)]
             + inner.map {

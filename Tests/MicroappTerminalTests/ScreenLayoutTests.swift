@@ -142,3 +142,30 @@ import Testing
         #expect(lines[2].text.hasSuffix("…"))
     }
 }
+
+@Suite struct BuildBoxTests {
+    private func boxed(_ failure: Notice) -> [String] {
+        var layout = ScreenLayout(width: 80, height: 24, color: false)
+        layout.buildFailure = failure
+        return layout.lines(for: Fixtures.characters, focus: Focus(), scrollOffset: 0).lines.map(\.text)
+    }
+
+    @Test(
+        "a failed build's box shows each error with file:line:col and says what runs and what to do, as its notice says"
+    )
+    func boxSaysWhatRunsAndWhatToDo() {
+        let error = "Plugins/Settings/Sources/SettingsViewModel.swift:103:27: error: cannot convert value"
+        let atStart = boxed(
+            Notice(
+                level: .error, code: "build-failed",
+                message: "Settings did not build at start (swift build): \(error); the library built before runs",
+                fix: "the library built before runs for Settings; fix the errors and start again",
+                detail: [error, "103 | private let broken: Int = \"x\""]))
+        let text = atStart.joined(separator: "\n")
+        #expect(text.contains("✗ Settings did not build at start (swift build)"))
+        #expect(text.contains("SettingsViewModel.swift:103:27: error: cannot"))
+        #expect(text.contains("the library built before runs for Settings; fix the errors and start"))
+        #expect(!text.contains("save to rebuild"), "no save rebuilds without --watch")
+        #expect(!text.contains("\u{1B}"))
+    }
+}

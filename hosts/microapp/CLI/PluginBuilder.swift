@@ -112,7 +112,8 @@ struct PluginBuilder {
             level: .error, code: "build-failed",
             message:
                 "\(stale.map(\.name).joined(separator: ", ")) did not build at start (swift build): \(errors.first ?? "see the compiler output"); \(runs.joined(separator: "; "))",
-            fix: "fix the errors and start again (or save under --watch to rebuild)", detail: errors)
+            fix: "\(runs.joined(separator: "; ")); fix the errors and start again (under --watch, a save rebuilds)",
+            detail: errors)
     }
 
     /// SwiftPM does not relink a library whose objects came out the same (a touched file, a comment): the stamp says
