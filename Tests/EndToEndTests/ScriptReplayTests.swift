@@ -90,7 +90,7 @@ struct ScriptReplayTests {
 }
 
 /// The first process whose parent is `parent`, from /proc.
-private func childProcess(of parent: Int32) -> Int32? {
+func childProcess(of parent: Int32) -> Int32? {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     for entry in entries {
         guard let pid = Int32(entry),

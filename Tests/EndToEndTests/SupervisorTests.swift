@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("End to end: a plugin that crashes the running app is turned off and the app comes back")
 struct SupervisorTests {
     /// A feature whose screen traps after its button is pressed: a crash at run time, past every load-time check.
@@ -26,6 +30,24 @@ struct SupervisorTests {
             MicroappEntry.export(CrashyFeature.self)
         }
         """
+
+    @Test("the supervisor keeps its files in a new folder only its user can enter (mkdtemp, 0700), gone at the end")
+    func supervisorFolderIsPrivateAndFresh() async throws {
+        let app = try AppProcess(["run", "--ui", "json"])
+        try await app.waitForFrame(route: "auth://select")
+        let child = try #require(childProcess(of: app.processID))
+        let arguments = try String(contentsOfFile: "/proc/\(child)/cmdline", encoding: .utf8)
+            .split(separator: "\0").map(String.init)
+        let stateFile = try #require(arguments.firstIndex(of: "--state-file").map { arguments[$0 + 1] })
+        let folder = (stateFile as NSString).deletingLastPathComponent
+        let name = (folder as NSString).lastPathComponent
+        #expect(name.hasPrefix("microapp-run-") && name != "microapp-run-\(app.processID)", "a name no one can plant")
+        var status = stat()
+        #expect(lstat(folder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+        #expect(status.st_mode & 0o777 == 0o700)
+        #expect(try await app.finish() == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
 
     @Test("the app restarts without the crashed plugin, says which one, and keeps running the others")
     func crashedPluginIsTurnedOff() async throws {

@@ -15,8 +15,14 @@ enum Supervisor {
 
     static func run(_ words: [String]) -> ExitCode {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-run-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // A folder of its own, made fresh with mode 0700: never one that exists already at a predictable name (a
+        // symbolic link planted there would have the state and crash files written where it points).
+        guard let folder = makePrivateFolder() else {
+            Console.err(
+                "microapp: cannot make a temporary folder in \(temporaryBase) for the supervisor (\(String(cString: strerror(errno))))\n  to fix: set TMPDIR to a writable folder, or run with --no-supervise"
+            )
+            return .usage
+        }
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let stateFile = folder + "/state.json"
         let terminal = TerminalState.save()
@@ -71,10 +77,31 @@ enum Supervisor {
     /// A crash report worth keeping is copied out of the run's temporary folder (removed at the end); returns
     /// where, or nil when there was no report to keep (a process killed by SIGKILL writes none).
     private static func keep(_ crashFile: String) -> String? {
-        let kept = FileManager.default.temporaryDirectory.appendingPathComponent("microapp-crash-\(getpid()).txt").path
-        try? FileManager.default.removeItem(atPath: kept)
-        guard (try? FileManager.default.copyItem(atPath: crashFile, toPath: kept)) != nil else { return nil }
+        guard let report = FileManager.default.contents(atPath: crashFile) else { return nil }
+        // A new file (O_EXCL, mode 0600) at a name no one could guess or plant beforehand.
+        var template = Array("\(temporaryBase)/microapp-crash-XXXXXX.txt".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+        guard descriptor >= 0 else { return nil }
+        let kept = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard (try? handle.write(contentsOf: report)) != nil else {
+            unlink(kept)
+            return nil
+        }
         return kept
+    }
+
+    /// `$TMPDIR`, else `/tmp`.
+    private static var temporaryBase: String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return base.hasSuffix("/") && base.count > 1 ? String(base.dropLast()) : base
+    }
+
+    /// `mkdtemp` of `<temporaryBase>/microapp-run-XXXXXX`: a new folder, mode 0700; nil when it cannot be made.
+    private static func makePrivateFolder() -> String? {
+        var template = Array("\(temporaryBase)/microapp-run-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
+        return String(cString: made)
     }
 
     /// Ctrl-C goes to the whole process group: the child quits cleanly on it, and the parent waits to hear so.
