@@ -26,8 +26,8 @@ enum HelpText {
           --ui MODE       terminal (default on a terminal), text, or json (one JSON event per line on stdin,
                           one JSON frame/notice/error per line on stdout)
           --settle-timeout SECONDS  with --ui json or text, each event waits until the app has settled (no
-                          loading screen, no redraw or swap pending), at most this long (default 10), then is
-                          dropped with a `not-settled` error
+                          loading or busy screen, no redraw or swap pending), at most this long (default 10),
+                          then is dropped with a `not-settled` error
           --strict        any plugin problem is fatal (exit 2) instead of skipping that plugin
           --data DIR      where accounts, recent searches and the session live
                           (default $XDG_DATA_HOME/microapp, else ~/.local/share/microapp)
