@@ -59,11 +59,14 @@ let package = Package(
             name: "MicroappDigest", path: "Sources/MicroappDigest",
             swiftSettings: strict + [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         .target(
-            name: "MicroappTerminal", dependencies: ["MicroappHost", sdk], path: "Sources/MicroappTerminal",
+            name: "MicroappTerminal", dependencies: ["MicroappHost", "CPlatform", sdk],
+            path: "Sources/MicroappTerminal",
             swiftSettings: strict),
+        // The system calls Swift cannot make safely: variadic prctl, and signal handlers' bodies (async-signal-safe C).
+        .target(name: "CPlatform", path: "Sources/CPlatform"),
         .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
         .executableTarget(
-            name: "microapp", dependencies: ["MicroappHost", "MicroappTerminal", "DemoServices", sdk],
+            name: "microapp", dependencies: ["MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", sdk],
             path: "hosts/microapp/CLI", swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
@@ -90,7 +93,8 @@ let package = Package(
             path: "Tests/PluginLoadingTests",
             swiftSettings: strict),
         .testTarget(
-            name: "MicroappTerminalTests", dependencies: ["MicroappTerminal", "MicroappHost", "TestScratch", sdk],
+            name: "MicroappTerminalTests",
+            dependencies: ["MicroappTerminal", "MicroappHost", "CPlatform", "TestScratch", sdk],
             path: "Tests/MicroappTerminalTests", swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests", dependencies: ["TestScratch", "TestServers"], path: "Tests/EndToEndTests",

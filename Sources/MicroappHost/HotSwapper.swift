@@ -17,6 +17,9 @@ public final class HotSwapper {
     public var probe: PluginProbe?
     /// Where copies of new builds go, one file per swap (`lib<Feature>-<pid>-<n>.so`).
     public let swapsDirectory: String
+    /// Called with the feature id and the copy's path once a copy has loaded, before any of its code runs in the
+    /// app: whoever must trace a crash to its library hears of the copy first.
+    public var willSwap: ((_ feature: String, _ copy: String) -> Void)?
     private var feature: [String: String] = [:]
     private var copies = 0
     /// A probe process started ahead of the next swap, so a swap does not wait for a process to start.
@@ -92,6 +95,7 @@ public final class HotSwapper {
         case .success(let loaded): image = loaded
         case .failure(let problem): return refuse(problem, feature: id)
         }
+        willSwap?(id, copy)
         switch runtime.swap(id, to: .plugin(image), since: started) {
         case .success(let result): return .success(result)
         case .failure(let problem): return refuse(problem, feature: id)

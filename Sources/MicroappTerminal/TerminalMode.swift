@@ -1,47 +1,15 @@
+import CPlatform
 import Foundation
 import Glibc
 
-/// The terminal settings before raw mode, for the signal and exit handlers that must put them back.
-/// `nonisolated(unsafe)`: a signal handler cannot take a lock or hop to an actor; it is written on the main
-/// actor before raw mode starts and only read while it lasts.
-nonisolated(unsafe) private var savedSettings = termios()
-/// Whether `savedSettings` holds settings to restore; same reasoning as above.
-nonisolated(unsafe) private var hasSavedSettings = false
-/// Whether the terminal is in raw mode on the alternate screen now; same reasoning as above.
-nonisolated(unsafe) private var needsRestore = false
-
-/// Puts the terminal back if this process changed it: attributes reset, cursor shown, main screen, saved
-/// settings. Only async-signal-safe calls (`write`, `tcsetattr`, no allocation), so signal handlers may call it.
-private func restoreTerminal() {
-    guard needsRestore else { return }
-    needsRestore = false
-    let reset: StaticString = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
-    _ = write(STDOUT_FILENO, reset.utf8Start, reset.utf8CodeUnitCount)
-    if hasSavedSettings { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedSettings) }
-}
-
-/// The signals that end a process and must not leave the terminal in raw mode.
-private let endingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-/// What those signals did before raw mode, to hand them on; same reasoning as `savedSettings`.
-nonisolated(unsafe) private var previousActions = [SignalAction](repeating: SignalAction(), count: 4)
-/// The `sigaction` struct (the name alone also means the function).
-private typealias SignalAction = sigaction
-
-/// Restores the terminal, puts back what the signal did before and raises it again, so the process ends (or
-/// the previous handler runs) as it would have without raw mode.
-private func restoreAndReraise(_ signalNumber: Int32) {
-    restoreTerminal()
-    if let index = endingSignals.firstIndex(of: signalNumber) {
-        _ = sigaction(signalNumber, &previousActions[index], nil)
-    } else {
-        signal(signalNumber, SIG_DFL)
-    }
-    raise(signalNumber)
-}
+/// What puts the terminal back: attributes reset, cursor shown, main screen.
+let terminalRestoreBytes = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
 
 /// Raw mode on the alternate screen with the cursor hidden, and the way back. The terminal is restored by
 /// `restore()`, at exit, and on SIGINT, SIGTERM, SIGHUP and SIGQUIT, whichever comes first; the signals'
-/// previous handlers are put back by `restore()`.
+/// previous handlers are put back by `restore()`. The signal handlers are C (CPlatform's terminal guard): a handler
+/// may interrupt malloc or a Swift runtime lock, so it may only make async-signal-safe calls on memory prepared
+/// before it was installed; Swift arrays, lazily initialised globals and exclusivity checks are none of those.
 @MainActor
 final class TerminalMode {
     private var isActive = false
@@ -54,10 +22,18 @@ final class TerminalMode {
         guard !isActive else { return }
         isActive = true
         var settings = termios()
-        hasSavedSettings = false
-        if tcgetattr(STDIN_FILENO, &settings) == 0 {
-            savedSettings = settings
-            hasSavedSettings = true
+        let readable = tcgetattr(STDIN_FILENO, &settings) == 0
+        // Prepared before the handlers exist and before the terminal changes, so a signal at any point after this
+        // finds everything it needs to put the terminal back.
+        var saved = settings
+        withUnsafePointer(to: &saved) { saved in
+            terminalRestoreBytes.utf8CString.withUnsafeBufferPointer { bytes in
+                microapp_terminal_guard_prepare(bytes.baseAddress, bytes.count - 1, readable ? saved : nil)
+            }
+        }
+        Self.installExitHandler()
+        _ = microapp_terminal_guard_install()
+        if readable {
             settings.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
             settings.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
             settings.c_cflag |= tcflag_t(CS8)
@@ -67,14 +43,6 @@ final class TerminalMode {
             }
             _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
         }
-        Self.installExitHandler()
-        for (index, signalNumber) in endingSignals.enumerated() {
-            var action = SignalAction()
-            action.__sigaction_handler.sa_handler = { restoreAndReraise($0) }
-            sigemptyset(&action.sa_mask)
-            _ = sigaction(signalNumber, &action, &previousActions[index])
-        }
-        needsRestore = true
         StandardStreams.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J\u{1B}[H")
     }
 
@@ -82,10 +50,8 @@ final class TerminalMode {
     func restore() {
         guard isActive else { return }
         isActive = false
-        restoreTerminal()
-        for (index, signalNumber) in endingSignals.enumerated() {
-            _ = sigaction(signalNumber, &previousActions[index], nil)
-        }
+        microapp_terminal_restore()
+        microapp_terminal_guard_remove()
     }
 
     /// The terminal's size in columns and rows, 80×24 when it cannot be read.
@@ -102,6 +68,6 @@ final class TerminalMode {
     private static func installExitHandler() {
         guard !exitHandlerInstalled else { return }
         exitHandlerInstalled = true
-        atexit { restoreTerminal() }
+        atexit { microapp_terminal_restore() }
     }
 }

@@ -49,21 +49,56 @@ struct SupervisorTests {
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 
-    @Test("the app restarts without the crashed plugin, says which one, and keeps running the others")
-    func crashedPluginIsTurnedOff() async throws {
+    /// Also under the file name of a real feature: a crash is traced by full path, so a `libAuth.so` in a --plugins
+    /// folder is turned off alone and the real Auth (the build folder's `libAuth.so`) keeps running.
+    @Test(
+        "the app restarts without the crashed plugin, names its file, and keeps running the others",
+        arguments: ["libCrashy.so", "libAuth.so"])
+    func crashedPluginIsTurnedOff(fileName: String) async throws {
         let source = try temporaryFolder("microapp-crashy").appendingPathComponent("Crashy.swift")
         try Self.crashySource.write(to: source, atomically: true, encoding: .utf8)
         let plugins = try await compilePlugin(module: "Crashy", sources: [source])
+        let library = plugins.appendingPathComponent(fileName)
+        if fileName != "libCrashy.so" {
+            try FileManager.default.moveItem(at: plugins.appendingPathComponent("libCrashy.so"), to: library)
+        }
         let app = try AppProcess(["run", "--ui", "json", "--plugins", plugins.path, "--open", "crashy://home"])
         try await app.waitForFrame(route: "crashy://home") { screenText($0).contains("Crash the app") }
         try app.send([["type": "tap", "id": "boom"]])
         let banner = try await app.waitFor("error", timeout: .seconds(20)) { $0["code"] as? String == "plugin-crashed" }
-        #expect((banner["message"] as? String)?.hasPrefix("crashy crashed") == true)
-        #expect((banner["message"] as? String)?.contains("turned off") == true)
-        // The crashed feature's screen is gone: the app is home (sign-in first), with the real features.
+        let message = try #require(banner["message"] as? String)
+        #expect(message.hasPrefix("crashy crashed"), "\(message)")
+        #expect(message.contains("turned off"), "\(message)")
+        #expect(message.contains(library.resolvingSymlinksInPath().path), "names the file that crashed: \(message)")
+        // The crashed feature's screen is gone: the app is home (sign-in first, so Auth runs), with the real features.
         try await app.waitForFrame(route: "auth://select", timeout: .seconds(20))
         try app.send([["type": "open", "url": "crashy://home"]])
         try await app.waitFor("error") { ($0["message"] as? String)?.contains("crashy://") == true }
         #expect(try await app.finish() == 0)
+    }
+
+    @Test("the app process ends when its supervisor is killed with SIGKILL")
+    func appEndsWithItsSupervisor() async throws {
+        let app = try AppProcess(["run", "--ui", "json"])
+        try await app.waitForFrame(route: "auth://select")
+        let child = try #require(childProcess(of: app.processID))
+        // SIGKILL: the supervisor cannot tell its child anything. The app's input stays open (the test holds it),
+        // so only the kernel's word that its parent ended can stop it.
+        #expect(kill(app.processID, SIGKILL) == 0)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Self.isRunning(child) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!Self.isRunning(child), "the app process \(child) outlived its supervisor")
+        _ = try? await app.finish()
+    }
+
+    /// True while `pid` exists and has not ended (a zombie has ended; only its new parent has yet to reap it).
+    private static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.range(of: ") ", options: .backwards)
+        else { return false }
+        let state = stat[end.upperBound...].first
+        return state != "Z" && state != "X"
     }
 }

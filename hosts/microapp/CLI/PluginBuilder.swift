@@ -213,13 +213,16 @@ struct PluginBuilder {
 extension PluginBuilder {
     /// `--watch`: swaps in each new build of a running feature's library, and rebuilds a feature whose sources
     /// change when its library was built in a repository (the one this executable came from, or another one named
-    /// with --plugins). New builds are probed in a child process unless `probing` is false.
+    /// with --plugins). New builds are probed in a child process unless `probing` is false; `willSwap` hears of each
+    /// copy before its code runs.
     @MainActor
     static func watch(
-        _ runtime: AppRuntime, images: [PluginImage], directories: [String], probing: Bool
+        _ runtime: AppRuntime, images: [PluginImage], directories: [String], probing: Bool,
+        willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
     ) -> HotSwapWatch {
         let swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: images), probe: probing ? PluginProbe() : nil)
+        swapper.willSwap = willSwap
         var sources: [String: WatchedSources] = [:]
         for image in images {
             if let watched = WatchedSources(library: image.path) { sources[image.manifest.id] = watched }

@@ -34,9 +34,10 @@ struct LoadedPluginSet {
         let (found, leftOver) = locations.libraries(in: directories)
         // The inspect commands say so on stderr; `run` tells its front end.
         if let leftOver, services == .inspection { Console.err(leftOver.note) }
-        // Libraries the supervisor turned off after they crashed the app.
+        // Libraries the supervisor turned off after they crashed the app, by canonical full path: another library
+        // of the same file name in another folder is another plugin and stays.
         let skipped = Set(arguments.values("--skip-library"))
-        let paths = found.filter { !skipped.contains(($0 as NSString).lastPathComponent) }
+        let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
         let report: PluginSet.LoadReport
         if arguments.flag("--no-probe") {
             report = PluginSet.load(paths)

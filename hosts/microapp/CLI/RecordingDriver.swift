@@ -2,17 +2,24 @@ import MicroappHost
 import MicroappSDK
 
 /// The app as the front end sees it, recording the route on screen into the supervisor's state file at each
-/// frame, so a restart after a crash can come back to it.
+/// frame, so a restart after a crash can come back to it, with every library loaded so far (hot-swapped copies
+/// too), so a crash in one is traced to its feature.
 @MainActor
 final class RecordingDriver: AppDriver {
     private let app: any AppDriver
     private let file: String
-    private let libraries: [String: String]
+    private var libraries: [String: RecordedLibrary]
+    /// Each feature's starting library: what a crash in any later copy of it turns off.
+    private let startedFrom: [String: String]
+    private var route = ""
+    private var feature = ""
 
-    init(_ app: any AppDriver, file: String, libraries: [String: String]) {
+    init(_ app: any AppDriver, file: String, libraries: [String: RecordedLibrary]) {
         self.app = app
         self.file = file
         self.libraries = libraries
+        startedFrom = Dictionary(
+            libraries.values.map { ($0.feature, $0.library) }, uniquingKeysWith: { first, _ in first })
         record(app.frame)
     }
 
@@ -32,7 +39,20 @@ final class RecordingDriver: AppDriver {
         }
     }
 
+    /// Records a hot-swapped copy of `feature` before its code runs: a crash in it turns off the feature's library.
+    func willSwap(_ feature: String, copy: String) {
+        let path = RecordedState.canonicalPath(copy)
+        libraries[path] = RecordedLibrary(feature: feature, library: startedFrom[feature] ?? path)
+        save()
+    }
+
     private func record(_ frame: Frame) {
-        RecordedState(route: frame.route, feature: frame.feature, libraries: libraries).save(file)
+        route = frame.route
+        feature = frame.feature
+        save()
+    }
+
+    private func save() {
+        RecordedState(route: route, feature: feature, libraries: libraries).save(file)
     }
 }

@@ -1,3 +1,4 @@
+import CPlatform
 import DemoServices
 import Foundation
 import MicroappHost
@@ -29,6 +30,10 @@ enum RunCommand {
             Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")
             return .invalidPluginSet
         }
+        // Recorded before any feature's code runs: a crash while features start is traced to its library too.
+        let stateFile = arguments.value("--state-file")
+        let libraries = RecordedState.libraries(of: set.images)
+        if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
         let runtime = AppRuntime(
             images: set.images, resolution: set.resolution, container: set.container,
             options: AppRuntime.Options(home: arguments.value("--home") ?? DemoContainer.home))
@@ -67,37 +72,35 @@ enum RunCommand {
             ])
         }
         if ui != .json { Console.report(problems) }
+        let recorder = stateFile.map { RecordingDriver(runtime, file: $0, libraries: libraries) }
         let watch =
             arguments.flag("--watch")
             ? PluginBuilder.watch(
                 runtime, images: set.images,
                 directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
-                probing: !arguments.flag("--no-probe")) : nil
-        if let stateFile = arguments.value("--state-file") {
-            let libraries = Dictionary(
-                set.images.map { (($0.path as NSString).lastPathComponent, $0.manifest.id) },
-                uniquingKeysWith: { first, _ in first })
-            await ui.run(RecordingDriver(runtime, file: stateFile, libraries: libraries), settleTimeout: settleTimeout)
-        } else {
-            await ui.run(runtime, settleTimeout: settleTimeout)
-        }
+                probing: !arguments.flag("--no-probe"), willSwap: recorder.map { recorder in recorder.willSwap }
+            ) : nil
+        let driver: any AppDriver = recorder ?? runtime
+        await ui.run(driver, settleTimeout: settleTimeout)
         watch?.stop()
         return .ok
     }
 
     /// An app process whose supervisor is gone (killed, say) must not live on holding the terminal and the data:
-    /// it ends when it is reparented. (prctl's PR_SET_PDEATHSIG is variadic C, out of Swift's reach.)
+    /// the kernel sends it SIGTERM when the supervisor ends (PR_SET_PDEATHSIG, through a C shim: prctl is variadic),
+    /// which the terminal front end answers by putting the terminal back before ending.
     private static func endWithSupervisor() {
+        // The supervisor's pid, read before the request so that one ending in between is noticed by the shim's
+        // second look. (One that ended before this process got here is not: that window is its start-up.)
         let supervisor = getppid()
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
-        timer.setEventHandler {
-            if getppid() != supervisor { _exit(Int32(ExitCode.crashed.rawValue)) }
+        switch microapp_end_with_parent(supervisor, SIGTERM) {
+        case 0: return
+        case 1: _exit(Int32(ExitCode.crashed.rawValue))
+        default:
+            Console.err(
+                "microapp: cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(String(cString: strerror(errno))))\n  to fix: run with --no-supervise"
+            )
+            _exit(Int32(ExitCode.crashed.rawValue))
         }
-        timer.resume()
-        orphanWatch = timer
     }
 }
-
-/// Keeps the supervisor watch alive for the whole run; set once, before any concurrency starts.
-nonisolated(unsafe) private var orphanWatch: (any DispatchSourceTimer)?

@@ -46,14 +46,21 @@ enum Supervisor {
             if report == nil { crash.headline = "ended by signal \(signal), \(String(cString: strsignal(signal)))" }
             let now = ContinuousClock.now
             crashes.removeAll { now - $0.at > crashWindow }
-            guard let library = crash.pluginLibrary, !skipped.contains(library) else {
+            // The plugin at fault is the innermost frame in a library the app loaded, matched by full path: a
+            // library of the same file name elsewhere (`libAuth.so` in a --plugins folder) is another plugin, and
+            // a hot-swapped copy is turned off as the library its feature started from.
+            let state = RecordedState.load(stateFile)
+            let loaded = state?.libraries ?? [:]
+            guard let image = crash.library(among: loaded.keys), let crashed = loaded[image],
+                !skipped.contains(crashed.library)
+            else {
                 let kept = keep(crashFile)
                 Console.err(
                     "microapp: the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated\n  to fix: report it with "
                         + (kept ?? "the command line and what you did (no crash report was written)"))
                 return .crashed
             }
-            crashes.append((now, "\(library): \(crash.headline)"))
+            crashes.append((now, "\(crashed.feature) in \(image): \(crash.headline)"))
             if crashes.count >= crashLimit {
                 Console.err(
                     "microapp: \(crashes.count) plugin crashes within \(crashWindow); stopping instead of looping:")
@@ -62,11 +69,11 @@ enum Supervisor {
                 if let kept = keep(crashFile) { Console.err("  crash report: \(kept)") }
                 return .crashed
             }
-            skipped.append(library)
-            let state = RecordedState.load(stateFile)
-            let crashedFeature = state?.libraries[library] ?? library
+            skipped.append(crashed.library)
+            let crashedFeature = crashed.feature
+            let place = image == crashed.library ? image : "\(image), a hot-swapped copy of \(crashed.library)"
             let message =
-                "\(crashedFeature) crashed (\(crash.headline)) and was turned off; the app restarted without it"
+                "\(crashedFeature) crashed (\(crash.headline)) in \(place) and was turned off; the app restarted without it"
             restart = ["--crash-notice", message]
             // Back where the person was, unless that screen was the crashed feature's: then home (an empty --open).
             let route = state.flatMap { $0.feature == crashedFeature ? nil : $0.route } ?? ""
@@ -153,11 +160,13 @@ private struct TerminalState {
     }
 }
 
-/// What the app process records for its supervisor: where it is, and which feature each library holds.
+/// What the app process records for its supervisor: where it is, and which feature each loaded library holds.
 struct RecordedState: Codable {
     var route: String
     var feature: String
-    var libraries: [String: String]
+    /// Every plugin library the app process loaded, by canonical full path (as a crash report names it), hot-swapped
+    /// copies included.
+    var libraries: [String: RecordedLibrary]
 
     static func load(_ path: String) -> RecordedState? {
         try? JSONDecoder().decode(RecordedState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
@@ -166,4 +175,28 @@ struct RecordedState: Codable {
     func save(_ path: String) {
         try? JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
+
+    /// The libraries of `images`, each its own feature's starting library.
+    static func libraries(of images: [PluginImage]) -> [String: RecordedLibrary] {
+        Dictionary(
+            images.map { image in
+                let path = canonicalPath(image.path)
+                return (path, RecordedLibrary(feature: image.manifest.id, library: path))
+            }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// `path` with symbolic links, `.` and `..` resolved, as the kernel names a mapped file; `path` itself when it
+    /// cannot be resolved (gone).
+    static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+/// One loaded plugin library: the feature it holds and the library to turn off when it crashes (the file the
+/// feature was started from, which for a hot-swapped copy is not the copy).
+struct RecordedLibrary: Codable, Equatable {
+    var feature: String
+    var library: String
 }

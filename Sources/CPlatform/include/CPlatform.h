@@ -1,0 +1,37 @@
+// The few system calls the host needs that Swift cannot make safely: a variadic one (prctl) and the body of
+// signal handlers, which may call only async-signal-safe functions (no allocation, no locks, no Swift runtime).
+#ifndef MICROAPP_CPLATFORM_H
+#define MICROAPP_CPLATFORM_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <termios.h>
+
+/// Asks the kernel to send `signal_number` to this process when its parent ends (prctl PR_SET_PDEATHSIG), then
+/// checks once that the parent is still `expected_parent`, closing the race where it ended before the request.
+/// Returns 0 when armed, 1 when the parent has already gone, -1 with errno set when prctl failed.
+/// The signal follows the parent *thread* that started this process: start children from a thread that lives as
+/// long as the parent (the main thread). Any thread may call this; it keeps no memory.
+int microapp_end_with_parent(pid_t expected_parent, int signal_number);
+
+/// Copies what putting the terminal back takes, before any handler can need it: `count` bytes for stdout (at most
+/// 64; longer is cut) and, when `settings` is not NULL, the terminal settings for stdin. The handler reads only
+/// these copies. Call from one thread while no terminal guard is installed; the caller keeps its memory.
+void microapp_terminal_guard_prepare(const char *bytes, size_t count, const struct termios *settings);
+
+/// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that put the terminal back (write(2), tcsetattr),
+/// restore the signal's previous action and raise it again. Returns 0, or -1 with errno set.
+int microapp_terminal_guard_install(void);
+
+/// Puts the signals' previous actions back (the handlers stay out of the way afterwards).
+void microapp_terminal_guard_remove(void);
+
+/// Puts the terminal back now if it was prepared and not yet restored; safe from a signal handler or atexit,
+/// and idempotent (the first caller wins).
+void microapp_terminal_restore(void);
+
+/// Copies the bytes a handler would write into `buffer` (up to `capacity`) and returns their count: 0 when nothing
+/// is prepared or it was already restored. For tests.
+size_t microapp_terminal_guard_pending(char *buffer, size_t capacity);
+
+#endif
