@@ -129,14 +129,7 @@ final class VisitorRoot: Root {
 struct ProviderSwapTests {
     @Test("features holding a provider's service call the new version after a swap, and the old one after a rollback")
     func consumersFollowTheProvider() async throws {
-        let sources: [FeatureSource] = [.linked(GreeterV1.self), .linked(Visitor.self)]
-        let container = Container()
-        let resolution = DependencyResolver.resolve(
-            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
-        #expect(resolution.problems.isEmpty)
-        let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
-        runtime.open("visitor://home")
-
+        let runtime = startVisitorWithGreeterV1()
         #expect(try await greeting(in: runtime) == "Hello, Rick")
         #expect(throws: Never.self) { try runtime.swap("greeter", to: .linked(GreeterV2.self)).get() }
         #expect(try await greeting(in: runtime) == "Howdy, Rick")
@@ -153,12 +146,7 @@ struct ProviderSwapTests {
 
     @Test("a swap that fails after the new version provided its service leaves the running version's service in use")
     func failedSwapKeepsTheService() async throws {
-        let sources: [FeatureSource] = [.linked(GreeterV1.self), .linked(Visitor.self)]
-        let container = Container()
-        let resolution = DependencyResolver.resolve(
-            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
-        let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
-        runtime.open("visitor://home")
+        let runtime = startVisitorWithGreeterV1()
         #expect(try await greeting(in: runtime) == "Hello, Rick")
         guard case .failure(let problem) = runtime.swap("greeter", to: .linked(GreeterStartsOnce.self)) else {
             Issue.record("a version that could not start again was swapped in")
@@ -168,6 +156,18 @@ struct ProviderSwapTests {
         #expect(GreeterStartsOnce.made == 2)
         #expect(runtime.version(of: "greeter") == 1)
         #expect(try await greeting(in: runtime) == "Hello, Rick", "the failed version's service took over")
+    }
+
+    /// The visitor on screen, holding v1 of the greeter's service.
+    private func startVisitorWithGreeterV1() -> AppRuntime {
+        let sources: [FeatureSource] = [.linked(GreeterV1.self), .linked(Visitor.self)]
+        let container = Container()
+        let resolution = DependencyResolver.resolve(
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+        #expect(resolution.problems.isEmpty)
+        let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
+        runtime.open("visitor://home")
+        return runtime
     }
 
     /// Taps Greet on the visitor's screen and returns what the screen shows once its call has answered.
