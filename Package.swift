@@ -124,6 +124,10 @@ let package = Package(
         .executableTarget(
             name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "MicroappHost", sdk], path: "Benchmarks/Fuzz",
             swiftSettings: strict),
+        // The CLI's own parts, imported from the executable target (`@testable import microapp`).
+        .testTarget(
+            name: "MicroappCLITests", dependencies: ["microapp"], path: "Tests/MicroappCLITests",
+            swiftSettings: strict),
         .testTarget(
             name: "FuzzRegressionTests", dependencies: ["MicroappHost", sdk], path: "Tests/FuzzRegressionTests",
             swiftSettings: strict),

@@ -90,28 +90,30 @@ extension AppRuntime {
         }
     }
 
-    /// Makes the Root of `version`, restores the running Root's state into it and puts it in place.
+    /// Makes the Root of `version`, restores the running Root's state into it and puts it in place. All or nothing:
+    /// until the new Root is complete, nothing changes (not even the services the container hands out) and nothing
+    /// is posted.
     private func replace(
         _ running: RunningFeature, with version: FeatureVersion, started: ContinuousClock.Instant
     ) -> Result<SwapResult, Diagnostic> {
         let id = running.manifest.id
-        var root: any Root
-        do {
-            root = try makeRoot(version)
-        } catch {
-            return .failure(
-                Diagnostic(
-                    .startFailed, subject: id, reason: "the new version failed to start: \(error)",
-                    fix: "fix the feature's makeRoot/provide; the running version stays"))
+        var prepared: PreparedRoot
+        switch prepareRoot(of: version) {
+        case .success(let made): prepared = made
+        case .failure(let problem): return .failure(problem)
         }
         var stateKept = true
         if let snapshot = running.root.snapshot() {
             do {
-                try root.restore(from: snapshot)
+                try prepared.root.restore(from: snapshot)
             } catch {
-                // A half-restored Root is worse than a fresh one: start over, and say so.
+                // A half-restored Root is worse than a fresh one: start over, and say so. A version that cannot
+                // start over is not swapped in at all (keeping the half-restored Root would run on broken state).
+                switch prepareRoot(of: version) {
+                case .success(let fresh): prepared = fresh
+                case .failure(let problem): return .failure(problem)
+                }
                 stateKept = false
-                if let fresh = try? makeRoot(version) { root = fresh }
                 post(
                     Notice(
                         level: .error, code: "state-reset",
@@ -120,6 +122,8 @@ extension AppRuntime {
                         fix: "its screens started fresh; make restore(from:) tolerate older snapshots", feature: id))
             }
         }
+        publish(prepared)
+        let root = prepared.root
         features[id] = RunningFeature(manifest: version.manifest, root: root, version: version)
         if case .feature(id, let location) = router.top { root.willShow(location) }
         scheduleUpdate()
@@ -130,6 +134,18 @@ extension AppRuntime {
             SwapResult(
                 feature: id, from: running.version.number, to: version.number, stateKept: stateKept,
                 milliseconds: milliseconds))
+    }
+
+    /// A new Root of `version` (its services not handed out yet), or why it could not be made.
+    private func prepareRoot(of version: FeatureVersion) -> Result<PreparedRoot, Diagnostic> {
+        do {
+            return .success(try prepareRoot(version))
+        } catch {
+            return .failure(
+                Diagnostic(
+                    .startFailed, subject: version.manifest.id, reason: "the new version failed to start: \(error)",
+                    fix: "fix the feature's makeRoot/provide; the running version stays"))
+        }
     }
 
     private func newestVersion(of id: String) -> Int {

@@ -273,6 +273,20 @@ public final class AppRuntime: AppDriver {
     /// Makes a Root of `version` with a fresh context on the same container, then hands the container the services
     /// it provides.
     func makeRoot(_ version: FeatureVersion) throws -> any Root {
+        let prepared = try prepareRoot(version)
+        publish(prepared)
+        return prepared.root
+    }
+
+    /// A Root made from a version, with the services its `provide(_:)` gave, not yet handed out to others.
+    struct PreparedRoot {
+        let root: any Root
+        let manifest: FeatureManifest
+        let services: [(provision: Provision, service: ErasedService)]
+    }
+
+    /// Makes the Root of `version` without changing what the container hands out (a swap may still give it up).
+    func prepareRoot(_ version: FeatureVersion) throws -> PreparedRoot {
         let manifest = version.manifest
         let dependencies = FeatureDependencies(container: container, manifest: manifest)
         let context = FeatureContext(
@@ -286,16 +300,18 @@ public final class AppRuntime: AppDriver {
                     key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
                     fix: "add it in provide(_:) or remove it from the manifest's provides")
             }
-            return (provision, service)
+            return (provision: provision, service: service)
         }
         // The feature's own Root may need what it provides (it is not in the container until the Root is made).
         for (provision, service) in services { dependencies.provided[provision.key] = service }
-        let root = try version.type.makeRoot(context)
-        // Only a version that started hands out its services (on a swap, to the features already holding them).
-        for (provision, service) in services {
-            container.provide(provision.key, type: provision.type, service: service, by: manifest.id)
+        return PreparedRoot(root: try version.type.makeRoot(context), manifest: manifest, services: services)
+    }
+
+    /// Hands out the services of a Root that started (on a swap, to the features already holding them).
+    func publish(_ prepared: PreparedRoot) {
+        for (provision, service) in prepared.services {
+            container.provide(provision.key, type: provision.type, service: service, by: prepared.manifest.id)
         }
-        return root
     }
 
     private func problemFrame(_ url: String, _ diagnostic: Diagnostic?) -> Frame {

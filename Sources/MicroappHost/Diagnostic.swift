@@ -6,6 +6,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case notSharedObject = "not-shared-object"
         case unsafePermissions = "unsafe-permissions"
         case lockMismatch = "lock-mismatch"
+        case lockMissing = "lock-missing"
         case probeCrashed = "probe-crashed"
         case probeHung = "probe-hung"
         case probeFailed = "probe-failed"

@@ -58,7 +58,16 @@ public struct PluginLock: Codable, Sendable, Equatable {
                 .lockMismatch, subject: path, reason: "it is not in \(Self.fileName)",
                 fix: "if you trust it, run `microapp lock \(folder)` to add it; otherwise remove it")
         }
-        guard let actual = try? Self.digest(of: path) else { return nil }
+        let actual: String
+        do {
+            actual = try Self.digest(of: path)
+        } catch {
+            // Fail closed: a library the lock cannot check is not known to be the one locked.
+            return Diagnostic(
+                .lockMismatch, subject: path,
+                reason: "it cannot be read to check it against \(Self.fileName) (\(Self.describe(error)))",
+                fix: "make it readable by this user, or remove it; a library the lock cannot check is not loaded")
+        }
         guard actual == entry.sha256 else {
             return Diagnostic(
                 .lockMismatch, subject: path,
@@ -69,6 +78,15 @@ public struct PluginLock: Codable, Sendable, Equatable {
             )
         }
         return nil
+    }
+
+    /// The system's words for why a file could not be read (`Permission denied`), not Foundation's wrapper text.
+    private static func describe(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let code = underlying?.domain == NSPOSIXErrorDomain ? underlying?.code : nil {
+            return String(cString: strerror(Int32(code)))
+        }
+        return error.localizedDescription
     }
 
     /// Hex SHA-256 of a file.

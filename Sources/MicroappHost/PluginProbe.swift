@@ -209,7 +209,8 @@ struct ProbeChild: Sendable {
     }
 }
 
-/// What `microapp probe --json` prints: the library, its verdict, and its manifest or its problem.
+/// What `microapp probe --json` prints: the library, its verdict, its manifest or its problem, and for a usable
+/// library what the probe checked and what it could not check (`ok` is only as strong as the checks behind it).
 public struct ProbeReport: Codable, Sendable {
     /// The file probed.
     public var file: String
@@ -219,12 +220,21 @@ public struct ProbeReport: Codable, Sendable {
     public var manifest: ManifestSummary?
     /// Why it was refused.
     public var problem: Diagnostic?
+    /// What a usable library passed: `loaded`, `registered`, `manifest`, and `first screens` when they were drawn.
+    public var checked: [String]?
+    /// What the probe did not check and why, such as `first screens (no mocks)`; empty when all was checked.
+    public var notChecked: [String]?
 
     /// Creates a report.
-    public init(file: String, verdict: String, manifest: FeatureManifest? = nil, problem: Diagnostic? = nil) {
+    public init(
+        file: String, verdict: String, manifest: FeatureManifest? = nil, problem: Diagnostic? = nil,
+        checked: [String]? = nil, notChecked: [String]? = nil
+    ) {
         self.file = file
         self.verdict = verdict
         self.manifest = manifest.map(ManifestSummary.init)
         self.problem = problem
+        self.checked = checked
+        self.notChecked = notChecked
     }
 }

@@ -9,6 +9,8 @@ public enum PluginSet {
         public var images: [PluginImage]
         /// Files that could not be used, one diagnostic each.
         public var problems: [Diagnostic]
+        /// What did not stop a library from loading but should be looked at (a folder whose lock is gone).
+        public var warnings: [Diagnostic] = []
     }
 
     /// The `lib*.so` files in `directories` (sorted, the SDK itself left out).
@@ -24,21 +26,26 @@ public enum PluginSet {
     }
 
     /// Loads each file; a file that fails does not stop the others. A folder's `plugins.lock`, when there is one,
-    /// is enforced unless `enforcingLocks` is false (for `microapp lock` itself).
-    public static func load(_ paths: [String], enforcingLocks: Bool = true) -> LoadReport {
-        load(paths, enforcingLocks: enforcingLocks) { _ in nil }
+    /// is enforced unless `enforcingLocks` is false (for `microapp lock` itself). With a `lockHistory`, each locked
+    /// folder is remembered there, and one that had a lock and has none now gets a warning.
+    public static func load(
+        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil
+    ) -> LoadReport {
+        load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory) { _ in nil }
     }
 
     /// Like `load(_:enforcingLocks:)`, but each library is first loaded in a child process (or known from the
     /// cache): one that crashes or hangs there is refused and never loaded in this process.
     public static func load(
-        _ paths: [String], enforcingLocks: Bool = true, screening: inout PluginScreening
+        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil,
+        screening: inout PluginScreening
     ) -> LoadReport {
-        load(paths, enforcingLocks: enforcingLocks) { screening.verdict(for: $0) }
+        load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory) { screening.verdict(for: $0) }
     }
 
     private static func load(
-        _ paths: [String], enforcingLocks: Bool, screen: (String) -> PluginProbe.Verdict?
+        _ paths: [String], enforcingLocks: Bool, lockHistory: LockHistory?,
+        screen: (String) -> PluginProbe.Verdict?
     ) -> LoadReport {
         var report = LoadReport(images: [], problems: [])
         var opened: [OpenedPlugin] = []
@@ -46,7 +53,11 @@ public enum PluginSet {
         for path in paths {
             let folder = (path as NSString).deletingLastPathComponent
             do {
-                if enforcingLocks && locks[folder] == nil { locks[folder] = .some(try PluginLock.load(in: folder)) }
+                if enforcingLocks && locks[folder] == nil {
+                    let lock = try PluginLock.load(in: folder)
+                    locks[folder] = .some(lock)
+                    if let warning = remember(lock, of: folder, in: lockHistory) { report.warnings.append(warning) }
+                }
             } catch {
                 report.problems.append(error)
                 continue
@@ -74,6 +85,23 @@ public enum PluginSet {
             }
         }
         return report
+    }
+
+    /// Records a locked folder in `history`, or says that an unlocked one had a lock before; nil when all is well.
+    private static func remember(_ lock: PluginLock?, of folder: String, in history: LockHistory?) -> Diagnostic? {
+        guard let history else { return nil }
+        guard lock != nil else { return history.problem(withUnlocked: folder) }
+        do {
+            try history.record(folder)
+            return nil
+        } catch {
+            return Diagnostic(
+                .lockMissing, subject: history.file,
+                reason: "could not remember that \(folder) is locked (\(error.localizedDescription))",
+                fix:
+                    "make \((history.file as NSString).deletingLastPathComponent) writable, so a deleted lock is noticed"
+            )
+        }
     }
 
     /// Resolves loaded images against what `container` offers.

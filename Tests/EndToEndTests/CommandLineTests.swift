@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 @Suite("End to end: the command line")
@@ -99,6 +100,24 @@ struct CommandLineTests {
         #expect(objects(routes.out).allSatisfy { $0["requiresSession"] is Bool && $0["isSignIn"] is Bool })
         let every = keys(objects(probe.out) + objects(routes.out) + objects(graph.out))
         #expect(!every.contains("isOptional"), "\(every.sorted())")
+    }
+
+    @Test("a folder whose plugins.lock was deleted after `microapp lock` gets a warning naming the lock and the fix")
+    func deletedLockWarned() async throws {
+        let folder = Scratch.folder("microapp-locked").path
+        for name in ["libAuth.so", "libSettings.so"] {
+            try FileManager.default.copyItem(
+                atPath: AppProcess.buildDirectory.appendingPathComponent(name).path, toPath: "\(folder)/\(name)")
+        }
+        let lock = try await runToEnd(["lock", folder])
+        #expect(lock.status == 0, "\(lock.err)")
+        let quiet = try await runToEnd(["doctor", folder, "--no-build", "--no-probe"])
+        #expect(!quiet.err.contains("warning"), "\(quiet.err)")
+        try FileManager.default.removeItem(atPath: "\(folder)/plugins.lock")
+        let doctor = try await runToEnd(["doctor", folder, "--no-build", "--no-probe"])
+        #expect(doctor.err.contains("microapp: warning: \(folder)/plugins.lock: the folder had a plugins.lock before"))
+        #expect(
+            doctor.err.contains("to fix: restore the lock, or lock the folder again with `microapp lock \(folder)`"))
     }
 
     @Test("probe prints a real plugin's manifest and refuses a file that is not a library")

@@ -33,6 +33,13 @@ func compilePlugin(module: String, sources: [URL]) async throws -> URL {
     try await offThePool { try compilePluginBlocking(module: module, sources: sources) }
 }
 
+/// Compiles one Swift source text into `lib<module>.so` in a new folder (see `compilePlugin(module:sources:)`).
+func compilePlugin(module: String, source: String) async throws -> URL {
+    let file = try temporaryFolder("microapp-\(module)").appendingPathComponent("\(module).swift")
+    try source.write(to: file, atomically: true, encoding: .utf8)
+    return try await compilePlugin(module: module, sources: [file])
+}
+
 private func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
     let build = AppProcess.buildDirectory.path
     let folder = try temporaryFolder("microapp-fixture")

@@ -24,6 +24,36 @@ struct FirstRenderProbeTests {
         }
         """
 
+    @Test("probe says what it checked: a feature with mocks had its first screens drawn, one without mocks did not")
+    func probeSaysWhatItChecked() async throws {
+        // Crashy declares no mocks.
+        let mockless = try await compilePlugin(module: "Crashy", source: SupervisorTests.crashySource)
+            .appendingPathComponent("libCrashy.so").path
+        let auth = AppProcess.buildDirectory.appendingPathComponent("libAuth.so").path
+
+        let drawn = try await probeJSON(auth)
+        #expect(drawn["verdict"] as? String == "ok")
+        #expect(drawn["checked"] as? [String] == ["loaded", "registered", "manifest", "first screens"])
+        #expect(drawn["notChecked"] as? [String] == [])
+
+        let undrawn = try await probeJSON(mockless)
+        #expect(undrawn["verdict"] as? String == "ok")
+        #expect(undrawn["checked"] as? [String] == ["loaded", "registered", "manifest"])
+        #expect(undrawn["notChecked"] as? [String] == ["first screens (no mocks)"])
+
+        let text = try await runToEnd(["probe", mockless])
+        #expect(text.status == 0)
+        #expect(text.out.contains("  checked      loaded, registered, manifest\n"), "\(text.out)")
+        #expect(text.out.contains("  not checked  first screens (no mocks)"), "\(text.out)")
+    }
+
+    /// `microapp probe --json FILE` as an object.
+    private func probeJSON(_ library: String) async throws -> [String: Any] {
+        let result = try await runToEnd(["probe", library, "--json"])
+        #expect(result.status == 0, "\(result.err)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+    }
+
     @Test("the library is named with probe-crashed and the other features run")
     func trapInFirstRender() async throws {
         let file = try temporaryFolder("microapp-broken").appendingPathComponent("Broken.swift")

@@ -108,6 +108,27 @@ struct HotSwapTests {
         #expect(rig.notices.contains { $0.code == "state-reset" })
     }
 
+    @Test("a version that refuses the state and then cannot start again is not swapped in: v1 keeps its state")
+    func refusedStateAndFailedRestart() async throws {
+        let rig = try await SwapRig()
+        rig.use(name: "Squanchy", taps: 2)
+        let result = try await rig.swap(to: .startsOnce)
+        guard case .failure(let problem) = result else {
+            Issue.record("a version whose Root could not be made was swapped in")
+            return
+        }
+        #expect(problem.code == .startFailed && problem.subject == "swappy")
+        #expect(problem.reason.contains("makeRoot works once only"))
+        #expect(rig.runtime.frame.version == 1)
+        #expect(!rig.runtime.canRollBack("swappy"))
+        rig.runtime.send(.action(.tap(id: "tap")))
+        #expect(rig.screen.contains("Hello, Squanchy taps 3"))
+        await rig.settle()
+        let error = try #require(rig.notices.first { $0.level == .error })
+        #expect(error.code == "start-failed" && error.feature == "swappy" && error.message.contains("v1 keeps running"))
+        #expect(!rig.notices.contains { $0.code == "state-reset" || $0.code == "swapped" })
+    }
+
     @Test("rollback goes back to the previous version with the current state")
     func rollback() async throws {
         let rig = try await SwapRig()

@@ -21,6 +21,8 @@ enum Swappy: String, CaseIterable, Sendable {
     case reshaped
     /// State shape changed and `restore` refuses older snapshots: its screen starts fresh.
     case strict
+    /// Like `strict`, and its `makeRoot` works once only: the fresh Root after a refused restore cannot be made.
+    case startsOnce
     /// Built against another SDK fingerprint.
     case otherSDK
     /// Its manifest says it is another feature.
@@ -123,8 +125,15 @@ enum Swappy: String, CaseIterable, Sendable {
                     \(describe)
                     return describe
                 }
-                @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { SwappyRoot() }
+                @MainActor static var made = 0
+                @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
+                    made += 1
+                    \(makeRootGuard)
+                    return SwappyRoot()
+                }
             }
+
+            struct StartFailure: Error, CustomStringConvertible { var description: String { "makeRoot works once only" } }
 
             \(stateSource)
 
@@ -154,6 +163,11 @@ enum Swappy: String, CaseIterable, Sendable {
             """
     }
 
+    /// What `makeRoot` checks before making a Root.
+    private var makeRootGuard: String {
+        self == .startsOnce ? "if made > 1 { throw StartFailure() }" : ""
+    }
+
     private var stateSource: String {
         switch self {
         case .reshaped:
@@ -171,7 +185,7 @@ enum Swappy: String, CaseIterable, Sendable {
                 }
             }
             """
-        case .strict:
+        case .strict, .startsOnce:
             """
             struct SwappyState: Codable {
                 var fullName = ""

@@ -50,6 +50,20 @@ private enum GreeterBroken: Greeter {
     }
 }
 
+/// Provides its service and starts once, but refuses the running version's state and cannot start again: the swap
+/// must change nothing, its service included.
+private enum GreeterStartsOnce: Greeter {
+    static let words = "Once"
+    static let version = 4
+    @MainActor static var made = 0
+
+    @MainActor static func makeRoot(_ context: FeatureContext) throws -> any Root {
+        made += 1
+        guard made == 1 else { throw DependencyError(key: "greeter", reason: "it starts once only", fix: "none") }
+        return RefusingRoot()
+    }
+}
+
 /// Holds the greeter's service from its start and shows what it answered last.
 private enum Visitor: Feature {
     static var manifest: FeatureManifest {
@@ -73,6 +87,15 @@ private final class TextRoot: Root {
     init(_ text: String) { self.text = text }
     func screen(at location: Location) -> Screen { Screen(title: text, content: []) }
     func handle(_ action: Action, at location: Location) {}
+    func snapshot() -> Data? { Data(text.utf8) }
+}
+
+/// Refuses every snapshot.
+@MainActor
+private final class RefusingRoot: Root {
+    func screen(at location: Location) -> Screen { Screen(title: "Refusing", content: []) }
+    func handle(_ action: Action, at location: Location) {}
+    func restore(from snapshot: Data) throws { throw DependencyError(key: "greeter", reason: "no", fix: "none") }
 }
 
 @MainActor
@@ -106,14 +129,7 @@ final class VisitorRoot: Root {
 struct ProviderSwapTests {
     @Test("features holding a provider's service call the new version after a swap, and the old one after a rollback")
     func consumersFollowTheProvider() async throws {
-        let sources: [FeatureSource] = [.linked(GreeterV1.self), .linked(Visitor.self)]
-        let container = Container()
-        let resolution = DependencyResolver.resolve(
-            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
-        #expect(resolution.problems.isEmpty)
-        let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
-        runtime.open("visitor://home")
-
+        let runtime = startVisitorWithGreeterV1()
         #expect(try await greeting(in: runtime) == "Hello, Rick")
         #expect(throws: Never.self) { try runtime.swap("greeter", to: .linked(GreeterV2.self)).get() }
         #expect(try await greeting(in: runtime) == "Howdy, Rick")
@@ -126,6 +142,32 @@ struct ProviderSwapTests {
         runtime.rollback("greeter")
         #expect(runtime.version(of: "greeter") == 1)
         #expect(try await greeting(in: runtime) == "Hello, Rick")
+    }
+
+    @Test("a swap that fails after the new version provided its service leaves the running version's service in use")
+    func failedSwapKeepsTheService() async throws {
+        let runtime = startVisitorWithGreeterV1()
+        #expect(try await greeting(in: runtime) == "Hello, Rick")
+        guard case .failure(let problem) = runtime.swap("greeter", to: .linked(GreeterStartsOnce.self)) else {
+            Issue.record("a version that could not start again was swapped in")
+            return
+        }
+        #expect(problem.code == .startFailed && problem.reason.contains("it starts once only"))
+        #expect(GreeterStartsOnce.made == 2)
+        #expect(runtime.version(of: "greeter") == 1)
+        #expect(try await greeting(in: runtime) == "Hello, Rick", "the failed version's service took over")
+    }
+
+    /// The visitor on screen, holding v1 of the greeter's service.
+    private func startVisitorWithGreeterV1() -> AppRuntime {
+        let sources: [FeatureSource] = [.linked(GreeterV1.self), .linked(Visitor.self)]
+        let container = Container()
+        let resolution = DependencyResolver.resolve(
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+        #expect(resolution.problems.isEmpty)
+        let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
+        runtime.open("visitor://home")
+        return runtime
     }
 
     /// Taps Greet on the visitor's screen and returns what the screen shows once its call has answered.

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappHost
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("plugins.lock")
@@ -46,6 +47,54 @@ struct PluginLockTests {
         let report = PluginSet.load(PluginSet.discover(in: [folder]))
         #expect(report.problems.map(\.code) == [.lockMismatch])
         #expect(report.problems.first?.reason == "it is not in plugins.lock")
+    }
+
+    @Test("with a lock, a library that cannot be read to check it is refused, naming the file, the reason and the fix")
+    func unreadableLibraryRefused() throws {
+        let folder = try Self.folderWithRealPlugins()
+        let paths = PluginSet.discover(in: [folder])
+        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        // Tests may run as root, whom no file mode stops: a folder in the library's place cannot be read either.
+        let characters = "\(folder)/libCharacters.so"
+        try FileManager.default.removeItem(atPath: characters)
+        try FileManager.default.createDirectory(atPath: characters, withIntermediateDirectories: false)
+        let report = PluginSet.load(paths)
+        #expect(report.problems.map(\.code) == [.lockMismatch])
+        let problem = try #require(report.problems.first)
+        #expect(problem.subject == characters)
+        #expect(problem.reason.hasPrefix("it cannot be read to check it against plugins.lock ("))
+        #expect(problem.fix.contains("readable"))
+        #expect(report.images.map(\.manifest.id) == ["auth"])
+    }
+
+    @Test("a folder that had a lock and has none now loads with a warning naming the lock and the fix")
+    func deletedLockWarned() throws {
+        let folder = try Self.folderWithRealPlugins()
+        let history = LockHistory(file: Scratch.folder("lock-history").appendingPathComponent("locked.json").path)
+        let paths = PluginSet.discover(in: [folder])
+        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        let locked = PluginSet.load(paths, lockHistory: history)
+        #expect(locked.problems.isEmpty && locked.warnings.isEmpty)
+        #expect(history.contains(folder))
+
+        try FileManager.default.removeItem(atPath: "\(folder)/\(PluginLock.fileName)")
+        let unlocked = PluginSet.load(paths, lockHistory: history)
+        #expect(unlocked.problems.isEmpty)
+        #expect(unlocked.images.count == 2)
+        #expect(unlocked.warnings.map(\.code) == [.lockMissing])
+        let warning = try #require(unlocked.warnings.first)
+        #expect(warning.subject == "\(folder)/plugins.lock")
+        #expect(warning.reason.contains("had a plugins.lock before and has none now"))
+        #expect(warning.fix.contains("microapp lock \(folder)") && warning.fix.contains(history.file))
+    }
+
+    @Test("a folder that never had a lock loads without a warning and is not recorded")
+    func neverLockedFolderQuiet() throws {
+        let folder = try Self.folderWithRealPlugins()
+        let history = LockHistory(file: Scratch.folder("lock-history").appendingPathComponent("locked.json").path)
+        let report = PluginSet.load(PluginSet.discover(in: [folder]), lockHistory: history)
+        #expect(report.problems.isEmpty && report.warnings.isEmpty)
+        #expect(history.folders.isEmpty)
     }
 
     @Test("the lock records each library's SHA-256 and feature id")

@@ -31,13 +31,16 @@ public enum Scratch {
     }
 
     /// What a process started by a test should have in its environment: its temporary files, caches (probe
-    /// verdicts, swap copies) and data under the root, shared by the processes of this run.
+    /// verdicts, swap copies), data and state (locked folders) under the root, shared by the processes of this run.
     public static var environment: [String: String] {
         let path = root.path
-        for name in ["tmp", "cache", "data"] {
+        for name in ["tmp", "cache", "data", "state"] {
             try? FileManager.default.createDirectory(atPath: "\(path)/\(name)", withIntermediateDirectories: true)
         }
-        return ["TMPDIR": "\(path)/tmp", "XDG_CACHE_HOME": "\(path)/cache", "XDG_DATA_HOME": "\(path)/data"]
+        return [
+            "TMPDIR": "\(path)/tmp", "XDG_CACHE_HOME": "\(path)/cache", "XDG_DATA_HOME": "\(path)/data",
+            "XDG_STATE_HOME": "\(path)/state",
+        ]
     }
 
     /// This process's environment with `environment` and then `extra` over it: for `Process.environment`.

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappHost
+import Synchronization
 
 /// Writing to the standard streams (Swift 6 forbids the C `stdout`/`stderr` globals).
 enum Console {
@@ -11,12 +12,54 @@ enum Console {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// One JSON object per line, keys sorted, for scripts.
+    /// One JSON object per line, keys sorted, for scripts. A value that cannot be encoded is never skipped quietly:
+    /// the reason goes to stderr and the process ends with `ExitCode.internalError` (see `exitCode(for:)`).
     static func json<T: Encodable>(_ value: T) {
+        switch line(encoding: value) {
+        case .success(let text): out(text)
+        case .failure(let problem):
+            err(problem.message)
+            outputFailed.withLock { $0 = true }
+        }
+    }
+
+    /// `value` as one line of JSON (keys sorted), or what to tell people when it cannot be encoded.
+    static func line<T: Encodable>(encoding value: T) -> Result<String, OutputError> {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return }
-        out(String(decoding: data, as: UTF8.self))
+        do {
+            return .success(String(decoding: try encoder.encode(value), as: UTF8.self))
+        } catch {
+            return .failure(OutputError(type: "\(T.self)", reason: "\(error)"))
+        }
+    }
+
+    /// Why a value could not be written as JSON.
+    struct OutputError: Error, Equatable {
+        /// The Swift type of the value.
+        var type: String
+        /// The encoder's reason.
+        var reason: String
+
+        /// What people read on stderr: what, why and the fix.
+        var message: String {
+            "microapp: could not write a \(type) as JSON: \(reason)\n  to fix: this is a bug in microapp; report it with the command you ran (the output above is incomplete)"
+        }
+    }
+
+    /// True once a JSON line could not be written: the output is incomplete and the exit code must say so.
+    static let outputFailed = Mutex(false)
+
+    /// The code to exit with for a command that returned `code`: `internalError` when output was lost.
+    static func exitCode(for code: ExitCode) -> ExitCode {
+        outputFailed.withLock { $0 } ? .internalError : code
+    }
+
+    /// Warnings for people: `microapp: warning: <subject>: <reason>` and the fix.
+    static func warn(_ warnings: [Diagnostic]) {
+        for warning in warnings {
+            err("microapp: warning: \(warning.subject): \(warning.reason)\n  to fix: \(warning.fix)")
+        }
     }
 
     /// Problems for people: `microapp: problem with <subject>: <reason>` and the fix.
@@ -33,6 +76,8 @@ enum ExitCode: Int32 {
     case usage = 1
     case invalidPluginSet = 2
     case crashed = 3
+    /// microapp itself failed (a JSON line it could not write): the output is incomplete. 70 is `EX_SOFTWARE`.
+    case internalError = 70
     /// Whoever read the output closed it (`microapp --ui json | head -1`): a normal end, 128 + SIGPIPE as the shell
     /// reports a program that SIGPIPE ended.
     case outputClosed = 141

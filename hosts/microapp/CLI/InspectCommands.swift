@@ -113,8 +113,15 @@ enum InspectCommands {
         switch PluginLoader.load(file).flatMap({ image in PluginLoader.register(image).map { (image, $0) } }) {
         case .success(let (image, feature)):
             // A trap in the feature's first screens kills this (child) process, which is the probe's verdict.
-            renderFirstScreens(image, feature)
-            result = ProbeReport(file: file, verdict: "ok", manifest: image.manifest)
+            let firstScreens = renderFirstScreens(image, feature)
+            var checked = ["loaded", "registered", "manifest"]
+            var notChecked: [String] = []
+            switch firstScreens {
+            case .drawn: checked.append("first screens")
+            case .notDrawn(let why): notChecked.append("first screens (\(why))")
+            }
+            result = ProbeReport(
+                file: file, verdict: "ok", manifest: image.manifest, checked: checked, notChecked: notChecked)
         case .failure(let problem):
             result = ProbeReport(file: file, verdict: "refused", problem: problem)
         }
@@ -131,26 +138,44 @@ enum InspectCommands {
                 )
             }
             for offer in manifest.provides { Console.out("  provides \(offer.key): \(offer.type)") }
+            Console.out("  checked      \((result.checked ?? []).joined(separator: ", "))")
+            if let notChecked = result.notChecked, !notChecked.isEmpty {
+                Console.out("  not checked  \(notChecked.joined(separator: ", "))")
+            }
         } else if let problem = result.problem {
             Console.report([problem])
         }
         return result.verdict == "ok" ? .ok : .invalidPluginSet
     }
 
+    /// Whether the probe drew a feature's first screens, and why not.
+    enum FirstScreens: Equatable {
+        case drawn
+        case notDrawn(String)
+    }
+
     /// Starts the feature on its own mocks and draws each of its routes once (parameters filled with `1`), so a
     /// feature that traps in `makeRoot` or its first render is caught here, not in the running app. A feature
-    /// without complete mocks is only loaded and registered.
+    /// without complete mocks is only loaded and registered, and the answer says so.
     @MainActor
-    static func renderFirstScreens(_ image: PluginImage, _ feature: any Feature.Type) {
-        guard image.manifest.hasMocks else { return }
+    static func renderFirstScreens(_ image: PluginImage, _ feature: any Feature.Type) -> FirstScreens {
+        guard image.manifest.hasMocks else { return .notDrawn("no mocks") }
         let mocks = feature.mocks()
-        guard mocks.unmocked(in: image.manifest).isEmpty, let container = try? Container.mocked(mocks) else {
-            return
+        let unmocked = mocks.unmocked(in: image.manifest)
+        guard unmocked.isEmpty else { return .notDrawn("no mocks for \(unmocked.joined(separator: ", "))") }
+        let container: Container
+        do {
+            container = try Container.mocked(mocks)
+        } catch {
+            return .notDrawn("its mocks could not be set up: \(error)")
         }
         // The feature is registered already: start it as the type in hand rather than through the C entry again.
         let runtime = AppRuntime(
             sources: [.linked(feature)], resolution: PluginSet.resolve([image], container: container),
             container: container)
+        if let problem = runtime.startProblems.first {
+            return .notDrawn("it did not start on its mocks: \(problem.reason)")
+        }
         for route in image.manifest.routes {
             guard let pattern = try? RoutePattern(route.pattern) else { continue }
             let path = pattern.segments.map { segment -> String in
@@ -162,5 +187,6 @@ enum InspectCommands {
             runtime.send(.open(url: "\(pattern.scheme)://\(path.joined(separator: "/"))"))
             _ = runtime.frame
         }
+        return .drawn
     }
 }

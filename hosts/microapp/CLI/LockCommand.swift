@@ -29,6 +29,15 @@ enum LockCommand {
             )
             return .usage
         }
+        // So that a lock deleted later is noticed (a warning when the folder is loaded without one).
+        let history = LockHistory()
+        do {
+            try history.record(folder)
+        } catch {
+            Console.err(
+                "microapp: warning: could not write \(history.file): \(error.localizedDescription)\n  to fix: make its folder writable, or a deleted \(PluginLock.fileName) in \(folder) goes unnoticed"
+            )
+        }
         Console.out("locked \(report.images.count) libraries in \(folder)/\(PluginLock.fileName)")
         return .ok
     }

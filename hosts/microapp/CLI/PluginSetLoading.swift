@@ -10,6 +10,8 @@ struct LoadedPluginSet {
     let resolution: Resolution
     /// Files that could not load, then resolver problems.
     let problems: [Diagnostic]
+    /// What did not stop a library from loading but should be looked at (a folder whose lock is gone).
+    let warnings: [Diagnostic]
     /// Libraries of the repository's build folder that were not loaded because their feature folder is gone.
     let leftOver: LeftOverLibraries?
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
@@ -40,13 +42,14 @@ struct LoadedPluginSet {
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
         let report: PluginSet.LoadReport
         if arguments.flag("--no-probe") {
-            report = PluginSet.load(paths)
+            report = PluginSet.load(paths, lockHistory: LockHistory())
         } else {
             // New or changed libraries are loaded in a child process first; verdicts are cached.
             var screening = PluginScreening()
-            report = PluginSet.load(paths, screening: &screening)
+            report = PluginSet.load(paths, lockHistory: LockHistory(), screening: &screening)
             screening.cache.save()
         }
+        if services == .inspection { Console.warn(report.warnings) }
         var images = report.images
         let only = arguments.values("--only")
         if !only.isEmpty {
@@ -73,6 +76,7 @@ struct LoadedPluginSet {
         let resolution = PluginSet.resolve(images, container: container)
         return LoadedPluginSet(
             images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems, leftOver: leftOver, buildFailure: buildFailure)
+            problems: report.problems + resolution.problems, warnings: report.warnings, leftOver: leftOver,
+            buildFailure: buildFailure)
     }
 }

@@ -53,7 +53,7 @@ enum RunCommand {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            problems.map {
+            (problems + set.warnings).map {
                 Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
             } + (set.buildFailure.map { [$0] } ?? []))
         if let leftOver = set.leftOver {
@@ -71,7 +71,10 @@ enum RunCommand {
                     fix: "run `microapp doctor`, fix the plugin and start again")
             ])
         }
-        if ui != .json { Console.report(problems) }
+        if ui != .json {
+            Console.report(problems)
+            Console.warn(set.warnings)
+        }
         let recorder = stateFile.map { RecordingDriver(runtime, file: $0, libraries: libraries) }
         let watch =
             arguments.flag("--watch")

@@ -39,4 +39,4 @@ func main() async -> ExitCode {
     }
 }
 
-exit(await main().rawValue)
+exit(Console.exitCode(for: await main()).rawValue)

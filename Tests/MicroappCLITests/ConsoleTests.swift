@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import microapp
+
+/// A row with a number JSON has no spelling for.
+private struct Measurement: Encodable {
+    var milliseconds: Double
+}
+
+@Suite("Console under --json")
+struct ConsoleTests {
+    @Test("a value that cannot be encoded is an error naming its type, the reason and the fix, not an empty line")
+    func unencodableValueIsAnError() throws {
+        let result = Console.line(encoding: Measurement(milliseconds: .infinity))
+        guard case .failure(let problem) = result else {
+            Issue.record("a non-finite number was written as JSON: \(result)")
+            return
+        }
+        #expect(problem.type == "Measurement")
+        #expect(!problem.reason.isEmpty)
+        #expect(problem.message.hasPrefix("microapp: could not write a Measurement as JSON: "))
+        #expect(problem.message.contains("to fix: "))
+    }
+
+    @Test("a value that encodes is one line of JSON with sorted keys")
+    func encodableValueIsOneLine() throws {
+        #expect(try Console.line(encoding: ["b": 1, "a": 2]).get() == #"{"a":2,"b":1}"#)
+    }
+
+    @Test("once a JSON line was lost, the process exits non-zero whatever the command returned")
+    func lostOutputExitsNonZero() {
+        #expect(Console.exitCode(for: .ok) == .ok)
+        Console.json(Measurement(milliseconds: .nan))
+        #expect(Console.exitCode(for: .ok) == .internalError)
+        #expect(Console.exitCode(for: .ok).rawValue != 0)
+    }
+}
