@@ -1,6 +1,7 @@
-@testable import MicroappHost
 import MicroappSDK
 import Testing
+
+@testable import MicroappHost
 
 @Suite("Route conflicts: found without comparing every route with every other")
 struct RouteConflictScalingTests {

@@ -27,9 +27,9 @@ public enum ManifestCoding {
             throw ManifestError(reason: "it is \(bytes.count) bytes, over the limit of \(maximumSize)")
         }
         if let offset = firstInvalidUTF8(in: bytes) {
-            let byte = bytes[bytes.index(bytes.startIndex, offsetBy: offset)]
+            let byte = String(bytes[bytes.index(bytes.startIndex, offsetBy: offset)], radix: 16, uppercase: true)
             throw ManifestError(
-                reason: "it is not valid UTF-8: byte \(offset) (0x\(String(byte, radix: 16, uppercase: true))) starts no character",
+                reason: "it is not valid UTF-8: byte \(offset) (0x\(byte)) starts no character",
                 fix:
                     "export the manifest with `MicroappEntry.export(MyFeature.self)`, which writes UTF-8, rather than a descriptor written by hand, and rebuild"
             )
