@@ -28,21 +28,35 @@ func escaped(_ text: String) -> String {
     return result + "\""
 }
 
-/// `ManifestCoding.decode` on any text: it throws `ManifestError` or returns a valid manifest that survives
-/// re-encoding; a decoded manifest also goes through `RouteTable` and `DependencyResolver` without trapping.
+/// `ManifestCoding.decode` on any bytes: it throws `ManifestError` or returns a valid manifest that survives
+/// re-encoding; bytes that are not UTF-8 are refused as such, and nesting past the limit as too deep; a decoded
+/// manifest also goes through `RouteTable` and `DependencyResolver` without trapping.
 enum ManifestInvariants {
     /// The slowest decode allowed before it counts as a hang (inputs are at most a few hundred KB).
     static let slowLimit: Duration = .seconds(1)
 
-    static func check(_ text: String) -> [Violation] {
+    static func check(_ text: String) -> [Violation] { check(utf8: Array(text.utf8)) }
+
+    static func check(utf8 bytes: [UInt8]) -> [Violation] {
         var violations: [Violation] = []
+        let valid = String(validating: bytes, as: UTF8.self)
+        let text = valid ?? String(decoding: bytes, as: UTF8.self)
         let start = ContinuousClock.now
         let decoded: FeatureManifest
         do {
-            decoded = try ManifestCoding.decode(text)
+            decoded = try ManifestCoding.decode(utf8: bytes)
         } catch {
             if error.reason.isEmpty {
                 violations.append(Violation(kind: "manifest: refused without a reason", detail: escaped(text)))
+            }
+            let underLimit = bytes.count <= ManifestCoding.maximumSize
+            if underLimit && valid == nil && !error.reason.contains("not valid UTF-8") {
+                violations.append(
+                    Violation(kind: "manifest: invalid UTF-8 refused for another reason", detail: error.reason))
+            }
+            if underLimit, valid != nil, nestsTooDeep(bytes), !error.reason.contains("deep") {
+                violations.append(
+                    Violation(kind: "manifest: deep nesting refused for another reason", detail: error.reason))
             }
             if ContinuousClock.now - start > slowLimit {
                 violations.append(Violation(kind: "manifest: slow refusal", detail: "\(text.utf8.count) bytes"))
@@ -51,6 +65,9 @@ enum ManifestInvariants {
         }
         if ContinuousClock.now - start > slowLimit {
             violations.append(Violation(kind: "manifest: slow decode", detail: "\(text.utf8.count) bytes"))
+        }
+        if valid == nil {
+            violations.append(Violation(kind: "manifest: accepted invalid UTF-8", detail: escaped(text)))
         }
         let idCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-".unicodeScalars)
         if decoded.id.isEmpty || !decoded.id.unicodeScalars.allSatisfy(idCharacters.contains) {
@@ -77,6 +94,21 @@ enum ManifestInvariants {
         _ = DependencyResolver.resolve(
             [Candidate(manifest: decoded, path: "a"), Candidate(manifest: decoded, path: "b")], hostOffers: [:])
         return violations
+    }
+
+    /// True if more than `ManifestCoding.maximumDepth` `[` follow each other outside a string (so the nesting is past
+    /// the limit whatever else the input holds). A string is told by counting the quotes before, escaped ones left out.
+    static func nestsTooDeep(_ bytes: [UInt8]) -> Bool {
+        var run = 0
+        var inString = false
+        var backslashes = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "\""), backslashes % 2 == 0 { inString.toggle() }
+            backslashes = byte == UInt8(ascii: "\\") ? backslashes + 1 : 0
+            run = !inString && byte == UInt8(ascii: "[") ? run + 1 : 0
+            if run > ManifestCoding.maximumDepth { return true }
+        }
+        return false
     }
 }
 

@@ -32,10 +32,10 @@ private func report(_ violations: [Violation]) {
         return 0
     }
 #else
-    /// The input is the manifest text (invalid UTF-8 repaired, as the loader does).
+    /// The input is the manifest's bytes, as the loader hands them to the decoder (invalid UTF-8 and all).
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzManifest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-        report(ManifestInvariants.check(String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)))
+        report(ManifestInvariants.check(utf8: Array(UnsafeBufferPointer(start: data, count: size))))
         return 0
     }
 #endif

@@ -102,8 +102,11 @@ public enum DependencyResolver {
         return unique
     }
 
-    private static func checkRoutes(_ features: [Candidate], disable: (String, Diagnostic) -> Void) {
-        var claimed: [(pattern: RoutePattern, owner: String)] = []
+    /// Claims every route in turn and disables the features whose routes conflict; returns the claims (their
+    /// `steps` tell tests how much work the check did).
+    @discardableResult
+    static func checkRoutes(_ features: [Candidate], disable: (String, Diagnostic) -> Void) -> RouteClaims {
+        var claimed = RouteClaims()
         // Routes in a feature's own scheme are claimed first, so a library that claims another feature's route
         // is the one refused, whatever the load order.
         let ownScheme = { (feature: Candidate, route: RouteDeclaration) in
@@ -122,13 +125,7 @@ public enum DependencyResolver {
                 let pattern = try RoutePattern(route.pattern)
                 // Inside one feature the more literal pattern wins (`detail/new` over `detail/{id}`); two patterns
                 // as specific as each other, or any overlap between features, would be a coin toss.
-                let literals = { (pattern: RoutePattern) in
-                    pattern.segments.filter { if case .literal = $0 { true } else { false } }.count
-                }
-                let conflicting = claimed.first {
-                    $0.pattern.overlaps(pattern) && ($0.owner != id || literals($0.pattern) == literals(pattern))
-                }
-                if let other = conflicting {
+                if let other = claimed.firstConflict(with: pattern, owner: id) {
                     disable(
                         id,
                         Diagnostic(
@@ -137,7 +134,7 @@ public enum DependencyResolver {
                                 "route '\(route.pattern)' of \(id) conflicts with '\(other.pattern)' of \(other.owner)",
                             fix: "give each route a distinct literal segment, or load only one of the two features"))
                 } else {
-                    claimed.append((pattern, id))
+                    claimed.claim(pattern, owner: id)
                 }
             } catch {
                 disable(
@@ -147,6 +144,7 @@ public enum DependencyResolver {
                         fix: "write routes as 'feature://segment/{parameter}'"))
             }
         }
+        return claimed
     }
 
     private static func collectOffers(

@@ -46,6 +46,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         self.fix = fix
     }
 
-    /// `subject: reason` and `  to fix: fix` on a second line.
-    public var description: String { "\(subject): \(reason)\n  to fix: \(fix)" }
+    /// `subject: reason` and `  to fix: fix` on a second line, control characters (from file names and manifests)
+    /// removed so that printing it cannot drive the terminal.
+    public var description: String { "\(subject.sanitized): \(reason.sanitized)\n  to fix: \(fix.sanitized)" }
 }

@@ -1,11 +1,9 @@
 // Column arithmetic for monospaced output: how wide text is on a terminal, and how to cut, pad and wrap it
-// without splitting a character. Feature text is untrusted: control characters are replaced so a screen can
-// never move the cursor or change colours by itself.
+// without splitting a character. Feature text is untrusted: `sanitized` (MicroappHost) replaces its control
+// characters so a screen can never move the cursor or change colours by itself.
+import MicroappHost
 
 extension Character {
-    /// True for C0/C1 control characters (escape, tab, newline, delete…).
-    var isControl: Bool { unicodeScalars.contains { $0.properties.generalCategory == .control } }
-
     /// Columns this character takes on a terminal: 0 for combining marks, 2 for wide (CJK, emoji), else 1.
     var displayWidth: Int {
         guard let first = unicodeScalars.first else { return 0 }
@@ -32,12 +30,6 @@ extension Character {
 extension String {
     /// Columns the string takes on a terminal.
     var displayWidth: Int { reduce(0) { $0 + $1.displayWidth } }
-
-    /// The string with control characters (escape, tab, newline…) replaced: tabs by a space, others dropped.
-    var sanitized: String {
-        guard contains(where: \.isControl) else { return self }
-        return String(compactMap { $0.isControl ? ($0.isWhitespace ? " " : nil) : $0 })
-    }
 
     /// Cut to at most `width` columns, ending in `…` when something was cut.
     func truncated(toWidth width: Int) -> String {

@@ -32,6 +32,22 @@ struct BadPluginTests {
         #expect(result.err.contains("to fix:"))
     }
 
+    @Test("a library file named with an escape sequence reaches stderr and doctor's output without its control bytes")
+    func escapeInFileName() async throws {
+        let folder = Scratch.folder("microapp-escape")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // An ESC byte in the name: printed as it is, `[31m` would turn the rest of the terminal red.
+        try Data("not a library".utf8).write(to: folder.appendingPathComponent("lib\u{1B}[31mRed.so"))
+        let run = try await runToEnd(["run", "--ui", "text", "--strict", "--no-build", "--plugins", folder.path])
+        #expect(run.status == 2)
+        #expect(run.err.contains("lib[31mRed.so: it is not an ELF shared object"), "\(run.err)")
+        #expect(!run.err.unicodeScalars.contains("\u{1B}"))
+        let doctor = try await runToEnd(["doctor", folder.path, "--no-build"])
+        #expect(doctor.status == 2)
+        #expect(doctor.out.contains("lib[31mRed.so"), "\(doctor.out)")
+        #expect(!doctor.out.unicodeScalars.contains("\u{1B}") && !doctor.err.unicodeScalars.contains("\u{1B}"))
+    }
+
     @Test("an unknown --only id is a usage error listing the ids there are")
     func unknownOnly() async throws {
         let result = try await runToEnd(["run", "--ui", "text", "--no-build", "--only", "auth", "--only", "nope"])

@@ -67,6 +67,42 @@ struct ManifestCodingTests {
         #expect(!(try ManifestCoding.encode(untabbed)).contains("tab"), "no tab, no key: older hosts read it as before")
     }
 
+    @Test("a manifest that is not UTF-8 is refused, naming the offset of the first bad byte, never repaired")
+    func invalidUTF8() throws {
+        let valid = Array(try ManifestCoding.encode(TestManifests.manifest("bytes")).utf8)
+        let offset = try #require(valid.firstIndex(of: UInt8(ascii: "B")))
+        var bytes = valid
+        bytes[offset] = 0xFF
+        #expect {
+            try ManifestCoding.decode(utf8: bytes)
+        } throws: { error in
+            let error = error as? ManifestError
+            return error?.reason.contains("not valid UTF-8: byte \(offset) (0xFF)") == true
+                && error?.fix.contains("MicroappEntry.export") == true
+        }
+        #expect(try ManifestCoding.decode(utf8: valid).displayName == "Bytes")
+    }
+
+    @Test("a manifest nested 100 000 deep is refused as too deep, naming the limit, not as invalid JSON")
+    func tooDeep() {
+        let depth = 100_000
+        let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        #expect {
+            try ManifestCoding.decode(nested)
+        } throws: { error in
+            (error as? ManifestError)?.reason
+                == "it nests arrays and objects \(depth) deep, over the limit of \(ManifestCoding.maximumDepth)"
+        }
+    }
+
+    @Test("brackets inside strings do not count as nesting")
+    func bracketsInStrings() throws {
+        let deepName = String(repeating: "[", count: ManifestCoding.maximumDepth + 1) + "\\\"{"
+        var manifest = TestManifests.manifest("brackets")
+        manifest.displayName = deepName
+        #expect(try ManifestCoding.decode(ManifestCoding.encode(manifest)).displayName == deepName)
+    }
+
     @Test("a manifest over the size limit is refused before parsing")
     func tooLarge() {
         let huge = String(repeating: " ", count: ManifestCoding.maximumSize + 1)

@@ -200,6 +200,38 @@ struct LoaderRefusalTests {
         expectMentions(problem, reason: ["not valid JSON"], fix: ["static var manifest"])
     }
 
+    /// The bytes of a valid manifest with one byte that starts no UTF-8 character: the loader used to repair it
+    /// into U+FFFD and load the plugin under a display name it never declared.
+    @Test("a manifest that is not UTF-8 is refused, naming the library, the byte offset and the fix")
+    func manifestNotUTF8() async throws {
+        let json = Manifests.json("latin")
+        let cut = try #require(json.range(of: "Latin"))
+        let offset = json.utf8.distance(from: json.startIndex, to: cut.lowerBound)
+        var descriptor = DescriptorFixture(manifest: nil)
+        // "\xe9" on its own in C: a Latin-1 é, which is no UTF-8 sequence.
+        descriptor.rawManifest =
+            DescriptorFixture.literal(String(json[..<cut.lowerBound])) + " \"\\xe9\" "
+            + DescriptorFixture.literal(String(json[cut.lowerBound...]))
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NotUTF8", descriptor) }
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(
+            problem, reason: ["not valid UTF-8", "byte \(offset) (0xE9)"], fix: ["MicroappEntry.export", "rebuild"])
+    }
+
+    @Test("a manifest nested 100 000 deep is refused as too deep, naming the limit")
+    func manifestTooDeep() async throws {
+        let nested = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let path = try await fixture { try FixtureBuilder.plugin("DeepManifest", DescriptorFixture(manifest: nested)) }
+        let problem = try refusal(of: path)
+        #expect(problem.code == .badManifest)
+        #expect(problem.subject == path)
+        expectMentions(
+            problem, reason: ["100000 deep", "limit of \(ManifestCoding.maximumDepth)"], fix: ["routes and keys"])
+        #expect(!problem.reason.contains("not valid JSON"))
+    }
+
     @Test("a manifest with a missing field is refused, naming the field")
     func manifestMissingField() async throws {
         let json =

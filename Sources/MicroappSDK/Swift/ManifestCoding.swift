@@ -12,14 +12,36 @@ public enum ManifestCoding {
         return String(decoding: try encoder.encode(manifest), as: UTF8.self)
     }
 
+    /// Deepest nesting of arrays and objects the host reads (a manifest nests five deep); deeper is refused unparsed.
+    public static let maximumDepth = 64
+
     /// Decodes a manifest, throwing a message that names the field at fault.
     public static func decode(_ json: String) throws(ManifestError) -> FeatureManifest {
-        guard json.utf8.count <= maximumSize else {
-            throw ManifestError(reason: "it is \(json.utf8.count) bytes, over the limit of \(maximumSize)")
+        try decode(utf8: json.utf8)
+    }
+
+    /// Decodes a manifest from its bytes as a plugin exported them; bytes that are not UTF-8 are refused, never
+    /// repaired, naming the offset of the first bad byte.
+    public static func decode(utf8 bytes: some Collection<UInt8>) throws(ManifestError) -> FeatureManifest {
+        guard bytes.count <= maximumSize else {
+            throw ManifestError(reason: "it is \(bytes.count) bytes, over the limit of \(maximumSize)")
+        }
+        if let offset = firstInvalidUTF8(in: bytes) {
+            let byte = String(bytes[bytes.index(bytes.startIndex, offsetBy: offset)], radix: 16, uppercase: true)
+            throw ManifestError(
+                reason: "it is not valid UTF-8: byte \(offset) (0x\(byte)) starts no character",
+                fix:
+                    "export the manifest with `MicroappEntry.export(MyFeature.self)`, which writes UTF-8, rather than a descriptor written by hand, and rebuild"
+            )
+        }
+        if let depth = depth(exceeding: maximumDepth, in: bytes) {
+            throw ManifestError(
+                reason: "it nests arrays and objects \(depth) deep, over the limit of \(maximumDepth)",
+                fix: "keep the manifest to identity, routes and keys; it needs no deeper nesting than the SDK writes")
         }
         let manifest: FeatureManifest
         do {
-            manifest = try JSONDecoder().decode(FeatureManifest.self, from: Data(json.utf8))
+            manifest = try JSONDecoder().decode(FeatureManifest.self, from: Data(bytes))
         } catch let DecodingError.dataCorrupted(context) {
             throw ManifestError(reason: "it is not valid JSON (\(context.debugDescription))")
         } catch let DecodingError.keyNotFound(key, context) {
@@ -33,6 +55,50 @@ public enum ManifestCoding {
         }
         try validate(manifest)
         return manifest
+    }
+
+    /// The offset of the first byte that does not belong to a well-formed UTF-8 sequence, or nil if there is none.
+    private static func firstInvalidUTF8(in bytes: some Collection<UInt8>) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
+        }
+    }
+
+    /// The depth nesting first reaches past `limit`, or nil if it never does. Brackets inside strings do not count;
+    /// the JSON parser itself reports unbalanced ones.
+    private static func depth(exceeding limit: Int, in bytes: some Collection<UInt8>) -> Int? {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaping = false
+        for byte in bytes {
+            if inString {
+                if escaping {
+                    escaping = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaping = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest > limit ? deepest : nil
     }
 
     private static func validate(_ manifest: FeatureManifest) throws(ManifestError) {
@@ -72,4 +138,6 @@ public enum ManifestCoding {
 public struct ManifestError: Error, Sendable, Equatable {
     /// What is wrong with it.
     public var reason: String
+    /// What the plugin's author should do about it.
+    public var fix = "fix the feature's `static var manifest` and rebuild"
 }

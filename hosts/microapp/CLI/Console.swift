@@ -65,7 +65,7 @@ enum Console {
     /// Problems for people: `microapp: problem with <subject>: <reason>` and the fix.
     static func report(_ problems: [Diagnostic]) {
         for problem in problems {
-            err("microapp: \(problem.subject): \(problem.reason)\n  to fix: \(problem.fix)")
+            err("microapp: \(problem)")
         }
     }
 }

@@ -84,9 +84,9 @@ enum InspectCommands {
                 Console.out(
                     (row.feature ?? "-").padding(toLength: 14, withPad: " ", startingAt: 0)
                         + (row.version.map { "v\($0)" } ?? "-").padding(toLength: 9, withPad: " ", startingAt: 0)
-                        + row.verdict.padding(toLength: 9, withPad: " ", startingAt: 0) + row.file)
+                        + row.verdict.padding(toLength: 9, withPad: " ", startingAt: 0) + row.file.sanitized)
                 if let reason = row.reason, let fix = row.fix {
-                    Console.out("    \(reason)\n    to fix: \(fix)")
+                    Console.out("    \(reason.sanitized)\n    to fix: \(fix.sanitized)")
                 }
             }
             if rows.isEmpty { Console.out("(no plugin libraries found)") }
