@@ -50,6 +50,9 @@ public struct PluginRebuilder: Sendable {
     /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folder is `Plugins/<feature>`.
     public func rebuild(feature: String) -> Outcome {
         let started = ContinuousClock.now
+        if let shadow = shadowRebuild(feature: feature, library: library(of: feature)) {
+            return outcome(shadow, method: "shadow", feature: feature, since: started)
+        }
         return replay(feature: feature, since: started)
             ?? outcome((swiftBuild(feature: feature), []), method: "swift build", feature: feature, since: started)
     }
@@ -95,26 +98,14 @@ public struct PluginRebuilder: Sendable {
     /// module is compiled again only when it could have changed: when the feature's compiled interface (its
     /// `.swiftmodule`) changed, or the entry's own sources are newer than its outputs.
     private func replay(feature: String, library: String) -> ((Int32, String), [String])? {
-        guard let scratch, let plan = BuildPlan.read(scratch + "/\(configuration).yaml"),
-            let compile = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).module"),
-            let entry = plan.arguments(of: "\(feature)Plugin-", suffix: "-\(configuration).module"),
-            var link = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).dylib"),
-            sourcesUnchanged(feature: feature), let output = link.firstIndex(of: "-o"), output + 1 < link.count
+        guard let (plan, compile, entry, planned) = commands(of: feature), sourcesUnchanged(feature: feature),
+            let output = planned.firstIndex(of: "-o"), output + 1 < planned.count
         else { return nil }
         let temporary = library + ".tmp-\(getpid())"
+        var link = planned
         link[output + 1] = temporary
-        // The toolchain's lld links a feature in ≈ 145 ms where the default gold takes ≈ 185 ms; linking has no
-        // incremental state, so another linker changes nothing SwiftPM keeps.
-        if let swiftc = link.first,
-            FileManager.default.isExecutableFile(
-                atPath: (swiftc as NSString)
-                    .deletingLastPathComponent + "/ld.lld")
-        {
-            link.append("-use-ld=lld")
-        }
-        let interface = compile.firstIndex(of: "-emit-module-path").flatMap {
-            $0 + 1 < compile.count ? compile[$0 + 1] : nil
-        }
+        link = Self.withLLD(link)
+        let interface = ShadowBuild.value(of: "-emit-module-path", in: compile)
         let interfaceBefore = interface.flatMap { FileManager.default.contents(atPath: $0) }
         var steps: [String] = []
         for (name, step) in [("compile", compile), ("entry", entry), ("link", link)] {
@@ -135,10 +126,79 @@ public struct PluginRebuilder: Sendable {
                 return ((status, text), steps)
             }
         }
-        guard rename(temporary, library) == 0 else {
-            return ((1, "could not rename \(temporary) to \(library)"), steps)
+        return (Self.rename(temporary, to: library), steps)
+    }
+
+    /// SwiftPM's planned compile of the feature's module, of its entry module and link of its library.
+    private func commands(of feature: String) -> (BuildPlan, [String], [String], [String])? {
+        guard let scratch, let plan = BuildPlan.read(scratch + "/\(configuration).yaml"),
+            let compile = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).module"),
+            let entry = plan.arguments(of: "\(feature)Plugin-", suffix: "-\(configuration).module"),
+            let link = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).dylib")
+        else { return nil }
+        return (plan, compile, entry, link)
+    }
+
+    /// `link` with the toolchain's lld, when it has one: it links a feature in ≈ 145 ms where the default gold takes
+    /// ≈ 185 ms; linking has no incremental state, so another linker changes nothing SwiftPM keeps.
+    private static func withLLD(_ link: [String]) -> [String] {
+        guard let swiftc = link.first,
+            FileManager.default.isExecutableFile(atPath: (swiftc as NSString).deletingLastPathComponent + "/ld.lld")
+        else { return link }
+        return link + ["-use-ld=lld"]
+    }
+
+    /// Renames the linked `temporary` over `library` (a new inode: the loaded copy is never written over).
+    private static func rename(_ temporary: String, to library: String) -> (Int32, String) {
+        Glibc.rename(temporary, library) == 0 ? (0, "") : (1, "could not rename \(temporary) to \(library)")
+    }
+
+    /// The watch loop's shadow build of `feature` (see `ShadowBuild`), in `<scratch>/microapp-watch/<configuration>/`.
+    private func shadow(of feature: String) -> (ShadowBuild, entryOutputs: [String]?)? {
+        guard ShadowBuild.isEnabled, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
+            return nil
         }
-        return ((0, ""), steps)
+        let folder = scratch + "/microapp-watch/\(configuration)/\(feature)"
+        return (
+            ShadowBuild(compile: compile, link: link, folder: folder),
+            plan.outputs(of: "\(feature)Plugin-", suffix: "-\(configuration).module")
+        )
+    }
+
+    /// Compiles `feature`'s shadow in the background at the lowest priority when it was never compiled with today's
+    /// plan, so the first save is already incremental; does nothing when it was, when `MICROAPP_REBUILD=replay`, or
+    /// when there is no plan. Blocks until done: call it off the main actor and the cooperative pool.
+    public func primeShadow(feature: String) {
+        guard let (shadow, _) = shadow(of: feature), sourcesUnchanged(feature: feature), !shadow.isPrimed else {
+            return
+        }
+        _ = shadow.locked { shadow.compileModule(in: repository, nice: true) }
+    }
+
+    /// Rebuilds `library` from the shadow: its incremental compile of the changed files alone, linked with SwiftPM's
+    /// entry object. Compile errors are the outcome; nil (replay instead) when the shadow was not primed, is busy,
+    /// the entry's sources changed, the files are not those planned, the compiler failed without an error of the
+    /// sources, or the link failed (a symbol the entry uses is gone).
+    private func shadowRebuild(feature: String, library: String) -> ((Int32, String), [String])? {
+        guard let (shadow, entryOutputs) = shadow(of: feature), shadow.isPrimed, sourcesUnchanged(feature: feature),
+            entryIsCurrent(feature: feature, outputs: entryOutputs)
+        else { return nil }
+        return shadow.locked { () -> ((Int32, String), [String])? in
+            var started = ContinuousClock.now
+            guard let (status, text) = shadow.compileModule(in: repository) else { return nil }
+            var steps = ["compile \(Self.milliseconds(since: started)) ms"]
+            if status != 0 { return text.contains(": error: ") ? ((status, text), steps) : nil }
+            let temporary = library + ".tmp-\(getpid())"
+            guard let link = shadow.linkArguments(writing: temporary) else { return nil }
+            started = .now
+            let (linked, _) = Self.run(Self.withLLD(link), in: repository)
+            steps.append("link \(Self.milliseconds(since: started)) ms")
+            guard linked == 0 else {
+                unlink(temporary)
+                return nil
+            }
+            return (Self.rename(temporary, to: library), steps)
+        }
     }
 
     /// True when every file the entry module's compile writes exists and is newer than each of its sources
