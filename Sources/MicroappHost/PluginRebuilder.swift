@@ -4,15 +4,17 @@ import Foundation
     import Glibc
 #endif
 
-/// Rebuilds one feature's library as fast as it honestly can: it replays the exact compiler and linker commands
-/// SwiftPM planned for that feature (read from its build manifest, `<scratch>/<configuration>.yaml`), and falls
-/// back to `swift build --product <Feature>` when there is no plan or the feature's files were added or removed.
+/// Rebuilds one feature's library as fast as it honestly can: from the watch loop's shadow build when it is primed
+/// (`ShadowBuild`), else by replaying the exact compiler and linker commands SwiftPM planned for that feature (read
+/// from its build manifest, `<scratch>/<configuration>.yaml`), and with `swift build --product <Feature>` when there is
+/// no plan or the feature's files were added or removed.
 public struct PluginRebuilder: Sendable {
     /// How a rebuild went.
     public struct Outcome: Sendable {
         /// The library that was written, when it succeeded.
         public var library: String?
-        /// `replay` (compiler and linker called directly) or `swift build`.
+        /// `shadow` (the watch loop's own incremental build, see `ShadowBuild`), `replay` (SwiftPM's planned compiler
+        /// and linker commands called directly) or `swift build`.
         public var method: String
         /// How long it took.
         public var milliseconds: Int

@@ -91,13 +91,14 @@ struct ShadowBuild {
     func linkArguments(writing output: String) -> [String]? {
         guard let list = link.firstIndex(where: { $0.hasPrefix("@") }), let objects = objectPaths(),
             let planned = try? String(contentsOfFile: String(link[list].dropFirst()), encoding: .utf8),
-            var arguments = Optional(link), let out = arguments.firstIndex(of: "-o"), out + 1 < arguments.count
+            let out = link.firstIndex(of: "-o"), out + 1 < link.count
         else { return nil }
         let lines = planned.split(separator: "\n").map { objects[String($0)] ?? String($0) }
         let shadowList = folder + "/Objects.LinkFileList"
-        guard (try? (lines.joined(separator: "\n") + "\n").write(toFile: shadowList, atomically: true, encoding: .utf8))
-            != nil
-        else { return nil }
+        do {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: shadowList, atomically: true, encoding: .utf8)
+        } catch { return nil }
+        var arguments = link
         arguments[list] = "@" + shadowList
         arguments[out + 1] = output
         return arguments + ["-Xlinker", "-z", "-Xlinker", "defs"]

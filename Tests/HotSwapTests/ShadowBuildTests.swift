@@ -1,7 +1,7 @@
 import Foundation
 import MicroappHost
-import Testing
 import TestScratch
+import Testing
 
 /// A repository with one feature, `Shadowy`, and the build plan SwiftPM would write for it (`.build/debug.yaml`), its
 /// commands pointed at the SDK `swift test` built beside the runner; nothing runs `swift build`.
@@ -38,9 +38,10 @@ struct ShadowyRepository {
     init() throws {
         root = Scratch.folder("shadow-build").path
         let files = FileManager.default
-        for folder in [sources, root + "/Plugins/Shadowy/Entry", build + "/Shadowy.build", build + "/ShadowyPlugin.build",
-            build + "/Shadowy.product", build + "/Modules"]
-        {
+        for folder in [
+            sources, root + "/Plugins/Shadowy/Entry", build + "/Shadowy.build", build + "/ShadowyPlugin.build",
+            build + "/Shadowy.product", build + "/Modules",
+        ] {
             try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         try write("Feature.swift", Self.feature)
@@ -166,7 +167,8 @@ struct ShadowBuildTests {
             names += [body.method, body.library == nil ? body.errors.joined() : try repository.displayName()]
 
             try repository.write(
-                "Greeting.swift", #"func greeting() -> String { "Howdy" }"# + "\n" + #"public func farewell() -> String { ", bye" }"#)
+                "Greeting.swift",
+                #"func greeting() -> String { "Howdy" }"# + "\n" + #"public func farewell() -> String { ", bye" }"#)
             try repository.write(
                 "Feature.swift",
                 ShadowyRepository.feature.replacingOccurrences(of: "greeting()", with: "greeting() + farewell()"))
