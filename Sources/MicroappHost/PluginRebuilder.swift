@@ -121,7 +121,11 @@ public struct PluginRebuilder: Sendable {
                 continue
             }
             let started = ContinuousClock.now
-            let (status, text) = Self.run(step.filter { $0 != "-parseable-output" && $0 != "-v" }, in: repository)
+            let command = step.filter { $0 != "-parseable-output" && $0 != "-v" }
+            let (status, text) =
+                name == "compile"
+                ? compiledSources(feature: feature, compile: compile).compiling { Self.run(command, in: repository) }
+                : Self.run(command, in: repository)
             steps.append("\(name) \(Self.milliseconds(since: started)) ms")
             if status != 0 {
                 unlink(temporary)
@@ -155,6 +159,13 @@ public struct PluginRebuilder: Sendable {
         Glibc.rename(temporary, library) == 0 ? (0, "") : (1, "could not rename \(temporary) to \(library)")
     }
 
+    /// What the replays compiled `feature`'s module from, kept beside the shadow (see `CompiledSources`).
+    private func compiledSources(feature: String, compile: [String]) -> CompiledSources {
+        CompiledSources(
+            record: (scratch ?? buildDirectory) + "/microapp-watch/\(configuration)/\(feature)/replayed-sources.json",
+            objects: ShadowBuild.value(of: "-output-file-map", in: compile).map(CompiledSources.objects) ?? [:])
+    }
+
     /// The watch loop's shadow build of `feature` (see `ShadowBuild`), in `<scratch>/microapp-watch/<configuration>/`.
     private func shadow(of feature: String) -> (ShadowBuild, entryOutputs: [String]?)? {
         guard ShadowBuild.isEnabled, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
@@ -178,9 +189,9 @@ public struct PluginRebuilder: Sendable {
     }
 
     /// Rebuilds `library` from the shadow: its incremental compile of the changed files alone, linked with SwiftPM's
-    /// entry object. Compile errors are the outcome; nil (replay instead) when the shadow was not primed, is busy,
-    /// the entry's sources changed, the files are not those planned, the compiler failed without an error of the
-    /// sources, or the link failed (a symbol the entry uses is gone).
+    /// entry object. Compile errors in the feature's sources are the outcome; nil (replay instead) when the shadow
+    /// was not primed, is busy, the entry's sources changed, the files are not those planned, the compiler failed
+    /// without an error in the feature's sources, or the link failed (a symbol the entry uses is gone).
     private func shadowRebuild(feature: String, library: String) -> ((Int32, String), [String])? {
         guard let (shadow, entryOutputs) = shadow(of: feature), shadow.isPrimed, sourcesUnchanged(feature: feature),
             entryIsCurrent(feature: feature, outputs: entryOutputs)
@@ -189,7 +200,15 @@ public struct PluginRebuilder: Sendable {
             var started = ContinuousClock.now
             guard let (status, text) = shadow.compileModule(in: repository) else { return nil }
             var steps = ["compile \(Self.milliseconds(since: started)) ms"]
-            if status != 0 { return text.contains(": error: ") ? ((status, text), steps) : nil }
+            // An error in a source of the feature is the outcome (a replay would report the same); any other failure
+            // (a missing input of the shadow's, say) is the shadow's own: replay instead.
+            let sources = repository + "/Plugins/\(feature)/"
+            guard status == 0 else {
+                let inSources = Self.withoutEscapes(text).split(separator: "\n").contains {
+                    $0.hasPrefix(sources) && $0.contains(": error: ")
+                }
+                return inSources ? ((status, text), steps) : nil
+            }
             let temporary = library + ".tmp-\(getpid())"
             guard let link = shadow.linkArguments(writing: temporary) else { return nil }
             started = .now

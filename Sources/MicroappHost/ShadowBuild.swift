@@ -31,6 +31,9 @@ struct ShadowBuild {
     /// False when `MICROAPP_REBUILD=replay` asks for SwiftPM's plan only (to compare, or to rule the shadow out).
     static var isEnabled: Bool { ProcessInfo.processInfo.environment["MICROAPP_REBUILD"] != "replay" }
 
+    /// The shadow's output file map.
+    private var outputFileMap: String { folder + "/output-file-map.json" }
+
     /// SwiftPM's output file map (`-output-file-map`).
     private var swiftPMMap: String? { Self.value(of: "-output-file-map", in: compile) }
 
@@ -46,7 +49,7 @@ struct ShadowBuild {
             case "-emit-module", "-emit-objc-header", "-serialize-diagnostics", "-parseable-output", "-v": continue
             case "-emit-module-path", "-emit-objc-header-path", "-index-store-path": index += 1
             case "-output-file-map":
-                result += [argument, folder + "/output-file-map.json"]
+                result += [argument, outputFileMap]
                 index += 1
             default: result.append(argument)
             }
@@ -80,7 +83,9 @@ struct ShadowBuild {
         let command =
             nice && FileManager.default.isExecutableFile(atPath: "/usr/bin/nice")
             ? ["/usr/bin/nice", "-n", "19"] + arguments : arguments
-        let result = PluginRebuilder.run(command, in: repository)
+        let sources = CompiledSources(
+            record: folder + "/sources.json", objects: CompiledSources.objects(inOutputFileMap: outputFileMap))
+        let result = sources.compiling { PluginRebuilder.run(command, in: repository) }
         if result.0 == 0 { try? stamp.write(toFile: folder + "/primed", atomically: true, encoding: .utf8) }
         return result
     }
@@ -106,12 +111,9 @@ struct ShadowBuild {
 
     /// SwiftPM's object of each source → the shadow's, from SwiftPM's output file map.
     private func objectPaths() -> [String: String]? {
-        guard let map = readSwiftPMMap() else { return nil }
-        var objects: [String: String] = [:]
-        for (source, outputs) in map where !source.isEmpty {
-            if let object = outputs["object"] { objects[object] = relocated(object) }
-        }
-        return objects
+        guard let map = swiftPMMap else { return nil }
+        let objects = CompiledSources.objects(inOutputFileMap: map).values
+        return objects.isEmpty ? nil : Dictionary(objects.map { ($0, relocated($0)) }) { first, _ in first }
     }
 
     /// Writes the shadow's output file map: SwiftPM's, each file moved from SwiftPM's folder to the shadow's. False
@@ -120,9 +122,8 @@ struct ShadowBuild {
         guard let map = readSwiftPMMap() else { return false }
         let moved = map.mapValues { $0.mapValues(relocated) }
         guard let data = try? JSONEncoder().encode(moved) else { return false }
-        let path = folder + "/output-file-map.json"
-        if FileManager.default.contents(atPath: path) == data { return true }
-        return FileManager.default.createFile(atPath: path, contents: data)
+        if FileManager.default.contents(atPath: outputFileMap) == data { return true }
+        return FileManager.default.createFile(atPath: outputFileMap, contents: data)
     }
 
     private func readSwiftPMMap() -> [String: [String: String]]? {

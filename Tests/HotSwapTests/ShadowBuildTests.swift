@@ -62,12 +62,39 @@ struct ShadowyRepository {
         try text.write(toFile: sources + "/" + name, atomically: true, encoding: .utf8)
     }
 
+    /// Saves `text` as `Plugins/Shadowy/Sources/<name>` with the modification time `seconds` after the epoch.
+    func write(_ name: String, _ text: String, modified seconds: Double) throws {
+        try write(name, text)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: seconds)], ofItemAtPath: sources + "/" + name)
+    }
+
     /// The display name of the library rebuilt last, loaded from a copy at a new path (a path loaded before would
     /// give the image loaded then).
     func displayName() throws -> String? {
         let copy = root + "/loaded-\(UUID().uuidString).so"
         try FileManager.default.copyItem(atPath: build + "/libShadowy.so", toPath: copy)
         return try PluginLoader.load(copy).get().manifest.displayName
+    }
+
+    /// Rebuilds the feature: how (`shadow`, `replay`) and the new library's display name, or the errors.
+    func rebuild() throws -> [String?] {
+        let outcome = rebuilder.rebuild(feature: "Shadowy")
+        return [outcome.method, outcome.library == nil ? outcome.errors.joined() : try displayName()]
+    }
+
+    /// Runs `body` with a new repository on a thread of its own (compilers block), then deletes the repository.
+    static func with<T: Sendable>(_ body: @escaping @Sendable (ShadowyRepository) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let repository = try ShadowyRepository()
+                        defer { try? FileManager.default.removeItem(atPath: repository.root) }
+                        return try body(repository)
+                    })
+            }
+        }
     }
 
     /// The modification time of SwiftPM's object of `Greeting.swift`, which a shadow build must not write.
@@ -136,13 +163,6 @@ struct ShadowyRepository {
     }
 }
 
-/// Runs blocking `work` (compilers, links) on a thread of its own, never on the cooperative pool.
-private func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
-
 /// The watch loop's shadow build: its own incremental state beside SwiftPM's, linked with SwiftPM's entry object.
 @Suite("Shadow build of a watched feature")
 struct ShadowBuildTests {
@@ -150,21 +170,15 @@ struct ShadowBuildTests {
         "once primed, a body change and then a new public func used by another file are rebuilt by the shadow into working libraries, SwiftPM's objects untouched"
     )
     func bodyAndInterfaceChanges() async throws {
-        let names = try await offThePool { () -> [String?] in
-            let repository = try ShadowyRepository()
-            defer { try? FileManager.default.removeItem(atPath: repository.root) }
-            let rebuilder = repository.rebuilder
-            var names: [String?] = []
+        let names = try await ShadowyRepository.with { repository in
             // Before priming: SwiftPM's plan replayed.
             try repository.write("Greeting.swift", #"func greeting() -> String { "Hi" }"#)
-            let first = rebuilder.rebuild(feature: "Shadowy")
-            names += [first.method, first.library == nil ? first.errors.joined() : try repository.displayName()]
-            rebuilder.primeShadow(feature: "Shadowy")
+            var names = try repository.rebuild()
+            repository.rebuilder.primeShadow(feature: "Shadowy")
             let stamp = try repository.swiftPMObjectStamp()
 
             try repository.write("Greeting.swift", #"func greeting() -> String { "Howdy" }"#)
-            let body = rebuilder.rebuild(feature: "Shadowy")
-            names += [body.method, body.library == nil ? body.errors.joined() : try repository.displayName()]
+            names += try repository.rebuild()
 
             try repository.write(
                 "Greeting.swift",
@@ -172,10 +186,7 @@ struct ShadowBuildTests {
             try repository.write(
                 "Feature.swift",
                 ShadowyRepository.feature.replacingOccurrences(of: "greeting()", with: "greeting() + farewell()"))
-            let interface = rebuilder.rebuild(feature: "Shadowy")
-            names += [
-                interface.method, interface.library == nil ? interface.errors.joined() : try repository.displayName(),
-            ]
+            names += try repository.rebuild()
             names.append(try repository.swiftPMObjectStamp() == stamp ? "untouched" : "written")
             return names
         }
@@ -185,12 +196,30 @@ struct ShadowBuildTests {
     }
 
     @Test(
+        "a file saved again within the second of the save compiled last is compiled again, by the replay and by the shadow (the driver's record keeps whole seconds)"
+    )
+    func savesWithinOneSecond() async throws {
+        let names = try await ShadowyRepository.with { repository in
+            var names: [String?] = []
+            for (index, greeting) in ["Hi", "Hey", "Howdy", "Hello"].enumerated() {
+                // Two saves in each whole second: at .1 and at .9.
+                try repository.write(
+                    "Greeting.swift", "func greeting() -> String { \"\(greeting)\" }",
+                    modified: 1_800_000_000 + Double(index / 2) + (index % 2 == 0 ? 0.1 : 0.9))
+                names += try repository.rebuild()
+                // The first two are replayed, the last two built by the shadow.
+                if index == 1 { repository.rebuilder.primeShadow(feature: "Shadowy") }
+            }
+            return names
+        }
+        #expect(names == ["replay", "Hi", "replay", "Hey", "shadow", "Howdy", "shadow", "Hello"])
+    }
+
+    @Test(
         "when the shadow's link fails (the entry's feature type was renamed), the rebuild falls back to SwiftPM's plan and reports its error; a compile error is reported by the shadow with its file and line"
     )
     func fallbackAndErrors() async throws {
-        let outcomes = try await offThePool { () -> [PluginRebuilder.Outcome] in
-            let repository = try ShadowyRepository()
-            defer { try? FileManager.default.removeItem(atPath: repository.root) }
+        let outcomes = try await ShadowyRepository.with { repository in
             let rebuilder = repository.rebuilder
             _ = rebuilder.rebuild(feature: "Shadowy")
             rebuilder.primeShadow(feature: "Shadowy")
@@ -202,7 +231,9 @@ struct ShadowBuildTests {
                 ShadowyRepository.feature.replacingOccurrences(of: "enum ShadowyFeature", with: "enum ShadowyModule"))
             return [broken, rebuilder.rebuild(feature: "Shadowy")]
         }
-        #expect(outcomes[0].method == "shadow" && outcomes[0].library == nil)
+        #expect(
+            outcomes[0].method == "shadow" && outcomes[0].library == nil,
+            "\(outcomes[0].method) \(outcomes[0].steps): \(outcomes[0].errors)")
         #expect(
             outcomes[0].errors.first?.hasPrefix("Plugins/Shadowy/Sources/Greeting.swift:1:") == true,
             "the compile error names the file: \(outcomes[0].errors)")
