@@ -10,7 +10,7 @@ import Foundation
 /// over every file (≈ 0.5 s for Characters) even when one file changed, and the driver starts over when the
 /// arguments of its build record change, so that job cannot be left out of SwiftPM's own state: this state is
 /// separate, and SwiftPM's is never written. The objects are linked with SwiftPM's entry and module-wrap objects.
-/// Its first compile compiles every file (`prime`, in the background); until then, or when anything about it does
+/// Its first compile compiles every file (`PluginRebuilder.primeShadow`, in the background); until then, or when anything about it does
 /// not fit (a link error, the entry's sources changed, another build of it running), the caller replays SwiftPM's
 /// plan as before.
 struct ShadowBuild {
@@ -75,9 +75,9 @@ struct ShadowBuild {
         return body()
     }
 
-    /// Compiles the module into the shadow's state (every file the first time, then what changed), at the lowest
-    /// priority when `nice`, run in `repository`; the exit status and the compiler's output, nil when the output file map cannot be
-    /// written. Call it `locked`.
+    /// Compiles the module into the shadow's state (every file the first time, then what changed) in `repository`,
+    /// at the lowest priority when `nice`; the exit status and the compiler's output, nil when the output file map
+    /// cannot be written. Call it `locked`.
     func compileModule(in repository: String, nice: Bool = false) -> (Int32, String)? {
         guard writeOutputFileMap() else { return nil }
         let command =
