@@ -64,6 +64,7 @@ public final class HotSwapWatch {
             // and a save during a build is caught by `NewestBuild`: a short quiet period is enough (a library being
             // linked keeps the default, so it is not read half written).
             watchers.append(SourceWatcher(directories: folders, debounce: .milliseconds(15), accept: isSource))
+            sources.values.forEach(Self.primeShadow)
         }
         for watcher in watchers {
             let isLibraries = watcher === libraries
@@ -136,6 +137,8 @@ public final class HotSwapWatch {
                     digests: { Self.digests(of: watched) }, build: { watched.rebuilder.rebuild(feature: name) })
             }.value
             rebuilding.remove(written)
+            // A replay or `swift build` instead of the shadow: it may not be compiled for today's plan yet.
+            if newest.result.method != "shadow" { Self.primeShadow(watched) }
             contents.merge(newest.digests) { $1 }
             // The library watcher sees the same file: it is swapped here, once (a dropped build's file is not new).
             seen[written] = Self.identity(of: written)
@@ -159,6 +162,12 @@ public final class HotSwapWatch {
                     feature: id, milliseconds: outcome.milliseconds))
             await swapper.swapLibrary(at: library, feature: id)
         }
+    }
+
+    /// Compiles the shadow build of `watched` on a thread of its own at the lowest priority (whole-module the first
+    /// time: seconds, which must hold neither the main actor nor the cooperative pool).
+    nonisolated private static func primeShadow(_ watched: WatchedSources) {
+        Thread.detachNewThread { watched.rebuilder.primeShadow(feature: watched.folder) }
     }
 
     /// SHA-256 of each source of `watched`, by path.

@@ -4,15 +4,17 @@ import Foundation
     import Glibc
 #endif
 
-/// Rebuilds one feature's library as fast as it honestly can: it replays the exact compiler and linker commands
-/// SwiftPM planned for that feature (read from its build manifest, `<scratch>/<configuration>.yaml`), and falls
-/// back to `swift build --product <Feature>` when there is no plan or the feature's files were added or removed.
+/// Rebuilds one feature's library as fast as it honestly can: from the watch loop's shadow build when it is primed
+/// (`ShadowBuild`), else by replaying the exact compiler and linker commands SwiftPM planned for that feature (read
+/// from its build manifest, `<scratch>/<configuration>.yaml`), and with `swift build --product <Feature>` when there is
+/// no plan or the feature's files were added or removed.
 public struct PluginRebuilder: Sendable {
     /// How a rebuild went.
     public struct Outcome: Sendable {
         /// The library that was written, when it succeeded.
         public var library: String?
-        /// `replay` (compiler and linker called directly) or `swift build`.
+        /// `shadow` (the watch loop's own incremental build, see `ShadowBuild`), `replay` (SwiftPM's planned compiler
+        /// and linker commands called directly) or `swift build`.
         public var method: String
         /// How long it took.
         public var milliseconds: Int
@@ -50,6 +52,9 @@ public struct PluginRebuilder: Sendable {
     /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folder is `Plugins/<feature>`.
     public func rebuild(feature: String) -> Outcome {
         let started = ContinuousClock.now
+        if let shadow = shadowRebuild(feature: feature, library: library(of: feature)) {
+            return outcome(shadow, method: "shadow", feature: feature, since: started)
+        }
         return replay(feature: feature, since: started)
             ?? outcome((swiftBuild(feature: feature), []), method: "swift build", feature: feature, since: started)
     }
@@ -95,26 +100,14 @@ public struct PluginRebuilder: Sendable {
     /// module is compiled again only when it could have changed: when the feature's compiled interface (its
     /// `.swiftmodule`) changed, or the entry's own sources are newer than its outputs.
     private func replay(feature: String, library: String) -> ((Int32, String), [String])? {
-        guard let scratch, let plan = BuildPlan.read(scratch + "/\(configuration).yaml"),
-            let compile = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).module"),
-            let entry = plan.arguments(of: "\(feature)Plugin-", suffix: "-\(configuration).module"),
-            var link = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).dylib"),
-            sourcesUnchanged(feature: feature), let output = link.firstIndex(of: "-o"), output + 1 < link.count
+        guard let (plan, compile, entry, planned) = commands(of: feature), sourcesUnchanged(feature: feature),
+            let output = planned.firstIndex(of: "-o"), output + 1 < planned.count
         else { return nil }
         let temporary = library + ".tmp-\(getpid())"
+        var link = planned
         link[output + 1] = temporary
-        // The toolchain's lld links a feature in ≈ 145 ms where the default gold takes ≈ 185 ms; linking has no
-        // incremental state, so another linker changes nothing SwiftPM keeps.
-        if let swiftc = link.first,
-            FileManager.default.isExecutableFile(
-                atPath: (swiftc as NSString)
-                    .deletingLastPathComponent + "/ld.lld")
-        {
-            link.append("-use-ld=lld")
-        }
-        let interface = compile.firstIndex(of: "-emit-module-path").flatMap {
-            $0 + 1 < compile.count ? compile[$0 + 1] : nil
-        }
+        link = Self.withLLD(link)
+        let interface = ShadowBuild.value(of: "-emit-module-path", in: compile)
         let interfaceBefore = interface.flatMap { FileManager.default.contents(atPath: $0) }
         var steps: [String] = []
         for (name, step) in [("compile", compile), ("entry", entry), ("link", link)] {
@@ -128,17 +121,105 @@ public struct PluginRebuilder: Sendable {
                 continue
             }
             let started = ContinuousClock.now
-            let (status, text) = Self.run(step.filter { $0 != "-parseable-output" && $0 != "-v" }, in: repository)
+            let command = step.filter { $0 != "-parseable-output" && $0 != "-v" }
+            let (status, text) =
+                name == "compile"
+                ? compiledSources(feature: feature, compile: compile).compiling { Self.run(command, in: repository) }
+                : Self.run(command, in: repository)
             steps.append("\(name) \(Self.milliseconds(since: started)) ms")
             if status != 0 {
                 unlink(temporary)
                 return ((status, text), steps)
             }
         }
-        guard rename(temporary, library) == 0 else {
-            return ((1, "could not rename \(temporary) to \(library)"), steps)
+        return (Self.rename(temporary, to: library), steps)
+    }
+
+    /// SwiftPM's planned compile of the feature's module, of its entry module and link of its library.
+    private func commands(of feature: String) -> (BuildPlan, [String], [String], [String])? {
+        guard let scratch, let plan = BuildPlan.read(scratch + "/\(configuration).yaml"),
+            let compile = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).module"),
+            let entry = plan.arguments(of: "\(feature)Plugin-", suffix: "-\(configuration).module"),
+            let link = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).dylib")
+        else { return nil }
+        return (plan, compile, entry, link)
+    }
+
+    /// `link` with the toolchain's lld, when it has one: it links a feature in ≈ 145 ms where the default gold takes
+    /// ≈ 185 ms; linking has no incremental state, so another linker changes nothing SwiftPM keeps.
+    private static func withLLD(_ link: [String]) -> [String] {
+        guard let swiftc = link.first,
+            FileManager.default.isExecutableFile(atPath: (swiftc as NSString).deletingLastPathComponent + "/ld.lld")
+        else { return link }
+        return link + ["-use-ld=lld"]
+    }
+
+    /// Renames the linked `temporary` over `library` (a new inode: the loaded copy is never written over).
+    private static func rename(_ temporary: String, to library: String) -> (Int32, String) {
+        Glibc.rename(temporary, library) == 0 ? (0, "") : (1, "could not rename \(temporary) to \(library)")
+    }
+
+    /// What the replays compiled `feature`'s module from, kept beside the shadow (see `CompiledSources`).
+    private func compiledSources(feature: String, compile: [String]) -> CompiledSources {
+        CompiledSources(
+            record: (scratch ?? buildDirectory) + "/microapp-watch/\(configuration)/\(feature)/replayed-sources.json",
+            objects: ShadowBuild.value(of: "-output-file-map", in: compile).map(CompiledSources.objects) ?? [:])
+    }
+
+    /// The watch loop's shadow build of `feature` (see `ShadowBuild`), in `<scratch>/microapp-watch/<configuration>/`.
+    private func shadow(of feature: String) -> (ShadowBuild, entryOutputs: [String]?)? {
+        guard ShadowBuild.isEnabled, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
+            return nil
         }
-        return ((0, ""), steps)
+        let folder = scratch + "/microapp-watch/\(configuration)/\(feature)"
+        return (
+            ShadowBuild(compile: compile, link: link, folder: folder),
+            plan.outputs(of: "\(feature)Plugin-", suffix: "-\(configuration).module")
+        )
+    }
+
+    /// Compiles `feature`'s shadow in the background at the lowest priority when it was never compiled with today's
+    /// plan, so the first save is already incremental; does nothing when it was, when `MICROAPP_REBUILD=replay`, or
+    /// when there is no plan. Blocks until done: call it off the main actor and the cooperative pool.
+    public func primeShadow(feature: String) {
+        guard let (shadow, _) = shadow(of: feature), sourcesUnchanged(feature: feature), !shadow.isPrimed else {
+            return
+        }
+        _ = shadow.locked { shadow.compileModule(in: repository, nice: true) }
+    }
+
+    /// Rebuilds `library` from the shadow: its incremental compile of the changed files alone, linked with SwiftPM's
+    /// entry object. Compile errors in the feature's sources are the outcome; nil (replay instead) when the shadow
+    /// was not primed, is busy, the entry's sources changed, the files are not those planned, the compiler failed
+    /// without an error in the feature's sources, or the link failed (a symbol the entry uses is gone).
+    private func shadowRebuild(feature: String, library: String) -> ((Int32, String), [String])? {
+        guard let (shadow, entryOutputs) = shadow(of: feature), shadow.isPrimed, sourcesUnchanged(feature: feature),
+            entryIsCurrent(feature: feature, outputs: entryOutputs)
+        else { return nil }
+        return shadow.locked { () -> ((Int32, String), [String])? in
+            var started = ContinuousClock.now
+            guard let (status, text) = shadow.compileModule(in: repository) else { return nil }
+            var steps = ["compile \(Self.milliseconds(since: started)) ms"]
+            // An error in a source of the feature is the outcome (a replay would report the same); any other failure
+            // (a missing input of the shadow's, say) is the shadow's own: replay instead.
+            let sources = repository + "/Plugins/\(feature)/"
+            guard status == 0 else {
+                let inSources = Self.withoutEscapes(text).split(separator: "\n").contains {
+                    $0.hasPrefix(sources) && $0.contains(": error: ")
+                }
+                return inSources ? ((status, text), steps) : nil
+            }
+            let temporary = library + ".tmp-\(getpid())"
+            guard let link = shadow.linkArguments(writing: temporary) else { return nil }
+            started = .now
+            let (linked, _) = Self.run(Self.withLLD(link), in: repository)
+            steps.append("link \(Self.milliseconds(since: started)) ms")
+            guard linked == 0 else {
+                unlink(temporary)
+                return nil
+            }
+            return (Self.rename(temporary, to: library), steps)
+        }
     }
 
     /// True when every file the entry module's compile writes exists and is newer than each of its sources
