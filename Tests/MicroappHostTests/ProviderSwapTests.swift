@@ -125,7 +125,8 @@ final class VisitorRoot: Root {
 }
 
 @MainActor
-@Suite("Hot swap of a feature that provides a service")
+// Serialized: `Visitor.latest` is the one Root a test reads its answer from, so two tests must not make Visitors at once.
+@Suite("Hot swap of a feature that provides a service", .serialized)
 struct ProviderSwapTests {
     @Test("features holding a provider's service call the new version after a swap, and the old one after a rollback")
     func consumersFollowTheProvider() async throws {
