@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -110,6 +111,7 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     let process = Process()
     process.executableURL = URL(fileURLWithPath: AppProcess.executable)
     process.arguments = arguments
+    process.environment = Scratch.childEnvironment()
     let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
     process.standardInput = stdin
     process.standardOutput = stdout
