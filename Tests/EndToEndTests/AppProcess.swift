@@ -224,3 +224,17 @@ private func runToEndBlocking(
         String(decoding: err.withLock { $0 }, as: UTF8.self)
     )
 }
+
+/// Copies an executable (a `microapp` for a repository of its own) with `cp` in a child process. A copy written from
+/// this process would leave the file open for writing in any child another test forks meanwhile, and exec'ing it
+/// then fails with ETXTBSY ("Text file busy") until that child execs.
+func copyExecutable(_ source: String, to destination: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/cp")
+    process.arguments = [source, destination]
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw AppProcessError("cp \(source) \(destination) failed (exit \(process.terminationStatus))")
+    }
+}

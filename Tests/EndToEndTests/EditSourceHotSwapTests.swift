@@ -128,7 +128,7 @@ struct EditSourceHotSwapTests {
     /// library that built.
     private func startWithBrokenSource(plugins: URL, text: String) async throws {
         let executable = plugins.appendingPathComponent("microapp")
-        try FileManager.default.copyItem(atPath: AppProcess.executable, toPath: executable.path)
+        try copyExecutable(AppProcess.executable, to: executable.path)
         let run = try await runToEnd(
             ["solo", "Characters", "--ui", "json", "--open", "characters://detail/13"], executable: executable.path,
             input: "")

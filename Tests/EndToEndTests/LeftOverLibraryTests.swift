@@ -17,7 +17,8 @@ private struct DeletedFeatureRepository {
             at: root.appendingPathComponent("Plugins/Auth/Sources"), withIntermediateDirectories: true)
         try files.createDirectory(at: buildFolder, withIntermediateDirectories: true)
         // A copy, not a link: the host finds its repository from the path of its own executable.
-        for name in ["microapp", "libMicroappSDK.so", "libAuth.so", "libSettings.so"] {
+        try copyExecutable(AppProcess.executable, to: executable)
+        for name in ["libMicroappSDK.so", "libAuth.so", "libSettings.so"] {
             try files.copyItem(
                 at: AppProcess.buildDirectory.appendingPathComponent(name), to: buildFolder.appendingPathComponent(name)
             )
