@@ -80,8 +80,8 @@ public final class TestClock: Clock, Sendable {
         try Task.checkCancellation()
     }
 
-    /// Moves time forward by `duration`, resuming each sleeper it reaches in deadline order (the clock reads
-    /// each sleeper's deadline as it is resumed, then ends at the new time).
+    /// Moves time forward by `duration`, resuming each sleeper it reaches in deadline order (tasks on one actor
+    /// then run in that order).
     public func advance(by duration: Duration) {
         let end = now.advanced(by: duration)
         while let due = state.withLock({ state -> Sleeper? in
