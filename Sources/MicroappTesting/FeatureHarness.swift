@@ -18,17 +18,29 @@ public final class FeatureHarness: NavigationHost {
     private let routes: [(declaration: RouteDeclaration, pattern: RoutePattern)]
     private let redraws = RedrawSignal()
 
-    /// Makes `feature`'s Root with `dependencies`, restores `snapshot` if given, and shows `url`.
-    public init<F: Feature>(
-        _ feature: F.Type, dependencies: TestDependencies, open url: String, restoring snapshot: Data? = nil
+    /// Makes `feature`'s Root with `dependencies` and `clock`, restores `snapshot` if given, and shows `url`.
+    public convenience init<F: Feature>(
+        _ feature: F.Type, dependencies: TestDependencies, open url: String, restoring snapshot: Data? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
     ) throws {
-        manifest = F.manifest
-        routes = try F.manifest.routes.map { ($0, try RoutePattern($0.pattern)) }
+        try self.init(
+            manifest: F.manifest, dependencies: dependencies, open: url, restoring: snapshot, clock: clock,
+            makeRoot: { try F.makeRoot($0) })
+    }
+
+    /// Makes a Root with `makeRoot` (a test's own configuration of the feature `manifest` describes), given a
+    /// context over `dependencies` and `clock`; restores `snapshot` if given, and shows `url`.
+    public init(
+        manifest: FeatureManifest, dependencies: TestDependencies, open url: String, restoring snapshot: Data? = nil,
+        clock: any Clock<Duration> = ContinuousClock(), makeRoot: (FeatureContext) throws -> any Root
+    ) throws {
+        self.manifest = manifest
+        routes = try manifest.routes.map { ($0, try RoutePattern($0.pattern)) }
         let relay = HostRelay()
         let context = FeatureContext(
-            manifest: F.manifest, source: dependencies, navigation: relay,
-            invalidate: { [relay] in relay.harness?.redraws.fire() })
-        root = try F.makeRoot(context)
+            manifest: manifest, source: dependencies, navigation: relay,
+            invalidate: { [relay] in relay.harness?.redraws.fire() }, clock: clock)
+        root = try makeRoot(context)
         backStack = []
         relay.harness = self
         guard let location = location(for: url) else {

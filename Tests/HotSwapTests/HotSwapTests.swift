@@ -29,9 +29,17 @@ final class SwapRig {
         String(decoding: (try? JSONEncoder().encode(runtime.frame.screen)) ?? Data(), as: UTF8.self)
     }
 
-    /// Lets the runtime's scheduled update run, so notices arrive.
-    func settle() async {
-        try? await Task.sleep(for: .milliseconds(20))
+    /// The first notice that matches `predicate`, once the runtime's scheduled update delivered it; throws after
+    /// thirty seconds with the notices so far.
+    func notice(where predicate: (Notice) -> Bool) async throws -> Notice {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            if let notice = notices.first(where: predicate) { return notice }
+            guard ContinuousClock.now < deadline else {
+                throw NoSuchNotice(notices: notices)
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// Types a name and taps `taps` times.
@@ -59,8 +67,7 @@ struct HotSwapTests {
         #expect(rig.runtime.frame.version == 2)
         rig.runtime.send(.action(.tap(id: "tap")))
         #expect(rig.screen.contains("Howdy, Rick taps 3"))
-        await rig.settle()
-        let swapped = try #require(rig.notices.first { $0.code == "swapped" })
+        let swapped = try await rig.notice { $0.code == "swapped" }
         #expect(swapped.feature == "swappy" && swapped.from == 1 && swapped.to == 2 && swapped.milliseconds != nil)
     }
 
@@ -82,8 +89,7 @@ struct HotSwapTests {
         #expect(rig.runtime.frame.version == 1)
         rig.runtime.send(.action(.tap(id: "tap")))
         #expect(rig.screen.contains("Hello, Morty taps 2"))
-        await rig.settle()
-        let error = try #require(rig.notices.first { $0.level == .error })
+        let error = try await rig.notice { $0.level == .error }
         #expect(error.code == code && error.feature == "swappy" && error.message.contains("v1 keeps running"))
         if version == .otherSDK { #expect(error.message.contains("restart the host")) }
     }
@@ -104,8 +110,7 @@ struct HotSwapTests {
         let result = try await rig.swap(to: .strict).get()
         #expect(!result.stateKept && result.to == 2)
         #expect(rig.screen.contains("Howdy,  stars 0"))
-        await rig.settle()
-        #expect(rig.notices.contains { $0.code == "state-reset" })
+        _ = try await rig.notice { $0.code == "state-reset" }
     }
 
     @Test("a version that refuses the state and then cannot start again is not swapped in: v1 keeps its state")
@@ -123,8 +128,7 @@ struct HotSwapTests {
         #expect(!rig.runtime.canRollBack("swappy"))
         rig.runtime.send(.action(.tap(id: "tap")))
         #expect(rig.screen.contains("Hello, Squanchy taps 3"))
-        await rig.settle()
-        let error = try #require(rig.notices.first { $0.level == .error })
+        let error = try await rig.notice { $0.level == .error }
         #expect(error.code == "start-failed" && error.feature == "swappy" && error.message.contains("v1 keeps running"))
         #expect(!rig.notices.contains { $0.code == "state-reset" || $0.code == "swapped" })
     }
@@ -141,9 +145,8 @@ struct HotSwapTests {
         #expect(rig.runtime.frame.version == 1)
         #expect(!rig.runtime.canRollBack("swappy"))
         rig.runtime.send(.rollback(feature: "swappy"))
-        await rig.settle()
-        #expect(rig.notices.contains { $0.code == "rolled-back" && $0.from == 2 && $0.to == 1 })
-        #expect(rig.notices.contains { $0.code == "no-previous-version" })
+        _ = try await rig.notice { $0.code == "rolled-back" && $0.from == 2 && $0.to == 1 }
+        _ = try await rig.notice { $0.code == "no-previous-version" }
         // Numbers only grow: the next swap is v3, not v2 again.
         #expect(try await rig.swap(to: .v2).get().to == 3)
     }
@@ -157,4 +160,11 @@ struct HotSwapTests {
         #expect(copies.count == 2 && Set(copies).count == 2)
         #expect(rig.runtime.frame.version == 3)
     }
+}
+
+/// No notice matched within the wait; these came instead.
+struct NoSuchNotice: Error, CustomStringConvertible {
+    var notices: [Notice]
+
+    var description: String { "no notice as expected arrived within thirty seconds; the notices: \(notices)" }
 }

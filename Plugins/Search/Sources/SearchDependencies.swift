@@ -15,10 +15,12 @@ struct SearchDependencies {
     var showCharacter: (Int) -> Void
     /// How long typing must pause before a search starts.
     var debounce: Duration
+    /// The clock the debounce runs on.
+    var clock: any Clock<Duration>
 }
 
 extension SearchDependencies {
-    /// Closures over the host's services and router.
+    /// Closures over the host's services and router, debouncing on the context's clock.
     @MainActor init(context: FeatureContext, debounce: Duration) throws {
         let search = try context.service(SearchKeys.search)
         let recent = try context.service(SearchKeys.recent)
@@ -35,6 +37,6 @@ extension SearchDependencies {
             },
             clearRecent: { () async throws(ServiceError) in try await clear(Nothing()).queries },
             showCharacter: { navigator.open("characters://detail/\($0)") },
-            debounce: debounce)
+            debounce: debounce, clock: context.clock)
     }
 }

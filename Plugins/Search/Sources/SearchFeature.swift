@@ -15,13 +15,8 @@ public enum SearchFeature: Feature {
         ],
         hasMocks: true, tab: TabDeclaration(title: "Search", route: SearchRoute.home.url, order: 20))
 
-    /// Builds the Root from the host's services, with the standard debounce.
+    /// Builds the Root from the host's services; the debounce runs on the context's clock.
     @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
-        try makeRoot(context, debounce: debounce)
-    }
-
-    /// Builds the Root with another debounce: tests pass a short one to stay fast.
-    @MainActor public static func makeRoot(_ context: FeatureContext, debounce: Duration) throws -> any Root {
         try SearchRoot(
             dependencies: SearchDependencies(context: context, debounce: debounce),
             session: context.value(SearchKeys.session), invalidate: { context.invalidate() })

@@ -110,9 +110,11 @@ final class SearchViewModel {
             return
         }
         let search = dependencies.search
+        // The debounce's deadline is read now, at the keystroke, not when the task first runs.
+        let debounce = delay.map { dependencies.clock.timer(after: $0) }
         pending = Task { @MainActor in
-            if let delay {
-                do { try await Task.sleep(for: delay) } catch { return }
+            if let debounce {
+                do { try await debounce() } catch { return }
             }
             guard !Task.isCancelled else { return }
             let outcome: Result<[CharacterSummary], ServiceError>

@@ -9,7 +9,7 @@ struct SearchFailureTests {
     @Test("a failing search shows an error state whose Retry searches again")
     func failingSearchRetries() async throws {
         let search = try SearchFixture(search: .failing(first: 1, with: .unavailable, then: .mock))
-        try search.harness.type("Rick", into: "query")
+        try search.type("Rick")
         let failed = try await search.harness.eventually { $0.state != .view }
         guard case .error(let panel) = failed.state else {
             Issue.record("expected the error state, got \(failed.state)")
@@ -44,13 +44,13 @@ struct SearchFailureTests {
     func failingSaveRetries() async throws {
         let search = try SearchFixture(
             saveRecent: .failing(first: 1, with: .unavailable, then: .mockSave(MockRecents())))
-        try search.harness.type("Beth", into: "query")
+        try search.type("Beth")
         _ = try await search.results(1)
         try search.harness.select(0, in: "results")
         #expect(search.harness.openedElsewhere == ["characters://detail/4"])
         _ = try await search.harness.eventually { $0.element(id: "retry") != nil }
         try search.harness.tap("retry")
-        try search.harness.type("", into: "query")
+        try search.type("")
         #expect(try await search.recentList(["Beth"]) != nil)
     }
 

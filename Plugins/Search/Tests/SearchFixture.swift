@@ -3,32 +3,20 @@ import MicroappSDK
 import MicroappTesting
 import Search
 
-/// Search as the tests run it: the real feature with the debounce a test chooses, since a harness makes the
-/// Root from a feature type.
-enum SearchUnderTest: Feature {
-    @TaskLocal static var debounce = Duration.milliseconds(10)
-
-    static var manifest: FeatureManifest { SearchFeature.manifest }
-
-    @MainActor static func makeRoot(_ context: FeatureContext) throws -> any Root {
-        try SearchFeature.makeRoot(context, debounce: debounce)
-    }
-}
-
 /// Search on a harness, signed in as Rick (read only), with recent queries in memory, every search recorded,
-/// and the mock services unless a test swaps one.
+/// the mock services unless a test swaps one, and a test clock: its debounce ends only when a test advances it.
 @MainActor
 struct SearchFixture {
     let session = ObservableProperty<Session?>(MockSearch.session)
     let recents: MockRecents
     let searches = SearchLog()
+    let clock = TestClock()
     let harness: FeatureHarness
 
     init(
         recents queries: [String] = [], search: Service<SearchQuery, SearchResults> = .mock,
         recent: Service<Nothing, RecentQueries>? = nil, saveRecent: Service<RecentQuery, RecentQueries>? = nil,
-        clearRecent: Service<Nothing, RecentQueries>? = nil, debounce: Duration = .milliseconds(10),
-        restoring snapshot: Data? = nil
+        clearRecent: Service<Nothing, RecentQueries>? = nil, restoring snapshot: Data? = nil
     ) throws {
         let recents = MockRecents(queries)
         self.recents = recents
@@ -38,10 +26,14 @@ struct SearchFixture {
             .provide(SearchKeys.saveRecent, saveRecent ?? .mockSave(recents))
             .provide(SearchKeys.clearRecent, clearRecent ?? .mockClear(recents))
             .share(SearchKeys.session, session, access: .read)
-        harness = try SearchUnderTest.$debounce.withValue(debounce) {
-            try FeatureHarness(
-                SearchUnderTest.self, dependencies: dependencies, open: "search://home", restoring: snapshot)
-        }
+        harness = try FeatureHarness(
+            SearchFeature.self, dependencies: dependencies, open: "search://home", restoring: snapshot, clock: clock)
+    }
+
+    /// Types `text` into the query and lets its debounce end, as a person who then stops typing.
+    func type(_ text: String) throws {
+        try harness.type(text, into: "query")
+        clock.advance(by: SearchFeature.debounce)
     }
 
     /// The results list once it has `count` rows.
@@ -51,11 +43,15 @@ struct SearchFixture {
     }
 
     /// Returns once the search service got `texts`; throws after thirty seconds.
-    func searched(_ texts: [String]) async throws {
+    func searched(_ texts: [String]) async throws { try await searches.until(texts) }
+
+    /// Returns once the queue of sleepers on the clock holds `count` (the pending debounces); throws after thirty
+    /// seconds.
+    func sleeping(_ count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
-        while await searches.texts != texts {
+        while clock.sleepers != count {
             guard ContinuousClock.now < deadline else {
-                throw HarnessError("the search service got \(await searches.texts), not \(texts)")
+                throw HarnessError("\(clock.sleepers) debounces wait on the clock, not \(count)")
             }
             try await Task.sleep(for: .milliseconds(1))
         }
@@ -68,11 +64,20 @@ struct SearchFixture {
     }
 }
 
-/// The texts of every search, in the order the service got them.
+/// Texts in the order they were recorded (the searches the service got, or answered).
 actor SearchLog {
     private(set) var texts: [String] = []
 
     func record(_ text: String) { texts.append(text) }
+
+    /// Returns once the texts recorded are `expected`; throws after thirty seconds.
+    func until(_ expected: [String]) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while texts != expected {
+            guard ContinuousClock.now < deadline else { throw HarnessError("the log holds \(texts), not \(expected)") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
 }
 
 extension Service where Request == SearchQuery, Response == SearchResults {

@@ -10,7 +10,7 @@ struct SearchSnapshotTests {
     @Test("a snapshot keeps the query and its results, so the new version shows them without searching")
     func snapshotKeepsQueryAndResults() async throws {
         let before = try SearchFixture()
-        try before.harness.type("smith", into: "query")
+        try before.type("smith")
         let listed = try #require(try await before.results(4))
         let snapshot = try #require(before.harness.root.snapshot())
 

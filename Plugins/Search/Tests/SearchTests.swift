@@ -9,7 +9,7 @@ struct SearchTests {
     @Test("results list each name with status and species, and keep the typed text")
     func resultsListed() async throws {
         let search = try SearchFixture()
-        try search.harness.type("smith", into: "query")
+        try search.type("smith")
         let list = try #require(try await search.results(4))
         #expect(list.items.map(\.title) == ["Morty Smith", "Summer Smith", "Beth Smith", "Jerry Smith"])
         #expect(list.items[0].columns == ["Alive", "Human"])
@@ -21,12 +21,12 @@ struct SearchTests {
     @Test("choosing a result opens its detail in Characters and saves the query to the recent searches")
     func selectOpensDetailAndSaves() async throws {
         let search = try SearchFixture(recents: ["Beth"])
-        try search.harness.type("Morty", into: "query")
+        try search.type("Morty")
         _ = try await search.results(4)
         try search.harness.select(0, in: "results")
         #expect(search.harness.openedElsewhere == ["characters://detail/2"])
         #expect(search.harness.backStack.map(\.url) == ["search://home"])
-        try search.harness.type("", into: "query")
+        try search.type("")
         let recent = try #require(try await search.recentList(["Morty", "Beth"]))
         #expect(recent.items.count == 2)
         #expect(await search.recents.queries == ["Morty", "Beth"])
@@ -72,7 +72,7 @@ struct SearchTests {
     @Test("a search that finds nobody says no characters match the query")
     func noResults() async throws {
         let search = try SearchFixture()
-        try search.harness.type("Squanchy", into: "query")
+        try search.type("Squanchy")
         let screen = try await search.harness.eventually { !$0.texts.contains("Searching…") }
         #expect(screen.texts == ["No characters match “Squanchy”"])
         #expect(search.harness.list("results") == nil)
@@ -81,7 +81,7 @@ struct SearchTests {
     @Test("an account change forgets the query and loads the new account's recent searches")
     func accountChangeResets() async throws {
         let search = try SearchFixture(recents: ["Rick"])
-        try search.harness.type("Rick", into: "query")
+        try search.type("Rick")
         _ = try await search.results(5)
         search.session.value = Session(accountID: "2", email: "morty@example.com", name: "Morty Smith")
         #expect(search.harness.field("query")?.text == "")

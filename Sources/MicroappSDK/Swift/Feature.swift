@@ -51,17 +51,21 @@ public final class FeatureContext {
     public let manifest: FeatureManifest
     /// The host's back stack.
     public let navigation: any NavigationHost
+    /// The clock the feature waits on (debounces, delays): continuous in the app, a test's or a preview's own
+    /// clock elsewhere.
+    public let clock: any Clock<Duration>
     private let source: any DependencySource
     private let onInvalidate: () -> Void
 
     /// Made by the host (or MicroappTesting) for one feature.
     public init(
         manifest: FeatureManifest, source: any DependencySource, navigation: any NavigationHost,
-        invalidate: @escaping () -> Void
+        invalidate: @escaping () -> Void, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.manifest = manifest
         self.source = source
         self.navigation = navigation
+        self.clock = clock
         self.onInvalidate = invalidate
     }
 

@@ -24,7 +24,7 @@ public final class PreviewSession {
     private let redraws = RedrawSignal()
 
     /// Makes `feature`'s Root with its mocks (each service in its `default` variant unless `variants` names
-    /// another by key id) and shows `url`.
+    /// another by key id) and shows `url`; the feature's clock skips every wait (`ImmediateClock`).
     public init<F: Feature>(_ feature: F.Type, open url: String, variants: [String: String] = [:]) throws {
         let mocks = F.mocks()
         var values: [String: Any] = [:]
@@ -46,7 +46,7 @@ public final class PreviewSession {
         let relay = Relay()
         let context = FeatureContext(
             manifest: F.manifest, source: MockValues(values), navigation: relay,
-            invalidate: { [relay] in relay.session?.redraws.fire() })
+            invalidate: { [relay] in relay.session?.redraws.fire() }, clock: ImmediateClock())
         root = try F.makeRoot(context)
         relay.session = self
         guard let location = location(for: url) else {
