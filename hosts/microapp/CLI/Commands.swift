@@ -224,7 +224,7 @@ enum Commands {
                 help: """
                     text: a tree (the default)
                     dot: Graphviz (`microapp graph --format dot | dot -Tsvg > graph.svg`)
-                    json: one object per feature (fields in the README, "Inspect commands' --json")
+                    json: one object per feature (fields in the README, "Inspect commands' JSON")
                     """),
             plugins, only, noBuild, noProbe,
         ],
