@@ -118,13 +118,13 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
         .executableTarget(
-            name: "loader-benchmark", dependencies: ["BenchmarkSupport", "MicroappHost", sdk],
+            name: "loader-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
             path: "Benchmarks/LoaderBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "host-benchmark", dependencies: ["BenchmarkSupport", "MicroappHost", sdk],
+            name: "host-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "MicroappHost", sdk], path: "Benchmarks/Fuzz",
+            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk], path: "Benchmarks/Fuzz",
             swiftSettings: strict),
         // The CLI's own parts, imported from the executable target (`@testable import microapp`).
         .testTarget(
