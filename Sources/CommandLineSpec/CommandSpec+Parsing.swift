@@ -92,7 +92,7 @@ extension CommandSpec {
             let stray = given[most...].map { "'\($0)'" }.joined(separator: ", ")
             throw CommandLineError(
                 "`\(name)` takes \(most == 0 ? "no operand" : "at most \(most) operand(s)"), not \(stray)",
-                fix: "write `\(usage)`; options start with - (see `\(name) --help`), and `--` before an operand that does too")
+                fix: "write `\(usage)` (see `\(name) --help`)")
         }
     }
 }
