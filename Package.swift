@@ -68,7 +68,8 @@ let package = Package(
         .target(name: "CPlatform", path: "Sources/CPlatform"),
         .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
         .executableTarget(
-            name: "microapp", dependencies: ["CommandLineSpec", "MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", sdk],
+            name: "microapp",
+            dependencies: ["CommandLineSpec", "MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", sdk],
             path: "hosts/microapp/CLI", swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
@@ -108,15 +109,19 @@ let package = Package(
                 + ["Auth", "Characters", "Search", "Settings"].filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
-            name: "cold-start-benchmark", dependencies: ["CommandLineSpec"], path: "Benchmarks/ColdStart", swiftSettings: strict),
+            name: "cold-start-benchmark", dependencies: ["CommandLineSpec"], path: "Benchmarks/ColdStart",
+            swiftSettings: strict),
         .executableTarget(
-            name: "hot-swap-benchmark", dependencies: ["CommandLineSpec", "MicroappHost", sdk], path: "Benchmarks/HotSwap",
+            name: "hot-swap-benchmark", dependencies: ["CommandLineSpec", "MicroappHost", sdk],
+            path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
             name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", "TestScratch", sdk],
             path: "Tests/HotSwapTests",
             swiftSettings: strict),
-        .target(name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
+        .target(
+            name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport",
+            swiftSettings: strict),
         .executableTarget(
             name: "loader-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
             path: "Benchmarks/LoaderBenchmark", swiftSettings: strict),
@@ -124,7 +129,8 @@ let package = Package(
             name: "host-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk], path: "Benchmarks/Fuzz",
+            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
+            path: "Benchmarks/Fuzz",
             swiftSettings: strict),
         // The CLI's own parts, imported from the executable target (`@testable import microapp`).
         .testTarget(

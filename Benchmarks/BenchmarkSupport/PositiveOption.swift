@@ -6,7 +6,8 @@ import Foundation
 public func positive(_ parsed: ParsedCommand, _ name: String, _ fallback: Int) -> Int {
     guard let text = parsed.value(name) else { return fallback }
     guard let value = Int(text), value > 0 else {
-        FileHandle.standardError.write(Data("\(name) \(text) is not a whole number above 0\n  to fix: write e.g. `\(name) \(fallback)`\n".utf8))
+        FileHandle.standardError.write(
+            Data("\(name) \(text) is not a whole number above 0\n  to fix: write e.g. `\(name) \(fallback)`\n".utf8))
         exit(1)
     }
     return value

@@ -32,7 +32,8 @@ let command = CommandSpec(
         .value("--index", "I", help: "check only input number I of TARGET (printed as Swift)"),
         .flag("--minimize-crash", help: "with --index: shrink that input while it still crashes a child process"),
     ],
-    discussion: "TARGET is one of \(Target.allCases.map(\.rawValue).joined(separator: ", ")); without one, all of them.")
+    discussion: "TARGET is one of \(Target.allCases.map(\.rawValue).joined(separator: ", ")); without one, all of them."
+)
 
 /// The child of --minimize-crash: `microapp-fuzz check-file FILE` checks one stored input.
 let checkFileCommand = CommandSpec(

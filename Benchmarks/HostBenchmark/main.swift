@@ -45,7 +45,8 @@ func main() throws {
     let parsed = command.parseOrExit(arguments)
     let section = parsed.operands.first
     if let section, !["startup", "lookups"].contains(section) {
-        FileHandle.standardError.write(Data("host-benchmark: no section '\(section)'\n  to fix: write startup or lookups\n".utf8))
+        FileHandle.standardError.write(
+            Data("host-benchmark: no section '\(section)'\n  to fix: write startup or lookups\n".utf8))
         exit(1)
     }
     let option = { (name: String, fallback: Int) in positive(parsed, name, fallback) }

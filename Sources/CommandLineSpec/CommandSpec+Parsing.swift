@@ -54,7 +54,8 @@ extension CommandSpec {
             guard let option = option(name), allowingHidden || !option.isHidden else {
                 throw CommandLineError(
                     "`\(self.name)` has no option \(name)",
-                    fix: "its options are \(visibleOptions.map(\.name).joined(separator: ", ")); see `\(self.name) --help`"
+                    fix:
+                        "its options are \(visibleOptions.map(\.name).joined(separator: ", ")); see `\(self.name) --help`"
                 )
             }
             guard let placeholder = option.placeholder else {

@@ -16,7 +16,8 @@ public enum ChildLaunch {
         _ body: ([UnsafeMutablePointer<CChar>?], [UnsafeMutablePointer<CChar>?]) -> R
     ) -> R {
         let variables =
-            ProcessInfo.processInfo.environment.filter { !["SWIFT_BACKTRACE", "MICROAPP_INTERNAL"].contains($0.key) }.map { "\($0.key)=\($0.value)" }
+            ProcessInfo.processInfo.environment.filter { !["SWIFT_BACKTRACE", "MICROAPP_INTERNAL"].contains($0.key) }
+            .map { "\($0.key)=\($0.value)" }
             + ["SWIFT_BACKTRACE=\(backtrace)", "MICROAPP_INTERNAL=1"]
         let argv = words.map { strdup($0) } + [nil]
         let environment = variables.map { strdup($0) } + [nil]

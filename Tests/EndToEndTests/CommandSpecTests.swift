@@ -5,7 +5,9 @@ import Testing
 struct CommandSpecTests {
     /// Every executable of the package, with the words that name one of its commands.
     static let commands: [[String]] =
-        ["run", "routes", "doctor", "probe", "solo", "preview", "new", "lock", "graph", "help"].map { ["microapp", $0] }
+        ["run", "routes", "doctor", "probe", "solo", "preview", "new", "lock", "graph", "help"].map {
+            ["microapp", $0]
+        }
         + [
             ["monolith"], ["cold-start-benchmark"], ["hot-swap-benchmark"], ["loader-benchmark"], ["host-benchmark"],
             ["microapp-fuzz"],

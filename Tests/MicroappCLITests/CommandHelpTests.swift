@@ -80,7 +80,11 @@ struct CommandParsingTests {
 
     @Test("a value option followed by an option is refused; a value starting with '-' is written with '='")
     func valueNeverSwallowsAnOption() throws {
-        #expect(throws: CommandLineError("--open needs a value, not the option --strict", fix: "write `--open URL` (a value that starts with '-' as `--open=-…`)")) {
+        #expect(
+            throws: CommandLineError(
+                "--open needs a value, not the option --strict",
+                fix: "write `--open URL` (a value that starts with '-' as `--open=-…`)")
+        ) {
             try Self.spec.parse(["--open", "--strict"])
         }
         #expect(throws: CommandLineError.self) { try Self.spec.parse(["--open"]) }

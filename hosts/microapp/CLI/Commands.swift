@@ -20,7 +20,8 @@ enum Commands {
         "--plugins", "DIR", help: "also load the lib<Feature>.so files in DIR")
     private static let only = Option.repeatable(
         "--only", "FEATURE", help: "run only these features (by id, e.g. --only auth)")
-    private static let open = Option.value("--open", "URL", help: "start at this route, e.g. --open characters://detail/2")
+    private static let open = Option.value(
+        "--open", "URL", help: "start at this route, e.g. --open characters://detail/2")
     private static let noBuild = Option.flag("--no-build", help: "do not rebuild stale plugin libraries first")
     private static let noProbe = Option.flag(
         "--no-probe", help: "load new libraries without trying them in a child process first (faster, unsafe)")
@@ -61,7 +62,8 @@ enum Commands {
                 "--home", "URL",
                 help: "the route opened first and after signing in (default: the demo app's characters://list)"),
             noBuild, noProbe,
-            .flag("--no-supervise", help: "run the app in this process: a plugin that crashes takes the app down with it"),
+            .flag(
+                "--no-supervise", help: "run the app in this process: a plugin that crashes takes the app down with it"),
             .flag(
                 "--watch",
                 help: """
@@ -142,7 +144,8 @@ enum Commands {
                     """),
             open,
             .value("--ui", "MODE", help: "terminal (default on a terminal), text or json, as for `run`"),
-            .value("--settle-timeout", "SECONDS", help: "how long each event waits for the app to settle, as for `run`"),
+            .value(
+                "--settle-timeout", "SECONDS", help: "how long each event waits for the app to settle, as for `run`"),
             .repeatable(
                 "--plugins", "DIR",
                 help: """

@@ -35,7 +35,8 @@ enum Supervisor {
             // The app process's own options go before a `--` the person wrote, where they are still options.
             let end = words.firstIndex(of: "--") ?? words.endIndex
             let arguments =
-                words[..<end] + ["--supervised", "--state-file", stateFile] + skipped.flatMap { ["--skip-library", $0] }
+                words[..<end] + ["--supervised", "--state-file", stateFile]
+                + skipped.flatMap { ["--skip-library", $0] }
                 + restart + words[end...]
             let status = spawnAndWait(executable, arguments, crashFile: crashFile)
             let signal = status & 0x7f
