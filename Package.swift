@@ -51,6 +51,8 @@ let package = Package(
         .package(path: "Sources/MicroappSDK")
     ],
     targets: [
+        // Every executable's command line, declared once: parsing, validation and help from one description.
+        .target(name: "CommandLineSpec", path: "Sources/CommandLineSpec", swiftSettings: strict),
         .target(
             name: "MicroappHost", dependencies: ["MicroappDigest", sdk], path: "Sources/MicroappHost",
             swiftSettings: strict),
@@ -66,7 +68,8 @@ let package = Package(
         .target(name: "CPlatform", path: "Sources/CPlatform"),
         .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
         .executableTarget(
-            name: "microapp", dependencies: ["MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", sdk],
+            name: "microapp",
+            dependencies: ["CommandLineSpec", "MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", sdk],
             path: "hosts/microapp/CLI", swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
@@ -102,31 +105,36 @@ let package = Package(
         // The same features linked statically: the floor the plugin host's cold start is measured against.
         .executableTarget(
             name: "monolith",
-            dependencies: ["MicroappHost", "MicroappTerminal", "DemoServices", sdk]
+            dependencies: ["CommandLineSpec", "MicroappHost", "MicroappTerminal", "DemoServices", sdk]
                 + ["Auth", "Characters", "Search", "Settings"].filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
-            name: "cold-start-benchmark", path: "Benchmarks/ColdStart", swiftSettings: strict),
+            name: "cold-start-benchmark", dependencies: ["CommandLineSpec"], path: "Benchmarks/ColdStart",
+            swiftSettings: strict),
         .executableTarget(
-            name: "hot-swap-benchmark", dependencies: ["MicroappHost", sdk], path: "Benchmarks/HotSwap",
+            name: "hot-swap-benchmark", dependencies: ["CommandLineSpec", "MicroappHost", sdk],
+            path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
             name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", "TestScratch", sdk],
             path: "Tests/HotSwapTests",
             swiftSettings: strict),
-        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
+        .target(
+            name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport",
+            swiftSettings: strict),
         .executableTarget(
-            name: "loader-benchmark", dependencies: ["BenchmarkSupport", "MicroappHost", sdk],
+            name: "loader-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
             path: "Benchmarks/LoaderBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "host-benchmark", dependencies: ["BenchmarkSupport", "MicroappHost", sdk],
+            name: "host-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "MicroappHost", sdk], path: "Benchmarks/Fuzz",
+            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
+            path: "Benchmarks/Fuzz",
             swiftSettings: strict),
         // The CLI's own parts, imported from the executable target (`@testable import microapp`).
         .testTarget(
-            name: "MicroappCLITests", dependencies: ["microapp"], path: "Tests/MicroappCLITests",
+            name: "MicroappCLITests", dependencies: ["microapp", "CommandLineSpec"], path: "Tests/MicroappCLITests",
             swiftSettings: strict),
         .testTarget(
             name: "FuzzRegressionTests", dependencies: ["MicroappHost", sdk], path: "Tests/FuzzRegressionTests",

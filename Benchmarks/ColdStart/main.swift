@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 
 #if canImport(Glibc)
@@ -9,7 +10,16 @@ import Foundation
 // the first `"type":"frame"` line on stdout; runs alternate so machine noise hits both alike. Build in release:
 //   swift build -c release && swift run -c release cold-start-benchmark [runs]
 let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-let runs = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 25
+let command = CommandSpec(
+    "cold-start-benchmark", summary: "time to first frame: microapp against the statically linked monolith",
+    operands: [.optional("RUNS")],
+    discussion: "Runs each command RUNS times (default 25), alternating; build in release first.")
+let operand = command.parseOrExit(Array(CommandLine.arguments.dropFirst())).operands.first
+let runs = operand.map { Int($0) ?? 0 } ?? 25
+guard runs > 0 else {
+    FileHandle.standardError.write(Data("cold-start-benchmark: RUNS must be a number above 0\n".utf8))
+    exit(1)
+}
 let data = FileManager.default.temporaryDirectory.appendingPathComponent("cold-start-\(getpid())").path
 let microapp = [directory.appendingPathComponent("microapp").path, "--ui", "json", "--no-build", "--data", data]
 let commands: [(name: String, arguments: [String])] = [

@@ -12,6 +12,7 @@
 // clean, 1 violations found (a crash ends the process by its signal). `scripts/fuzz` runs this and the libFuzzer
 // harness.
 import BenchmarkSupport
+import CommandLineSpec
 import Foundation
 import MicroappSDK
 
@@ -22,11 +23,22 @@ import MicroappSDK
 /// Writes a line to stderr.
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
-/// The value after `name`, if any.
-func option(_ name: String, in arguments: [String]) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
+let command = CommandSpec(
+    "microapp-fuzz", summary: "feed generated inputs to the host's parsers and check their invariants",
+    operands: [.optional("TARGET")],
+    options: [
+        .value("--seed", "N", help: "the generators' seed (default 1)"),
+        .value("--count", "N", help: "inputs per target (default 100000)"),
+        .value("--index", "I", help: "check only input number I of TARGET (printed as Swift)"),
+        .flag("--minimize-crash", help: "with --index: shrink that input while it still crashes a child process"),
+    ],
+    discussion: "TARGET is one of \(Target.allCases.map(\.rawValue).joined(separator: ", ")); without one, all of them."
+)
+
+/// The child of --minimize-crash: `microapp-fuzz check-file FILE` checks one stored input.
+let checkFileCommand = CommandSpec(
+    "microapp-fuzz check-file", summary: "check one stored input (started by --minimize-crash)",
+    operands: [.required("FILE")])
 
 /// The input number `index` of `target` for `seed`.
 func input(_ target: Target, seed: UInt64, index: Int) -> FuzzInput {
@@ -118,21 +130,26 @@ func crashes(_ candidate: FuzzInput) -> Bool {
 
 func main() -> Int32 {
     let arguments = Array(CommandLine.arguments.dropFirst())
-    if arguments.first == "check-file", arguments.count == 2 {
-        // The child of --minimize-crash: one stored input, checked.
-        guard let data = FileManager.default.contents(atPath: arguments[1]),
+    if arguments.first == "check-file" {
+        let file = checkFileCommand.parseOrExit(Array(arguments.dropFirst())).operands[0]
+        guard let data = FileManager.default.contents(atPath: file),
             let stored = try? JSONDecoder().decode(FuzzInput.self, from: data)
         else { return 2 }
         return stored.check().isEmpty ? 0 : 1
     }
-    let targets = arguments.first.flatMap(Target.init(rawValue:)).map { [$0] } ?? Target.allCases
-    let seed = option("--seed", in: arguments).flatMap(UInt64.init) ?? 1
-    let count = option("--count", in: arguments).flatMap(Int.init) ?? 100_000
+    let parsed = command.parseOrExit(arguments)
+    let named = parsed.operands.first
+    guard let targets = named.map({ Target(rawValue: $0).map { [$0] } }) ?? Target.allCases else {
+        note("microapp-fuzz: no target '\(named ?? "")'\n  to fix: use one of \(Target.allCases.map(\.rawValue))")
+        return 1
+    }
+    let seed = parsed.value("--seed").flatMap(UInt64.init) ?? 1
+    let count = positive(parsed, "--count", 100_000)
     installCrashReporter()
-    if let index = option("--index", in: arguments).flatMap(Int.init), let target = targets.first {
+    if let index = parsed.value("--index").flatMap(Int.init), let target = targets.first {
         let chosen = input(target, seed: seed, index: index)
         print("\(target.rawValue) input #\(index) (seed \(seed)): \(chosen.swiftLiteral)")
-        if arguments.contains("--minimize-crash") {
+        if parsed.flag("--minimize-crash") {
             guard crashes(chosen) else {
                 print("it does not crash in a child process")
                 return 1

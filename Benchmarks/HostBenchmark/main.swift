@@ -12,34 +12,44 @@
 //
 // Without a subcommand it runs both. `load-child [--cache FILE --probe EXE] -- PATHS…` is the hidden child.
 import BenchmarkSupport
+import CommandLineSpec
 import Foundation
 
-/// The value after `name` as a positive integer, or `fallback`.
-func option(_ name: String, _ fallback: Int) -> Int {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count,
-        let value = Int(arguments[index + 1]), value > 0
-    else { return fallback }
-    return value
-}
+let command = CommandSpec(
+    "host-benchmark", summary: "what plugin screening costs at startup, and how fast the engine answers",
+    operands: [.optional("SECTION")],
+    options: [
+        .value("--rounds", "R", help: "startup rounds (default 5)"),
+        .value("--plugins", "N", help: "plugins in the startup set (default 50)"),
+        .value("--features", "N", help: "features for the lookups (default 200)"),
+    ],
+    discussion: "SECTION is startup or lookups; without one it runs both.")
 
-/// The value after `name`, if given.
-func value(_ name: String, in arguments: [String]) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
+/// The start of one measured process: this executable run as `host-benchmark load-child … -- PATHS…`.
+let childCommand = CommandSpec(
+    "host-benchmark load-child", summary: "load PATHS in a fresh process (started by host-benchmark itself)",
+    operands: [.repeatable("PATHS")],
+    options: [
+        .value("--cache", "FILE", help: "the probe cache to screen with"),
+        .value("--probe", "EXE", help: "the microapp executable the probes run"),
+    ])
 
 @MainActor
 func main() throws {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == "load-child" {
-        let separator = arguments.firstIndex(of: "--") ?? arguments.count
-        let options = Array(arguments[..<separator])
-        let paths = Array(arguments[min(separator + 1, arguments.count)...])
-        loadChild(paths: paths, cache: value("--cache", in: options), probe: value("--probe", in: options))
+        let child = childCommand.parseOrExit(Array(arguments.dropFirst()))
+        loadChild(paths: child.operands, cache: child.value("--cache"), probe: child.value("--probe"))
         return
     }
-    let section = arguments.first.flatMap { ["startup", "lookups"].contains($0) ? $0 : nil }
+    let parsed = command.parseOrExit(arguments)
+    let section = parsed.operands.first
+    if let section, !["startup", "lookups"].contains(section) {
+        FileHandle.standardError.write(
+            Data("host-benchmark: no section '\(section)'\n  to fix: write startup or lookups\n".utf8))
+        exit(1)
+    }
+    let option = { (name: String, fallback: Int) in positive(parsed, name, fallback) }
     if section == nil || section == "startup" {
         try runStartup(build: try BuildFolder.current(), count: option("--plugins", 50), rounds: option("--rounds", 5))
     }

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappHost
 import MicroappSDK
@@ -8,6 +9,12 @@ import MicroappSDK
 
 // Hot-swap figures: swap latency (library ready → new frame with its state restored) and RSS growth per swap.
 // Compiles a small feature twice with swiftc against the SDK beside this executable, then swaps them back and forth.
+
+// No options: declared anyway, so `--help` answers and a mistyped word is refused instead of ignored.
+_ = CommandSpec(
+    "hot-swap-benchmark", summary: "swap latency and memory growth per hot swap",
+    discussion: "Compiles a small feature twice with swiftc and swaps the two builds back and forth."
+).parseOrExit(Array(CommandLine.arguments.dropFirst()))
 
 let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("hot-swap-bench-\(getpid())").path

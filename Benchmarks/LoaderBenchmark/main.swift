@@ -8,15 +8,14 @@
 // Copies are never unloaded (the host never dlcloses), so memory grows by 2 × (1 + 20 + 200) images a round.
 // Before the rounds, the loader's steps are replayed one by one on fresh copies to show where (a) − (b) goes.
 import BenchmarkSupport
+import CommandLineSpec
 import Foundation
 
 let sizes = [1, 20, 200]
-var rounds = 7
-if let index = CommandLine.arguments.firstIndex(of: "--rounds"), index + 1 < CommandLine.arguments.count,
-    let value = Int(CommandLine.arguments[index + 1]), value > 0
-{
-    rounds = value
-}
+let command = CommandSpec(
+    "loader-benchmark", summary: "the host's full loading path against a bare dlopen, for 1, 20 and 200 plugins",
+    options: [.value("--rounds", "R", help: "how many rounds (default 7)")])
+let rounds = positive(command.parseOrExit(Array(CommandLine.arguments.dropFirst())), "--rounds", 7)
 
 /// Everything the run prints, in order.
 @MainActor

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// How the host starts copies of itself (the probe, the supervised app) with `posix_spawn`: the C argument and
-/// environment arrays, with `SWIFT_BACKTRACE` set for the child. Foundation's `Process` is not used for these: it
+/// environment arrays, with `SWIFT_BACKTRACE` set for the child and `MICROAPP_INTERNAL=1`, the marker under which
+/// `microapp` accepts the hidden options its copies pass each other (a guard against mistakes, not a boundary). Foundation's `Process` is not used for these: it
 /// changes signal handling and waits on descriptors that grandchildren may keep open.
 public enum ChildLaunch {
     /// Runs `body` with `argv` for `words` and this process's environment with `SWIFT_BACKTRACE=backtrace`; both
@@ -15,8 +16,9 @@ public enum ChildLaunch {
         _ body: ([UnsafeMutablePointer<CChar>?], [UnsafeMutablePointer<CChar>?]) -> R
     ) -> R {
         let variables =
-            ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
-            + ["SWIFT_BACKTRACE=\(backtrace)"]
+            ProcessInfo.processInfo.environment.filter { !["SWIFT_BACKTRACE", "MICROAPP_INTERNAL"].contains($0.key) }
+            .map { "\($0.key)=\($0.value)" }
+            + ["SWIFT_BACKTRACE=\(backtrace)", "MICROAPP_INTERNAL=1"]
         let argv = words.map { strdup($0) } + [nil]
         let environment = variables.map { strdup($0) } + [nil]
         defer {

@@ -1,5 +1,6 @@
 import Auth
 import Characters
+import CommandLineSpec
 import DemoServices
 import Foundation
 import MicroappHost
@@ -10,27 +11,25 @@ import Settings
 
 // The demo app with its features linked in statically: no dlopen, no probe, no manifest decoding. It exists as
 // the floor for `cold-start-benchmark` (plugin host vs monolith); `microapp` is the product.
-//   monolith [--ui terminal|text|json] [--data DIR] [--open URL]
+let command = CommandSpec(
+    "monolith", summary: "the demo app with its features linked statically (the cold-start floor)",
+    options: [
+        .value("--ui", "MODE", help: "terminal (default on a terminal), text or json, as for `microapp run`"),
+        .value("--data", "DIR", help: "where accounts, recent searches and the session live"),
+        .value("--open", "URL", help: "start at this route"),
+    ],
+    discussion: "The features of `microapp run`, linked in: no dlopen, no probe, no manifest decoding.")
 
 @MainActor
 func runMonolith() async -> Int32 {
-    var options: [String: String] = [:]
-    var words = CommandLine.arguments.dropFirst()[...]
-    while let word = words.popFirst() {
-        guard ["--ui", "--data", "--open"].contains(word), let value = words.popFirst() else {
-            FileHandle.standardError.write(
-                Data("monolith: unknown argument \(word)\n  to fix: use --ui, --data or --open\n".utf8))
-            return 1
-        }
-        options[word] = value
-    }
-    guard let frontEnd = FrontEnd.choose(options["--ui"]) else {
+    let options = command.parseOrExit(Array(CommandLine.arguments.dropFirst()))
+    guard let frontEnd = FrontEnd.choose(options.value("--ui")) else {
         FileHandle.standardError.write(Data("monolith: --ui takes terminal, text or json\n".utf8))
         return 1
     }
     let container: Container
     do {
-        container = try DemoContainer.make(dataDirectory: options["--data"], charactersURL: nil)
+        container = try DemoContainer.make(dataDirectory: options.value("--data"), charactersURL: nil)
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         return 1
@@ -44,7 +43,7 @@ func runMonolith() async -> Int32 {
     let runtime = AppRuntime(
         sources: sources, resolution: resolution, container: container,
         options: AppRuntime.Options(home: DemoContainer.home))
-    runtime.open(options["--open"])
+    runtime.open(options.value("--open"))
     await frontEnd.run(runtime)
     return 0
 }

@@ -1,23 +1,22 @@
+import CommandLineSpec
+import Foundation
 import MicroappTerminal
 
-/// The command line split into a command, its options and its operands; no parsing framework, by design.
+/// The command line split into a command and what its `CommandSpec` (in `Commands`) made of the rest: options
+/// with their values, and operands. Unknown options, stray operands and misused flags are refused here.
 struct Arguments {
     /// `run`, `routes`, `probe`, … (`run` when none is given).
     var command: String
     /// False when no command was given and `command` is `run` by default.
     private(set) var isCommandNamed = true
-    private var options: [(name: String, value: String?)] = []
+    private let parsed: ParsedCommand
+
     /// Words that are not options, in order.
-    private(set) var operands: [String] = []
+    var operands: [String] { parsed.operands }
 
-    /// Options that take a value; every other `--name` is a flag.
-    static let valued: Set<String> = [
-        "--plugins", "--only", "--open", "--ui", "--data", "--characters-url", "--format", "--state", "--home",
-        "--mock",
-        "--output", "--settle-timeout", "--state-file", "--skip-library", "--crash-notice",
-    ]
-
-    init(_ words: [String]) throws(UsageError) {
+    /// Parses `words` (the command line without the program's name); hidden options count only when
+    /// `environment` carries `Commands.internalMarker`.
+    init(_ words: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) {
         var rest = words[...]
         if let first = rest.first, !first.hasPrefix("-") {
             command = first
@@ -26,40 +25,24 @@ struct Arguments {
             command = "run"
             isCommandNamed = false
         }
-        while let word = rest.popFirst() {
-            guard word.hasPrefix("--") || word == "-h" else {
-                operands.append(word)
-                continue
-            }
-            let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
-            let name = parts[0] == "-h" ? "--help" : parts[0]
-            if Self.valued.contains(name) {
-                guard let value = parts.count == 2 ? parts[1] : rest.popFirst() else {
-                    throw UsageError("option \(name) needs a value", fix: "write `\(name) VALUE`")
-                }
-                options.append((name, value))
-            } else {
-                options.append((name, parts.count == 2 ? parts[1] : nil))
-            }
+        guard let spec = Commands.spec(named: command) else {
+            throw UsageError("unknown command '\(command)'", fix: "run `microapp --help` to see the commands")
+        }
+        do {
+            parsed = try spec.parse(Array(rest), allowingHidden: environment[Commands.internalMarker] == "1")
+        } catch {
+            throw UsageError(error.message, fix: error.fix)
         }
     }
 
     /// True if the flag was given.
-    func flag(_ name: String) -> Bool { options.contains { $0.name == name } }
+    func flag(_ name: String) -> Bool { parsed.flag(name) }
 
     /// The last value of an option.
-    func value(_ name: String) -> String? { options.last { $0.name == name }?.value }
+    func value(_ name: String) -> String? { parsed.value(name) }
 
     /// Every value of a repeatable option.
-    func values(_ name: String) -> [String] { options.filter { $0.name == name }.compactMap(\.value) }
-
-    /// Fails on options the command does not know, naming them.
-    func allow(_ known: Set<String>) throws(UsageError) {
-        for option in options where !known.contains(option.name) && option.name != "--help" {
-            throw UsageError(
-                "`microapp \(command)` has no option \(option.name)", fix: "see `microapp \(command) --help`")
-        }
-    }
+    func values(_ name: String) -> [String] { parsed.values(name) }
 }
 
 /// A mistake on the command line: what, and how to write it instead. Exit code 1.

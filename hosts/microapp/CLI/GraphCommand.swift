@@ -25,7 +25,6 @@ enum GraphCommand {
 
     @MainActor
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--format", "--plugins", "--only", "--no-build", "--no-probe"])
         let format = arguments.value("--format") ?? "text"
         guard ["text", "dot", "json"].contains(format) else {
             throw UsageError("--format \(format) is not a graph format", fix: "use --format text, dot or json")

@@ -15,7 +15,6 @@ enum InspectCommands {
 
     @MainActor
     static func routes(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--json", "--plugins", "--only", "--no-build", "--no-probe"])
         let set = try LoadedPluginSet.load(arguments)
         let rows = set.images.flatMap { image in
             image.manifest.routes.map {
@@ -57,7 +56,6 @@ enum InspectCommands {
 
     @MainActor
     static func doctor(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--json", "--no-build", "--no-probe"])
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
         let set = try LoadedPluginSet.load(arguments, directories: directories)
         var rows = set.images.map { image -> DoctorRow in
@@ -96,7 +94,6 @@ enum InspectCommands {
 
     @MainActor
     static func probe(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--json", "--standby"])
         let file: String
         if arguments.flag("--standby") {
             // Started ahead of time by a host that swaps plugins: the library's path arrives on stdin; none (the

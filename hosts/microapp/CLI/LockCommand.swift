@@ -3,10 +3,6 @@ import MicroappHost
 /// `microapp lock [DIR]`: write `DIR/plugins.lock` with the SHA-256 of every usable library in DIR.
 enum LockCommand {
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow(["--no-build"])
-        guard arguments.operands.count <= 1 else {
-            throw UsageError("lock takes at most one folder", fix: "write `microapp lock [DIR]`")
-        }
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.executableDirectory.path
         let (paths, leftOver) = locations.libraries(in: [folder])

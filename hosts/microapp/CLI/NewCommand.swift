@@ -4,7 +4,6 @@ import Foundation
 /// `microapp preview NAME` and `swift test` run at once, with no edits.
 enum NewCommand {
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        try arguments.allow([])
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError("new takes exactly one NAME", fix: "write e.g. `microapp new Profile`")
         }

@@ -11,7 +11,6 @@ enum PreviewCommand {
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow(["--state", "--ui", "--output", "--plugins", "--no-build"])
         guard (1...2).contains(arguments.operands.count), let name = arguments.operands.first else {
             throw UsageError(
                 "preview takes a FEATURE and optionally a ROUTE",

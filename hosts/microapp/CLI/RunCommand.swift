@@ -11,16 +11,8 @@ import MicroappTerminal
 
 /// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
 enum RunCommand {
-    /// Every option `run` takes (the last five are between the supervisor and the app process).
-    static let options: Set<String> = [
-        "--plugins", "--only", "--open", "--ui", "--strict", "--no-build", "--no-probe", "--data", "--characters-url",
-        "--home", "--watch", "--settle-timeout", "--no-supervise", "--supervised", "--state-file", "--skip-library",
-        "--crash-notice",
-    ]
-
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow(Self.options)
         if arguments.flag("--supervised") { endWithSupervisor() }
         let ui = try FrontEnd.chosen(by: arguments)
         let settleTimeout = try FrontEnd.settleTimeout(from: arguments)

@@ -11,9 +11,6 @@ enum SoloCommand {
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        try arguments.allow([
-            "--open", "--ui", "--mock", "--plugins", "--no-build", "--watch", "--no-probe", "--settle-timeout",
-        ])
         let ui = try FrontEnd.chosen(by: arguments)
         let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
         guard arguments.operands.count == 1, let name = arguments.operands.first else {

@@ -32,9 +32,12 @@ enum Supervisor {
         var restart: [String] = []
         while true {
             let crashFile = folder + "/crash-\(crashes.count).txt"
+            // The app process's own options go before a `--` the person wrote, where they are still options.
+            let end = words.firstIndex(of: "--") ?? words.endIndex
             let arguments =
-                words + ["--supervised", "--state-file", stateFile] + skipped.flatMap { ["--skip-library", $0] }
-                + restart
+                words[..<end] + ["--supervised", "--state-file", stateFile]
+                + skipped.flatMap { ["--skip-library", $0] }
+                + restart + words[end...]
             let status = spawnAndWait(executable, arguments, crashFile: crashFile)
             let signal = status & 0x7f
             guard signal != 0 else { return ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed }
@@ -74,10 +77,10 @@ enum Supervisor {
             let place = image == crashed.library ? image : "\(image), a hot-swapped copy of \(crashed.library)"
             let message =
                 "\(crashedFeature) crashed (\(crash.headline)) in \(place) and was turned off; the app restarted without it"
-            restart = ["--crash-notice", message]
+            restart = ["--crash-notice=\(message)"]
             // Back where the person was, unless that screen was the crashed feature's: then home (an empty --open).
             let route = state.flatMap { $0.feature == crashedFeature ? nil : $0.route } ?? ""
-            restart += ["--open", route]
+            restart += ["--open=\(route)"]
         }
     }
 

@@ -4,11 +4,12 @@ import Foundation
 @MainActor
 func main() async -> ExitCode {
     do throws(UsageError) {
-        let arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
-        if arguments.flag("--version") {
+        let words = Array(CommandLine.arguments.dropFirst())
+        if words.first == "--version" {
             Console.out(HelpText.version)
             return .ok
         }
+        let arguments = try Arguments(words)
         if arguments.flag("--help") || arguments.command == "help" {
             Console.out(HelpText.text(for: arguments))
             return .ok
@@ -19,8 +20,7 @@ func main() async -> ExitCode {
             if arguments.flag("--supervised") || arguments.flag("--no-supervise") {
                 return try await RunCommand.run(arguments)
             }
-            try arguments.allow(RunCommand.options)
-            return Supervisor.run(Array(CommandLine.arguments.dropFirst()))
+            return Supervisor.run(words)
         case "routes": return try InspectCommands.routes(arguments)
         case "doctor": return try InspectCommands.doctor(arguments)
         case "probe": return try InspectCommands.probe(arguments)
@@ -30,8 +30,10 @@ func main() async -> ExitCode {
         case "preview": return try await PreviewCommand.run(arguments)
         case "new": return try NewCommand.run(arguments)
         default:
+            // `Arguments` refuses commands that `Commands` does not declare; one declared there lands here.
             throw UsageError(
-                "unknown command '\(arguments.command)'", fix: "run `microapp --help` to see the commands")
+                "command '\(arguments.command)' is declared but not implemented",
+                fix: "add its case to main.swift")
         }
     } catch {
         Console.err(error.description)

@@ -1,0 +1,99 @@
+/// A command line checked against its `CommandSpec`: the options given, with their values, and the operands.
+public struct ParsedCommand: Sendable {
+    /// The options in the order given, with their values (nil for a flag).
+    public internal(set) var given: [(name: String, value: String?)] = []
+    /// The words that are not options, in order (every word after `--` is one).
+    public internal(set) var operands: [String] = []
+
+    /// True if the flag was given.
+    public func flag(_ name: String) -> Bool { given.contains { $0.name == name } }
+
+    /// The last value of an option.
+    public func value(_ name: String) -> String? { given.last { $0.name == name }?.value }
+
+    /// Every value of a repeatable option.
+    public func values(_ name: String) -> [String] { given.filter { $0.name == name }.compactMap(\.value) }
+}
+
+/// A mistake on the command line: what is wrong and how to write it instead.
+public struct CommandLineError: Error, CustomStringConvertible, Equatable {
+    /// What is wrong, naming the word.
+    public let message: String
+    /// How to write it instead.
+    public let fix: String
+
+    /// An error saying what and how to fix it.
+    public init(_ message: String, fix: String) {
+        self.message = message
+        self.fix = fix
+    }
+
+    /// `what` and `  to fix: …` on the next line.
+    public var description: String { "\(message)\n  to fix: \(fix)" }
+}
+
+extension CommandSpec {
+    /// Parses `words` (what follows the command's name). Options are `--name`, `--name VALUE` or `--name=VALUE`;
+    /// `-h` is `--help`; `--` ends the options. A value that starts with `-` must be written `--name=-value`, so a
+    /// forgotten value never swallows the next option. Hidden options count only when `allowingHidden` is true.
+    /// Operands are counted against the declared ones unless `--help` was given.
+    public func parse(_ words: [String], allowingHidden: Bool = false) throws(CommandLineError) -> ParsedCommand {
+        var parsed = ParsedCommand()
+        var rest = words[...]
+        while let word = rest.popFirst() {
+            if word == "--" {
+                parsed.operands += rest
+                break
+            }
+            guard word.hasPrefix("-"), word != "-" else {
+                parsed.operands.append(word)
+                continue
+            }
+            let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let name = parts[0] == "-h" ? "--help" : parts[0]
+            guard let option = option(name), allowingHidden || !option.isHidden else {
+                throw CommandLineError(
+                    "`\(self.name)` has no option \(name)",
+                    fix:
+                        "its options are \(visibleOptions.map(\.name).joined(separator: ", ")); see `\(self.name) --help`"
+                )
+            }
+            guard let placeholder = option.placeholder else {
+                guard parts.count == 1 else {
+                    throw CommandLineError(
+                        "\(name) is a flag and takes no value (\(word))",
+                        fix: "write \(name) alone to turn it on, or leave it out")
+                }
+                parsed.given.append((name, nil))
+                continue
+            }
+            if parts.count == 2 {
+                parsed.given.append((name, parts[1]))
+            } else if let value = rest.first, !value.hasPrefix("-") || value == "-" {
+                parsed.given.append((name, value))
+                rest = rest.dropFirst()
+            } else {
+                throw CommandLineError(
+                    "\(name) needs a value" + (rest.first.map { ", not the option \($0)" } ?? ""),
+                    fix: "write `\(name) \(placeholder)` (a value that starts with '-' as `\(name)=-…`)")
+            }
+        }
+        if !parsed.flag("--help") { try checkCount(of: parsed.operands) }
+        return parsed
+    }
+
+    private func checkCount(of given: [String]) throws(CommandLineError) {
+        let least = operands.filter(\.isRequired).count
+        let most = operands.contains(where: \.isRepeatable) ? Int.max : operands.count
+        if given.count < least {
+            let missing = operands.filter(\.isRequired)[given.count].name
+            throw CommandLineError("`\(name)` needs \(missing)", fix: "write `\(usage)`")
+        }
+        if given.count > most {
+            let stray = given[most...].map { "'\($0)'" }.joined(separator: ", ")
+            throw CommandLineError(
+                "`\(name)` takes \(most == 0 ? "no operand" : "at most \(most) operand(s)"), not \(stray)",
+                fix: "write `\(usage)` (see `\(name) --help`)")
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/// One command of an executable, declared once: its options, operands and help. Parsing, validation and the help
+/// text all come from this description, so what is accepted and what `--help` says cannot drift apart.
+public struct CommandSpec: Sendable {
+    /// How the command is typed, e.g. `microapp solo` or `monolith`.
+    public let name: String
+    /// One line: what the command does (the overview's list of commands shows it).
+    public let summary: String
+    /// The words that are not options, in order.
+    public let operands: [Operand]
+    /// Every option, the hidden ones included.
+    public let options: [Option]
+    /// Paragraphs between the usage line and the options.
+    public let discussion: String
+    /// Paragraphs after the options (exit codes, examples).
+    public let epilogue: String
+
+    /// A command with its options and operands; `--help` (and `-h`) is added to every command.
+    public init(
+        _ name: String, summary: String, operands: [Operand] = [], options: [Option] = [], discussion: String = "",
+        epilogue: String = ""
+    ) {
+        self.name = name
+        self.summary = summary
+        self.operands = operands
+        self.options = options + [.flag("--help", help: "print this help")]
+        self.discussion = discussion
+        self.epilogue = epilogue
+    }
+
+    /// The option called `name`, hidden or not.
+    public func option(_ name: String) -> Option? { options.first { $0.name == name } }
+
+    /// The options people see in the help: every option except the hidden ones.
+    public var visibleOptions: [Option] { options.filter { !$0.isHidden } }
+}
+
+/// One option: a flag (`--strict`), an option with a value (`--open URL`), or one that may be given again and
+/// again (`--plugins DIR`).
+public struct Option: Sendable {
+    /// What follows the option's name.
+    public enum Kind: Sendable, Equatable {
+        /// Nothing: the option is on or off.
+        case flag
+        /// One value (the last one given counts), shown as `placeholder` in the help.
+        case value(placeholder: String)
+        /// A value that may be given more than once; all of them count.
+        case repeatable(placeholder: String)
+    }
+
+    /// The option as typed, with its dashes: `--open`.
+    public let name: String
+    /// Flag, value or repeatable value.
+    public let kind: Kind
+    /// What the option does; several lines are kept as written.
+    public let help: String
+    /// An option between processes of the program, not for people: left out of the help, and accepted only when
+    /// the parser is told that internal options are allowed.
+    public let isHidden: Bool
+
+    /// A flag.
+    public static func flag(_ name: String, help: String, hidden: Bool = false) -> Option {
+        Option(name: name, kind: .flag, help: help, isHidden: hidden)
+    }
+
+    /// An option with one value.
+    public static func value(_ name: String, _ placeholder: String, help: String, hidden: Bool = false) -> Option {
+        Option(name: name, kind: .value(placeholder: placeholder), help: help, isHidden: hidden)
+    }
+
+    /// An option whose value may be given more than once.
+    public static func repeatable(_ name: String, _ placeholder: String, help: String, hidden: Bool = false)
+        -> Option
+    {
+        Option(name: name, kind: .repeatable(placeholder: placeholder), help: help, isHidden: hidden)
+    }
+
+    /// The value's placeholder, or nil for a flag.
+    public var placeholder: String? {
+        switch kind {
+        case .flag: nil
+        case .value(let placeholder), .repeatable(let placeholder): placeholder
+        }
+    }
+
+    /// `--open URL`, `--strict`: the option as the help shows it.
+    public var synopsis: String { placeholder.map { "\(name) \($0)" } ?? name }
+}
+
+/// A word of a command that is not an option: `FEATURE`, `[ROUTE]`, `[DIR]...`.
+public struct Operand: Sendable {
+    /// Its placeholder in the usage line.
+    public let name: String
+    /// False when the operand may be left out.
+    public let isRequired: Bool
+    /// True when any number of them may follow (only the last operand).
+    public let isRepeatable: Bool
+
+    /// An operand that must be given.
+    public static func required(_ name: String) -> Operand {
+        Operand(name: name, isRequired: true, isRepeatable: false)
+    }
+
+    /// An operand that may be left out.
+    public static func optional(_ name: String) -> Operand {
+        Operand(name: name, isRequired: false, isRepeatable: false)
+    }
+
+    /// Any number of operands, none included.
+    public static func repeatable(_ name: String) -> Operand {
+        Operand(name: name, isRequired: false, isRepeatable: true)
+    }
+
+    /// `FEATURE`, `[ROUTE]` or `[DIR]...`.
+    public var synopsis: String {
+        isRequired ? name : isRepeatable ? "[\(name)]..." : "[\(name)]"
+    }
+}
