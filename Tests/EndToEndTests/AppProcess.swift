@@ -126,7 +126,7 @@ final class AppProcess: Sendable {
     /// returns it.
     @discardableResult
     func waitFor(
-        _ type: String, since mark: Int = 0, timeout: Duration = .seconds(10),
+        _ type: String, since mark: Int = 0, timeout: Duration = .seconds(30),
         where predicate: ([String: Any]) -> Bool = { _ in true }
     ) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
@@ -142,7 +142,7 @@ final class AppProcess: Sendable {
     /// Waits for a frame on `route` (and, if given, a condition on it), returning it.
     @discardableResult
     func waitForFrame(
-        route: String, timeout: Duration = .seconds(10), where predicate: ([String: Any]) -> Bool = { _ in true }
+        route: String, timeout: Duration = .seconds(30), where predicate: ([String: Any]) -> Bool = { _ in true }
     ) async throws -> [String: Any] {
         try await waitFor("frame", timeout: timeout) { $0["route"] as? String == route && predicate($0) }
     }

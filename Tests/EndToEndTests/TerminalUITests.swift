@@ -27,7 +27,7 @@ final class TmuxPane {
 
     /// Waits until the pane shows every one of `texts`; returns the screen.
     @discardableResult
-    func waitFor(_ texts: String..., timeout: Duration = .seconds(10)) async throws -> String {
+    func waitFor(_ texts: String..., timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         var last = ""
         while ContinuousClock.now < deadline {
