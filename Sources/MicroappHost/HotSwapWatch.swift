@@ -123,6 +123,17 @@ public final class HotSwapWatch {
             defer { contents[path] = digest }
             return digest != contents[path]
         }
+        // Said, so a person (and a script) knows the save was seen and why nothing follows. The bytes may also be
+        // those a build already took while it ran (a second save during a build is built at once by NewestBuild).
+        let unchanged = paths.subtracting(edited).sorted()
+        if let first = unchanged.first {
+            let names = unchanged.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+            swapper.runtime.post(
+                Notice(
+                    level: .info, code: "unchanged",
+                    message: "\(names) saved: nothing new to build (the same bytes as last built)",
+                    feature: sources.first { $0.value.contains(first) }?.key, detail: unchanged))
+        }
         let changed = sources.filter { _, watched in edited.contains(where: watched.contains) }
         for (id, watched) in changed.sorted(by: { $0.key < $1.key }) {
             let name = watched.folder

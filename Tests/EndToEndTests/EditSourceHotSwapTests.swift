@@ -39,12 +39,17 @@ struct EditSourceHotSwapTests {
         try await app.waitFor("notice") { $0["code"] as? String == "watching" }
 
         // Saving the same bytes again, and an editor's hidden lock file beside the source: nothing to build.
+        // The lock is written first: had it counted as a source, its build would be announced before the save's
+        // `unchanged` notice, since the watcher hands on changes in order and each batch's build is awaited.
         let file = copy.root.appendingPathComponent(Self.detailSource)
         let original = try String(contentsOf: file, encoding: .utf8)
-        try original.write(to: file, atomically: true, encoding: .utf8)
         let lock = file.deletingLastPathComponent().appendingPathComponent(".#CharacterDetailPresenter.swift")
         try "user@host.1234:1700000000".write(to: lock, atomically: false, encoding: .utf8)
-        try await Task.sleep(for: .seconds(1))
+        try original.write(to: file, atomically: true, encoding: .utf8)
+        let unchanged = try await app.waitFor("notice") { $0["code"] as? String == "unchanged" }
+        #expect(
+            (unchanged["message"] as? String)?.hasPrefix("CharacterDetailPresenter.swift saved: nothing new to build")
+                == true)
         #expect(!app.objects.contains { $0["code"] as? String == "building" }, "an unchanged save started a build")
         try FileManager.default.removeItem(at: lock)
 
@@ -166,7 +171,8 @@ struct EditSourceHotSwapTests {
         }
         #expect(frame["version"] as? Int == version, "the new code's frame has the new version: \(frame)")
         let lines = app.objects(since: mark)
-        let codes = lines.compactMap { $0["code"] as? String }.filter { $0 != "building" }
+        // A save during a build is built by it: its own batch then finds nothing new (`unchanged`).
+        let codes = lines.compactMap { $0["code"] as? String }.filter { $0 != "building" && $0 != "unchanged" }
         #expect(codes == ["built", "swapped"], "one save, one outcome: \(codes)")
         let swapped = lines.firstIndex { $0["code"] as? String == "swapped" }
         let drawn = lines.firstIndex { $0["type"] as? String == "frame" && screenText($0).contains(text) }
