@@ -35,16 +35,21 @@ enum Console {
     }
 
     /// Why a value could not be written as JSON.
-    struct OutputError: Error, Equatable {
+    struct OutputError: ProblemDescribing, Equatable {
         /// The Swift type of the value.
         var type: String
         /// The encoder's reason.
         var reason: String
 
-        /// What people read on stderr: what, why and the fix.
-        var message: String {
-            "microapp: could not write a \(type) as JSON: \(reason)\n  to fix: this is a bug in microapp; report it with the command you ran (the output above is incomplete)"
+        /// An `output-failed` problem: the output above is incomplete.
+        var problem: Problem {
+            Problem(
+                code: "output-failed", subject: "", reason: "could not write a \(type) as JSON: \(reason)",
+                fix: "this is a bug in microapp; report it with the command you ran (the output above is incomplete)")
         }
+
+        /// What people read on stderr: what, why and the fix.
+        var message: String { "microapp: \(problem.text)" }
     }
 
     /// True once a JSON line could not be written: the output is incomplete and the exit code must say so.

@@ -69,8 +69,12 @@ struct LoadedPluginSet {
             do {
                 container = try DemoContainer.make(
                     dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
+            } catch let error as any ProblemDescribing {
+                throw UsageError(error)
             } catch {
-                throw UsageError(describing: error)
+                throw UsageError(
+                    "the app's services could not be opened: \(error)",
+                    fix: "this is a bug in microapp: report it with this message")
             }
         }
         let resolution = PluginSet.resolve(images, container: container)

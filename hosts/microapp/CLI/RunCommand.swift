@@ -45,9 +45,7 @@ enum RunCommand {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map {
-                Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
-            } + (set.buildFailure.map { [$0] } ?? []))
+            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? []))
         if let leftOver = set.leftOver {
             runtime.announce([
                 Notice(
