@@ -8,7 +8,7 @@ import MicroappSDK
 /// is `ServiceError` (code and message, shown by features in their own screens). The SDK's own errors that reach
 /// people through the host (`ManifestError`, `RouteError`, `DependencyError`) adopt `ProblemDescribing` in
 /// extensions here, so the plugin-facing API does not grow for a concern of the host's.
-public struct Problem: Sendable, Equatable {
+public struct Problem: Error, Sendable, Equatable {
     /// A stable machine-readable code (`bad-manifest`, `usage`); the `code` of JSON `error` lines.
     public var code: String
     /// The file, feature, setting or word the problem is about; empty when the reason names it.
@@ -42,6 +42,11 @@ public struct Problem: Sendable, Equatable {
 public protocol ProblemDescribing: Error {
     /// The error told as a problem.
     var problem: Problem { get }
+}
+
+extension Problem: ProblemDescribing {
+    /// The problem itself.
+    public var problem: Problem { self }
 }
 
 extension Diagnostic: ProblemDescribing {

@@ -31,6 +31,7 @@ private let samples: [any ProblemDescribing] = [
     ConfigurationError(subject: "ftp://x", reason: "the characters URL is not http", fix: "give an https URL"),
     UsageError("--ui tui is not a front end", fix: "use --ui terminal, --ui text or --ui json"),
     Console.OutputError(type: "Measurement", reason: "infinity has no JSON spelling"),
+    Problem(code: "nothing-to-run", subject: "", reason: "no feature is left to run", fix: "build the plugins"),
 ]
 
 /// The error types that are not told to people as problems, and why.

@@ -35,7 +35,7 @@ struct LoadedPluginSet {
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
         let (found, leftOver) = locations.libraries(in: directories)
         // The inspect commands say so on stderr; `run` tells its front end.
-        if let leftOver, services == .inspection { Console.err(leftOver.note) }
+        if let leftOver, services == .inspection { Console.err(leftOver.note, label: "note") }
         // Libraries the supervisor turned off after they crashed the app, by canonical full path: another library
         // of the same file name in another folder is another plugin and stays.
         let skipped = Set(arguments.values("--skip-library"))

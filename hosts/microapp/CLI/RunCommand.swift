@@ -37,8 +37,9 @@ enum RunCommand {
         guard !runtime.runningFeatures.isEmpty else {
             Console.report(problems)
             Console.err(
-                "microapp: no feature is left to run\n  to fix: build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"
-            )
+                Problem(
+                    code: "nothing-to-run", subject: "", reason: "no feature is left to run",
+                    fix: "build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"))
             return .invalidPluginSet
         }
         runtime.open(arguments.value("--open").flatMap { $0.isEmpty ? nil : $0 })
@@ -52,7 +53,7 @@ enum RunCommand {
                     level: .info, code: "skipped-libraries", message: leftOver.message, fix: leftOver.fix,
                     detail: leftOver.libraries.map(\.file))
             ])
-            if ui != .json { Console.err(leftOver.note) }
+            if ui != .json { Console.err(leftOver.note, label: "note") }
         }
         if let crash = arguments.value("--crash-notice") {
             runtime.announce([
@@ -91,7 +92,11 @@ enum RunCommand {
         case 1: _exit(Int32(ExitCode.crashed.rawValue))
         default:
             Console.err(
-                "microapp: cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(String(cString: strerror(errno))))\n  to fix: run with --no-supervise"
+                Problem(
+                    code: "no-parent-death-signal", subject: "",
+                    reason:
+                        "cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(String(cString: strerror(errno))))",
+                    fix: "run with --no-supervise")
             )
             _exit(Int32(ExitCode.crashed.rawValue))
         }
