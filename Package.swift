@@ -134,7 +134,9 @@ let package = Package(
             swiftSettings: strict),
         // The CLI's own parts, imported from the executable target (`@testable import microapp`).
         .testTarget(
-            name: "MicroappCLITests", dependencies: ["microapp", "CommandLineSpec"], path: "Tests/MicroappCLITests",
+            name: "MicroappCLITests",
+            dependencies: ["microapp", "CommandLineSpec", "MicroappHost", "MicroappTerminal", "DemoServices", sdk],
+            path: "Tests/MicroappCLITests",
             swiftSettings: strict),
         .testTarget(
             name: "FuzzRegressionTests", dependencies: ["MicroappHost", sdk], path: "Tests/FuzzRegressionTests",

@@ -48,5 +48,5 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
 
     /// `subject: reason` and `  to fix: fix` on a second line, control characters (from file names and manifests)
     /// removed so that printing it cannot drive the terminal.
-    public var description: String { "\(subject.sanitized): \(reason.sanitized)\n  to fix: \(fix.sanitized)" }
+    public var description: String { problem.text }
 }

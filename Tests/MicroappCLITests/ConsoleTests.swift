@@ -19,8 +19,8 @@ struct ConsoleTests {
         }
         #expect(problem.type == "Measurement")
         #expect(!problem.reason.isEmpty)
-        #expect(problem.message.hasPrefix("microapp: could not write a Measurement as JSON: "))
-        #expect(problem.message.contains("to fix: "))
+        #expect(problem.problem.text.hasPrefix("could not write a Measurement as JSON: "))
+        #expect(problem.problem.text.contains("\n  to fix: "))
     }
 
     @Test("a value that encodes is one line of JSON with sorted keys")

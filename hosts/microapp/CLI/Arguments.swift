@@ -1,5 +1,6 @@
 import CommandLineSpec
 import Foundation
+import MicroappHost
 import MicroappTerminal
 
 /// The command line split into a command and what its `CommandSpec` (in `Commands`) made of the rest: options
@@ -46,23 +47,19 @@ struct Arguments {
 }
 
 /// A mistake on the command line: what, and how to write it instead. Exit code 1.
-struct UsageError: Error, CustomStringConvertible {
-    let message: String
-    let fix: String
+struct UsageError: ProblemDescribing, CustomStringConvertible {
+    let problem: Problem
 
+    /// A `usage` problem whose message names the word at fault.
     init(_ message: String, fix: String) {
-        self.message = message
-        self.fix = fix
+        problem = Problem(code: "usage", subject: "", reason: message, fix: fix)
     }
 
-    var description: String { "microapp: \(message)\n  to fix: \(fix)" }
+    /// Another error's problem (a setting or file the app cannot use), told the same way.
+    init(_ error: some ProblemDescribing) { problem = error.problem }
 
-    /// Wraps a service error whose description is already `microapp: what: why` and `  to fix: …`.
-    init(describing error: any Error) {
-        let parts = String(describing: error).components(separatedBy: "\n  to fix: ")
-        message = parts[0].hasPrefix("microapp: ") ? String(parts[0].dropFirst("microapp: ".count)) : parts[0]
-        fix = parts.count > 1 ? parts[1] : "see `microapp --help`"
-    }
+    /// `microapp: what: why` and `  to fix: …` on the next line.
+    var description: String { "microapp: \(problem.text)" }
 }
 
 extension FrontEnd {

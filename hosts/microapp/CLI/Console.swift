@@ -18,7 +18,7 @@ enum Console {
         switch line(encoding: value) {
         case .success(let text): out(text)
         case .failure(let problem):
-            err(problem.message)
+            err(problem)
             outputFailed.withLock { $0 = true }
         }
     }
@@ -35,15 +35,17 @@ enum Console {
     }
 
     /// Why a value could not be written as JSON.
-    struct OutputError: Error, Equatable {
+    struct OutputError: ProblemDescribing, Equatable {
         /// The Swift type of the value.
         var type: String
         /// The encoder's reason.
         var reason: String
 
-        /// What people read on stderr: what, why and the fix.
-        var message: String {
-            "microapp: could not write a \(type) as JSON: \(reason)\n  to fix: this is a bug in microapp; report it with the command you ran (the output above is incomplete)"
+        /// An `output-failed` problem: the output above is incomplete.
+        var problem: Problem {
+            Problem(
+                code: "output-failed", subject: "", reason: "could not write a \(type) as JSON: \(reason)",
+                fix: "this is a bug in microapp; report it with the command you ran (the output above is incomplete)")
         }
     }
 
@@ -55,18 +57,19 @@ enum Console {
         outputFailed.withLock { $0 } ? .internalError : code
     }
 
+    /// A problem for people: `microapp: [label: ]what: why` and `  to fix: …` on the next line.
+    static func err(_ problem: some ProblemDescribing, label: String? = nil) {
+        err("microapp: \(label.map { "\($0): " } ?? "")\(problem.problem.text)")
+    }
+
     /// Warnings for people: `microapp: warning: <subject>: <reason>` and the fix.
     static func warn(_ warnings: [Diagnostic]) {
-        for warning in warnings {
-            err("microapp: warning: \(warning.subject): \(warning.reason)\n  to fix: \(warning.fix)")
-        }
+        for warning in warnings { err(warning, label: "warning") }
     }
 
     /// Problems for people: `microapp: problem with <subject>: <reason>` and the fix.
     static func report(_ problems: [Diagnostic]) {
-        for problem in problems {
-            err("microapp: \(problem)")
-        }
+        for problem in problems { err(problem) }
     }
 }
 

@@ -6,7 +6,7 @@ enum LockCommand {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.executableDirectory.path
         let (paths, leftOver) = locations.libraries(in: [folder])
-        if let leftOver { Console.err(leftOver.note) }
+        if let leftOver { Console.err(leftOver.note, label: "note") }
         let report = PluginSet.load(paths, enforcingLocks: false)
         if !report.problems.isEmpty {
             Console.report(report.problems)
@@ -21,7 +21,10 @@ enum LockCommand {
             try PluginLock(images: report.images).write(in: folder)
         } catch {
             Console.err(
-                "microapp: could not write \(folder)/\(PluginLock.fileName): \(error)\n  to fix: check the folder's permissions"
+                Problem(
+                    code: "lock-not-written", subject: "",
+                    reason: "could not write \(folder)/\(PluginLock.fileName): \(error)",
+                    fix: "check the folder's permissions")
             )
             return .usage
         }
@@ -31,7 +34,11 @@ enum LockCommand {
             try history.record(folder)
         } catch {
             Console.err(
-                "microapp: warning: could not write \(history.file): \(error.localizedDescription)\n  to fix: make its folder writable, or a deleted \(PluginLock.fileName) in \(folder) goes unnoticed"
+                Problem(
+                    code: "lock-history-not-written", subject: "",
+                    reason: "could not write \(history.file): \(error.localizedDescription)",
+                    fix: "make its folder writable, or a deleted \(PluginLock.fileName) in \(folder) goes unnoticed"),
+                label: "warning"
             )
         }
         Console.out("locked \(report.images.count) libraries in \(folder)/\(PluginLock.fileName)")

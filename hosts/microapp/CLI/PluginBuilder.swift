@@ -89,7 +89,9 @@ struct PluginBuilder {
         }
         guard result.status == 0 else {
             Console.err(
-                "microapp: `\(result.command)` failed (exit \(result.status))\n  to fix: fix the compiler errors above; the libraries built before still load"
+                Problem(
+                    code: "build-failed", subject: "", reason: "`\(result.command)` failed (exit \(result.status))",
+                    fix: "fix the compiler errors above; the libraries built before still load")
             )
             return failure(of: stale, output: result.output, in: repository)
         }
@@ -160,7 +162,10 @@ struct PluginBuilder {
         do {
             try process.run()
         } catch {
-            Console.err("microapp: could not start `swift build`: \(error)\n  to fix: put the Swift toolchain on PATH")
+            Console.err(
+                Problem(
+                    code: "build-not-started", subject: "", reason: "could not start `swift build`: \(error)",
+                    fix: "put the Swift toolchain on PATH"))
             return (-1, "", command)
         }
         var output = Data()

@@ -84,6 +84,6 @@ struct LeftOverLibraries {
         "restore the feature's folder in Plugins/ and rebuild, or delete \(names.joined(separator: ", ")) from \(folder)"
     }
 
-    /// The notice for people on stderr: `microapp: note: …` and the fix.
-    var note: String { "microapp: note: \(message)\n  to fix: \(fix)" }
+    /// The note for people on stderr (`microapp: note: …` and the fix) and the terminal's footer.
+    var note: Problem { Problem(code: "skipped-libraries", subject: "", reason: message, fix: fix) }
 }

@@ -35,7 +35,7 @@ struct LoadedPluginSet {
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
         let (found, leftOver) = locations.libraries(in: directories)
         // The inspect commands say so on stderr; `run` tells its front end.
-        if let leftOver, services == .inspection { Console.err(leftOver.note) }
+        if let leftOver, services == .inspection { Console.err(leftOver.note, label: "note") }
         // Libraries the supervisor turned off after they crashed the app, by canonical full path: another library
         // of the same file name in another folder is another plugin and stays.
         let skipped = Set(arguments.values("--skip-library"))
@@ -69,8 +69,12 @@ struct LoadedPluginSet {
             do {
                 container = try DemoContainer.make(
                     dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
+            } catch let error as any ProblemDescribing {
+                throw UsageError(error)
             } catch {
-                throw UsageError(describing: error)
+                throw UsageError(
+                    "the app's services could not be opened: \(error)",
+                    fix: "this is a bug in microapp: report it with this message")
             }
         }
         let resolution = PluginSet.resolve(images, container: container)

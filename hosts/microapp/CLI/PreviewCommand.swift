@@ -44,20 +44,33 @@ enum PreviewCommand {
             all = try await library.feature.previews()
         } catch {
             Console.err(
-                "microapp: the previews of \(manifest.displayName) failed: \(error)\n  to fix: run `swift test --filter \(manifest.displayName)` and make \(library.typeName).previews() reach each state"
+                Problem(
+                    code: "previews-failed", subject: "",
+                    reason: "the previews of \(manifest.displayName) failed: \(error)",
+                    fix:
+                        "run `swift test --filter \(manifest.displayName)` and make \(library.typeName).previews() reach each state"
+                )
             )
             return .invalidPluginSet
         }
         guard !all.isEmpty else {
             Console.err(
-                "microapp: \(manifest.displayName) has no previews\n  to fix: add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with PreviewSession over its mocks (see Plugins/Auth/Sources/Previews.swift)"
+                Problem(
+                    code: "no-previews", subject: "", reason: "\(manifest.displayName) has no previews",
+                    fix:
+                        "add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with PreviewSession over its mocks (see Plugins/Auth/Sources/Previews.swift)"
+                )
             )
             return .usage
         }
         let named = all.map { (name: fileName($0), preview: $0) }
         if let clash = Dictionary(grouping: named, by: \.name).first(where: { $0.value.count > 1 }) {
             Console.err(
-                "microapp: \(manifest.displayName) has \(clash.value.count) previews named \(clash.key)\n  to fix: give each preview of one route and state its own variant: `session.preview(\"field errors\")`"
+                Problem(
+                    code: "preview-name-clash", subject: "",
+                    reason: "\(manifest.displayName) has \(clash.value.count) previews named \(clash.key)",
+                    fix: "give each preview of one route and state its own variant: `session.preview(\"field errors\")`"
+                )
             )
             return .invalidPluginSet
         }
@@ -145,7 +158,10 @@ enum PreviewCommand {
             }
         } catch {
             Console.err(
-                "microapp: could not write previews to \(folder): \(error)\n  to fix: check the folder's permissions")
+                Problem(
+                    code: "previews-not-written", subject: "",
+                    reason: "could not write previews to \(folder): \(error)",
+                    fix: "check the folder's permissions"))
             return .usage
         }
         return .ok

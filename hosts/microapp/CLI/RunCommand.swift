@@ -37,24 +37,23 @@ enum RunCommand {
         guard !runtime.runningFeatures.isEmpty else {
             Console.report(problems)
             Console.err(
-                "microapp: no feature is left to run\n  to fix: build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"
-            )
+                Problem(
+                    code: "nothing-to-run", subject: "", reason: "no feature is left to run",
+                    fix: "build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"))
             return .invalidPluginSet
         }
         runtime.open(arguments.value("--open").flatMap { $0.isEmpty ? nil : $0 })
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map {
-                Notice(level: .error, code: $0.code.rawValue, message: "\($0.subject): \($0.reason)", fix: $0.fix)
-            } + (set.buildFailure.map { [$0] } ?? []))
+            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? []))
         if let leftOver = set.leftOver {
             runtime.announce([
                 Notice(
                     level: .info, code: "skipped-libraries", message: leftOver.message, fix: leftOver.fix,
                     detail: leftOver.libraries.map(\.file))
             ])
-            if ui != .json { Console.err(leftOver.note) }
+            if ui != .json { Console.err(leftOver.note, label: "note") }
         }
         if let crash = arguments.value("--crash-notice") {
             runtime.announce([
@@ -93,7 +92,11 @@ enum RunCommand {
         case 1: _exit(Int32(ExitCode.crashed.rawValue))
         default:
             Console.err(
-                "microapp: cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(String(cString: strerror(errno))))\n  to fix: run with --no-supervise"
+                Problem(
+                    code: "no-parent-death-signal", subject: "",
+                    reason:
+                        "cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(String(cString: strerror(errno))))",
+                    fix: "run with --no-supervise")
             )
             _exit(Int32(ExitCode.crashed.rawValue))
         }

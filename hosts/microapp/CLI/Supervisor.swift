@@ -19,7 +19,11 @@ enum Supervisor {
         // symbolic link planted there would have the state and crash files written where it points).
         guard let folder = makePrivateFolder() else {
             Console.err(
-                "microapp: cannot make a temporary folder in \(temporaryBase) for the supervisor (\(String(cString: strerror(errno))))\n  to fix: set TMPDIR to a writable folder, or run with --no-supervise"
+                Problem(
+                    code: "no-temporary-folder", subject: "",
+                    reason:
+                        "cannot make a temporary folder in \(temporaryBase) for the supervisor (\(String(cString: strerror(errno))))",
+                    fix: "set TMPDIR to a writable folder, or run with --no-supervise")
             )
             return .usage
         }
@@ -59,8 +63,11 @@ enum Supervisor {
             else {
                 let kept = keep(crashFile)
                 Console.err(
-                    "microapp: the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated\n  to fix: report it with "
-                        + (kept ?? "the command line and what you did (no crash report was written)"))
+                    Problem(
+                        code: "app-crashed", subject: "",
+                        reason: "the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated",
+                        fix: "report it with "
+                            + (kept ?? "the command line and what you did (no crash report was written)")))
                 return .crashed
             }
             crashes.append((now, "\(crashed.feature) in \(image): \(crash.headline)"))

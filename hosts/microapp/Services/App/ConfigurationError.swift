@@ -1,5 +1,7 @@
+import MicroappHost
+
 /// A setting the app cannot use (such as a characters URL that is not a URL): what, why and how to fix it.
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ConfigurationError: ProblemDescribing, Sendable, Equatable, CustomStringConvertible {
     /// The setting's value.
     public var subject: String
     /// What is wrong with it.
@@ -15,5 +17,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// `microapp: SUBJECT: reason` and `  to fix: fix` on a second line, like the CLI's other problems.
-    public var description: String { "microapp: \(subject): \(reason)\n  to fix: \(fix)" }
+    public var description: String { "microapp: \(problem.text)" }
+
+    /// A `bad-configuration` problem about the setting's value.
+    public var problem: Problem { Problem(code: "bad-configuration", subject: subject, reason: reason, fix: fix) }
 }

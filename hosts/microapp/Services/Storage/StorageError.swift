@@ -1,4 +1,5 @@
 import CSQLite
+import MicroappHost
 
 #if canImport(Glibc)
     import Glibc
@@ -6,7 +7,7 @@ import CSQLite
 
 /// Why the app's files (data directory, database, session file) cannot be used: the file, what went wrong in
 /// words for people, the system's or SQLite's own message, and what to do about it.
-public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct StorageError: ProblemDescribing, Sendable, Equatable, CustomStringConvertible {
     /// The kinds of failure callers may tell apart.
     public enum Kind: String, Sendable {
         /// The file is not a SQLite database or is damaged.
@@ -52,7 +53,12 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// `microapp: FILE: reason (detail)` and `  to fix: fix` on a second line, like the CLI's other problems.
-    public var description: String { "microapp: \(file): \(reason) (\(detail))\n  to fix: \(fix)" }
+    public var description: String { "microapp: \(problem.text)" }
+
+    /// A `storage-<kind>` problem about the file, the system's or SQLite's message after the reason.
+    public var problem: Problem {
+        Problem(code: "storage-\(kind.rawValue)", subject: file, reason: "\(reason) (\(detail))", fix: fix)
+    }
 
     /// The error for a failed SQLite call on the database at `file`.
     static func sqlite(_ code: Int32, message: String, file: String) -> StorageError {
