@@ -4,16 +4,19 @@ import Foundation
 ///
 /// How N distinct features are made, and why: one real Swift plugin (a `Feature` registered through
 /// `MicroappEntry.export`, linked against this build's `libMicroappSDK.so`) is compiled once with `swiftc -O`
-/// (~1.5 s). Its feature id is a fixed-width placeholder of 30 bytes; Swift keeps string literals of 16 bytes or
+/// (the benchmark prints how long it took). Its feature id is a fixed-width placeholder of 30 bytes; Swift keeps string literals of 16 bytes or
 /// more as plain UTF-8 bytes in the image (shorter ones are packed into the `String` value itself, so they could
 /// not be found and patched). Each copy replaces every occurrence (the id and the scheme of its route) with
 /// `bench-` and a zero-padded number of the same width, and is written to a new path, so it is a new file the
 /// dynamic loader maps and relocates in full, describing a feature no other copy has: the same work as a separately
-/// compiled plugin of the same size. Compiling 200+ plugins instead would cost ~1 s each and measure nothing more.
+/// compiled plugin of the same size. Compiling 200+ plugins instead would cost a compile each and measure nothing more.
 /// Writing a copy takes microseconds and happens outside the timed sections.
 public struct PluginFactory {
     /// The placeholder feature id compiled into the template.
     public static let placeholder = "bench-" + String(repeating: "z", count: 24)
+
+    /// The host services every copy requires (as `Service<Nothing, Nothing>`), besides the session, read only.
+    public static let hostServices = ["bench.page", "bench.detail"]
 
     private let folder: String
     private let template: [UInt8]
@@ -56,10 +59,12 @@ public struct PluginFactory {
         return "bench-" + String(repeating: "0", count: 24 - digits.count) + digits
     }
 
-    /// Writes `count` new copies, each with its own feature id, at paths never used before; returns the paths
-    /// and the ids.
-    public mutating func copies(_ count: Int) throws -> [(path: String, id: String)] {
-        try (0..<count).map { _ in
+    /// Writes `count` new copies, each with its own feature id, at paths never used before (in `subfolder` of the
+    /// factory's folder when given, created if needed); returns the paths and the ids.
+    public mutating func copies(_ count: Int, in subfolder: String? = nil) throws -> [(path: String, id: String)] {
+        let folder = subfolder.map { self.folder + "/" + $0 } ?? self.folder
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return try (0..<count).map { _ in
             made += 1
             let id = Self.featureID(made)
             var bytes = template
@@ -91,11 +96,21 @@ public struct PluginFactory {
     private static let source = """
         import MicroappSDK
 
-        /// A feature with one route and no needs; only its identity matters to the benchmark.
+        /// A feature shaped like the demo's (two routes behind sign-in, two host services, the session read only, a
+        /// tab); only its identity and its manifest matter to the benchmark, it is never started.
         public enum BenchFeature: Feature {
             public static let manifest = FeatureManifest(
                 id: "\(placeholder)", version: 1, displayName: "Bench",
-                routes: [RouteDeclaration("\(placeholder)://home")])
+                routes: [
+                    RouteDeclaration("\(placeholder)://home", requiresSession: true),
+                    RouteDeclaration("\(placeholder)://detail/{id}", requiresSession: true),
+                ],
+                requirements: [
+                    DependencyKey<Service<Nothing, Nothing>>.service("\(hostServices[0])").requirement,
+                    DependencyKey<Service<Nothing, Nothing>>.service("\(hostServices[1])").requirement,
+                    DependencyKey<Session?>.session(access: .read).requirement,
+                ],
+                tab: TabDeclaration(title: "Bench", route: "\(placeholder)://home", order: 10))
 
             @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
                 throw DependencyError(key: "none", reason: "the benchmark never starts features", fix: "none")

@@ -6,8 +6,12 @@ import Foundation
 #endif
 
 // Cold start to first frame: the plugin host (`microapp`, dlopen of every feature) against `monolith`, the same
-// feature code linked statically (the floor). Both run `--ui json` with stdin closed and are timed from spawn to
-// the first `"type":"frame"` line on stdout; runs alternate so machine noise hits both alike. Build in release:
+// feature code linked statically (the floor). All run `--ui json` with stdin closed and are timed from spawn to
+// the first `"type":"frame"` line on stdout; runs alternate so machine noise hits all alike. Every `microapp` start
+// passes `--no-build` (no `swift build` check) and uses a probe cache of its own (a private `XDG_CACHE_HOME`): warm
+// for most rows, and with one feature's entry removed before each start of the "one library re-probed" row, which is
+// the start after that feature was rebuilt (its new library is hashed and probed in a child process once).
+// Build in release:
 //   swift build -c release && swift run -c release cold-start-benchmark [runs]
 let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
 let command = CommandSpec(
@@ -20,17 +24,44 @@ guard runs > 0 else {
     FileHandle.standardError.write(Data("cold-start-benchmark: RUNS must be a number above 0\n".utf8))
     exit(1)
 }
-let data = FileManager.default.temporaryDirectory.appendingPathComponent("cold-start-\(getpid())").path
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cold-start-\(getpid())").path
+let data = scratch + "/data"
+// A probe cache of this run's own, so clearing an entry touches nobody else's cache.
+setenv("XDG_CACHE_HOME", scratch + "/cache", 1)
+let probeCache = scratch + "/cache/microapp/probe-cache.json"
+/// The feature whose library is re-probed in the "after a rebuild" row.
+let rebuiltLibrary = "libCharacters.so"
 let microapp = [directory.appendingPathComponent("microapp").path, "--ui", "json", "--no-build", "--data", data]
-let commands: [(name: String, arguments: [String])] = [
-    ("monolith (static)", [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
-    ("microapp, as run", microapp),
-    ("microapp unsupervised", microapp + ["--no-supervise"]),
-    ("microapp, no probe", microapp + ["--no-supervise", "--no-probe"]),
+/// One measured command; `reprobe` clears the rebuilt library's probe-cache entry before each start.
+struct Command {
+    var name: String
+    var arguments: [String]
+    var reprobe = false
+}
+let commands: [Command] = [
+    Command(
+        name: "monolith (static)",
+        arguments: [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
+    Command(name: "microapp as run, warm probe cache", arguments: microapp),
+    Command(name: "microapp as run, one library re-probed", arguments: microapp, reprobe: true),
+    Command(name: "microapp unsupervised, warm cache", arguments: microapp + ["--no-supervise"]),
+    Command(name: "microapp unsupervised, no probe", arguments: microapp + ["--no-supervise", "--no-probe"]),
 ]
 for command in commands where !FileManager.default.isExecutableFile(atPath: command.arguments[0]) {
     FileHandle.standardError.write(Data("missing \(command.arguments[0]); run `swift build -c release` first\n".utf8))
     exit(1)
+}
+
+/// Removes the rebuilt library's entry from the private probe cache, as a rebuild (new bytes) makes it miss;
+/// false when the cache has no such entry (the start would not probe, and the row would measure the wrong thing).
+func forgetRebuiltLibrary() -> Bool {
+    guard let contents = FileManager.default.contents(atPath: probeCache),
+        var entries = (try? JSONSerialization.jsonObject(with: contents)) as? [String: Any],
+        let key = entries.keys.first(where: { $0.hasSuffix("/" + rebuiltLibrary) })
+    else { return false }
+    entries[key] = nil
+    guard let text = try? JSONSerialization.data(withJSONObject: entries) else { return false }
+    return FileManager.default.createFile(atPath: probeCache, contents: text)
 }
 
 /// Milliseconds from spawn to the first frame line, or nil if the program ended without one.
@@ -74,6 +105,10 @@ for run in 0..<runs {
     // Rotate the order each run, so no command always follows the same one.
     for step in 0..<commands.count {
         let index = (run + step) % commands.count
+        if commands[index].reprobe && !forgetRebuiltLibrary() {
+            print("the probe cache \(probeCache) has no entry for \(rebuiltLibrary) to clear")
+            exit(1)
+        }
         guard let milliseconds = timeToFirstFrame(commands[index].arguments) else {
             print("\(commands[index].name) ended without a frame")
             exit(1)
@@ -83,15 +118,18 @@ for run in 0..<runs {
 }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 print("cold start to first frame, \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)")
+print("  every microapp start: --no-build, its own probe cache; re-probed: \(rebuiltLibrary)'s entry cleared first")
 let floor = median(samples[0])
 for (index, command) in commands.enumerated() {
     let values = samples[index]
     let ratio = median(values) / floor
     let verdict = index == 0 ? "" : ratio <= 1.2 ? "✓" : "✗"
+    let name = command.name.padding(toLength: 40, withPad: " ", startingAt: 0)
     print(
-        String(
-            format: "  %-22@ %7.1f · %6.1f · %6.1f   %.2f× %@", command.name as NSString, median(values),
-            values.min() ?? 0, values.max() ?? 0, ratio, verdict as NSString))
+        "  " + name
+            + String(
+                format: " %7.1f · %6.1f · %6.1f   %.2f× %@", median(values), values.min() ?? 0, values.max() ?? 0,
+                ratio, verdict as NSString))
 }
 print("  target: plugin host ≤ 1.2× the monolith")
-try? FileManager.default.removeItem(atPath: data)
+try? FileManager.default.removeItem(atPath: scratch)

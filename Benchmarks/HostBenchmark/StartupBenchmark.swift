@@ -10,9 +10,11 @@ struct ChildLoad: Codable {
     var load: Double
     /// Writing the probe cache (`ProbeCache.save`); 0 without screening.
     var cacheSave: Double
-    /// After the load, `ProbeCache.verdict(for:)` of every path again (stat + SHA-256 each), not part of `total`.
+    /// After the load, `ProbeCache.verdict(for:)` of every path again, not part of `total` (a stat each; the file is
+    /// hashed only when its ctime changed since the verdict was recorded).
     var cacheCheck: Double
-    /// Of that, `PluginLock.digest(of:)` of every path (reading the file and hashing it).
+    /// After that, `PluginLock.digest(of:)` of every path (reading the file and hashing it), not part of `total`:
+    /// what a cache lookup would cost if it hashed, and what a locked folder's check costs per library.
     var digest: Double
     /// Libraries that loaded.
     var images: Int
@@ -185,6 +187,6 @@ func runStartup(build: BuildFolder, count: Int, rounds: Int) throws {
     let check = median(results.map(\.warm.cacheCheck)) / Double(count)
     let digest = median(results.map(\.warm.digest)) / Double(count)
     print(
-        "  of which ProbeCache.verdict(for:) \(fixed(check * 1e3, 3)) ms, PluginLock.digest(of:) alone",
-        "\(fixed(digest * 1e3, 3)) ms (timed again after the load)")
+        "  timed again after the load: ProbeCache.verdict(for:) \(fixed(check * 1e3, 3)) ms;",
+        "PluginLock.digest(of:) (a locked folder's check) \(fixed(digest * 1e3, 3)) ms")
 }

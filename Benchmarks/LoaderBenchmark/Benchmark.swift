@@ -17,9 +17,10 @@ func residentBytes() -> Int {
 
 /// Timings of one round for one N, in seconds for the whole batch.
 struct RoundTiming {
-    /// (a) `PluginSet.load`, then `PluginLoader.register` of each, then `PluginSet.resolve`.
+    /// (a) reading the probe cache, `PluginSet.load` screened (lock check, cached verdict), then
+    /// `PluginLoader.register` of each, then `PluginSet.resolve`.
     var host: Double
-    /// The `PluginSet.load` part of (a).
+    /// The probe-cache read and screened `PluginSet.load` part of (a).
     var load: Double
     /// The register part of (a).
     var register: Double
@@ -31,6 +32,10 @@ struct RoundTiming {
 
 /// Per-plugin seconds of the loader's steps, replayed one by one outside `PluginLoader` on fresh copies.
 struct StepTiming {
+    /// `PluginLock.digest(of:)`: reading the file and hashing it, as the lock check does on every start.
+    var lockDigest = 0.0
+    /// `ProbeCache.verdict(for:)` of a file whose verdict is cached (stat; no hashing while its ctime is unchanged).
+    var cachedVerdict = 0.0
     /// `stat` and reading the ELF header, as the loader's file check does.
     var fileCheck = 0.0
     /// `dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)`.
@@ -47,21 +52,66 @@ struct StepTiming {
 @MainActor
 struct LoaderBenchmark {
     var factory: PluginFactory
+    /// Where the factory writes; each batch of copies gets a folder of its own with a `plugins.lock`.
+    let folder: String
     let clock = ContinuousClock()
+    /// What the composition root offers: the session and the host services every copy requires.
+    let container: Container
+    private var batches = 0
 
-    /// (a): the host's full path for `copies`; fails if any copy is refused, unregistered or unresolved.
-    mutating func measureHost(_ copies: [(path: String, id: String)]) throws -> (Double, Double, Double) {
+    init(factory: PluginFactory, folder: String) {
+        self.factory = factory
+        self.folder = folder
+        container = Container()
+        container.share(DependencyKey<Session?>.session(access: .readWrite), ObservableProperty<Session?>(nil))
+        for name in PluginFactory.hostServices {
+            container.provide(DependencyKey<Service<Nothing, Nothing>>.service(name), Service { _ in Nothing() })
+        }
+    }
+
+    /// `count` fresh copies in a new folder of their own, locked (`plugins.lock` with every copy's SHA-256) and
+    /// known to a probe cache (each recorded usable, as after a first start), so loading them goes the way a warm
+    /// `microapp run` does. Returns the copies and the probe cache's file.
+    mutating func screenedCopies(_ count: Int) throws -> (copies: [(path: String, id: String)], cache: String) {
+        batches += 1
+        let name = "batch-\(batches)"
+        let copies = try factory.copies(count, in: name)
+        var cache = ProbeCache(file: folder + "/\(name)-probe-cache.json")
+        var libraries: [String: Any] = [:]
+        for copy in copies {
+            cache.record(.usable, for: copy.path, before: ProbeCache.status(of: copy.path))
+            libraries[(copy.path as NSString).lastPathComponent] = [
+                "feature": copy.id, "sha256": try PluginLock.digest(of: copy.path),
+            ]
+        }
+        cache.save()
+        let lock = try JSONSerialization.data(withJSONObject: ["version": 1, "libraries": libraries])
+        try lock.write(to: URL(fileURLWithPath: folder + "/\(name)/" + PluginLock.fileName))
+        return (copies, cache.file)
+    }
+
+    /// (a): the host's full path for `copies` — probe-cache read, screened load (lock, cached verdict, open,
+    /// describe), register, resolve; fails if any copy is refused, probed, unregistered or unresolved.
+    mutating func measureHost(_ copies: [(path: String, id: String)], cache: String) throws -> (Double, Double, Double)
+    {
         var report: PluginSet.LoadReport?
-        let load = clock.measure { report = PluginSet.load(copies.map(\.path)) }
-        guard let report, report.problems.isEmpty, report.images.count == copies.count else {
-            throw BenchmarkError("PluginSet.load refused copies: \(report?.problems.map(\.description) ?? [])")
+        var probed = 0
+        let load = clock.measure {
+            var screening = PluginScreening(cache: ProbeCache(file: cache))
+            report = PluginSet.load(copies.map(\.path), screening: &screening)
+            probed = screening.probed
+        }
+        guard let report, report.problems.isEmpty, report.images.count == copies.count, probed == 0 else {
+            throw BenchmarkError(
+                "PluginSet.load refused or probed copies (\(probed) probed): \(report?.problems.map(\.description) ?? [])"
+            )
         }
         var registered: [any Feature.Type] = []
         let register = try clock.measure {
             for image in report.images { registered.append(try PluginLoader.register(image).get()) }
         }
         var resolution: Resolution?
-        let resolve = clock.measure { resolution = PluginSet.resolve(report.images, container: Container()) }
+        let resolve = clock.measure { resolution = PluginSet.resolve(report.images, container: container) }
         guard let resolution, resolution.problems.isEmpty, resolution.startOrder == copies.map(\.id) else {
             throw BenchmarkError("the copies did not resolve as distinct features: \(resolution?.problems ?? [])")
         }
@@ -92,16 +142,16 @@ struct LoaderBenchmark {
 
     /// One round for `count` plugins: fresh copies for each side, the order of the sides alternating by round.
     mutating func round(_ count: Int, hostFirst: Bool) throws -> RoundTiming {
-        let hostCopies = try factory.copies(count)
+        let host = try screenedCopies(count)
         let bareCopies = try factory.copies(count)
         var parts = (0.0, 0.0, 0.0)
         var bare = 0.0
         if hostFirst {
-            parts = try measureHost(hostCopies)
+            parts = try measureHost(host.copies, cache: host.cache)
             bare = try measureBare(bareCopies)
         } else {
             bare = try measureBare(bareCopies)
-            parts = try measureHost(hostCopies)
+            parts = try measureHost(host.copies, cache: host.cache)
         }
         return RoundTiming(
             host: parts.0 + parts.1 + parts.2, load: parts.0, register: parts.1, resolve: parts.2, bare: bare)
@@ -118,13 +168,19 @@ struct LoaderBenchmark {
             else { throw BenchmarkError("\(path) did not load") }
             return descriptor
         }
-        for copy in try factory.copies(count) {
+        let screened = try screenedCopies(count)
+        let cache = ProbeCache(file: screened.cache)
+        for copy in screened.copies {
             var start = clock.now
             func lap(_ step: WritableKeyPath<StepTiming, Double>) {
                 let now = clock.now
                 timing[keyPath: step] += seconds(now - start)
                 start = now
             }
+            _ = try PluginLock.digest(of: copy.path)
+            lap(\.lockDigest)
+            guard cache.verdict(for: copy.path) == .usable else { throw BenchmarkError("\(copy.path) is not cached") }
+            lap(\.cachedVerdict)
             var info = stat()
             guard stat(copy.path, &info) == 0, let file = FileHandle(forReadingAtPath: copy.path),
                 (try file.read(upToCount: 20))?.count == 20
@@ -146,7 +202,10 @@ struct LoaderBenchmark {
         let texts = try factory.copies(count).map { String(cString: try entry($0.path).pointee.manifest_json!) }
         timing.decodeAfterAllLoads = seconds(
             try clock.measure { for text in texts { _ = try ManifestCoding.decode(text) } })
-        for step in [\StepTiming.fileCheck, \.open, \.entry, \.decodeAfterLoad, \.decodeAfterAllLoads] {
+        for step in [
+            \StepTiming.lockDigest, \.cachedVerdict, \.fileCheck, \.open, \.entry, \.decodeAfterLoad,
+            \.decodeAfterAllLoads,
+        ] {
             timing[keyPath: step] /= Double(count)
         }
         return timing

@@ -38,8 +38,8 @@ public enum PluginLoader {
 
     /// Decodes the manifest of an opened library.
     ///
-    /// `PluginSet.load` opens every library first and decodes afterwards: decoding right after each `dlopen`
-    /// measured about 4× slower (79 µs against 19 µs per manifest), the runtime's caches going cold with each new image.
+    /// `PluginSet.load` opens every library first and decodes afterwards: decoding right after each `dlopen` is
+    /// several times slower, the runtime's caches going cold with each new image (`loader-benchmark` shows both).
     static func describe(_ opened: OpenedPlugin) -> Result<PluginImage, Diagnostic> {
         do {
             let manifest = try ManifestCoding.decode(utf8: opened.manifestJSON)

@@ -145,8 +145,8 @@ public struct PluginRebuilder: Sendable {
         return (plan, compile, entry, link)
     }
 
-    /// `link` with the toolchain's lld, when it has one: it links a feature in ≈ 145 ms where the default gold takes
-    /// ≈ 185 ms; linking has no incremental state, so another linker changes nothing SwiftPM keeps.
+    /// `link` with the toolchain's lld, when it has one: it links a feature faster than the default gold (README,
+    /// Benchmarks); linking has no incremental state, so another linker changes nothing SwiftPM keeps.
     private static func withLLD(_ link: [String]) -> [String] {
         guard let swiftc = link.first,
             FileManager.default.isExecutableFile(atPath: (swiftc as NSString).deletingLastPathComponent + "/ld.lld")

@@ -7,7 +7,7 @@ import Foundation
 /// The watch loop's own incremental build of one feature, beside SwiftPM's: SwiftPM's compile arguments without
 /// the module, header and index outputs, with an output file map of its own under
 /// `<scratch>/microapp-watch/<configuration>/<Feature>/`. SwiftPM's arguments make the driver run an emit-module job
-/// over every file (≈ 0.5 s for Characters) even when one file changed, and the driver starts over when the
+/// over every file (the same cost whatever changed) even when one file changed, and the driver starts over when the
 /// arguments of its build record change, so that job cannot be left out of SwiftPM's own state: this state is
 /// separate, and SwiftPM's is never written. The objects are linked with SwiftPM's entry and module-wrap objects.
 /// Its first compile compiles every file (`PluginRebuilder.primeShadow`, in the background); until then, or when anything about it does
