@@ -143,10 +143,11 @@ public final class HotSwapWatch {
             rebuilding.insert(written)
             // Each build is checked against the sources as they are when it ends: one of bytes saved over meanwhile
             // is dropped and made again, so what is announced and swapped is always the outcome of the newest save.
-            let newest = await Task.detached {
+            // Seconds (minutes on the `swift build` fallback): on a thread of its own, not the cooperative pool.
+            let newest = await BlockingWork.run {
                 NewestBuild.run(
                     digests: { Self.digests(of: watched) }, build: { watched.rebuilder.rebuild(feature: name) })
-            }.value
+            }
             rebuilding.remove(written)
             // A replay or `swift build` instead of the shadow: it may not be compiled for today's plan yet.
             if newest.result.method != "shadow" { Self.primeShadow(watched) }

@@ -83,7 +83,7 @@ public final class HotSwapper {
         }
         if let probe {
             let waiting = standby
-            let verdict = await Task.detached { probe.verdict(for: copy, using: waiting) }.value
+            let verdict = await BlockingWork.run { probe.verdict(for: copy, using: waiting) }
             standby = probe.standby()
             switch verdict {
             case .usable: break

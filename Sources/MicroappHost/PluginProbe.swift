@@ -191,20 +191,44 @@ struct ProbeChild: Sendable {
         unlink(output)
     }
 
-    /// Waits for the child, killing it at `timeout`; its wait status, or nil if it had to be killed.
+    /// Waits for the child, killing it at `timeout`; its wait status, or nil if it had to be killed. Blocks the
+    /// calling thread (no polling): call it off the cooperative pool (`BlockingWork.run`).
     func wait(timeout: Duration) -> Int32? {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ProbeDeadline()
+        let pid = self.pid
+        let (seconds, attoseconds) = timeout.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+            deadline.expire(pid)
+        }
+        // The child stays unreaped until `waitpid` below (WNOWAIT), so the deadline's kill cannot reach a reused pid.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        let killed = deadline.end()
         var status: Int32 = 0
-        while true {
-            let done = waitpid(pid, &status, WNOHANG)
-            if done == pid { return status }
-            if done < 0 && errno != EINTR { return status }
-            if ContinuousClock.now >= deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                return nil
-            }
-            usleep(500)
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return killed ? nil : status
+    }
+}
+
+/// The time limit of one probe child: it kills the child when the limit comes before the child ends.
+private final class ProbeDeadline: Sendable {
+    /// Whether the child has ended (seen, not yet reaped) and whether the limit killed it.
+    private let state = Mutex((ended: false, killed: false))
+
+    /// The limit has come: kills `pid` unless it has ended.
+    func expire(_ pid: pid_t) {
+        state.withLock { state in
+            guard !state.ended else { return }
+            kill(pid, SIGKILL)
+            state.killed = true
+        }
+    }
+
+    /// The child has ended; answers whether the limit killed it.
+    func end() -> Bool {
+        state.withLock { state in
+            state.ended = true
+            return state.killed
         }
     }
 }

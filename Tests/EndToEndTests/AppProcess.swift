@@ -1,4 +1,5 @@
 import Foundation
+import MicroappHost
 import Synchronization
 import TestScratch
 
@@ -181,12 +182,10 @@ func runToEnd(
     try await offThePool { try runToEndBlocking(arguments, executable: executable, in: directory, input: input) }
 }
 
-/// Runs blocking work (waiting for a process) on a thread of its own and awaits it: blocking the few threads of
-/// Swift's cooperative pool would stall every other test in the run.
+/// Runs blocking work (waiting for a process) on a thread of its own and awaits it (`BlockingWork.run`): blocking
+/// the few threads of Swift's cooperative pool would stall every other test in the run.
 func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
+    try await BlockingWork.run(work)
 }
 
 private func runToEndBlocking(

@@ -85,15 +85,10 @@ struct ShadowyRepository {
 
     /// Runs `body` with a new repository on a thread of its own (compilers block), then deletes the repository.
     static func with<T: Sendable>(_ body: @escaping @Sendable (ShadowyRepository) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        let repository = try ShadowyRepository()
-                        defer { try? FileManager.default.removeItem(atPath: repository.root) }
-                        return try body(repository)
-                    })
-            }
+        try await BlockingWork.run {
+            let repository = try ShadowyRepository()
+            defer { try? FileManager.default.removeItem(atPath: repository.root) }
+            return try body(repository)
         }
     }
 

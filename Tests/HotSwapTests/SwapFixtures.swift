@@ -1,4 +1,5 @@
 import Foundation
+import MicroappHost
 import Synchronization
 import TestScratch
 
@@ -60,9 +61,7 @@ enum Swappy: String, CaseIterable, Sendable {
 
     /// The path of this version's library (compiling them all the first time).
     func library() async throws -> String {
-        let all = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Self.compiled.mapError { $0 as any Error }) }
-        }
+        let all = try await BlockingWork.run { try Self.compiled.get() }
         return all[self]!
     }
 

@@ -70,7 +70,5 @@ func expectMentions(
 /// Makes a fixture (seconds of `cc` the first time) on a thread of its own and awaits it: a `@MainActor` test must
 /// not hold the main actor, which every other main-actor test of the run shares, while a compiler runs.
 func fixture(_ make: @escaping @Sendable () throws -> String) async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try make() }) }
-    }
+    try await BlockingWork.run(make)
 }

@@ -1,18 +1,23 @@
 import MicroappSDK
 
 // The services of `DemoKeys`, built on the backend's stores. They run off the main actor; only reading and
-// ending the session hops onto it.
+// ending the session hops onto it. SQLite and password hashing block: they run on the database's own thread
+// (`Database.perform`), so a slow hash or a locked file never holds a thread of the cooperative pool.
 extension DemoBackend {
     /// `auth.sign-in`: the session for matching credentials (the Auth feature then writes it).
     public nonisolated var signIn: Service<Credentials, Session> {
         let accounts = accounts
-        return Service { request in try accounts.signIn(request) }
+        return Service { request in
+            try await accounts.database.perform { () throws(ServiceError) in try accounts.signIn(request) }
+        }
     }
 
     /// `auth.sign-up`: creates the account and answers its session.
     public nonisolated var signUp: Service<NewAccount, Session> {
         let accounts = accounts
-        return Service { request in try accounts.signUp(request) }
+        return Service { request in
+            try await accounts.database.perform { () throws(ServiceError) in try accounts.signUp(request) }
+        }
     }
 
     /// `auth.sign-out`: ends the session (the file is removed).
@@ -28,7 +33,7 @@ extension DemoBackend {
         let accounts = accounts
         return Service { _ in
             let id = try await self.signedInAccount("delete your account")
-            try accounts.delete(accountID: id)
+            _ = try await accounts.database.perform { () throws(ServiceError) in try accounts.delete(accountID: id) }
             await self.endSession(ifAccount: id)
             return Nothing()
         }
@@ -57,7 +62,9 @@ extension DemoBackend {
         let store = recentSearches
         return Service { _ in
             let account = try await self.signedInAccount("see your recent searches")
-            return try self.recent(account) { id throws(StorageError) in try store.recent(accountID: id) }
+            return try await store.database.perform { () throws(ServiceError) in
+                try self.recent(account) { id throws(StorageError) in try store.recent(accountID: id) }
+            }
         }
     }
 
@@ -66,7 +73,9 @@ extension DemoBackend {
         let store = recentSearches
         return Service { query in
             let account = try await self.signedInAccount("keep your recent searches")
-            return try self.recent(account) { id throws(StorageError) in try store.save(query.text, accountID: id) }
+            return try await store.database.perform { () throws(ServiceError) in
+                try self.recent(account) { id throws(StorageError) in try store.save(query.text, accountID: id) }
+            }
         }
     }
 
@@ -75,7 +84,9 @@ extension DemoBackend {
         let store = recentSearches
         return Service { _ in
             let account = try await self.signedInAccount("clear your recent searches")
-            return try self.recent(account) { id throws(StorageError) in try store.clear(accountID: id) }
+            return try await store.database.perform { () throws(ServiceError) in
+                try self.recent(account) { id throws(StorageError) in try store.clear(accountID: id) }
+            }
         }
     }
 

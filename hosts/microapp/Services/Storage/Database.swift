@@ -1,4 +1,5 @@
 import CSQLite
+import MicroappHost
 import Synchronization
 
 #if canImport(Glibc)
@@ -6,7 +7,8 @@ import Synchronization
 #endif
 
 /// A SQLite database file: opened in WAL mode with foreign keys on and a busy timeout, used through prepared
-/// statements with bound parameters only. Safe to share: one connection, one caller at a time.
+/// statements with bound parameters only. Safe to share: one connection, one caller at a time. Async callers go
+/// through `perform`, which runs the blocking calls on the database's own thread, never on the cooperative pool.
 public final class Database: Sendable {
     /// How to open the file.
     public struct Options: Sendable {
@@ -36,6 +38,8 @@ public final class Database: Sendable {
     /// with a `readOnly` error.
     public let isReadOnly: Bool
     private let connection: Mutex<Connection>
+    /// The thread this database's blocking work runs on, one piece at a time.
+    private let work = BlockingQueue()
 
     /// Opens (or creates) the database at `path`. A file that is not a database fails here with `corrupt`,
     /// before anything is written to it.
@@ -71,6 +75,14 @@ public final class Database: Sendable {
         }
         try connection.execute("PRAGMA foreign_keys = ON")
         self.connection = Mutex(connection)
+    }
+
+    /// Runs `body` (statements on this database and the work that goes with them, such as hashing a password) on
+    /// the database's own thread after the work queued before it, and answers what it returned or threw.
+    public func perform<T: Sendable, Failure: Error>(
+        _ body: @escaping @Sendable () throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        try await work.run(body)
     }
 
     /// Runs every statement of `sql` with `parameters` bound in order; answers the rows changed.
