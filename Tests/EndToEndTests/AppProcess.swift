@@ -30,9 +30,9 @@ final class AppProcess: Sendable {
             arguments.first == "run" && !arguments.contains("--data") ? ["--data", Self.freshDataDirectory()] : []
         process.arguments = arguments + data + ["--no-build"]
         process.environment = Scratch.childEnvironment(environment)
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
+        let stdin = privatePipe()
+        let stdout = privatePipe()
+        let stderr = privatePipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -196,11 +196,11 @@ private func runToEndBlocking(
     process.arguments = arguments
     process.environment = Scratch.childEnvironment()
     if let directory { process.currentDirectoryURL = directory }
-    let stdout = Pipe()
-    let stderr = Pipe()
+    let stdout = privatePipe()
+    let stderr = privatePipe()
     process.standardOutput = stdout
     process.standardError = stderr
-    let stdin = Pipe()
+    let stdin = privatePipe()
     process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     try process.run()
     if let input {
@@ -236,4 +236,15 @@ func copyExecutable(_ source: String, to destination: String) throws {
     guard process.terminationStatus == 0 else {
         throw AppProcessError("cp \(source) \(destination) failed (exit \(process.terminationStatus))")
     }
+}
+
+/// A pipe whose two ends close in every program another test starts (FD_CLOEXEC): Foundation's pipes are inherited
+/// otherwise, and a child started by another test at the same moment would keep an app's stdin open (it never sees
+/// EOF) or its stdout's read end open (it never sees a closed output) for as long as that child lives.
+func privatePipe() -> Pipe {
+    let pipe = Pipe()
+    for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
+        _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    }
+    return pipe
 }

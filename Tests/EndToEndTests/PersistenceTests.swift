@@ -73,8 +73,8 @@ private final class KillableApp: Sendable {
         // The app process itself, not its supervisor: the kill must land on the process writing the data.
         process.arguments = ["run", "--ui", "json", "--open", "auth://sign-up", "--no-build", "--no-supervise"]
         process.environment = Scratch.childEnvironment(["XDG_DATA_HOME": data])
-        let stdin = Pipe()
-        let stdout = Pipe()
+        let stdin = privatePipe()
+        let stdout = privatePipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice

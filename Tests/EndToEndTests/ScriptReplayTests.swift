@@ -112,7 +112,7 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     process.executableURL = URL(fileURLWithPath: AppProcess.executable)
     process.arguments = arguments
     process.environment = Scratch.childEnvironment()
-    let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+    let (stdin, stdout, stderr) = (privatePipe(), privatePipe(), privatePipe())
     process.standardInput = stdin
     process.standardOutput = stdout
     process.standardError = stderr
