@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The commands SwiftPM planned for a package, from its build manifest (`<scratch>/<configuration>.yaml`): each
 /// command's name (`C.Characters-x86_64-unknown-linux-gnu-debug.module`) with its `args` and `outputs`. A watched
 /// feature is rebuilt many times against one plan and the manifest is large (≈ 400 KB), so a manifest is read once
@@ -22,12 +18,7 @@ struct BuildPlan: Sendable {
 
     /// The plan in the manifest at `path`, from the cache while the file is unchanged; nil when it cannot be read.
     static func read(_ path: String) -> BuildPlan? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        let stamp = [
-            UInt64(status.st_ino), UInt64(status.st_size), UInt64(status.st_mtim.tv_sec),
-            UInt64(status.st_mtim.tv_nsec),
-        ]
+        guard let stamp = FileStamp.of(path: path) else { return nil }
         if let cached = cache.withLock({ $0[path] }), cached.stamp == stamp { return cached.plan }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         let plan = BuildPlan(manifest: text)
@@ -35,7 +26,7 @@ struct BuildPlan: Sendable {
         return plan
     }
 
-    private static let cache = Mutex<[String: (stamp: [UInt64], plan: BuildPlan)]>([:])
+    private static let cache = Mutex<[String: (stamp: [Int], plan: BuildPlan)]>([:])
 
     /// Parses the `commands:` entries of a manifest: a `  "C.<name>":` line, then its indented keys.
     init(manifest: String) {

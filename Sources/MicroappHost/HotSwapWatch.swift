@@ -37,7 +37,7 @@ public final class HotSwapWatch {
         self.libraryDirectories = libraryDirectories.map(WatchedSources.absolute)
         self.sources = sources
         self.loaded = Set(loaded.map(WatchedSources.absolute))
-        for path in self.loaded { seen[path] = Self.identity(of: path) }
+        for path in self.loaded { seen[path] = FileStamp.of(path: path) }
     }
 
     /// The folders whose Swift files go into the watched features' libraries.
@@ -106,7 +106,7 @@ public final class HotSwapWatch {
     }
 
     private func libraryChanged(_ path: String) async {
-        let identity = Self.identity(of: path)
+        let identity = FileStamp.of(path: path)
         // Only a new file at the path a running feature was loaded from: a library of the same name in another
         // watched folder (beside the executable while solo runs one from --plugins, say) is not its build.
         guard let identity, identity != seen[path], loaded.contains(path), !rebuilding.contains(path),
@@ -153,7 +153,7 @@ public final class HotSwapWatch {
             if newest.result.method != "shadow" { Self.primeShadow(watched) }
             contents.merge(newest.digests) { $1 }
             // The library watcher sees the same file: it is swapped here, once (a dropped build's file is not new).
-            seen[written] = Self.identity(of: written)
+            seen[written] = FileStamp.of(path: written)
             let outcome = newest.result
             let skipped = newest.superseded == 0 ? "" : ", \(newest.superseded) build(s) of older saves dropped"
             guard let library = outcome.library else {
@@ -191,9 +191,4 @@ public final class HotSwapWatch {
         return digests
     }
 
-    private static func identity(of path: String) -> [Int]? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino)]
-    }
 }

@@ -131,9 +131,7 @@ public final class SourceWatcher: Sendable {
                 if info.st_mode & S_IFMT == S_IFDIR {
                     if recursive && !name.hasPrefix(".") { visit(path) }
                 } else if accept(path) {
-                    files[path] = [
-                        Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino),
-                    ]
+                    files[path] = FileStamp.of(info)
                 }
             }
         }

@@ -10,34 +10,12 @@ import Testing
 
 /// A fresh folder in the scratch folder, removed (after making it writable again) when the value goes away.
 final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("\(Scratch.root.path)/demo-services-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    let path = Scratch.folder("demo-services").path
 
     /// `path/name`.
     func file(_ name: String) -> String { "\(path)/\(name)" }
 
-    deinit {
-        chmodTree(path)
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    private func chmodTree(_ path: String) {
-        chmod(path, 0o700)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
-            let child = "\(path)/\(name)"
-            if (try? FileManager.default.attributesOfItem(atPath: child)[.type] as? FileAttributeType)
-                == .typeDirectory
-            {
-                chmodTree(child)
-            }
-        }
-    }
+    deinit { Scratch.remove(path) }
 }
 
 /// A migrated database in a fresh folder, with its stores.

@@ -23,10 +23,11 @@ public enum Scratch {
         return URL(fileURLWithPath: path)
     }()
 
-    /// A new, empty folder `<prefix>-<uuid>` under the root.
+    /// A new, empty folder `<prefix>-<uuid>` under the root, only its user may enter (0700, like the root).
     public static func folder(_ prefix: String) -> URL {
         let folder = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return folder
     }
 
@@ -52,6 +53,11 @@ public enum Scratch {
 
     private static func removeRoot() {
         guard let path = rootPath.withLock({ $0 }) else { return }
+        remove(path)
+    }
+
+    /// Removes the folder at `path` with everything in it, also what a test made read-only.
+    public static func remove(_ path: String) {
         makeWritable(path)
         try? FileManager.default.removeItem(atPath: path)
     }
