@@ -98,14 +98,36 @@ struct ShadowyRepository {
             as? Date
     }
 
+    /// One module cache and one index store for every repository of the test process, as SwiftPM shares them across a
+    /// package's targets, filled by one compile before any repository builds: each repository would otherwise build
+    /// Glibc's and Foundation's modules and index the system modules again (several seconds of CPU each; compiles
+    /// that start together on cold caches each do all of it), which is not what these tests are about.
+    private static let caches: String = {
+        let folder = Scratch.folder("shadow-caches").path
+        let source = folder + "/Warm.swift"
+        try? "import Foundation\nimport MicroappSDK\n".write(toFile: source, atomically: true, encoding: .utf8)
+        // A failure here shows again, with its reason, in the first repository's build.
+        _ = try? Swappy.swiftc(
+            ["-module-name", "Warm", "-c", source, "-o", folder + "/Warm.o"]
+                + compileArguments(modules: folder + "/Modules", caches: folder).filter { $0 != "-incremental" })
+        return folder
+    }()
+
+    /// The arguments SwiftPM gives each compile of a debug build, for a module whose dependencies' interfaces are in
+    /// `modules`, with the module cache and index store in `caches`.
+    private static func compileArguments(modules: String, caches: String) -> [String] {
+        let runner = Swappy.buildDirectory
+        return [
+            "-parse-as-library", "-incremental", "-I", modules, "-I", runner + "/Modules", "-Xcc",
+            "-fmodule-map-file=\(runner)/CMicroappABI.build/module.modulemap", "-module-cache-path",
+            caches + "/ModuleCache", "-enable-batch-mode", "-serialize-diagnostics", "-index-store-path",
+            caches + "/index/store", "-Onone", "-j2", "-parseable-output", "-swift-version", "6", "-g",
+        ]
+    }
+
     private func writePlan() throws {
         let runner = Swappy.buildDirectory
-        let common = [
-            "-parse-as-library", "-incremental", "-I", build + "/Modules", "-I", runner + "/Modules", "-Xcc",
-            "-fmodule-map-file=\(runner)/CMicroappABI.build/module.modulemap", "-module-cache-path",
-            build + "/ModuleCache", "-enable-batch-mode", "-serialize-diagnostics", "-index-store-path",
-            build + "/index/store", "-Onone", "-j2", "-parseable-output", "-swift-version", "6", "-g",
-        ]
+        let common = Self.compileArguments(modules: build + "/Modules", caches: Self.caches)
         var commands: [String] = []
         var links: [String] = []
         for (module, folder) in [("Shadowy", sources), ("ShadowyPlugin", root + "/Plugins/Shadowy/Entry")] {

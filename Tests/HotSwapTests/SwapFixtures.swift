@@ -72,13 +72,22 @@ enum Swappy: String, CaseIterable, Sendable {
         try version.source.write(toFile: source, atomically: true, encoding: .utf8)
         let library = folder + "/libSwappy.so"
         let build = buildDirectory
+        let (status, text) = try swiftc([
+            "-emit-library", "-swift-version", "6", "-module-name", "Swappy", "-I", build + "/Modules", "-Xcc",
+            "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK", "-Xlinker",
+            "-rpath", "-Xlinker", build, "-o", library, source,
+        ])
+        guard status == 0 else {
+            throw FixtureError(description: "swiftc could not build \(version) (status \(status)):\n\(text)")
+        }
+        return library
+    }
+
+    /// Runs `swiftc arguments` to its end (blocking: call it off the cooperative pool); its status and output.
+    static func swiftc(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "swiftc", "-emit-library", "-swift-version", "6", "-module-name", "Swappy", "-I", build + "/Modules",
-            "-Xcc", "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK",
-            "-Xlinker", "-rpath", "-Xlinker", build, "-o", library, source,
-        ]
+        process.arguments = ["swiftc"] + arguments
         process.environment = Scratch.childEnvironment()
         let output = Pipe()
         process.standardOutput = output
@@ -86,11 +95,7 @@ enum Swappy: String, CaseIterable, Sendable {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError(
-                description: "swiftc could not build \(version) (status \(process.terminationStatus)):\n\(text)")
-        }
-        return library
+        return (process.terminationStatus, text)
     }
 
     /// The Swift source of this version.
