@@ -23,7 +23,7 @@ struct EditSourceHotSwapTests {
     }
 
     private func editWhileRunning(in copy: RepositoryCopy) async throws {
-        // ~17 s on an idle machine; far longer on a loaded CI machine, at the lowest priority.
+        // ~17 s on an idle machine; far longer on a loaded CI machine.
         let plugins = try await copy.build(product: "Characters", timeout: .seconds(600))
         let app = try AppProcess(["solo", "Characters", "--watch", "--ui", "json", "--plugins", plugins.path])
 

@@ -41,6 +41,7 @@ func compilePlugin(module: String, source: String) async throws -> URL {
 }
 
 private func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
+    ModuleCache.warm()
     let build = AppProcess.buildDirectory.path
     let folder = try temporaryFolder("microapp-fixture")
     let library = folder.appendingPathComponent("lib\(module).so").path

@@ -40,6 +40,7 @@ enum Swappy: String, CaseIterable, Sendable {
     /// touched from a thread of its own (see `library()`): compiling on the main actor would stall every test.
     private static let compiled: Result<[Swappy: String], FixtureError> = {
         let root = Scratch.folder("hot-swap").path
+        ModuleCache.warm()
         let results = Mutex<[Swappy: Result<String, FixtureError>]>([:])
         let versions = Array(allCases)
         DispatchQueue.concurrentPerform(iterations: 2) { lane in
