@@ -13,7 +13,7 @@ enum Isolated {
     static let outputVariable = "PLUGIN_LOADING_ISOLATED_OUTPUT"
 
     /// What one `PluginSet.load` + resolve gave in the child.
-    struct Outcome: Codable {
+    struct Outcome: Codable, Sendable {
         /// Paths of the images that loaded.
         var loaded: [String]
         /// Load problems.
@@ -23,7 +23,7 @@ enum Isolated {
     }
 
     /// How the child ended.
-    enum ChildResult {
+    enum ChildResult: Sendable {
         /// It ran the load and wrote its outcome.
         case finished(Outcome)
         /// It was killed by `signal` (the loader crashed the process).
@@ -32,8 +32,15 @@ enum Isolated {
         case failed(status: Int32, output: String)
     }
 
-    /// Runs `PluginSet.load(paths)` and a resolve in a child test process.
-    static func load(_ paths: [String]) throws -> ChildResult {
+    /// Runs `PluginSet.load(paths)` and a resolve in a child test process, waiting for it on a thread of its own: a
+    /// child test runner takes seconds to start on a loaded machine, and two tests waiting for theirs on Swift's
+    /// cooperative pool (two threads here) stalled every other test's actors for as long (a whole run's Search tests
+    /// timed out).
+    static func load(_ paths: [String]) async throws -> ChildResult {
+        try await BlockingWork.run { try loadBlocking(paths) }
+    }
+
+    private static func loadBlocking(_ paths: [String]) throws -> ChildResult {
         let output = (Paths.fixtures as NSString).appendingPathComponent("isolated-\(UUID().uuidString).json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.runner)
@@ -84,11 +91,11 @@ struct IsolatedLoadTests {
     /// touching a page past the end of the file raises SIGBUS inside the dynamic loader. A loader that checks
     /// the segments against the file size first refuses it with a message instead.
     @Test("a truncated copy of a real library (first 4 KiB) is refused with the reason, not a crash")
-    func truncatedLibrary() throws {
+    func truncatedLibrary() async throws {
         let real = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") }, "libAuth.so not built")
         let bytes = try #require(FileManager.default.contents(atPath: real))
         let path = try FixtureBuilder.file("libTruncated.so", contents: bytes.prefix(4096))
-        switch try Isolated.load([path] + Paths.realPlugins) {
+        switch try await Isolated.load([path] + Paths.realPlugins) {
         case .crashed(let signal, let output):
             Issue.record(
                 """
@@ -113,8 +120,8 @@ struct IsolatedLoadTests {
 
     /// The isolation itself works: a sound set run in the child comes back with its outcome.
     @Test("the child process reports the outcome of a sound set")
-    func childRoundTrip() throws {
-        guard case .finished(let outcome) = try Isolated.load(Paths.realPlugins) else {
+    func childRoundTrip() async throws {
+        guard case .finished(let outcome) = try await Isolated.load(Paths.realPlugins) else {
             Issue.record("the child did not report an outcome for the real plugins")
             return
         }
