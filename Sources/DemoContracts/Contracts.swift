@@ -165,3 +165,17 @@ public struct RecentQueries: Codable, Sendable, Equatable {
     /// Creates the list.
     public init(queries: [String]) { self.queries = queries }
 }
+
+/// What Search tells other features about the signed-in account's recent searches (its `search.recent-summary`).
+public struct RecentSearchSummary: Codable, Sendable, Equatable {
+    /// How many queries are remembered.
+    public var count: Int
+    /// The most recent one; nil when there is none.
+    public var last: String?
+
+    /// Creates a summary.
+    public init(count: Int, last: String?) {
+        self.count = count
+        self.last = last
+    }
+}

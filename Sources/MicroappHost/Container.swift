@@ -13,14 +13,19 @@ public struct Offer: Sendable, Equatable {
     public var access: Access
     /// `host`, or the id of the feature that provides it.
     public var provider: String
+    /// One line saying what it is (the key's `summary`), nil when its declaration gives none.
+    public var summary: String?
 
     /// Describes an offer.
-    public init(key: String, type: String, kind: DependencyKind, access: Access, provider: String) {
+    public init(
+        key: String, type: String, kind: DependencyKind, access: Access, provider: String, summary: String? = nil
+    ) {
         self.key = key
         self.type = type
         self.kind = kind
         self.access = access
         self.provider = provider
+        self.summary = summary
     }
 }
 
@@ -42,7 +47,7 @@ public final class Container: DependencySource {
 
     /// Offers a service under `key`.
     public func provide<S: ServiceProtocol>(_ key: DependencyKey<S>, _ service: S, by provider: String = "host") {
-        provide(key.id, type: key.typeName, service: service.erased, by: provider)
+        provide(key.id, type: key.typeName, service: service.erased, by: provider, summary: key.summary)
     }
 
     /// Offers a service in its byte-level form (services provided by plugins arrive this way). A feature's service
@@ -51,7 +56,9 @@ public final class Container: DependencySource {
     /// A feature's service does not replace a mock: in microapp mode the mocks stand in for every provider, the
     /// running feature's own included, so `--mock KEY=VARIANT` decides what a feature that provides and needs a
     /// service gets, also after a swap.
-    public func provide(_ key: String, type: String, service: ErasedService, by provider: String) {
+    public func provide(
+        _ key: String, type: String, service: ErasedService, by provider: String, summary: String? = nil
+    ) {
         if offers[key]?.provider == Self.mocks && ![Self.mocks, "host"].contains(provider) { return }
         if provider != "host" {
             if let slot = slots[key], offers[key]?.provider == provider, offers[key]?.type == type {
@@ -65,13 +72,15 @@ public final class Container: DependencySource {
             slots[key] = nil
             values[key] = service
         }
-        offers[key] = Offer(key: key, type: type, kind: .service, access: .read, provider: provider)
+        offers[key] = Offer(
+            key: key, type: type, kind: .service, access: .read, provider: provider, summary: summary)
     }
 
     /// Shares state under `key`; `access` is the most any feature may get (`read` keeps everyone read-only).
     public func share<V>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access = .readWrite) {
         values[key.id] = property
-        offers[key.id] = Offer(key: key.id, type: key.typeName, kind: .state, access: access, provider: "host")
+        offers[key.id] = Offer(
+            key: key.id, type: key.typeName, kind: .state, access: access, provider: "host", summary: key.summary)
     }
 
     /// The shared state under `key`, for the host's own use (guards, header).

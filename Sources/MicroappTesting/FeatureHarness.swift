@@ -3,6 +3,21 @@ import MicroappSDK
 
 /// Drives one feature's Root without the host: a back stack of the feature's own routes, actions sent the way
 /// a person would, and a way to await the screens that asynchronous work produces.
+///
+/// Give it the feature's dependencies (its mocks, or a `TestDependencies` of a test's own services), act on the
+/// screen, and await what asynchronous work draws; `clock:` takes a `TestClock` so waits end only when the test
+/// advances it.
+///
+/// ```swift
+/// @Test("Sign out calls the service and leaves navigation to the host")
+/// @MainActor func signOut() async throws {
+///     let harness = try FeatureHarness(
+///         SettingsFeature.self, dependencies: TestDependencies(SettingsFeature.mocks()), open: "settings://home")
+///     try harness.tap("sign-out")
+///     let screen = try await harness.next { $0.state == .view }
+///     #expect(screen.texts == ["Signed out"])
+/// }
+/// ```
 @MainActor
 public final class FeatureHarness: NavigationHost {
     /// The manifest of the feature under test.

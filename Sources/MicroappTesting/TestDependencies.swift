@@ -1,6 +1,12 @@
 import MicroappSDK
 
 /// A fake container for tests: the services and shared state a feature under test gets, by key id.
+///
+/// ```swift
+/// let dependencies = TestDependencies()
+///     .provide(SettingsKeys.signOut, Service { _ in Nothing() })
+///     .share(SettingsKeys.session, ObservableProperty<Session?>(MockSettings.session), access: .read)
+/// ```
 @MainActor
 public final class TestDependencies: DependencySource {
     private var values: [String: Any] = [:]

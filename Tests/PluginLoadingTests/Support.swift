@@ -10,10 +10,13 @@ enum Host {
     static let counter = DependencyKey<Int>.state("host.counter", access: .read)
 
     /// A container offering what the real plugins ask for (each service under the exact type their manifests
-    /// name, the session read-write), plus `host.counter` shared read-only. Fixture keys are never offered.
+    /// name, the session read-write), plus `host.counter` shared read-only. Fixture keys are never offered, nor
+    /// the services a real plugin provides itself (Search's `search.recent-summary`, which Settings uses).
     static func container() -> Container {
         let container = Container()
-        let real = PluginSet.load(Paths.realPlugins).images.flatMap(\.manifest.requirements)
+        let manifests = PluginSet.load(Paths.realPlugins).images.map(\.manifest)
+        let provided = Set(manifests.flatMap(\.provides).map(\.key))
+        let real = manifests.flatMap(\.requirements).filter { !provided.contains($0.key) }
         for requirement in real where requirement.kind == .service {
             container.provide(
                 requirement.key, type: requirement.type, service: ErasedService { _ in Data("{}".utf8) }, by: "host")

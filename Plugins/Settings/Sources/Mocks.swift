@@ -9,6 +9,7 @@ public enum MockSettings {
     public static let session = Session(accountID: "1", email: "rick@example.com", name: "Rick Sanchez")
 
     static let unavailable = ServiceError(code: "unavailable", message: "The accounts service is unavailable")
+    static let searchUnavailable = ServiceError(code: "unavailable", message: "not available")
 }
 
 extension Service where Request == Nothing, Response == Nothing {
@@ -24,6 +25,14 @@ extension Service where Request == Nothing, Response == Nothing {
     public static var mockUnavailable: Self { Self { _ in throw MockSettings.unavailable } }
 }
 
+extension Service where Request == Nothing, Response == RecentSearchSummary {
+    /// Two recent searches, the last one `rick`, as Search would answer after two searches.
+    public static var mockRecentSummary: Self { Self { _ in RecentSearchSummary(count: 2, last: "rick") } }
+
+    /// Always `unavailable`, to see what Settings says when Search cannot answer.
+    public static var mockSummaryUnavailable: Self { Self { _ in throw MockSettings.searchUnavailable } }
+}
+
 extension SettingsFeature {
     /// Every requirement met by mocks, signed in as Rick: what running Settings alone uses; `failing` variants
     /// show the error state.
@@ -35,6 +44,8 @@ extension SettingsFeature {
         mocks.service(SettingsKeys.signOut, variant: "failing", .mockUnavailable)
         mocks.service(SettingsKeys.deleteAccount, .mockSigningOut(session))
         mocks.service(SettingsKeys.deleteAccount, variant: "failing", .mockUnavailable)
+        mocks.service(SettingsKeys.recentSummary, .mockRecentSummary)
+        mocks.service(SettingsKeys.recentSummary, variant: "failing", .mockSummaryUnavailable)
         return mocks
     }
 }

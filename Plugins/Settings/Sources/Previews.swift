@@ -1,22 +1,33 @@
 import MicroappSDK
 
 extension SettingsFeature {
-    /// Every screen of Settings in every state it shows, on its mocks (signed in as Rick): the account; signing
-    /// out, and signing out failing; the confirmation before deleting the account, and deleting it.
+    /// Every screen of Settings in every state it shows, on its mocks (signed in as Rick, two recent searches):
+    /// the account; signing out, and signing out failing; the confirmation before deleting the account, and
+    /// deleting it; the account when Search cannot tell its recent searches.
     @MainActor public static func previews() async throws -> [ScreenPreview] {
-        var previews = [try PreviewSession(Self.self, open: homeURL).preview()]
+        var previews = [try await shown().preview()]
 
-        let signOut = try PreviewSession(Self.self, open: homeURL, variants: [SettingsKeys.signOut.id: "failing"])
+        let signOut = try await shown(variants: [SettingsKeys.signOut.id: "failing"])
         signOut.send(.tap(id: SettingsViewModel.signOutID))
         previews.append(signOut.preview("signing out"))
         try await signOut.next(.error)
         previews.append(signOut.preview())
 
-        let delete = try PreviewSession(Self.self, open: homeURL)
+        let delete = try await shown()
         delete.send(.tap(id: SettingsViewModel.deleteID))
         previews.append(delete.preview())
         delete.send(.tap(id: SettingsViewModel.confirmDeleteID))
         previews.append(delete.preview("deleting"))
+
+        let noSummary = try await shown(variants: [SettingsKeys.recentSummary.id: "failing"])
+        previews.append(noSummary.preview("search unavailable"))
         return previews
+    }
+
+    /// The home screen on the mocks once the summary of recent searches has been read.
+    @MainActor private static func shown(variants: [String: String] = [:]) async throws -> PreviewSession {
+        let session = try PreviewSession(Self.self, open: homeURL, variants: variants)
+        try await session.next { $0.busy == nil }
+        return session
     }
 }

@@ -13,6 +13,10 @@ final class SettingsRoot: Root {
         sessionObservation = session.observe { _ in invalidate() }
     }
 
+    func willShow(_ location: Location) {
+        if location.pattern == SettingsFeature.homeURL { viewModel.refreshRecentSearches() }
+    }
+
     func screen(at location: Location) -> Screen {
         guard location.pattern == SettingsFeature.homeURL else {
             return Screen(

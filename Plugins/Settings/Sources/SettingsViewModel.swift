@@ -8,6 +8,8 @@ final class SettingsViewModel {
     struct Dependencies {
         var signOut: () async throws(ServiceError) -> Void
         var deleteAccount: () async throws(ServiceError) -> Void
+        /// The summary of recent searches (Search's service); nil when no feature provides it.
+        var recentSummary: (() async throws(ServiceError) -> RecentSearchSummary)? = nil
     }
 
     /// A request to the account services.
@@ -31,6 +33,10 @@ final class SettingsViewModel {
     static let retryID = "retry"
 
     private(set) var phase = Phase.idle
+    /// The line about recent searches: nil until read (or when nothing provides them).
+    private(set) var recentSearches: String?
+    /// Whether the summary of recent searches is being read.
+    private var readingRecentSearches = false
     private let dependencies: Dependencies
     private let onChange: () -> Void
 
@@ -46,10 +52,28 @@ final class SettingsViewModel {
             content: [
                 .text(Text("Signed in as \(session.name)")),
                 .text(Text(session.email, style: .caption)),
+            ] + (recentSearches.map { [.text(Text($0, style: .caption))] } ?? []) + [
                 .button(Button(id: Self.signOutID, title: "Sign out")),
                 .button(Button(id: Self.deleteID, title: "Delete account")),
             ],
-            state: state)
+            state: state, busy: readingRecentSearches ? "Reading recent searches…" : nil)
+    }
+
+    /// Reads the summary of recent searches again (each time the screen comes on top), when something provides it.
+    func refreshRecentSearches() {
+        guard let read = dependencies.recentSummary, !readingRecentSearches else { return }
+        readingRecentSearches = true
+        Task { @MainActor in
+            do throws(ServiceError) {
+                let summary = try await read()
+                recentSearches =
+                    summary.last.map { "Recent searches: \(summary.count) (last: \($0))" } ?? "No recent searches"
+            } catch {
+                recentSearches = "Recent searches: \(error.message)"
+            }
+            readingRecentSearches = false
+            onChange()
+        }
     }
 
     func handle(_ action: Action, signedIn: Bool) {

@@ -11,14 +11,19 @@ struct SettingsFixture {
     let deletions = CallCount()
     let harness: FeatureHarness
 
-    init(signOut: Service<Nothing, Nothing>? = nil, deleteAccount: Service<Nothing, Nothing>? = nil) throws {
-        let dependencies = TestDependencies()
+    init(
+        signOut: Service<Nothing, Nothing>? = nil, deleteAccount: Service<Nothing, Nothing>? = nil,
+        recentSummary: Service<Nothing, RecentSearchSummary>? = nil
+    ) throws {
+        var dependencies = TestDependencies()
             .provide(SettingsKeys.signOut, .counted(in: signOuts, answering: signOut ?? .mockSigningOut(session)))
             .provide(
                 SettingsKeys.deleteAccount,
                 .counted(in: deletions, answering: deleteAccount ?? .mockSigningOut(session))
             )
             .share(SettingsKeys.session, session, access: .read)
+        // Search's service is optional: left out unless a test gives one, as when Search is not loaded.
+        if let recentSummary { dependencies = dependencies.provide(SettingsKeys.recentSummary, recentSummary) }
         harness = try FeatureHarness(SettingsFeature.self, dependencies: dependencies, open: "settings://home")
     }
 }

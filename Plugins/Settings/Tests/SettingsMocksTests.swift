@@ -11,7 +11,7 @@ struct SettingsMocksTests {
         let mocks = SettingsFeature.mocks()
         #expect(mocks.unmocked(in: SettingsFeature.manifest).isEmpty)
         #expect((mocks.states["session"]?.property as? ObservableProperty<Session?>)?.value == MockSettings.session)
-        for key in ["auth.sign-out", "auth.delete-account"] {
+        for key in ["auth.sign-out", "auth.delete-account", "search.recent-summary"] {
             #expect(Set(mocks.services[key]?.variants.keys.map { $0 } ?? []) == ["default", "failing"])
         }
     }
@@ -37,15 +37,22 @@ struct SettingsMocksTests {
         #expect(screen.element(id: "retry") != nil)
     }
 
-    @Test("the manifest declares one guarded route and the account services, reading the session only")
+    @Test(
+        "the manifest declares one guarded route, the account services, the session read only, and Search's summary as optional"
+    )
     func manifestDeclaresRouteAndNeeds() throws {
         let manifest = try ManifestCoding.decode(try ManifestCoding.encode(SettingsFeature.manifest))
         #expect(manifest.routes == [RouteDeclaration("settings://home", requiresSession: true)])
-        #expect(manifest.requirements.map(\.key) == ["auth.sign-out", "auth.delete-account", "session"])
+        #expect(
+            manifest.requirements.map(\.key) == [
+                "auth.sign-out", "auth.delete-account", "session", "search.recent-summary",
+            ])
         #expect(
             manifest.requirements.map(\.type) == [
                 "Service<Nothing, Nothing>", "Service<Nothing, Nothing>", "Optional<Session>",
+                "Service<Nothing, RecentSearchSummary>",
             ])
+        #expect(manifest.requirements.map(\.isOptional) == [false, false, false, true])
         #expect(manifest.requirements.allSatisfy { $0.access == .read })
         #expect(manifest.version == 1 && manifest.displayName == "Settings" && manifest.hasMocks)
     }

@@ -1,4 +1,16 @@
 /// A typed name for something a feature needs: a service (`Service<Request, Response>`) or shared state.
+///
+/// A feature lists its keys' `requirement`s in its manifest and takes the values from its `FeatureContext`; the
+/// host's resolver matches each requirement with what is offered by id, type name and access before anything
+/// starts. `microapp keys` lists what the host offers.
+///
+/// ```swift
+/// static let page = DependencyKey<Service<PageRequest, CharacterPage>>.service("characters.page")
+///     .described("One page of the characters list")
+/// static let session = DependencyKey<Session?>.session(access: .read)
+///
+/// let characters = try await context.service(page)(PageRequest(page: 1))
+/// ```
 public struct DependencyKey<Value>: Sendable {
     /// The string id the host's container knows it by.
     public let id: String
@@ -8,6 +20,8 @@ public struct DependencyKey<Value>: Sendable {
     public let access: Access
     /// Whether the feature can run without it.
     public let isOptional: Bool
+    /// One line saying what it is, shown by `microapp keys`; set it with `described(_:)` where the key is declared.
+    public private(set) var summary: String?
 
     /// The type name compared by the resolver; unqualified, so host and plugin modules may both declare the shape.
     public var typeName: String { String(describing: Value.self) }
@@ -21,6 +35,14 @@ public struct DependencyKey<Value>: Sendable {
     /// A shared-state key, read or read-write.
     public static func state(_ id: String, access: Access, optional: Bool = false) -> DependencyKey {
         DependencyKey(id: id, kind: .state, access: access, isOptional: optional)
+    }
+
+    /// The same key with a one-line summary of what it offers, e.g.
+    /// `.service("search.recent").described("The signed-in account's recent queries")`.
+    public func described(_ summary: String) -> DependencyKey {
+        var key = self
+        key.summary = summary
+        return key
     }
 
     /// The requirement this key stands for in a manifest.

@@ -1,5 +1,23 @@
 /// A feature module: its manifest, how to make its Root, and what it provides to others.
 /// A plugin exports one with a single line: `@_cdecl("microapp_entry") public func entry() -> UnsafeRawPointer? { MicroappEntry.export(MyFeature.self) }`.
+///
+/// The manifest is what the host reads before any of the feature's code runs (id, routes, requirements, what
+/// it provides); `makeRoot` is called once the host has met every requirement. `mocks()` and `previews()` let
+/// the feature run alone (`microapp solo`) and be drawn without the app (`microapp preview`).
+///
+/// ```swift
+/// public enum ProfileFeature: Feature {
+///     static let greeting = DependencyKey<Service<GreetingRequest, Greeting>>.service("profile.greeting")
+///
+///     public static let manifest = FeatureManifest(
+///         id: "profile", version: 1, displayName: "Profile", routes: [RouteDeclaration("profile://home")],
+///         requirements: [greeting.requirement], hasMocks: true)
+///
+///     @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
+///         ProfileRoot(greet: try context.service(greeting), invalidate: { context.invalidate() })
+///     }
+/// }
+/// ```
 public protocol Feature {
     /// What the host reads before running any of the feature's code.
     static var manifest: FeatureManifest { get }

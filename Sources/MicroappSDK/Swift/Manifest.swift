@@ -129,11 +129,14 @@ public struct Provision: Codable, Sendable, Equatable {
     public var type: String
     /// Ids of this feature's requirements the provided service needs (used to find cycles).
     public var uses: [String]
+    /// One line saying what the service does (the key's `summary`); absent in manifests of older plugins.
+    public var summary: String?
 
     /// Describes the service `key` stands for, built from the requirements named in `uses`.
     public init<Value>(_ key: DependencyKey<Value>, uses: [String] = []) {
         self.key = key.id
         self.type = key.typeName
         self.uses = uses
+        self.summary = key.summary
     }
 }

@@ -1,5 +1,17 @@
 /// Stand-ins for a feature's requirements, shipped beside the feature so it can run alone (`microapp solo`)
 /// and be previewed. A service may have several named variants (`default`, `empty`, `slow`, `failing`, …).
+///
+/// ```swift
+/// extension CharactersFeature {
+///     @MainActor public static func mocks() -> Mocks {
+///         var mocks = Mocks()
+///         mocks.service(CharactersKeys.page, .mock)                                  // the default
+///         mocks.service(CharactersKeys.page, variant: "failing", .mockUnavailable)   // --mock characters.page=failing
+///         mocks.state(CharactersKeys.session, MockCharacters.session)                // signed in when run alone
+///         return mocks
+///     }
+/// }
+/// ```
 @MainActor
 public struct Mocks {
     /// One mocked service: its variants by name, in their byte-level form.

@@ -1,6 +1,26 @@
 import Foundation
 
 /// The live object of a feature: it draws its screens and takes people's actions. One per feature per run.
+///
+/// The host asks it for the `Screen` of the location on top at every redraw and hands it each action taken
+/// there; work that finishes later calls the context's `invalidate()` so the host draws again. Across a hot
+/// swap, `snapshot()` and `restore(from:)` carry its state as bytes.
+///
+/// ```swift
+/// @MainActor final class ProfileRoot: Root {
+///     private var name = "World"
+///
+///     func screen(at location: Location) -> Screen {
+///         Screen(
+///             title: "Profile",
+///             content: [.text(Text("Hello, \(name)!")), .field(TextField(id: "name", label: "Name", text: name))])
+///     }
+///
+///     func handle(_ action: Action, at location: Location) {
+///         if case .input(id: "name", let text) = action { name = text }
+///     }
+/// }
+/// ```
 @MainActor
 public protocol Root: AnyObject {
     /// Called when `location` comes on top of the back stack (opened, or uncovered by back): start loading here.

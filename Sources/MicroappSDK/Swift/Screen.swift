@@ -1,4 +1,15 @@
 /// What a feature shows: a title, content, and the state the screen is in. The host draws it.
+///
+/// A screen is a value: texts, buttons, fields, lists and stacks, in the state `.view`, `.loading`, `.alert` or
+/// `.error`. Every interactive element has a stable `id` that actions name. The terminal, plain-text and JSON
+/// front ends all draw the same value.
+///
+/// ```swift
+/// Screen(
+///     title: "Settings",
+///     content: [.text(Text("Signed in as Rick")), .button(Button(id: "sign-out", title: "Sign out"))],
+///     state: signingOut ? .loading("Signing out…") : .view)
+/// ```
 public struct Screen: Codable, Sendable, Equatable {
     /// Shown at the top of the content.
     public var title: String

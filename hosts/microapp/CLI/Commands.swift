@@ -11,7 +11,7 @@ enum Commands {
     /// The environment variable that makes hidden options acceptable.
     static let internalMarker = "MICROAPP_INTERNAL"
 
-    static let all: [CommandSpec] = [run, routes, doctor, probe, solo, preview, new, lock, graph, help]
+    static let all: [CommandSpec] = [run, routes, doctor, probe, solo, preview, new, lock, graph, keys, help]
 
     /// The command called `name` (`run`, not `microapp run`), or nil.
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == "microapp \(name)" } }
@@ -236,6 +236,17 @@ enum Commands {
             provides, and each of its requirements with its provider (host, a feature, or nobody). A missing
             provider, a wrong type or access, and a cycle are marked.
             Exit 2 when a required edge is not ok.
+            """)
+
+    static let keys = CommandSpec(
+        "microapp keys", summary: "every service and shared state the host offers: types, access, what each is for",
+        options: [json, plugins, only, noBuild, noProbe],
+        discussion: """
+            Lists what a feature can ask for: each key the host's container offers and each service a loaded
+            feature provides, with its access (service, read-only or read-write state), its type (a service's
+            request → response), its provider (host or a feature id), its one-line summary (from the key's
+            `described(_:)`) and the features that use it. A feature's requirement must name the same key and
+            type. --json writes one object per key (fields in the README, "Inspect commands' JSON").
             """)
 
     static let help = CommandSpec(

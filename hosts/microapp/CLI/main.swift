@@ -26,6 +26,7 @@ func main() async -> ExitCode {
         case "probe": return try InspectCommands.probe(arguments)
         case "lock": return try LockCommand.run(arguments)
         case "graph": return try GraphCommand.run(arguments)
+        case "keys": return try KeysCommand.run(arguments)
         case "solo": return try await SoloCommand.run(arguments)
         case "preview": return try await PreviewCommand.run(arguments)
         case "new": return try NewCommand.run(arguments)

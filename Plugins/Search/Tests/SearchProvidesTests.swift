@@ -1,0 +1,35 @@
+import MicroappSDK
+import MicroappTesting
+import Search
+import Testing
+
+@MainActor
+@Suite("Search provides a summary of recent searches to other features")
+struct SearchProvidesTests {
+    @Test("the manifest offers search.recent-summary, described, built on the recent queries it requires")
+    func manifestDeclaresTheProvision() throws {
+        let provision = try #require(SearchFeature.manifest.provides.first)
+        #expect(SearchFeature.manifest.provides.count == 1)
+        #expect(provision.key == "search.recent-summary")
+        #expect(provision.type == "Service<Nothing, RecentSearchSummary>")
+        #expect(provision.uses == ["search.recent"])
+        #expect(provision.summary == "How many queries the signed-in account searched recently, and the last one")
+    }
+
+    @Test("the service answers how many recent queries there are and the last one, read anew at each call")
+    func summaryFollowsRecentQueries() async throws {
+        let recents = MockRecents(["morty", "rick"])
+        let fixture = try SearchFixture()
+        let context = FeatureContext(
+            manifest: SearchFeature.manifest,
+            source: TestDependencies().provide(SearchKeys.recent, .mockRecent(recents)),
+            navigation: fixture.harness, invalidate: {})
+        let erased = try #require(try SearchFeature.provide(context).services[SearchKeys.recentSummary.id])
+        let summary = Service<Nothing, RecentSearchSummary>(erased: erased)
+        #expect(try await summary(Nothing()) == RecentSearchSummary(count: 2, last: "morty"))
+        _ = await recents.save("summer")
+        #expect(try await summary(Nothing()) == RecentSearchSummary(count: 3, last: "summer"))
+        _ = await recents.clear()
+        #expect(try await summary(Nothing()) == RecentSearchSummary(count: 0, last: nil))
+    }
+}
