@@ -30,7 +30,8 @@ extension FeatureScaffold {
         // The Microapps SDK this feature is built against, as two packages (MicroappSDK, MicroappTesting) in the folder
         // `microapp sdk` prints and `microapp sdk --install` writes; $MICROAPP_SDK names another folder.
         let environment = ProcessInfo.processInfo.environment
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? "") + "/.local/share"
         let sdk = environment["MICROAPP_SDK"].flatMap { $0.isEmpty ? nil : $0 } ?? dataHome + "/microapp/sdk/\#(sdkVersion)"
 
