@@ -48,8 +48,10 @@ struct SDKInstallation {
     static func version(inHeader text: String) -> String? {
         func number(_ name: String) -> String? {
             let line = text.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }
-            return line?.split(separator: " ").dropFirst(2).first.map { String($0.prefix { $0.isNumber }) }
-                .flatMap { $0.isEmpty ? nil : $0 }
+            // `1u`, `(1u)` or `1`: the first run of digits after the name.
+            let value = line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).joined()
+            let digits = value.map { String($0.drop { !$0.isNumber }.prefix { $0.isNumber }) }
+            return digits.flatMap { $0.isEmpty ? nil : $0 }
         }
         for prefix in ["MICROAPP_SDK_VERSION", "MICROAPP_ABI"] {
             if let major = number(prefix + "_MAJOR"), let minor = number(prefix + "_MINOR") {
