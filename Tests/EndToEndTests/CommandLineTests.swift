@@ -5,7 +5,9 @@ import Testing
 @Suite("End to end: the command line")
 struct CommandLineTests {
     /// Every command `microapp` accepts.
-    static let commands = ["run", "solo", "preview", "routes", "graph", "doctor", "new", "probe", "lock", "help"]
+    static let commands = [
+        "run", "solo", "preview", "routes", "graph", "doctor", "new", "sdk", "probe", "lock", "help",
+    ]
 
     @Test("--help explains the commands and exits 0")
     func help() async throws {

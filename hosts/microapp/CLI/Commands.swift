@@ -158,8 +158,8 @@ enum Commands {
                 "--watch",
                 help: """
                     rebuild and hot-swap the feature when its sources or library change (the
-                    sources of the repository whose .build the library lies in, or of the
-                    package made by `new --package` that SwiftPM built it from)
+                    sources of the repository whose .build the library lies in, or those of
+                    a package of its own, `microapp new NAME --package DIR`, that SwiftPM built)
                     """),
         ],
         discussion: """
@@ -232,9 +232,9 @@ enum Commands {
         discussion: """
             Prints the folder that holds this host's SDK as two SwiftPM packages, MicroappSDK and
             MicroappTesting: $MICROAPP_SDK when set, else $XDG_DATA_HOME/microapp/sdk/MAJOR.MINOR (else
-            ~/.local/share/…). A package made by `microapp new NAME --package DIR` depends on them there, so it
-            builds in any folder and from a git clone. --install writes the SDK sources this host was built from
-            (nothing when they are there already); `new --package` does it too.
+            ~/.local/share/…). A package that `microapp new NAME --package DIR` makes depends on them there,
+            so it builds in any folder and from a git clone. --install writes the SDK sources this host was
+            built from (nothing when they are there already); `microapp new NAME --package DIR` does it too.
             Exit 1 when the SDK is not there, or differs from this host's (run with --install).
             """)
 
