@@ -69,7 +69,10 @@ let package = Package(
         .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
         .executableTarget(
             name: "microapp",
-            dependencies: ["CommandLineSpec", "MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", sdk],
+            dependencies: [
+                "CommandLineSpec", "MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", "MicroappDigest",
+                sdk,
+            ],
             path: "hosts/microapp/CLI", swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(

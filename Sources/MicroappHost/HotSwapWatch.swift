@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// `--watch`: watches the plugin folders for new `lib<Feature>.so` files (built by any tool) and, for each running
-/// feature whose library was built in a repository, that repository's `Plugins/<Feature>/{Sources,Entry}`; a changed
+/// feature whose library SwiftPM built, its sources (`Plugins/<Feature>/{Sources,Entry}` of a repository, or the
+/// folders of a package of its own, see `WatchedSources`); a changed
 /// source rebuilds that feature alone, and each new library is swapped in by the `HotSwapper`. Progress and compiler
 /// errors arrive as notices.
 @MainActor

@@ -31,12 +31,24 @@ public struct PluginRebuilder: Sendable {
     public let buildDirectory: String
     /// `debug` or `release`.
     public let configuration: String
+    /// The folders of the one feature of a package outside a repository (`Sources/<Name>`, `Sources/<Name>Plugin`);
+    /// nil in a repository, whose features are in `Plugins/<Name>/Sources` and `Entry`.
+    public let package: FeatureFolders?
 
-    /// A rebuilder for the package at `repository`, whose products are in `buildDirectory`.
-    public init(repository: String, buildDirectory: String, configuration: String) {
+    /// A rebuilder for the package at `repository`, whose products are in `buildDirectory`; `package` names the
+    /// feature's folders when they are not the repository's `Plugins/<Name>`.
+    public init(repository: String, buildDirectory: String, configuration: String, package: FeatureFolders? = nil) {
         self.repository = repository
         self.buildDirectory = buildDirectory
         self.configuration = configuration
+        self.package = package
+    }
+
+    /// Where `feature`'s module and entry module sources are.
+    public func folders(of feature: String) -> FeatureFolders {
+        package
+            ?? FeatureFolders(
+                sources: repository + "/Plugins/\(feature)/Sources", entry: repository + "/Plugins/\(feature)/Entry")
     }
 
     /// The scratch folder holding `buildDirectory` (the one with `<configuration>.yaml`).
@@ -49,7 +61,7 @@ public struct PluginRebuilder: Sendable {
         return nil
     }
 
-    /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folder is `Plugins/<feature>`.
+    /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folders are `folders(of: feature)`.
     public func rebuild(feature: String) -> Outcome {
         let started = ContinuousClock.now
         if let shadow = shadowRebuild(feature: feature, library: library(of: feature)) {
@@ -202,10 +214,10 @@ public struct PluginRebuilder: Sendable {
             var steps = ["compile \(Self.milliseconds(since: started)) ms"]
             // An error in a source of the feature is the outcome (a replay would report the same); any other failure
             // (a missing input of the shadow's, say) is the shadow's own: replay instead.
-            let sources = repository + "/Plugins/\(feature)/"
+            let folders = folders(of: feature)
             guard status == 0 else {
                 let inSources = Self.withoutEscapes(text).split(separator: "\n").contains {
-                    $0.hasPrefix(sources) && $0.contains(": error: ")
+                    folders.contains(String($0)) && $0.contains(": error: ")
                 }
                 return inSources ? ((status, text), steps) : nil
             }
@@ -223,10 +235,10 @@ public struct PluginRebuilder: Sendable {
     }
 
     /// True when every file the entry module's compile writes exists and is newer than each of its sources
-    /// (`Plugins/<feature>/Entry`).
+    /// (the feature's entry folder).
     private func entryIsCurrent(feature: String, outputs: [String]?) -> Bool {
         guard let outputs, !outputs.isEmpty else { return false }
-        let sources = Self.sources(in: repository + "/Plugins/\(feature)/Entry")
+        let sources = Self.sources(in: folders(of: feature).entry)
         guard let newestSource = sources.map(Self.modified).max(), let oldestOutput = outputs.map(Self.modified).min()
         else { return false }
         return oldestOutput > newestSource
@@ -239,11 +251,11 @@ public struct PluginRebuilder: Sendable {
         return status.st_mtim.tv_sec * 1_000_000_000 + status.st_mtim.tv_nsec
     }
 
-    /// True when the Swift files of `Plugins/<feature>/Sources` are those SwiftPM planned with.
+    /// True when the Swift files of the feature's sources folder are those SwiftPM planned with.
     private func sourcesUnchanged(feature: String) -> Bool {
         let list = buildDirectory + "/\(feature).build/sources"
         guard let planned = try? String(contentsOfFile: list, encoding: .utf8) else { return false }
-        let present = Set(Self.sources(in: repository + "/Plugins/\(feature)/Sources"))
+        let present = Set(Self.sources(in: folders(of: feature).sources))
         let listed = Set(
             planned.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) })
         return present == listed

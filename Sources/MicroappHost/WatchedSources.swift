@@ -1,14 +1,14 @@
 import Foundation
 
-/// The sources `--watch` follows for one running feature: its folder in a repository's `Plugins/` and the rebuilder
-/// of the build folder its library came from.
+/// The sources `--watch` follows for one running feature: its folder in a repository's `Plugins/`, or the folders of
+/// a package of its own (`new --package`), and the rebuilder of the build folder its library came from.
 public struct WatchedSources: Sendable {
-    /// The feature's folder in `Plugins/` (`Characters`), also its product's name.
+    /// The feature's product name (`Characters`), also its folder in a repository's `Plugins/`.
     public let folder: String
     /// Rebuilds `lib<folder>.so` in the build folder of the running library.
     public let rebuilder: PluginRebuilder
 
-    /// Follows `Plugins/<folder>` of `rebuilder`'s repository.
+    /// Follows the folders of `folder` (the product's name) that `rebuilder` builds it from.
     public init(folder: String, rebuilder: PluginRebuilder) {
         self.folder = folder
         self.rebuilder = rebuilder
@@ -16,7 +16,8 @@ public struct WatchedSources: Sendable {
 
     /// The sources of the library at `library`, when it lies in a SwiftPM build folder `<root>/.build/…/<configuration>`
     /// of a Microapps repository: `<root>/Package.swift` and, for `lib<Name>.so`, `<root>/Plugins/<Name>/Sources`
-    /// exist. Nil for a library from anywhere else (a download, a copy, a build with another scratch path).
+    /// exist. Else, for a library SwiftPM built from a package of its own (any scratch path), the folders its build
+    /// lists for `<Name>` and `<Name>Plugin`, in that package. Nil for a library from anywhere else (a download, a copy).
     public init?(library: String) {
         // Rebuilds run in the repository's folder: a relative `--plugins` path would mean something else there.
         let path = Self.absolute(library)
@@ -24,27 +25,36 @@ public struct WatchedSources: Sendable {
         guard file.hasPrefix("lib"), file.hasSuffix(".so"), file.count > 6 else { return nil }
         let name = String(file.dropFirst(3).dropLast(3))
         let buildDirectory = (path as NSString).deletingLastPathComponent
+        let configuration = (buildDirectory as NSString).lastPathComponent
         var candidate = buildDirectory
         while candidate != "/" && !candidate.isEmpty && (candidate as NSString).lastPathComponent != ".build" {
             candidate = (candidate as NSString).deletingLastPathComponent
         }
-        guard candidate != buildDirectory, (candidate as NSString).lastPathComponent == ".build" else { return nil }
         let root = (candidate as NSString).deletingLastPathComponent
         let files = FileManager.default
-        guard files.fileExists(atPath: root + "/Package.swift"),
+        guard candidate != buildDirectory, (candidate as NSString).lastPathComponent == ".build",
+            files.fileExists(atPath: root + "/Package.swift"),
             files.fileExists(atPath: root + "/Plugins/\(name)/Sources")
-        else { return nil }
+        else {
+            guard let folders = FeatureFolders(planned: name, buildDirectory: buildDirectory),
+                let package = folders.package
+            else { return nil }
+            self.init(
+                folder: name,
+                rebuilder: PluginRebuilder(
+                    repository: package, buildDirectory: buildDirectory, configuration: configuration,
+                    package: folders))
+            return
+        }
         self.init(
             folder: name,
             rebuilder: PluginRebuilder(
                 repository: root, buildDirectory: buildDirectory,
-                configuration: (buildDirectory as NSString).lastPathComponent))
+                configuration: configuration))
     }
 
-    /// The folders whose Swift files go into the library: `Plugins/<folder>/Sources` and `Entry`.
-    var directories: [String] {
-        ["Sources", "Entry"].map { rebuilder.repository + "/Plugins/\(folder)/\($0)" }
-    }
+    /// The folders whose Swift files go into the library: `Plugins/<folder>/Sources` and `Entry` in a repository.
+    var directories: [String] { rebuilder.folders(of: folder).all }
 
     /// `path` from the current folder when it is relative, without `.`, `..` or doubled slashes: how rebuilt
     /// libraries are named, and how the watchers name what they see.
@@ -53,8 +63,6 @@ public struct WatchedSources: Sendable {
             .standardizedFileURL.path
     }
 
-    /// True when `path` lies in `Plugins/<folder>` of the repository.
-    func contains(_ path: String) -> Bool {
-        path.hasPrefix(rebuilder.repository + "/Plugins/\(folder)/")
-    }
+    /// True when `path` lies in the feature's folders.
+    func contains(_ path: String) -> Bool { rebuilder.folders(of: folder).contains(path) }
 }

@@ -175,11 +175,14 @@ func screenText(_ frame: [String: Any]) -> String {
 }
 
 /// Runs `microapp` to completion with `input` on stdin (none by default, all of it written at once) and returns
-/// exit code, stdout and stderr (waiting off the pool).
+/// exit code, stdout and stderr (waiting off the pool). `environment` is added to the scratch environment.
 func runToEnd(
-    _ arguments: [String], executable: String = AppProcess.executable, in directory: URL? = nil, input: String? = nil
+    _ arguments: [String], executable: String = AppProcess.executable, in directory: URL? = nil, input: String? = nil,
+    environment: [String: String] = [:]
 ) async throws -> (status: Int32, out: String, err: String) {
-    try await offThePool { try runToEndBlocking(arguments, executable: executable, in: directory, input: input) }
+    try await offThePool {
+        try runToEndBlocking(arguments, executable: executable, in: directory, input: input, environment: environment)
+    }
 }
 
 /// Runs blocking work (waiting for a process) on a thread of its own and awaits it (`BlockingWork.run`): blocking
@@ -189,12 +192,12 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
 }
 
 private func runToEndBlocking(
-    _ arguments: [String], executable: String, in directory: URL?, input: String?
+    _ arguments: [String], executable: String, in directory: URL?, input: String?, environment: [String: String]
 ) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.environment = Scratch.childEnvironment()
+    process.environment = Scratch.childEnvironment(environment)
     if let directory { process.currentDirectoryURL = directory }
     let stdout = privatePipe()
     let stderr = privatePipe()

@@ -3,7 +3,8 @@ import MicroappHost
 import TestScratch
 import Testing
 
-/// Which running libraries `--watch` rebuilds from sources: those built in a Microapps repository's `.build`.
+/// Which running libraries `--watch` rebuilds from sources: those built in a Microapps repository's `.build`, and those
+/// SwiftPM built from a package of its own (`microapp new NAME --package DIR`).
 @Suite("Watched sources of a library")
 struct WatchedSourcesTests {
     /// A folder laid out like a repository with `Plugins/Characters/Sources` and a `Package.swift`.
@@ -37,5 +38,49 @@ struct WatchedSourcesTests {
         #expect(WatchedSources(library: root + "/.build/x86_64-unknown-linux-gnu/release/libSearch.so") == nil)
         try FileManager.default.removeItem(atPath: root + "/Package.swift")
         #expect(WatchedSources(library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so") == nil)
+    }
+
+    @Test(
+        "a library SwiftPM built from a package of its own, with any scratch path, is rebuilt in that package from the folders its build lists"
+    )
+    func libraryOfAPackage() throws {
+        let folder = Scratch.folder("outside-package").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let package = folder + "/Greeter"
+        let build = folder + "/scratch/x86_64-unknown-linux-gnu/debug"
+        for made in [
+            package + "/Sources/Greeter/Views", package + "/Sources/GreeterPlugin", build + "/Greeter.build",
+            build + "/GreeterPlugin.build",
+        ] {
+            try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
+        }
+        _ = FileManager.default.createFile(atPath: package + "/Package.swift", contents: Data())
+        // SwiftPM's lists of each module's sources, one quoted path a line.
+        try "'\(package)/Sources/Greeter/Feature.swift'\n'\(package)/Sources/Greeter/Views/Home.swift'\n".write(
+            toFile: build + "/Greeter.build/sources", atomically: true, encoding: .utf8)
+        try "'\(package)/Sources/GreeterPlugin/Entry.swift'\n".write(
+            toFile: build + "/GreeterPlugin.build/sources", atomically: true, encoding: .utf8)
+
+        let watched = try #require(WatchedSources(library: build + "/libGreeter.so"))
+        #expect(watched.folder == "Greeter")
+        #expect(watched.rebuilder.repository == package)
+        #expect(watched.rebuilder.configuration == "debug")
+        #expect(
+            watched.rebuilder.folders(of: "Greeter")
+                == FeatureFolders(sources: package + "/Sources/Greeter", entry: package + "/Sources/GreeterPlugin"))
+        // No lists for a library of that name: nothing to watch.
+        #expect(WatchedSources(library: build + "/libOther.so") == nil)
+    }
+
+    @Test("a library in a repository's build folder keeps the repository's Plugins/<Name>/Sources and Entry")
+    func repositoryFolders() throws {
+        let root = try Self.repository()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let watched = try #require(
+            WatchedSources(library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so"))
+        #expect(
+            watched.rebuilder.folders(of: "Characters")
+                == FeatureFolders(
+                    sources: root + "/Plugins/Characters/Sources", entry: root + "/Plugins/Characters/Entry"))
     }
 }

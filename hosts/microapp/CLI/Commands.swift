@@ -11,7 +11,7 @@ enum Commands {
     /// The environment variable that makes hidden options acceptable.
     static let internalMarker = "MICROAPP_INTERNAL"
 
-    static let all: [CommandSpec] = [run, routes, doctor, probe, solo, preview, new, lock, graph, keys, help]
+    static let all: [CommandSpec] = [run, routes, doctor, probe, solo, preview, new, sdk, lock, graph, keys, help]
 
     /// The command called `name` (`run`, not `microapp run`), or nil.
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == "microapp \(name)" } }
@@ -158,7 +158,8 @@ enum Commands {
                 "--watch",
                 help: """
                     rebuild and hot-swap the feature when its sources or library change (the
-                    sources of the repository whose .build the library lies in)
+                    sources of the repository whose .build the library lies in, or those of
+                    a package of its own, `microapp new NAME --package DIR`, that SwiftPM built)
                     """),
         ],
         discussion: """
@@ -197,16 +198,44 @@ enum Commands {
             """)
 
     static let new = CommandSpec(
-        "microapp new", summary: "scaffold Plugins/NAME: a feature, its mocks, previews and a test",
+        "microapp new",
+        summary: "scaffold Plugins/NAME (or a package of its own): a feature, its mocks, previews, a test",
         operands: [.required("NAME")],
+        options: [
+            .value(
+                "--package", "DIR",
+                help: """
+                    write a standalone SwiftPM package to DIR instead (a new or empty folder,
+                    anywhere): `swift build` there makes lib<NAME>.so; the SDK is installed first
+                    (see `microapp sdk`)
+                    """)
+        ],
         discussion: """
             Scaffolds Plugins/NAME in the repository (the current folder or above, else the one this executable
             was built in): a feature with id `name` (lower case), one screen `name://home` with a view model, a
             service `name.greeting` that the feature provides to the app and uses itself, mocks for it (default,
             slow, failing), previews and their golden files, the C entry, and a test with MicroappTesting. Then
             `microapp --open name://home` runs it in the app, `microapp solo NAME` alone, and `swift test` tests it.
+            With --package DIR the same feature is a package of its own (Sources/NAME, Sources/NAMEPlugin,
+            Tests/NAMETests, Previews) that depends on the SDK installed by `microapp sdk --install`; run it with
+            `microapp --plugins DIR/.build/debug` (also solo, preview and --watch).
             NAME must be a Swift identifier (UpperCamelCase recommended): no keywords, no leading digit, only
             A-Z, a-z, 0-9 and _, and no name already taken. Exit 1, with the reason, when it is refused.
+            """)
+
+    static let sdk = CommandSpec(
+        "microapp sdk", summary: "print where this host's SDK is installed for features in packages of their own",
+        options: [
+            .flag(
+                "--install", help: "write it there (MicroappSDK and MicroappTesting, as this host was built)")
+        ],
+        discussion: """
+            Prints the folder that holds this host's SDK as two SwiftPM packages, MicroappSDK and
+            MicroappTesting: $MICROAPP_SDK when set, else $XDG_DATA_HOME/microapp/sdk/MAJOR.MINOR (else
+            ~/.local/share/…). A package that `microapp new NAME --package DIR` makes depends on them there,
+            so it builds in any folder and from a git clone. --install writes the SDK sources this host was
+            built from (nothing when they are there already); `microapp new NAME --package DIR` does it too.
+            Exit 1 when the SDK is not there, or differs from this host's (run with --install).
             """)
 
     static let lock = CommandSpec(

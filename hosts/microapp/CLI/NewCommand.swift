@@ -7,6 +7,7 @@ enum NewCommand {
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError("new takes exactly one NAME", fix: "write e.g. `microapp new Profile`")
         }
+        if let directory = arguments.value("--package") { return try package(name, in: directory) }
         guard let root = repositoryRoot() else {
             throw UsageError(
                 "no repository here to add a feature to",
@@ -19,17 +20,7 @@ enum NewCommand {
             throw UsageError(
                 "Plugins/\(name) already exists", fix: "choose another name, or remove Plugins/\(name) first")
         }
-        do {
-            for (path, contents) in scaffold.files {
-                let file = folder.appendingPathComponent(path)
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try contents.write(to: file, atomically: true, encoding: .utf8)
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: folder)
-            throw UsageError("could not write Plugins/\(name): \(error)", fix: "check that Plugins/ is writable")
-        }
+        try write(scaffold.files, to: folder, named: "Plugins/\(name)", fix: "check that Plugins/ is writable")
         if let note = scaffold.note { Console.err("microapp: note: \(note)") }
         Console.out(
             """
@@ -43,6 +34,60 @@ enum NewCommand {
               touch Package.swift && swift test --manifest-cache none --filter \(name)Tests
             (SwiftPM caches Package.swift: the first build or test after adding a folder needs
             `--manifest-cache none` after touching it; `microapp solo` does that for you.)
+            """)
+        return .ok
+    }
+
+    /// Writes `files` into `folder`; on failure removes `folder` again and says why, naming it `label`.
+    private static func write(
+        _ files: [(path: String, contents: String)], to folder: URL, named label: String, fix: String
+    ) throws(UsageError) {
+        do {
+            for (path, contents) in files {
+                let file = folder.appendingPathComponent(path)
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try contents.write(to: file, atomically: true, encoding: .utf8)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw UsageError("could not write \(label): \(error)", fix: fix)
+        }
+    }
+
+    /// `new NAME --package DIR`: installs the SDK when it is not there yet, then writes the feature as a package of
+    /// its own into `directory` (which must be new or empty).
+    static func package(_ name: String, in directory: String) throws(UsageError) -> ExitCode {
+        let scaffold = try FeatureScaffold(name: name, existing: [])
+        let folder = URL(fileURLWithPath: directory).standardizedFileURL
+        let present = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        guard present?.isEmpty ?? true else {
+            throw UsageError(
+                "\(folder.path) is not empty", fix: "choose a new or empty folder for the package, e.g. ./\(name)")
+        }
+        let installation = try SDKCommand.current()
+        if try installation.install(builtSDK: SDKCommand.builtSDK) {
+            Console.err("microapp: wrote SDK \(installation.version) to \(installation.folder.path)")
+        }
+        let files = scaffold.packageFiles(sdkVersion: installation.version)
+        try write(files, to: folder, named: folder.path, fix: "check that \(folder.path) can be written")
+        if let note = scaffold.note { Console.err("microapp: note: \(note)") }
+        let custom =
+            ProcessInfo.processInfo.environment[SDKInstallation.variable] == nil
+            ? ""
+            : "\n(the SDK is at $\(SDKInstallation.variable) = \(installation.folder.path): set it for every build)"
+        Console.out(
+            """
+            Created the package \(folder.path): feature '\(scaffold.id)', route \(scaffold.route), service \(scaffold.serviceKey).
+            \(files.map { "  \($0.path)" }.joined(separator: "\n"))
+            It builds against SDK \(installation.version) in \(installation.folder.path) (`microapp sdk`).\(custom)
+
+            Next, in \(folder.path):
+              swift build                                   makes .build/debug/lib\(name).so
+              swift test                                    runs its tests
+              microapp --plugins .build/debug --open \(scaffold.route)
+              microapp solo \(name) --plugins .build/debug --watch   alone on its mocks; a save rebuilds and swaps it
+              microapp preview \(name) --plugins .build/debug --output Previews   rewrite the golden previews
             """)
         return .ok
     }

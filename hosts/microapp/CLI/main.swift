@@ -30,6 +30,7 @@ func main() async -> ExitCode {
         case "solo": return try await SoloCommand.run(arguments)
         case "preview": return try await PreviewCommand.run(arguments)
         case "new": return try NewCommand.run(arguments)
+        case "sdk": return try SDKCommand.run(arguments)
         default:
             // `Arguments` refuses commands that `Commands` does not declare; one declared there lands here.
             throw UsageError(

@@ -1,0 +1,50 @@
+import Foundation
+import MicroappHost
+
+/// `microapp sdk [--install]`: where the SDK of this host lives as packages for features built outside the
+/// repository (printed alone on stdout, for `export MICROAPP_SDK=$(microapp sdk)`), and whether it is written there.
+enum SDKCommand {
+    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+        let installation = try current()
+        if arguments.flag("--install") {
+            let written = try installation.install(builtSDK: builtSDK)
+            Console.out(installation.folder.path)
+            Console.err(
+                written
+                    ? "microapp: wrote SDK \(installation.version) (MicroappSDK, MicroappTesting) to \(installation.folder.path)"
+                    : "microapp: SDK \(installation.version) at \(installation.folder.path) is current")
+            return .ok
+        }
+        let state = try installation.state()
+        Console.out(installation.folder.path)
+        switch state {
+        case .current:
+            Console.err("microapp: SDK \(installation.version) there is the one this host was built with")
+            return .ok
+        case .missing, .different:
+            Console.err(
+                Problem(
+                    code: "sdk-\(state == .missing ? "missing" : "stale")", subject: installation.folder.path,
+                    reason: state == .missing
+                        ? "the SDK \(installation.version) is not installed there"
+                        : "the SDK there differs from the one this host was built with",
+                    fix: "run `microapp sdk --install`"))
+            return .usage
+        }
+    }
+
+    /// The installation of the SDK of the repository this executable was built in.
+    static func current() throws(UsageError) -> SDKInstallation {
+        guard let repository = PluginLocations.current().repository else {
+            throw UsageError(
+                "this microapp does not run from the build folder of a repository, so it has no SDK sources to install",
+                fix: "run it from its repository (`swift run microapp sdk --install`)")
+        }
+        return try SDKInstallation(repository: repository)
+    }
+
+    /// The SDK library this executable runs with (beside it).
+    static var builtSDK: URL {
+        PluginLocations.current().executableDirectory.appendingPathComponent("libMicroappSDK.so")
+    }
+}
