@@ -9,17 +9,17 @@ struct SettingsFixture {
     let session = ObservableProperty<Session?>(MockSettings.session)
     let signOuts = CallCount()
     let deletions = CallCount()
-    let harness: FeatureHarness
+    let harness: RootDriver
 
     init(signOut: Service<Nothing, Nothing>? = nil, deleteAccount: Service<Nothing, Nothing>? = nil) throws {
-        let dependencies = TestDependencies()
+        let dependencies = DependencyValues()
             .provide(SettingsKeys.signOut, .counted(in: signOuts, answering: signOut ?? .mockSigningOut(session)))
             .provide(
                 SettingsKeys.deleteAccount,
                 .counted(in: deletions, answering: deleteAccount ?? .mockSigningOut(session))
             )
             .share(SettingsKeys.session, session, access: .read)
-        harness = try FeatureHarness(SettingsFeature.self, dependencies: dependencies, open: "settings://home")
+        harness = try RootDriver(SettingsFeature.self, dependencies: dependencies, open: "settings://home")
     }
 }
 
@@ -40,7 +40,7 @@ extension Service where Request == Nothing, Response == Nothing {
     }
 }
 
-extension FeatureHarness {
+extension RootDriver {
     /// The screen once `predicate` holds, with patience for a busy test process (other suites may hold the
     /// main actor for a while).
     func eventually(_ predicate: (Screen) -> Bool) async throws -> Screen {

@@ -21,7 +21,7 @@ public enum PreviewState: String, CaseIterable, Codable, Sendable {
 }
 
 /// One screen of a feature in one state, drawn without running the app (`microapp preview`, golden tests).
-/// A feature returns them from `previews()`, usually made with `PreviewSession` over its own mocks.
+/// A feature returns them from `previews()`, usually made with `RootDriver` over its own mocks.
 public struct ScreenPreview: Sendable, Equatable {
     /// The route URL the screen stands for (`characters://detail/2`).
     public var route: String

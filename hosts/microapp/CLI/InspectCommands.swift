@@ -160,29 +160,28 @@ enum InspectCommands {
         let mocks = feature.mocks()
         let unmocked = mocks.unmocked(in: image.manifest)
         guard unmocked.isEmpty else { return .notDrawn("no mocks for \(unmocked.joined(separator: ", "))") }
-        let container: Container
-        do {
-            container = try Container.mocked(mocks)
-        } catch {
-            return .notDrawn("its mocks could not be set up: \(error)")
-        }
-        // The feature is registered already: start it as the type in hand rather than through the C entry again.
-        let runtime = AppRuntime(
-            sources: [.linked(feature)], resolution: PluginSet.resolve([image], container: container),
-            container: container)
-        if let problem = runtime.startProblems.first {
-            return .notDrawn("it did not start on its mocks: \(problem.reason)")
-        }
-        for route in image.manifest.routes {
-            guard let pattern = try? RoutePattern(route.pattern) else { continue }
+        let urls = image.manifest.routes.compactMap { route -> String? in
+            guard let pattern = try? RoutePattern(route.pattern) else { return nil }
             let path = pattern.segments.map { segment -> String in
                 switch segment {
                 case .literal(let text): text
                 case .parameter: "1"
                 }
             }
-            runtime.send(.open(url: "\(pattern.scheme)://\(path.joined(separator: "/"))"))
-            _ = runtime.frame
+            return "\(pattern.scheme)://\(path.joined(separator: "/"))"
+        }
+        guard let first = urls.first else { return .notDrawn("no routes") }
+        // The feature is registered already: drive it as the type in hand rather than through the C entry again.
+        let driver: RootDriver
+        do {
+            driver = try RootDriver(feature, open: first)
+        } catch {
+            return .notDrawn("it did not start on its mocks: \(error.reason)")
+        }
+        _ = driver.screen
+        for url in urls.dropFirst() {
+            driver.open(url)
+            _ = driver.screen
         }
         return .drawn
     }

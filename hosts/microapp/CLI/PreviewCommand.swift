@@ -58,7 +58,7 @@ enum PreviewCommand {
                 Problem(
                     code: "no-previews", subject: "", reason: "\(manifest.displayName) has no previews",
                     fix:
-                        "add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with PreviewSession over its mocks (see Plugins/Auth/Sources/Previews.swift)"
+                        "add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with RootDriver over its mocks (see Plugins/Auth/Sources/Previews.swift)"
                 )
             )
             return .usage

@@ -31,7 +31,7 @@ enum SoloCommand {
         do {
             container = try Container.mocked(mocks, choices: choices)
         } catch {
-            throw UsageError("\(manifest.displayName): \(error.reason)", fix: error.fix)
+            throw UsageError("\(manifest.displayName): --mock \(error.reason)", fix: error.fix)
         }
         let missing = mocks.missing(in: manifest)
         guard missing.isEmpty else {
