@@ -14,8 +14,8 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func routes(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        let set = try LoadedPluginSet.load(arguments)
+    static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        let set = try await LoadedPluginSet.load(arguments, host: host)
         let rows = set.images.flatMap { image in
             image.manifest.routes.map {
                 RouteRow(
@@ -55,9 +55,9 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func doctor(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    static func doctor(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
-        let set = try LoadedPluginSet.load(arguments, directories: directories)
+        let set = try await LoadedPluginSet.load(arguments, host: host, directories: directories)
         var rows = set.images.map { image -> DoctorRow in
             let problem =
                 set.resolution.disabled[image.manifest.id]

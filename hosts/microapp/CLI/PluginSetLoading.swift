@@ -1,4 +1,3 @@
-import DemoServices
 import Foundation
 import MicroappHost
 import MicroappSDK
@@ -17,16 +16,13 @@ struct LoadedPluginSet {
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
     var buildFailure: Notice?
 
-    /// Whether the app's real services are opened (`run`) or only described (`routes`, `doctor`).
-    enum Services {
-        case live
-        case inspection
-    }
-
+    /// Finds, screens and loads the plugins the command line names, and resolves them against the container
+    /// `host` opens for `services` (`.live` for `run`, `.inspection` for the commands that only describe).
     @MainActor
     static func load(
-        _ arguments: Arguments, directories extra: [String]? = nil, services: Services = .inspection
-    ) throws(UsageError) -> LoadedPluginSet {
+        _ arguments: Arguments, host: HostConfiguration, directories extra: [String]? = nil,
+        services: HostConfiguration.ServicesUse = .inspection
+    ) async throws(UsageError) -> LoadedPluginSet {
         let locations = PluginLocations.current()
         var buildFailure: Notice?
         if !arguments.flag("--no-build") && locations.repository != nil {
@@ -62,20 +58,14 @@ struct LoadedPluginSet {
             images = images.filter { only.contains($0.manifest.id) }
         }
         let container: Container
-        switch services {
-        case .inspection:
-            container = DemoContainer.inspection()
-        case .live:
-            do {
-                container = try DemoContainer.make(
-                    dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
-            } catch let error as any ProblemDescribing {
-                throw UsageError(error)
-            } catch {
-                throw UsageError(
-                    "the app's services could not be opened: \(error)",
-                    fix: "this is a bug in microapp: report it with this message")
-            }
+        do {
+            container = try await host.services(services, arguments)
+        } catch let error as any ProblemDescribing {
+            throw UsageError(error)
+        } catch {
+            throw UsageError(
+                "the app's services could not be opened: \(error)",
+                fix: "this is a bug in microapp: report it with this message")
         }
         let resolution = PluginSet.resolve(images, container: container)
         return LoadedPluginSet(
