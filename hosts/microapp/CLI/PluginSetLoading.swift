@@ -26,7 +26,8 @@ struct LoadedPluginSet {
         let locations = PluginLocations.current()
         var buildFailure: Notice?
         if !arguments.flag("--no-build") && locations.repository != nil {
-            buildFailure = PluginBuilder(locations: locations).refresh()
+            // Seconds (minutes on a cold build) of `swift build`: awaited on a thread of its own.
+            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).refresh() }
         }
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
         let (found, leftOver) = locations.libraries(in: directories)
@@ -36,15 +37,11 @@ struct LoadedPluginSet {
         // of the same file name in another folder is another plugin and stays.
         let skipped = Set(arguments.values("--skip-library"))
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
-        let report: PluginSet.LoadReport
-        if arguments.flag("--no-probe") {
-            report = PluginSet.load(paths, lockHistory: LockHistory())
-        } else {
-            // New or changed libraries are loaded in a child process first; verdicts are cached.
-            var screening = PluginScreening()
-            report = PluginSet.load(paths, lockHistory: LockHistory(), screening: &screening)
-            screening.cache.save()
-        }
+        // New or changed libraries are loaded in a child process first (verdicts are cached); probes, hashes and
+        // dlopen run off the main actor.
+        let (report, screening) = await PluginSet.loadOffActor(
+            paths, lockHistory: LockHistory(), screening: arguments.flag("--no-probe") ? nil : PluginScreening())
+        if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
         if services == .inspection { Console.warn(report.warnings) }
         var images = report.images
         let only = arguments.values("--only")

@@ -8,7 +8,7 @@ let demoHost = HostConfiguration(
         switch use {
         case .inspection: DemoContainer.inspection()
         case .live:
-            try DemoContainer.make(
+            try await DemoContainer.open(
                 dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
         }
     })
