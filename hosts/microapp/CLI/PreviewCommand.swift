@@ -32,7 +32,7 @@ enum PreviewCommand {
             throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
         }
         let library: FeatureLibrary
-        switch try FeatureLibrary.load(name, arguments: arguments) {
+        switch try await FeatureLibrary.load(name, arguments: arguments) {
         case .success(let loaded): library = loaded
         case .failure(let problem):
             Console.report([problem])

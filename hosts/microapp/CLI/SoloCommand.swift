@@ -15,7 +15,7 @@ enum SoloCommand {
         }
         let choices = try mockChoices(arguments.values("--mock"))
         let library: FeatureLibrary
-        switch try FeatureLibrary.load(name, arguments: arguments) {
+        switch try await FeatureLibrary.load(name, arguments: arguments) {
         case .success(let loaded): library = loaded
         case .failure(let problem):
             Console.report([problem])
