@@ -5,6 +5,8 @@ import MicroappSDK
 public final class AppRuntime: AppDriver {
     /// Choices made by the composition root.
     public struct Options: Sendable {
+        /// The app's name, on the host's own screens (nothing running, a route that cannot open).
+        public var name: String
         /// Where to go after signing in when nothing was pending, and where a run starts without `--open`.
         public var home: String?
         /// How the app runs (`solo` in microapp mode), in every frame.
@@ -17,8 +19,10 @@ public final class AppRuntime: AppDriver {
 
         /// Creates options.
         public init(
-            home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [], foreign: ForeignRoutes? = nil
+            name: String = "Microapps", home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [],
+            foreign: ForeignRoutes? = nil
         ) {
+            self.name = name
             self.home = home
             self.mode = mode
             self.mocks = mocks
@@ -121,7 +125,7 @@ public final class AppRuntime: AppDriver {
     private var screenFrame: Frame {
         guard let top = router.top else {
             return Frame(
-                feature: "microapp", featureName: "Microapps", version: 0, route: "",
+                feature: "microapp", featureName: options.name, version: 0, route: "",
                 screen: Screen(title: "Nothing to show", content: [.text(Text("No feature is running."))]))
         }
         switch top {
@@ -323,7 +327,7 @@ public final class AppRuntime: AppDriver {
             state: .error(
                 ErrorPanel(
                     title: "Cannot open \(url)", message: message, actions: [Button(id: "back", title: "Back")])))
-        return Frame(feature: "microapp", featureName: "Microapps", version: 0, route: url, screen: screen)
+        return Frame(feature: "microapp", featureName: options.name, version: 0, route: url, screen: screen)
     }
 }
 

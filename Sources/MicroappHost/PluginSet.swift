@@ -43,6 +43,21 @@ public enum PluginSet {
         load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory) { screening.verdict(for: $0) }
     }
 
+    /// `load(_:enforcingLocks:lockHistory:screening:)` (without probes when `screening` is nil) on a thread of its
+    /// own, awaited: lock hashes, probe processes and dlopen never hold the caller's actor, so the main actor goes
+    /// on while a start-up probe runs. Answers the report and the screening with the verdicts it learned.
+    public static func loadOffActor(
+        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil, screening: PluginScreening?
+    ) async -> (report: LoadReport, screening: PluginScreening?) {
+        await BlockingWork.run { () -> (report: LoadReport, screening: PluginScreening?) in
+            guard var screening else {
+                return (load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory), nil)
+            }
+            let report = load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory, screening: &screening)
+            return (report, screening)
+        }
+    }
+
     private static func load(
         _ paths: [String], enforcingLocks: Bool, lockHistory: LockHistory?,
         screen: (String) -> PluginProbe.Verdict?

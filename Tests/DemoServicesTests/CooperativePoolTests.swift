@@ -2,23 +2,15 @@ import DemoServices
 import Foundation
 import MicroappHost
 import MicroappSDK
-import Synchronization
 import Testing
 
 @Suite("Blocking service calls wait on threads of their own, never on Swift's cooperative pool")
 @MainActor
 struct CooperativePoolTests {
-    /// What happened, in order.
-    final class Events: Sendable {
-        private let list = Mutex<[String]>([])
-        func add(_ event: String) { list.withLock { $0.append(event) } }
-        var all: [String] { list.withLock { $0 } }
-    }
-
     @Test("sign-ups waiting for a database another program holds leave the cooperative pool free")
     func lockedDatabaseLeavesThePoolFree() async throws {
         let directory = TemporaryDirectory()
-        let backend = try DemoBackend(
+        let backend = try await DemoBackend.open(
             .init(dataDirectory: directory.path, busyTimeoutMilliseconds: 600_000), report: { _ in })
         // Another program holds the write lock until the test lets go: every sign-up's INSERT waits for it.
         let holder = try Database(path: backend.database.path)
@@ -32,7 +24,7 @@ struct CooperativePoolTests {
         }
         await BlockingWork.run { held.wait() }
         // More waiting calls than the pool has threads: if they blocked it, nothing else could run.
-        let events = Events()
+        let events = Collected<String>()
         let signUp = backend.signUp
         let calls = (0..<ProcessInfo.processInfo.activeProcessorCount + 2).map { n in
             Task.detached {

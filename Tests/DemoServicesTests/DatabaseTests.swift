@@ -44,31 +44,31 @@ struct DatabaseTests {
     }
 
     @Test("a database from a newer app is refused, not guessed at")
-    func newerSchemaRefused() throws {
+    func newerSchemaRefused() async throws {
         let directory = TemporaryDirectory()
         let database = try Database(path: directory.file("future.sqlite3"))
         try database.execute("PRAGMA user_version = 99")
-        let error = storageError { try Schema.migrate(database) }
+        let error = await storageError { try Schema.migrate(database) }
         #expect(error?.kind == .schemaTooNew)
         #expect(error?.detail == "schema version 99, this microapp knows up to 3")
     }
 
     @Test("values are bound, never spliced into SQL")
-    func boundParameters() throws {
+    func boundParameters() async throws {
         let store = try TestStore()
         let hostile = "x'); DROP TABLE accounts; --"
         try store.database.execute(
             "INSERT INTO accounts (name, email, password_hash, created_at) VALUES (?, ?, ?, ?)",
             [.text(hostile), "a@b.c", "h", 1])
         #expect(try store.database.query("SELECT name FROM accounts").first?.text(0) == hostile)
-        let error = storageError { try store.database.execute("SELECT ?", []) }
+        let error = await storageError { try store.database.execute("SELECT ?", []) }
         #expect(error?.kind == .failed)
     }
 
     @Test("a failing transaction leaves nothing behind")
-    func transactionRollsBack() throws {
+    func transactionRollsBack() async throws {
         let store = try TestStore()
-        let error = storageError {
+        let error = await storageError {
             try store.database.transaction { (connection) throws(StorageError) in
                 try connection.execute(
                     "INSERT INTO accounts (name, email, password_hash, created_at) VALUES ('A', 'a@b.c', 'h', 1)")

@@ -9,8 +9,10 @@ struct DemoBackendTests {
     let directory = TemporaryDirectory()
     let morty = NewAccount(name: "Morty Smith", email: "morty@example.com", password: "aw-jeez-rick")
 
-    func open(seed: [NewAccount] = [], report: @escaping (StorageError) -> Void = { _ in }) throws -> DemoBackend {
-        try DemoBackend(.init(dataDirectory: directory.path, seedAccounts: seed), report: report)
+    func open(
+        seed: [NewAccount] = [], report: @escaping @Sendable (StorageError) -> Void = { _ in }
+    ) async throws -> DemoBackend {
+        try await DemoBackend.open(.init(dataDirectory: directory.path, seedAccounts: seed), report: report)
     }
 
     /// What the Auth feature does: call sign-up, then write the session.
@@ -22,42 +24,42 @@ struct DemoBackendTests {
 
     @Test("a restart keeps people signed in; signing out is kept too")
     func sessionSurvivesRestart() async throws {
-        let first = try open()
+        let first = try await open()
         #expect(first.session.value == nil)
         let session = try await signUp(first, morty)
         #expect(mode(first.dataDirectory.sessionPath) == 0o600)
         #expect(mode(directory.path) == 0o700)
-        #expect(try open().session.value == session)
+        #expect(try await open().session.value == session)
         _ = try await first.signOut(Nothing())
         #expect(first.session.value == nil)
         #expect(!FileManager.default.fileExists(atPath: first.dataDirectory.sessionPath))
-        #expect(try open().session.value == nil)
+        #expect(try await open().session.value == nil)
         #expect(try await first.signIn(Credentials(email: "morty@example.com", password: "aw-jeez-rick")) == session)
     }
 
     @Test("a damaged session file starts signed out and is reported")
-    func corruptSession() throws {
+    func corruptSession() async throws {
         try Data("{\"accountID\":".utf8).write(to: URL(fileURLWithPath: directory.file("session.json")))
-        var reports: [StorageError] = []
-        let backend = try open(report: { reports.append($0) })
+        let reports = Collected<StorageError>()
+        let backend = try await open(report: { reports.add($0) })
         #expect(backend.session.value == nil)
-        #expect(reports.map(\.kind) == [.corrupt])
-        #expect(reports.first?.file == directory.file("session.json"))
+        #expect(reports.all.map(\.kind) == [.corrupt])
+        #expect(reports.all.first?.file == directory.file("session.json"))
     }
 
     @Test("a session whose account is gone starts signed out and is reported")
     func sessionOfDeletedAccount() async throws {
-        let backend = try open()
+        let backend = try await open()
         let session = try await signUp(backend, morty)
         _ = try backend.accounts.delete(accountID: session.accountID)
-        var reports: [StorageError] = []
-        #expect(try open(report: { reports.append($0) }).session.value == nil)
-        #expect(reports.map(\.reason) == ["the saved session's account no longer exists"])
+        let reports = Collected<StorageError>()
+        #expect(try await open(report: { reports.add($0) }).session.value == nil)
+        #expect(reports.all.map(\.reason) == ["the saved session's account no longer exists"])
     }
 
     @Test("recent searches belong to the signed-in account; signed out they answer signed-out")
     func recentSearches() async throws {
-        let backend = try open()
+        let backend = try await open()
         let signedOut = await serviceError { _ = try await backend.recentQueries(Nothing()) }
         #expect(signedOut == ServiceError(code: "signed-out", message: "Sign in to see your recent searches"))
         let save = await serviceError { _ = try await backend.saveRecentQuery(RecentQuery(text: "x")) }
@@ -78,7 +80,7 @@ struct DemoBackendTests {
 
     @Test("delete-account removes the account and its searches, then signs out")
     func deleteAccount() async throws {
-        let backend = try open()
+        let backend = try await open()
         let signedOut = await serviceError { _ = try await backend.deleteAccount(Nothing()) }
         #expect(signedOut?.code == "signed-out")
         let session = try await signUp(backend, morty)
@@ -96,10 +98,10 @@ struct DemoBackendTests {
     @Test("seed accounts are created once in the database's life")
     func seeds() async throws {
         let rick = NewAccount(name: "Rick Sanchez", email: "rick@example.com", password: "portal-gun")
-        let backend = try open(seed: [rick])
+        let backend = try await open(seed: [rick])
         let session = try await backend.signIn(Credentials(email: "rick@example.com", password: "portal-gun"))
         _ = try backend.accounts.delete(accountID: session.accountID)
-        let again = try open(seed: [rick])
+        let again = try await open(seed: [rick])
         let error = await serviceError {
             _ = try await again.signIn(Credentials(email: "rick@example.com", password: "portal-gun"))
         }
@@ -108,7 +110,7 @@ struct DemoBackendTests {
 
     @Test("characters come through the services: page, detail, search")
     func characters() async throws {
-        let backend = try open()
+        let backend = try await open()
         #expect(try await backend.page(PageRequest(page: 1)).characters.first?.name == "Rick Sanchez")
         #expect(try await backend.detail(CharacterRequest(id: 2)).name == "Morty Smith")
         #expect(try await backend.search(SearchQuery(text: "squanch")).characters.map(\.id) == [46])

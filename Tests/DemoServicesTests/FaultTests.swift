@@ -11,25 +11,27 @@ import Testing
 @Suite("Faults: corrupt, read-only, locked database; data directory not writable")
 struct FaultTests {
     @Test("a file of garbage is refused as corrupt and left byte for byte as it was")
-    @MainActor func corruptDatabase() throws {
+    @MainActor func corruptDatabase() async throws {
         let directory = TemporaryDirectory()
         let data = try DataDirectory(directory.path)
         var garbage = Data(String(repeating: "this is not a SQLite database\n", count: 200).utf8)
         garbage.append(contentsOf: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761) })
         try garbage.write(to: URL(fileURLWithPath: data.databasePath))
 
-        let error = storageError { _ = try Database(path: data.databasePath) }
+        let error = await storageError { _ = try Database(path: data.databasePath) }
         #expect(error?.kind == .corrupt)
         #expect(error?.detail == "file is not a database")
         #expect(error?.description.hasPrefix("microapp: \(data.databasePath): the database is damaged") == true)
         #expect(error?.fix.contains("mv \(data.databasePath) \(data.databasePath).broken") == true)
-        let fromBackend = storageError { _ = try DemoBackend(.init(dataDirectory: directory.path), report: { _ in }) }
+        let fromBackend = await storageError {
+            _ = try await DemoBackend.open(.init(dataDirectory: directory.path), report: { _ in })
+        }
         #expect(fromBackend == error)
         #expect(contents(data.databasePath) == garbage)
     }
 
     @Test("a read-only database opens for reading; writing fails clearly and changes nothing")
-    @MainActor func readOnlyDatabase() throws {
+    @MainActor func readOnlyDatabase() async throws {
         let directory = TemporaryDirectory()
         let path = try DataDirectory(directory.path).databasePath
         do {
@@ -43,7 +45,7 @@ struct FaultTests {
         let database = try Database(path: path)
         #expect(database.isReadOnly)
         #expect(try database.query("SELECT email FROM accounts").first?.text(0) == "rick@example.com")
-        let error = storageError {
+        let error = await storageError {
             try database.execute(
                 "INSERT INTO accounts (name, email, password_hash, created_at) VALUES ('M', 'm@e.co', 'h', 1)")
         }
@@ -56,13 +58,15 @@ struct FaultTests {
         }
         #expect(signUp?.code == "storage-failed")
         #expect(signUp?.message.contains("the database is read-only") == true)
-        let fromBackend = storageError { _ = try DemoBackend(.init(dataDirectory: directory.path), report: { _ in }) }
+        let fromBackend = await storageError {
+            _ = try await DemoBackend.open(.init(dataDirectory: directory.path), report: { _ in })
+        }
         #expect(fromBackend?.kind == .readOnly)
         #expect(contents(path) == before)
     }
 
     @Test("a database locked by another connection fails with busy after the timeout, without damage")
-    @MainActor func lockedDatabase() throws {
+    @MainActor func lockedDatabase() async throws {
         let store = try TestStore(busyTimeoutMilliseconds: 300)
         _ = try store.accounts.signUp(NewAccount(name: "Rick", email: "rick@example.com", password: "portal-gun"))
         let holder = try Database(path: store.database.path)
@@ -71,7 +75,7 @@ struct FaultTests {
             "INSERT INTO accounts (name, email, password_hash, created_at) VALUES ('Holder', 'h@e.co', 'h', 1)")
 
         let start = ContinuousClock.now
-        let error = storageError {
+        let error = await storageError {
             try store.database.execute(
                 "INSERT INTO accounts (name, email, password_hash, created_at) VALUES ('M', 'm@e.co', 'h', 1)")
         }
@@ -85,8 +89,8 @@ struct FaultTests {
         #expect(signUp?.code == "unavailable")
         // Reading still works while the other connection writes (WAL).
         #expect(try store.database.query("SELECT count(*) FROM accounts").first?.integer(0) == 1)
-        let backend = storageError {
-            _ = try DemoBackend(
+        let backend = await storageError {
+            _ = try await DemoBackend.open(
                 .init(dataDirectory: store.directory.path, busyTimeoutMilliseconds: 200), report: { _ in })
         }
         #expect(backend?.kind == .busy)
@@ -105,7 +109,7 @@ struct FaultTests {
         let directory = TemporaryDirectory()
         let path: String
         do {
-            let backend = try DemoBackend(.init(dataDirectory: directory.path), report: { _ in })
+            let backend = try await DemoBackend.open(.init(dataDirectory: directory.path), report: { _ in })
             path = backend.database.path
         }
         let shell = Process()
@@ -122,8 +126,9 @@ struct FaultTests {
         while (try? probe.checkWritable()) != nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let error = storageError {
-            _ = try DemoBackend(.init(dataDirectory: directory.path, busyTimeoutMilliseconds: 200), report: { _ in })
+        let error = await storageError {
+            _ = try await DemoBackend.open(
+                .init(dataDirectory: directory.path, busyTimeoutMilliseconds: 200), report: { _ in })
         }
         #expect(error?.kind == .busy)
         #expect(error?.description.contains("close the other microapp (or program) using it") == true)
@@ -135,21 +140,23 @@ struct FaultTests {
     }
 
     @Test("a data directory that cannot be written is refused with the fix")
-    @MainActor func dataDirectoryNotWritable() throws {
+    @MainActor func dataDirectoryNotWritable() async throws {
         let directory = TemporaryDirectory()
         let locked = directory.file("locked")
         try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
         chmod(locked, 0o500)
-        let error = storageError { _ = try DataDirectory(locked) }
+        let error = await storageError { _ = try DataDirectory(locked) }
         #expect(error?.kind == .notWritable)
         #expect(error?.reason == "the data directory is not writable")
         #expect(error?.fix == "make it writable (chmod 700 \(locked)) or choose another data directory with --data DIR")
-        let fromBackend = storageError { _ = try DemoBackend(.init(dataDirectory: locked), report: { _ in }) }
+        let fromBackend = await storageError {
+            _ = try await DemoBackend.open(.init(dataDirectory: locked), report: { _ in })
+        }
         #expect(fromBackend == error)
 
         let file = directory.file("file")
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
-        let blocked = storageError { _ = try DataDirectory(file + "/microapp") }
+        let blocked = await storageError { _ = try DataDirectory(file + "/microapp") }
         #expect(blocked?.kind == .notWritable)
         #expect(blocked?.file == file)
         #expect(blocked?.reason == "the data directory cannot be created: this is a file")

@@ -207,7 +207,7 @@ struct HTTPCharactersTests {
         let (server, _) = try Self.api()
         defer { server.stop() }
         let directory = TemporaryDirectory()
-        let backend = try DemoBackend(
+        let backend = try await DemoBackend.open(
             .init(dataDirectory: directory.path, charactersURL: server.baseURL + "/api"), report: { _ in })
         let found = try await backend.search(SearchQuery(text: "rick"))
         #expect(found.characters.first == Self.rickRow)
@@ -217,12 +217,13 @@ struct HTTPCharactersTests {
     }
 
     @Test("a characters URL that is not http(s) is a configuration error")
-    @MainActor func badURL() throws {
+    @MainActor func badURL() async throws {
         let directory = TemporaryDirectory()
         for text in ["not a url", "ftp://example.com", "/just/a/path", "http://"] {
             #expect(HTTPCharactersService.baseURL(text) == nil)
-            let error = #expect(throws: ConfigurationError.self) {
-                _ = try DemoBackend(.init(dataDirectory: directory.path, charactersURL: text), report: { _ in })
+            let error = await #expect(throws: ConfigurationError.self) {
+                _ = try await DemoBackend.open(
+                    .init(dataDirectory: directory.path, charactersURL: text), report: { _ in })
             }
             #expect(
                 error?.description

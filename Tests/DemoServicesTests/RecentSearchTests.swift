@@ -46,13 +46,13 @@ struct RecentSearchTests {
     }
 
     @Test("deleting the account deletes its searches; saving for a missing account fails")
-    func cascade() throws {
+    func cascade() async throws {
         _ = try store.recents.save("portal", accountID: rick)
         _ = try store.recents.save("school", accountID: morty)
         try store.accounts.delete(accountID: String(rick))
         let rows = try store.database.query("SELECT account_id, text FROM recent_searches")
         #expect(rows == [Row([.integer(morty), "school"])])
-        let error = storageError { _ = try store.recents.save("again", accountID: rick) }
+        let error = await storageError { _ = try store.recents.save("again", accountID: rick) }
         #expect(error?.kind == .constraint)
     }
 }

@@ -1,6 +1,7 @@
 import DemoServices
 import Foundation
 import MicroappSDK
+import Synchronization
 import TestScratch
 import Testing
 
@@ -46,10 +47,11 @@ func mode(_ path: String) -> Int {
 
 /// Runs `body` and answers the `StorageError` it threw, or records an issue when it threw nothing or something else.
 func storageError(
-    _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
-) -> StorageError? {
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> StorageError? {
     do {
-        try body()
+        try await body()
         Issue.record("expected a StorageError, nothing was thrown", sourceLocation: sourceLocation)
     } catch let error as StorageError {
         return error
@@ -73,4 +75,13 @@ func serviceError(
         Issue.record("expected a ServiceError, got \(error)", sourceLocation: sourceLocation)
     }
     return nil
+}
+
+/// Values handed over from any thread (a backend's reports, say), in the order they came.
+final class Collected<Value: Sendable>: Sendable {
+    private let list = Mutex<[Value]>([])
+
+    func add(_ value: Value) { list.withLock { $0.append(value) } }
+
+    var all: [Value] { list.withLock { $0 } }
 }

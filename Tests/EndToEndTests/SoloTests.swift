@@ -125,6 +125,53 @@ struct SoloTests {
         #expect(preview.err.contains("Unmocked has no previews") && preview.err.contains("previews()"))
     }
 
+    @Test("previews that choose a mock variant the feature lacks fail with exit 2, naming it and the known ones")
+    func previewWithUnknownVariant() async throws {
+        let plugins = try await compilePlugin(module: "Varied", source: Self.variedSource)
+        let result = try await runToEnd(["preview", "Varied", "--no-build", "--plugins", plugins.path])
+        #expect(result.status == 2, "\(result.err)")
+        #expect(result.err.contains("varied.count has no variant 'slow'"), "\(result.err)")
+        #expect(result.err.contains("use one of: default, failing"), "\(result.err)")
+    }
+
+    /// A feature with a mocked service in two variants whose previews ask for a third.
+    static let variedSource = """
+        import MicroappSDK
+
+        public enum VariedFeature: Feature {
+            static let count = DependencyKey<Service<Nothing, Nothing>>.service("varied.count")
+
+            public static let manifest = FeatureManifest(
+                id: "varied", version: 1, displayName: "Varied", routes: [RouteDeclaration("varied://home")],
+                requirements: [count.requirement], hasMocks: true)
+
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
+                _ = try context.service(count)
+                return VariedRoot()
+            }
+
+            @MainActor public static func mocks() -> Mocks {
+                var mocks = Mocks()
+                mocks.service(count, Service { _ in Nothing() })
+                mocks.service(count, variant: "failing", Service { _ in throw ServiceError(code: "down", message: "Down") })
+                return mocks
+            }
+
+            @MainActor public static func previews() async throws -> [ScreenPreview] {
+                [try RootDriver(Self.self, open: "varied://home", mocks: [count.id: "slow"]).preview()]
+            }
+        }
+
+        @MainActor final class VariedRoot: Root {
+            func screen(at location: Location) -> Screen { Screen(title: "Varied", content: []) }
+            func handle(_ action: Action, at location: Location) {}
+        }
+
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? {
+            MicroappEntry.export(VariedFeature.self)
+        }
+        """
+
     /// A feature that needs a service and ships no mocks at all.
     static let unmockedSource = """
         import MicroappSDK

@@ -38,9 +38,8 @@ private let samples: [any ProblemDescribing] = [
 private let notProblems: Set<String> = [
     "ServiceError",  // the plugin boundary's code and message, shown by features in their own screens
     "CommandLineError",  // its module sees no host types; the CLI turns it into a UsageError
-    "HarnessError",  // a test's failure, read by the developer in the test log with the screen
     "BenchmarkError",  // a benchmark's own failure
-    "Failure",  // PreviewSession's: `microapp preview` wraps it in its own problem with the fix
+    "Failure",  // RootDriver's: a test's or preview's failure with the screen; `microapp preview` wraps it
     "ParseFailure",  // an input line that is not an event: the front end posts it as a `bad-event` notice
 ]
 

@@ -57,8 +57,8 @@ struct ClockTests {
     @Test("a harness makes the Root with a test's own factory and hands it the test's clock")
     func harnessTakesFactoryAndClock() async throws {
         let clock = TestClock()
-        let harness = try FeatureHarness(
-            manifest: Waiting.manifest, dependencies: TestDependencies(), open: "waiting://home", clock: clock
+        let harness = try RootDriver(
+            manifest: Waiting.manifest, dependencies: DependencyValues(), open: "waiting://home", clock: clock
         ) { context in
             WaitingRoot(delay: .seconds(2), context: context)
         }
@@ -71,7 +71,7 @@ struct ClockTests {
     private func until(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError("the condition never held") }
+            guard ContinuousClock.now < deadline else { throw RootDriver.Failure("the condition never held") }
             try await Task.sleep(for: .milliseconds(1))
         }
     }

@@ -29,7 +29,7 @@ func runMonolith() async -> Int32 {
     }
     let container: Container
     do {
-        container = try DemoContainer.make(dataDirectory: options.value("--data"), charactersURL: nil)
+        container = try await DemoContainer.open(dataDirectory: options.value("--data"), charactersURL: nil)
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         return 1

@@ -7,17 +7,17 @@ import MicroappTesting
 @MainActor
 struct AuthFixture {
     let session = ObservableProperty<Session?>(nil)
-    let harness: FeatureHarness
+    let harness: RootDriver
 
     init(
         open url: String, signIn: Service<Credentials, Session> = .mock, signUp: Service<NewAccount, Session> = .mock,
         restoring snapshot: Data? = nil
     ) throws {
-        let dependencies = TestDependencies()
+        let dependencies = DependencyValues()
             .provide(AuthKeys.signIn, signIn)
             .provide(AuthKeys.signUp, signUp)
             .share(AuthKeys.session, session, access: .readWrite)
-        harness = try FeatureHarness(AuthFeature.self, dependencies: dependencies, open: url, restoring: snapshot)
+        harness = try RootDriver(AuthFeature.self, dependencies: dependencies, open: url, restoring: snapshot)
     }
 
     /// Types each (field, text) pair, then taps `submit`.

@@ -16,8 +16,8 @@ struct AuthMocksTests {
     @Test("Rick signs in with rick@example.com and portal-gun")
     func rickSignsIn() async throws {
         let mocks = AuthFeature.mocks()
-        let harness = try FeatureHarness(
-            AuthFeature.self, dependencies: TestDependencies(mocks), open: "auth://sign-in")
+        let harness = try RootDriver(
+            AuthFeature.self, dependencies: try DependencyValues(mocks), open: "auth://sign-in")
         try harness.type(MockAccount.rick.session.email, into: "email")
         try harness.type(MockAccount.rick.password, into: "password")
         try harness.tap("submit")
@@ -27,8 +27,7 @@ struct AuthMocksTests {
 
     @Test("the failing variant shows the error state")
     func failingVariant() async throws {
-        let dependencies = TestDependencies(AuthFeature.mocks(), variants: ["auth.sign-up": "failing"])
-        let harness = try FeatureHarness(AuthFeature.self, dependencies: dependencies, open: "auth://sign-up")
+        let harness = try RootDriver(AuthFeature.self, open: "auth://sign-up", mocks: ["auth.sign-up": "failing"])
         for (id, text) in [
             "name": "Squanchy", "email": "sq@example.com", "password": "squanch-y", "confirm": "squanch-y",
         ] {

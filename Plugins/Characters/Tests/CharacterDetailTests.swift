@@ -35,7 +35,7 @@ struct CharacterDetailTests {
                 "Status: Dead", "Species: Humanoid", "Origin: Alien Spa", "Location: Earth", "Episodes: 1",
                 "Type: Rick's Toxic Side", "Gender: Male",
             ])
-        characters.harness.push("characters://detail/2")
+        characters.harness.open("characters://detail/2")
         #expect(
             try await characters.harness.next { $0.title == "Morty Smith" }.texts.suffix(2) == [
                 "Episodes: 51", "Gender: Male",
@@ -70,7 +70,7 @@ struct CharacterDetailTests {
         try characters.harness.select(0, in: "characters")
         _ = try await characters.harness.next { $0.title == "Rick Sanchez" }
         characters.harness.back()
-        characters.harness.push("characters://detail/1")
+        characters.harness.open("characters://detail/1")
         #expect(characters.harness.screen.title == "Rick Sanchez")
     }
 }

@@ -98,7 +98,7 @@ struct CharacterListTests {
     @Test("waiting for a screen that never comes fails with the last screen")
     func waitingTimesOut() async throws {
         let characters = try CharactersFixture()
-        await #expect(throws: HarnessError.self) {
+        await #expect(throws: RootDriver.Failure.self) {
             try await characters.harness.next(where: { $0.title == "Never" }, timeout: .milliseconds(50))
         }
     }

@@ -7,18 +7,18 @@ import MicroappTesting
 @MainActor
 struct CharactersFixture {
     let session: ObservableProperty<Session?>
-    let harness: FeatureHarness
+    let harness: RootDriver
 
     init(
         open url: String = "characters://list", page: Service<PageRequest, CharacterPage> = .mock,
         detail: Service<CharacterRequest, CharacterDetail> = .mock, restoring snapshot: Data? = nil
     ) throws {
         session = ObservableProperty(MockCharacters.session)
-        let dependencies = TestDependencies()
+        let dependencies = DependencyValues()
             .provide(CharactersKeys.page, page)
             .provide(CharactersKeys.detail, detail)
             .share(CharactersKeys.session, session, access: .read)
-        harness = try FeatureHarness(CharactersFeature.self, dependencies: dependencies, open: url, restoring: snapshot)
+        harness = try RootDriver(CharactersFeature.self, dependencies: dependencies, open: url, restoring: snapshot)
     }
 
     /// The list once it holds `count` rows.

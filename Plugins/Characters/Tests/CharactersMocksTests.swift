@@ -9,8 +9,7 @@ struct CharactersMocksTests {
     @Test("the mocks cover every requirement, signed in as Rick")
     func mocksCoverEveryRequirement() async throws {
         #expect(CharactersFeature.mocks().unmocked(in: CharactersFeature.manifest).isEmpty)
-        let dependencies = TestDependencies(CharactersFeature.mocks())
-        let harness = try FeatureHarness(CharactersFeature.self, dependencies: dependencies, open: "characters://list")
+        let harness = try RootDriver(CharactersFeature.self, open: "characters://list")
         let screen = try await harness.next { $0.state == .view }
         #expect(screen.texts.first == "Signed in as Rick Sanchez")
         #expect(harness.list("characters")?.footer == "page 1 of 3")
@@ -32,9 +31,8 @@ struct CharactersMocksTests {
 
     @Test("the failing variant shows the error state")
     func failingVariant() async throws {
-        let dependencies = TestDependencies(CharactersFeature.mocks(), variants: ["characters.detail": "failing"])
-        let harness = try FeatureHarness(
-            CharactersFeature.self, dependencies: dependencies, open: "characters://detail/1")
+        let harness = try RootDriver(
+            CharactersFeature.self, open: "characters://detail/1", mocks: ["characters.detail": "failing"])
         let screen = try await harness.next { $0.state != .loading("Loading character…") }
         #expect(screen.element(id: "retry") != nil)
     }

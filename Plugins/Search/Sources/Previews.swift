@@ -5,23 +5,23 @@ extension SearchFeature {
     /// "Morty" and "Rick"): the recent searches, a search under way, its results, a search that finds nobody and
     /// the search service failing.
     @MainActor public static func previews() async throws -> [ScreenPreview] {
-        let home = try PreviewSession(Self.self, open: SearchRoute.home.url)
+        let home = try RootDriver(Self.self, open: SearchRoute.home.url)
         try await home.next(where: { shows($0, SearchViewModel.recentID) })
         var previews = [home.preview()]
-        home.send(.input(id: SearchViewModel.queryID, text: "Rick"))
+        try home.send(.input(id: SearchViewModel.queryID, text: "Rick"))
         previews.append(home.preview("searching"))
         try await home.next(where: { shows($0, SearchViewModel.resultsID) })
         previews.append(home.preview("results"))
 
-        let nobody = try PreviewSession(
-            Self.self, open: SearchRoute.home.url, variants: [SearchKeys.search.id: "empty"])
-        nobody.send(.input(id: SearchViewModel.queryID, text: "Squanchy"))
+        let nobody = try RootDriver(
+            Self.self, open: SearchRoute.home.url, mocks: [SearchKeys.search.id: "empty"])
+        try nobody.send(.input(id: SearchViewModel.queryID, text: "Squanchy"))
         try await nobody.next(where: { $0.content.contains { isText($0, startingWith: "No characters match") } })
         previews.append(nobody.preview("no match"))
 
-        let failing = try PreviewSession(
-            Self.self, open: SearchRoute.home.url, variants: [SearchKeys.search.id: "failing"])
-        failing.send(.input(id: SearchViewModel.queryID, text: "Rick"))
+        let failing = try RootDriver(
+            Self.self, open: SearchRoute.home.url, mocks: [SearchKeys.search.id: "failing"])
+        try failing.send(.input(id: SearchViewModel.queryID, text: "Rick"))
         try await failing.next(.error)
         previews.append(failing.preview())
         return previews

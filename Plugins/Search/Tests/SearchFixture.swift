@@ -11,7 +11,7 @@ struct SearchFixture {
     let recents: MockRecents
     let searches = SearchLog()
     let clock = TestClock()
-    let harness: FeatureHarness
+    let harness: RootDriver
 
     init(
         recents queries: [String] = [], search: Service<SearchQuery, SearchResults> = .mock,
@@ -20,13 +20,13 @@ struct SearchFixture {
     ) throws {
         let recents = MockRecents(queries)
         self.recents = recents
-        let dependencies = TestDependencies()
+        let dependencies = DependencyValues()
             .provide(SearchKeys.search, .recorded(in: searches, answering: search))
             .provide(SearchKeys.recent, recent ?? .mockRecent(recents))
             .provide(SearchKeys.saveRecent, saveRecent ?? .mockSave(recents))
             .provide(SearchKeys.clearRecent, clearRecent ?? .mockClear(recents))
             .share(SearchKeys.session, session, access: .read)
-        harness = try FeatureHarness(
+        harness = try RootDriver(
             SearchFeature.self, dependencies: dependencies, open: "search://home", restoring: snapshot, clock: clock)
     }
 
@@ -51,7 +51,7 @@ struct SearchFixture {
         let deadline = ContinuousClock.now + .seconds(30)
         while clock.sleepers != count {
             guard ContinuousClock.now < deadline else {
-                throw HarnessError("\(clock.sleepers) debounces wait on the clock, not \(count)")
+                throw RootDriver.Failure("\(clock.sleepers) debounces wait on the clock, not \(count)")
             }
             try await Task.sleep(for: .milliseconds(1))
         }
@@ -74,7 +74,9 @@ actor SearchLog {
     func until(_ expected: [String]) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while texts != expected {
-            guard ContinuousClock.now < deadline else { throw HarnessError("the log holds \(texts), not \(expected)") }
+            guard ContinuousClock.now < deadline else {
+                throw RootDriver.Failure("the log holds \(texts), not \(expected)")
+            }
             try await Task.sleep(for: .milliseconds(1))
         }
     }
@@ -90,7 +92,7 @@ extension Service where Request == SearchQuery, Response == SearchResults {
     }
 }
 
-extension FeatureHarness {
+extension RootDriver {
     /// The screen once `predicate` holds, with patience for a busy test process (other suites may hold the
     /// main actor for a while).
     func eventually(_ predicate: (Screen) -> Bool) async throws -> Screen {

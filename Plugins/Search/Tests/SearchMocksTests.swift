@@ -23,9 +23,7 @@ struct SearchMocksTests {
 
     @Test("Search runs on its mocks alone: two recent searches, and Rick finds five characters")
     func runsOnMocks() async throws {
-        let harness = try FeatureHarness(
-            SearchFeature.self, dependencies: TestDependencies(SearchFeature.mocks()), open: "search://home",
-            clock: ImmediateClock())
+        let harness = try RootDriver(SearchFeature.self, open: "search://home")
         _ = try await harness.eventually { _ in harness.list("recent")?.items.map(\.title) == ["Morty", "Rick"] }
         try harness.type("rick", into: "query")
         _ = try await harness.eventually { _ in harness.list("results")?.items.count == 5 }

@@ -22,7 +22,7 @@ struct SearchProvidesTests {
         let fixture = try SearchFixture()
         let context = FeatureContext(
             manifest: SearchFeature.manifest,
-            source: TestDependencies().provide(SearchKeys.recent, .mockRecent(recents)),
+            source: DependencyValues().provide(SearchKeys.recent, .mockRecent(recents)),
             navigation: fixture.harness, invalidate: {})
         let erased = try #require(try SearchFeature.provide(context).services[SearchKeys.recentSummary.id])
         let summary = Service<Nothing, RecentSearchSummary>(erased: erased)

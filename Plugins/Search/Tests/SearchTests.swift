@@ -86,7 +86,7 @@ struct SearchTests {
         search.session.value = Session(accountID: "2", email: "morty@example.com", name: "Morty Smith")
         #expect(search.harness.field("query")?.text == "")
         #expect(search.harness.list("recent") == nil)
-        search.harness.push("search://home")
+        search.harness.open("search://home")
         #expect(try await search.recentList(["Rick"]) != nil)
     }
 }

@@ -8,15 +8,15 @@ extension SettingsFeature {
         var previews = [try await shown().preview()]
 
         let signOut = try await shown(variants: [SettingsKeys.signOut.id: "failing"])
-        signOut.send(.tap(id: SettingsViewModel.signOutID))
+        try signOut.send(.tap(id: SettingsViewModel.signOutID))
         previews.append(signOut.preview("signing out"))
         try await signOut.next(.error)
         previews.append(signOut.preview())
 
         let delete = try await shown()
-        delete.send(.tap(id: SettingsViewModel.deleteID))
+        try delete.send(.tap(id: SettingsViewModel.deleteID))
         previews.append(delete.preview())
-        delete.send(.tap(id: SettingsViewModel.confirmDeleteID))
+        try delete.send(.tap(id: SettingsViewModel.confirmDeleteID))
         previews.append(delete.preview("deleting"))
 
         let noSummary = try await shown(variants: [SettingsKeys.recentSummary.id: "failing"])
@@ -25,8 +25,8 @@ extension SettingsFeature {
     }
 
     /// The home screen on the mocks once the summary of recent searches has been read.
-    @MainActor private static func shown(variants: [String: String] = [:]) async throws -> PreviewSession {
-        let session = try PreviewSession(Self.self, open: homeURL, variants: variants)
+    @MainActor private static func shown(variants: [String: String] = [:]) async throws -> RootDriver {
+        let session = try RootDriver(Self.self, open: homeURL, mocks: variants)
         try await session.next { $0.busy == nil }
         return session
     }

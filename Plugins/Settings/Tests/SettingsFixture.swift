@@ -9,13 +9,13 @@ struct SettingsFixture {
     let session = ObservableProperty<Session?>(MockSettings.session)
     let signOuts = CallCount()
     let deletions = CallCount()
-    let harness: FeatureHarness
+    let harness: RootDriver
 
     init(
         signOut: Service<Nothing, Nothing>? = nil, deleteAccount: Service<Nothing, Nothing>? = nil,
         recentSummary: Service<Nothing, RecentSearchSummary>? = nil
     ) throws {
-        var dependencies = TestDependencies()
+        var dependencies = DependencyValues()
             .provide(SettingsKeys.signOut, .counted(in: signOuts, answering: signOut ?? .mockSigningOut(session)))
             .provide(
                 SettingsKeys.deleteAccount,
@@ -24,7 +24,7 @@ struct SettingsFixture {
             .share(SettingsKeys.session, session, access: .read)
         // Search's service is optional: left out unless a test gives one, as when Search is not loaded.
         if let recentSummary { dependencies = dependencies.provide(SettingsKeys.recentSummary, recentSummary) }
-        harness = try FeatureHarness(SettingsFeature.self, dependencies: dependencies, open: "settings://home")
+        harness = try RootDriver(SettingsFeature.self, dependencies: dependencies, open: "settings://home")
     }
 }
 
@@ -45,7 +45,7 @@ extension Service where Request == Nothing, Response == Nothing {
     }
 }
 
-extension FeatureHarness {
+extension RootDriver {
     /// The screen once `predicate` holds, with patience for a busy test process (other suites may hold the
     /// main actor for a while).
     func eventually(_ predicate: (Screen) -> Bool) async throws -> Screen {

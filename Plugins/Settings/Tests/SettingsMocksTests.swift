@@ -19,8 +19,8 @@ struct SettingsMocksTests {
     @Test("signing out on the mocks clears the mock session, as the host would")
     func mockSignOutClearsSession() async throws {
         let mocks = SettingsFeature.mocks()
-        let harness = try FeatureHarness(
-            SettingsFeature.self, dependencies: TestDependencies(mocks), open: "settings://home")
+        let harness = try RootDriver(
+            SettingsFeature.self, dependencies: try DependencyValues(mocks), open: "settings://home")
         try harness.tap("sign-out")
         let screen = try await harness.eventually { $0.state == .view }
         #expect(screen.texts == ["Signed out"])
@@ -29,8 +29,8 @@ struct SettingsMocksTests {
 
     @Test("the failing variant shows the error state")
     func failingVariant() async throws {
-        let dependencies = TestDependencies(SettingsFeature.mocks(), variants: ["auth.delete-account": "failing"])
-        let harness = try FeatureHarness(SettingsFeature.self, dependencies: dependencies, open: "settings://home")
+        let harness = try RootDriver(
+            SettingsFeature.self, open: "settings://home", mocks: ["auth.delete-account": "failing"])
         try harness.tap("delete-account")
         try harness.tap("confirm-delete")
         let screen = try await harness.eventually { $0.state != .loading("Deleting account…") }

@@ -21,14 +21,14 @@ public enum PreviewState: String, CaseIterable, Codable, Sendable {
 }
 
 /// One screen of a feature in one state, drawn without running the app (`microapp preview`, golden tests).
-/// A feature returns them from `previews()`, usually made with `PreviewSession` over its own mocks.
+/// A feature returns them from `previews()`, usually made with `RootDriver` over its own mocks.
 ///
 /// ```swift
 /// extension AuthFeature {
 ///     @MainActor public static func previews() async throws -> [ScreenPreview] {
-///         let signIn = try PreviewSession(Self.self, open: "auth://sign-in")
+///         let signIn = try RootDriver(Self.self, open: "auth://sign-in")
 ///         var previews = [signIn.preview()]                      // view
-///         signIn.send(.tap(id: "submit"))
+///         try signIn.send(.tap(id: "submit"))
 ///         try await signIn.next(.alert)
 ///         previews.append(signIn.preview())                       // alert
 ///         return previews

@@ -187,7 +187,7 @@ enum Commands {
             .flag("--no-build", help: "do not build the feature's library first"),
         ],
         discussion: """
-            Draws the screens a feature previews (its `static func previews()`, usually made with PreviewSession
+            Draws the screens a feature previews (its `static func previews()`, usually made with RootDriver
             over its mocks), each in its state, without running the app: as plain text (a blank line between
             screens; the header says `preview · STATE`) or as one JSON frame line each, with `name`, `state` and
             `variant` fields. ROUTE is a URL (characters://detail/2) or one of the feature's patterns.

@@ -20,9 +20,12 @@ struct FeatureLibrary {
 
     /// Finds `name` (a folder in Plugins/, a library's name, a feature id or display name; any case), builds it
     /// when run from the repository, and loads it. Throws when no feature has that name; returns the problem
-    /// when the library cannot be built, loaded or registered.
+    /// when the library cannot be built, loaded or registered. The build, lock hashes and dlopen run off the main
+    /// actor.
     @MainActor
-    static func load(_ name: String, arguments: Arguments) throws(UsageError) -> Result<FeatureLibrary, Diagnostic> {
+    static func load(
+        _ name: String, arguments: Arguments
+    ) async throws(UsageError) -> Result<FeatureLibrary, Diagnostic> {
         let locations = PluginLocations.current()
         let folders = pluginFolders(in: locations.repository)
         let folder = folders.first { $0.lowercased() == name.lowercased() }
@@ -35,7 +38,7 @@ struct FeatureLibrary {
         if let folder, !explicit.contains(where: { wanted.contains(stem(of: $0).lowercased()) }),
             !arguments.flag("--no-build"), locations.repository != nil
         {
-            buildFailure = PluginBuilder(locations: locations).build(feature: folder)
+            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).build(feature: folder) }
         }
         let (beside, leftOver) = locations.libraries(in: [locations.executableDirectory.path])
         let isWanted = { (file: String) in wanted.contains(stem(of: file).lowercased()) }
@@ -45,7 +48,7 @@ struct FeatureLibrary {
         let files = explicit + beside
         let image: PluginImage
         if let file = files.first(where: { wanted.contains(stem(of: $0).lowercased()) }) {
-            let report = PluginSet.load([file])
+            let report = await PluginSet.loadOffActor([file], screening: nil).report
             guard let loaded = report.images.first else {
                 return .failure(
                     report.problems.first
@@ -54,7 +57,7 @@ struct FeatureLibrary {
             image = loaded
         } else {
             // No file by that name: the name may be a feature id or display name that differs from the file's.
-            let report = PluginSet.load(files)
+            let report = await PluginSet.loadOffActor(files, screening: nil).report
             let matching = report.images.first {
                 $0.manifest.id.lowercased() == name.lowercased()
                     || $0.manifest.displayName.lowercased() == name.lowercased()

@@ -230,12 +230,12 @@ extension FeatureScaffold {
         extension \#(typePrefix)Feature {
             /// The home screen in each state it shows, on the mocks: loading, the greeting, the error with Retry.
             @MainActor public static func previews() async throws -> [ScreenPreview] {
-                let home = try PreviewSession(Self.self, open: \#(typePrefix)Route.home.url)
+                let home = try RootDriver(Self.self, open: \#(typePrefix)Route.home.url)
                 let loading = home.preview()
                 try await home.next(.view)
-                let failing = try PreviewSession(
+                let failing = try RootDriver(
                     Self.self, open: \#(typePrefix)Route.home.url,
-                    variants: [\#(typePrefix)Keys.greeting.id: "failing"])
+                    mocks: [\#(typePrefix)Keys.greeting.id: "failing"])
                 try await failing.next(.error)
                 return [loading, home.preview(), failing.preview()]
             }
@@ -266,9 +266,7 @@ extension FeatureScaffold {
                 @Test("the home screen greets the name typed into it")
                 func greetsByName() async throws {
                     #expect(\#(typePrefix)Feature.mocks().unmocked(in: \#(typePrefix)Feature.manifest).isEmpty)
-                    let dependencies = TestDependencies(\#(typePrefix)Feature.mocks())
-                    let harness = try FeatureHarness(
-                        \#(typePrefix)Feature.self, dependencies: dependencies, open: "\#(route)")
+                    let harness = try RootDriver(\#(typePrefix)Feature.self, open: "\#(route)")
                     _ = try await harness.next { $0.texts == ["Hello, World!"] }
                     try harness.type("Rick", into: "name")
                     try harness.tap("greet")
@@ -284,10 +282,8 @@ extension FeatureScaffold {
 
                 @Test("a failing service shows the error state, and Retry asks again")
                 func failingServiceShowsError() async throws {
-                    let dependencies = TestDependencies(
-                        \#(typePrefix)Feature.mocks(), variants: ["\#(serviceKey)": "failing"])
-                    let harness = try FeatureHarness(
-                        \#(typePrefix)Feature.self, dependencies: dependencies, open: "\#(route)")
+                    let harness = try RootDriver(
+                        \#(typePrefix)Feature.self, open: "\#(route)", mocks: ["\#(serviceKey)": "failing"])
                     _ = try await harness.next { $0.element(id: "retry") != nil }
                     try harness.tap("retry")
                     #expect(harness.screen.state == .loading("Asking for a greeting…"))

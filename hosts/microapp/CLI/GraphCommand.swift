@@ -24,12 +24,12 @@ enum GraphCommand {
     }
 
     @MainActor
-    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let format = arguments.value("--format") ?? "text"
         guard ["text", "dot", "json"].contains(format) else {
             throw UsageError("--format \(format) is not a graph format", fix: "use --format text, dot or json")
         }
-        let set = try LoadedPluginSet.load(arguments)
+        let set = try await LoadedPluginSet.load(arguments, host: host)
         let nodes = graph(set)
         switch format {
         case "json": nodes.forEach(Console.json)

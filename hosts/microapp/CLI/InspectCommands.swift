@@ -14,8 +14,8 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func routes(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        let set = try LoadedPluginSet.load(arguments)
+    static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        let set = try await LoadedPluginSet.load(arguments, host: host)
         let rows = set.images.flatMap { image in
             image.manifest.routes.map {
                 RouteRow(
@@ -55,9 +55,9 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func doctor(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    static func doctor(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
-        let set = try LoadedPluginSet.load(arguments, directories: directories)
+        let set = try await LoadedPluginSet.load(arguments, host: host, directories: directories)
         var rows = set.images.map { image -> DoctorRow in
             let problem =
                 set.resolution.disabled[image.manifest.id]
@@ -160,29 +160,28 @@ enum InspectCommands {
         let mocks = feature.mocks()
         let unmocked = mocks.unmocked(in: image.manifest)
         guard unmocked.isEmpty else { return .notDrawn("no mocks for \(unmocked.joined(separator: ", "))") }
-        let container: Container
-        do {
-            container = try Container.mocked(mocks)
-        } catch {
-            return .notDrawn("its mocks could not be set up: \(error)")
-        }
-        // The feature is registered already: start it as the type in hand rather than through the C entry again.
-        let runtime = AppRuntime(
-            sources: [.linked(feature)], resolution: PluginSet.resolve([image], container: container),
-            container: container)
-        if let problem = runtime.startProblems.first {
-            return .notDrawn("it did not start on its mocks: \(problem.reason)")
-        }
-        for route in image.manifest.routes {
-            guard let pattern = try? RoutePattern(route.pattern) else { continue }
+        let urls = image.manifest.routes.compactMap { route -> String? in
+            guard let pattern = try? RoutePattern(route.pattern) else { return nil }
             let path = pattern.segments.map { segment -> String in
                 switch segment {
                 case .literal(let text): text
                 case .parameter: "1"
                 }
             }
-            runtime.send(.open(url: "\(pattern.scheme)://\(path.joined(separator: "/"))"))
-            _ = runtime.frame
+            return "\(pattern.scheme)://\(path.joined(separator: "/"))"
+        }
+        guard let first = urls.first else { return .notDrawn("no routes") }
+        // The feature is registered already: drive it as the type in hand rather than through the C entry again.
+        let driver: RootDriver
+        do {
+            driver = try RootDriver(feature, open: first)
+        } catch {
+            return .notDrawn("it did not start on its mocks: \(error.reason)")
+        }
+        _ = driver.screen
+        for url in urls.dropFirst() {
+            driver.open(url)
+            _ = driver.screen
         }
         return .drawn
     }

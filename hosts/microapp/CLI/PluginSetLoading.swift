@@ -1,4 +1,3 @@
-import DemoServices
 import Foundation
 import MicroappHost
 import MicroappSDK
@@ -17,20 +16,18 @@ struct LoadedPluginSet {
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
     var buildFailure: Notice?
 
-    /// Whether the app's real services are opened (`run`) or only described (`routes`, `doctor`).
-    enum Services {
-        case live
-        case inspection
-    }
-
+    /// Finds, screens and loads the plugins the command line names, and resolves them against the container
+    /// `host` opens for `services` (`.live` for `run`, `.inspection` for the commands that only describe).
     @MainActor
     static func load(
-        _ arguments: Arguments, directories extra: [String]? = nil, services: Services = .inspection
-    ) throws(UsageError) -> LoadedPluginSet {
+        _ arguments: Arguments, host: HostConfiguration, directories extra: [String]? = nil,
+        services: HostConfiguration.ServicesUse = .inspection
+    ) async throws(UsageError) -> LoadedPluginSet {
         let locations = PluginLocations.current()
         var buildFailure: Notice?
         if !arguments.flag("--no-build") && locations.repository != nil {
-            buildFailure = PluginBuilder(locations: locations).refresh()
+            // Seconds (minutes on a cold build) of `swift build`: awaited on a thread of its own.
+            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).refresh() }
         }
         let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
         let (found, leftOver) = locations.libraries(in: directories)
@@ -40,15 +37,11 @@ struct LoadedPluginSet {
         // of the same file name in another folder is another plugin and stays.
         let skipped = Set(arguments.values("--skip-library"))
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
-        let report: PluginSet.LoadReport
-        if arguments.flag("--no-probe") {
-            report = PluginSet.load(paths, lockHistory: LockHistory())
-        } else {
-            // New or changed libraries are loaded in a child process first; verdicts are cached.
-            var screening = PluginScreening()
-            report = PluginSet.load(paths, lockHistory: LockHistory(), screening: &screening)
-            screening.cache.save()
-        }
+        // New or changed libraries are loaded in a child process first (verdicts are cached); probes, hashes and
+        // dlopen run off the main actor.
+        let (report, screening) = await PluginSet.loadOffActor(
+            paths, lockHistory: LockHistory(), screening: arguments.flag("--no-probe") ? nil : PluginScreening())
+        if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
         if services == .inspection { Console.warn(report.warnings) }
         var images = report.images
         let only = arguments.values("--only")
@@ -62,20 +55,14 @@ struct LoadedPluginSet {
             images = images.filter { only.contains($0.manifest.id) }
         }
         let container: Container
-        switch services {
-        case .inspection:
-            container = DemoContainer.inspection()
-        case .live:
-            do {
-                container = try DemoContainer.make(
-                    dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
-            } catch let error as any ProblemDescribing {
-                throw UsageError(error)
-            } catch {
-                throw UsageError(
-                    "the app's services could not be opened: \(error)",
-                    fix: "this is a bug in microapp: report it with this message")
-            }
+        do {
+            container = try await host.services(services, arguments)
+        } catch let error as any ProblemDescribing {
+            throw UsageError(error)
+        } catch {
+            throw UsageError(
+                "the app's services could not be opened: \(error)",
+                fix: "this is a bug in microapp: report it with this message")
         }
         let resolution = PluginSet.resolve(images, container: container)
         return LoadedPluginSet(

@@ -32,7 +32,7 @@ enum PreviewCommand {
             throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
         }
         let library: FeatureLibrary
-        switch try FeatureLibrary.load(name, arguments: arguments) {
+        switch try await FeatureLibrary.load(name, arguments: arguments) {
         case .success(let loaded): library = loaded
         case .failure(let problem):
             Console.report([problem])
@@ -58,7 +58,7 @@ enum PreviewCommand {
                 Problem(
                     code: "no-previews", subject: "", reason: "\(manifest.displayName) has no previews",
                     fix:
-                        "add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with PreviewSession over its mocks (see Plugins/Auth/Sources/Previews.swift)"
+                        "add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with RootDriver over its mocks (see Plugins/Auth/Sources/Previews.swift)"
                 )
             )
             return .usage

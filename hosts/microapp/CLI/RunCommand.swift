@@ -1,5 +1,4 @@
 import CPlatform
-import DemoServices
 import Foundation
 import MicroappHost
 import MicroappSDK
@@ -12,11 +11,11 @@ import MicroappTerminal
 /// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
 enum RunCommand {
     @MainActor
-    static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         if arguments.flag("--supervised") { endWithSupervisor() }
         let ui = try FrontEnd.chosen(by: arguments)
         let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
-        let set = try LoadedPluginSet.load(arguments, services: .live)
+        let set = try await LoadedPluginSet.load(arguments, host: host, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
             Console.report(set.problems)
             Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")
@@ -28,7 +27,7 @@ enum RunCommand {
         if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
         let runtime = AppRuntime(
             images: set.images, resolution: set.resolution, container: set.container,
-            options: AppRuntime.Options(home: arguments.value("--home") ?? DemoContainer.home))
+            options: AppRuntime.Options(name: host.name, home: arguments.value("--home") ?? host.home))
         let problems = set.problems + runtime.startProblems
         if arguments.flag("--strict") && !problems.isEmpty {
             Console.report(problems)

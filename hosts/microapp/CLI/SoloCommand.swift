@@ -1,4 +1,3 @@
-import DemoServices
 import MicroappHost
 import MicroappSDK
 import MicroappTerminal
@@ -6,11 +5,8 @@ import MicroappTerminal
 /// `microapp solo FEATURE`: one feature alone, its requirements met by the mocks it ships, routes into other
 /// features shown as stubs. The fast loop of a feature team: only that feature's library is built and loaded.
 enum SoloCommand {
-    /// The demo app's sign-in route (Auth's): stubbed when a guarded route opens signed out without Auth.
-    static let signInRoute = "auth://select"
-
     @MainActor
-    static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let ui = try FrontEnd.chosen(by: arguments)
         let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
@@ -19,7 +15,7 @@ enum SoloCommand {
         }
         let choices = try mockChoices(arguments.values("--mock"))
         let library: FeatureLibrary
-        switch try FeatureLibrary.load(name, arguments: arguments) {
+        switch try await FeatureLibrary.load(name, arguments: arguments) {
         case .success(let loaded): library = loaded
         case .failure(let problem):
             Console.report([problem])
@@ -31,7 +27,7 @@ enum SoloCommand {
         do {
             container = try Container.mocked(mocks, choices: choices)
         } catch {
-            throw UsageError("\(manifest.displayName): \(error.reason)", fix: error.fix)
+            throw UsageError("\(manifest.displayName): --mock \(error.reason)", fix: error.fix)
         }
         let missing = mocks.missing(in: manifest)
         guard missing.isEmpty else {
@@ -43,8 +39,8 @@ enum SoloCommand {
         let runtime = AppRuntime(
             images: [library.image], resolution: resolution, container: container,
             options: AppRuntime.Options(
-                home: DemoContainer.home, mode: .solo, mocks: mocks.inUse(choices),
-                foreign: ForeignRoutes(names: library.others, signIn: signInRoute)))
+                name: host.name, home: host.home, mode: .solo, mocks: mocks.inUse(choices),
+                foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback)))
         let problems = resolution.problems + runtime.startProblems
         guard problems.isEmpty, !runtime.runningFeatures.isEmpty else {
             Console.report(problems)

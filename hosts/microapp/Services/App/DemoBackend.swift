@@ -1,4 +1,5 @@
 import Foundation
+import MicroappHost
 import MicroappSDK
 
 /// Everything behind the demo app's services: the data directory, its database and session file, and the
@@ -53,31 +54,60 @@ public final class DemoBackend {
     /// The shared session (nil when signed out).
     public var session: ObservableProperty<Session?> { persistedSession.property }
 
-    /// Opens everything `configuration` names, failing with a `StorageError` (data directory, database: corrupt,
-    /// read-only, locked) or a `ConfigurationError` (characters URL) that says what, why and how to fix it.
-    /// `report` hears of problems the app survives (a damaged session file, a failed save).
-    public init(_ configuration: Configuration, report: @escaping (StorageError) -> Void) throws {
-        if let text = configuration.charactersURL {
-            guard let url = HTTPCharactersService.baseURL(text) else {
-                throw ConfigurationError(
-                    subject: text, reason: "the characters URL is not an absolute http or https URL",
-                    fix: "give the API's base URL, such as https://rickandmortyapi.com/api")
+    /// Opens everything `configuration` names on a thread of its own, awaited (files, the SQLite open and
+    /// migration, the seed's yescrypt hashes, the saved session's account): the main actor goes on meanwhile.
+    /// Fails with a `StorageError` (data directory, database: corrupt, read-only, locked) or a
+    /// `ConfigurationError` (characters URL) that says what, why and how to fix it. `report` hears of problems the
+    /// app survives (a damaged session file, a failed save), from any thread.
+    public static func open(
+        _ configuration: Configuration, report: @escaping @Sendable (StorageError) -> Void
+    ) async throws -> DemoBackend {
+        let opened = try await BlockingWork.run { () throws -> Opened in try Opened(configuration, report: report) }
+        return DemoBackend(opened, report: report)
+    }
+
+    private init(_ opened: Opened, report: @escaping @Sendable (StorageError) -> Void) {
+        characters = opened.characters
+        dataDirectory = opened.dataDirectory
+        database = opened.database
+        accounts = opened.accounts
+        recentSearches = opened.recentSearches
+        persistedSession = PersistedSession(file: opened.sessionFile, initial: opened.session, report: report)
+    }
+
+    /// What opening does off the main actor: every file and the database, ready to hand to the main actor.
+    private struct Opened: Sendable {
+        let characters: any CharactersService
+        let dataDirectory: DataDirectory
+        let database: Database
+        let accounts: AccountStore
+        let recentSearches: RecentSearchStore
+        let sessionFile: SessionFile
+        let session: Session?
+
+        init(_ configuration: Configuration, report: (StorageError) -> Void) throws {
+            if let text = configuration.charactersURL {
+                guard let url = HTTPCharactersService.baseURL(text) else {
+                    throw ConfigurationError(
+                        subject: text, reason: "the characters URL is not an absolute http or https URL",
+                        fix: "give the API's base URL, such as https://rickandmortyapi.com/api")
+                }
+                characters = HTTPCharactersService(baseURL: url, timeout: configuration.charactersTimeout)
+            } else {
+                characters = CharacterCatalog()
             }
-            characters = HTTPCharactersService(baseURL: url, timeout: configuration.charactersTimeout)
-        } else {
-            characters = CharacterCatalog()
+            dataDirectory = try DataDirectory(configuration.dataDirectory, environment: configuration.environment)
+            database = try Database(
+                path: dataDirectory.databasePath,
+                options: Database.Options(busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
+            try database.checkWritable()
+            try Schema.migrate(database)
+            accounts = AccountStore(database: database)
+            recentSearches = RecentSearchStore(database: database)
+            try accounts.seed(configuration.seedAccounts)
+            sessionFile = SessionFile(path: dataDirectory.sessionPath)
+            session = try PersistedSession.load(from: sessionFile, accounts: accounts, report: report)
         }
-        dataDirectory = try DataDirectory(configuration.dataDirectory, environment: configuration.environment)
-        database = try Database(
-            path: dataDirectory.databasePath,
-            options: Database.Options(busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
-        try database.checkWritable()
-        try Schema.migrate(database)
-        accounts = AccountStore(database: database)
-        recentSearches = RecentSearchStore(database: database)
-        try accounts.seed(configuration.seedAccounts)
-        persistedSession = try PersistedSession(
-            file: SessionFile(path: dataDirectory.sessionPath), accounts: accounts, report: report)
     }
 
     /// The id of the signed-in account, or `signed-out`.

@@ -8,16 +8,16 @@ public enum DemoContainer {
     /// The account a new database starts with, so the demo can be signed in to at once.
     public static let demoAccount = NewAccount(name: "Rick Sanchez", email: "rick@example.com", password: "portal-gun")
 
-    /// Opens the data directory (`--data`, nil for the default), its database and session, and the characters
+    /// Opens (off the main actor) the data directory (`--data`, nil for the default), its database and session, and the characters
     /// source (`charactersURL`, nil for the bundled catalog), and offers every service of `DemoKeys`. Throws a
     /// `StorageError` or `ConfigurationError` whose description says what, why and how to fix it. Problems the
     /// app survives (a damaged session file) go to `report`, by default as lines on stderr.
     @MainActor
-    public static func make(
+    public static func open(
         dataDirectory: String?, charactersURL: String?,
-        report: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
-    ) throws -> Container {
-        let backend = try DemoBackend(
+        report: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) async throws -> Container {
+        let backend = try await DemoBackend.open(
             DemoBackend.Configuration(
                 dataDirectory: dataDirectory, charactersURL: charactersURL, seedAccounts: [demoAccount]),
             report: { report($0.description) })

@@ -11,12 +11,25 @@ public final class PersistedSession {
     public let file: SessionFile
     private var observation: Observation?
 
-    /// Loads the session from `file`, checking its account in `accounts`, and starts saving changes;
-    /// `report` hears of every problem (a damaged file, a failed save).
-    public init(
-        file: SessionFile, accounts: AccountStore, report: @escaping (StorageError) -> Void
-    ) throws(StorageError) {
+    /// Shares `initial` (what `load` read from `file`) and starts saving changes to `file`; `report` hears of a
+    /// failed save.
+    public init(file: SessionFile, initial: Session?, report: @escaping (StorageError) -> Void) {
         self.file = file
+        property = ObservableProperty(initial)
+        observation = property.observe { session in
+            do throws(StorageError) {
+                try file.save(session)
+            } catch {
+                report(error)
+            }
+        }
+    }
+
+    /// The session saved in `file`, its account checked in `accounts` (file and database reads: call it off the
+    /// main actor); nil, reported, when the file is damaged or its account no longer exists.
+    public nonisolated static func load(
+        from file: SessionFile, accounts: AccountStore, report: (StorageError) -> Void
+    ) throws(StorageError) -> Session? {
         var initial: Session?
         switch file.load() {
         case .signedOut: initial = nil
@@ -31,13 +44,6 @@ public final class PersistedSession {
                 try? file.save(nil)
             }
         }
-        property = ObservableProperty(initial)
-        observation = property.observe { session in
-            do throws(StorageError) {
-                try file.save(session)
-            } catch {
-                report(error)
-            }
-        }
+        return initial
     }
 }

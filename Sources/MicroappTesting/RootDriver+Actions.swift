@@ -1,6 +1,6 @@
 import MicroappSDK
 
-extension FeatureHarness {
+extension RootDriver {
     /// The element with `id` a person can reach now: content in the view state, the alert's or error's
     /// actions over it, nothing while loading.
     public func element(_ id: String) -> Element? {
@@ -26,26 +26,18 @@ extension FeatureHarness {
     }
 
     /// Taps the enabled button `id`; throws when the screen offers no such button.
-    public func tap(_ id: String) throws {
-        try act(.tap(id: id))
+    public func tap(_ id: String) throws(Failure) {
+        try send(.tap(id: id))
     }
 
     /// Replaces the text of field `id` with `text`; throws when the screen offers no such field.
-    public func type(_ text: String, into id: String) throws {
-        try act(.input(id: id, text: text))
+    public func type(_ text: String, into id: String) throws(Failure) {
+        try send(.input(id: id, text: text))
     }
 
     /// Chooses row `index` of list `id`; throws when there is no such list or row.
-    public func select(_ index: Int, in id: String) throws {
-        try act(.select(id: id, index: index))
-    }
-
-    /// Sends `action` when a person could do it on the screen as drawn now (the host's rule), else throws why not.
-    private func act(_ action: Action) throws {
-        if let reason = screen.refusal(of: action) {
-            throw HarnessError("\(reason) (\(location.url))", screen: screen)
-        }
-        send(action)
+    public func select(_ index: Int, in id: String) throws(Failure) {
+        try send(.select(id: id, index: index))
     }
 }
 

@@ -1,24 +1,24 @@
-import MicroappSDK
-
-/// A fake container for tests: the services and shared state a feature under test gets, by key id.
+/// The dependencies a Root driven without the host gets, by key id: a feature's own mocks, or the services and
+/// state a test hands it (`RootDriver`).
 ///
 /// ```swift
-/// let dependencies = TestDependencies()
+/// let dependencies = DependencyValues()
 ///     .provide(SettingsKeys.signOut, Service { _ in Nothing() })
 ///     .share(SettingsKeys.session, ObservableProperty<Session?>(MockSettings.session), access: .read)
 /// ```
 @MainActor
-public final class TestDependencies: DependencySource {
+public final class DependencyValues: DependencySource {
     private var values: [String: Any] = [:]
 
     /// An empty set of dependencies; add to it with `provide` and `share`.
     public init() {}
 
-    /// The stand-ins a feature ships (`F.mocks()`), each service in its `default` variant unless `variants`
-    /// names another by key id (`["characters.page": "failing"]`).
-    public convenience init(_ mocks: Mocks, variants: [String: String] = [:]) {
+    /// The stand-ins a feature ships (`F.mocks()`), each service in its `default` variant unless `choices` names
+    /// another by key id (`["characters.page": "failing"]`); each piece of state shared read-write. Throws when a
+    /// choice names a key or variant the mocks do not have.
+    public convenience init(_ mocks: Mocks, choosing choices: [String: String] = [:]) throws(MockChoiceError) {
         self.init()
-        for (id, mock) in mocks.services { values[id] = mock.variants[variants[id] ?? "default"] }
+        for (id, chosen) in try mocks.chosenServices(choices) { values[id] = chosen.service }
         for (id, state) in mocks.states { values[id] = state.property }
     }
 
