@@ -19,12 +19,11 @@ struct SearchProvidesTests {
     @Test("the service answers how many recent queries there are and the last one, read anew at each call")
     func summaryFollowsRecentQueries() async throws {
         let recents = MockRecents(["morty", "rick"])
-        let fixture = try SearchFixture()
         let context = FeatureContext(
             manifest: SearchFeature.manifest,
             source: DependencyValues().provide(SearchKeys.recent, .mockRecent(recents)),
-            navigation: fixture.harness, invalidate: {})
-        let erased = try #require(try SearchFeature.provide(context).services[SearchKeys.recentSummary.id])
+            navigation: NoNavigation(), invalidate: {})
+        let erased = try #require(SearchFeature.provide(context).services[SearchKeys.recentSummary.id])
         let summary = Service<Nothing, RecentSearchSummary>(erased: erased)
         #expect(try await summary(Nothing()) == RecentSearchSummary(count: 2, last: "morty"))
         _ = await recents.save("summer")
@@ -32,4 +31,13 @@ struct SearchProvidesTests {
         _ = await recents.clear()
         #expect(try await summary(Nothing()) == RecentSearchSummary(count: 0, last: nil))
     }
+}
+
+/// A navigation host for a service called outside any screen: providing a service navigates nowhere.
+@MainActor
+private final class NoNavigation: NavigationHost {
+    func push(_ url: String) {}
+    func pop() {}
+    func popToRoot() {}
+    func open(_ url: String) {}
 }

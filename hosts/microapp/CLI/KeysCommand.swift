@@ -28,8 +28,8 @@ enum KeysCommand {
     }
 
     @MainActor
-    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        let set = try LoadedPluginSet.load(arguments)
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        let set = try await LoadedPluginSet.load(arguments, host: host)
         let rows = offers(set)
         if arguments.flag("--json") {
             rows.forEach(Console.json)

@@ -39,7 +39,7 @@ func main(host: HostConfiguration) async -> ExitCode {
         case "probe": return try InspectCommands.probe(arguments)
         case "lock": return try LockCommand.run(arguments)
         case "graph": return try await GraphCommand.run(arguments, host: host)
-        case "keys": return try KeysCommand.run(arguments)
+        case "keys": return try await KeysCommand.run(arguments, host: host)
         case "solo": return try await SoloCommand.run(arguments, host: host)
         case "preview": return try await PreviewCommand.run(arguments)
         case "new": return try NewCommand.run(arguments)
