@@ -310,7 +310,8 @@ public final class AppRuntime: AppDriver {
     /// Hands out the services of a Root that started (on a swap, to the features already holding them).
     func publish(_ prepared: PreparedRoot) {
         for (provision, service) in prepared.services {
-            container.provide(provision.key, type: provision.type, service: service, by: prepared.manifest.id)
+            container.provide(
+                provision.key, type: provision.type, service: service, by: prepared.manifest.id, shape: provision.shape)
         }
     }
 

@@ -74,7 +74,7 @@ extension Container {
                         "choose one with --mock \(key)=VARIANT (\(mock.variants.keys.sorted().joined(separator: ", ")))"
                 )
             }
-            container.provide(key, type: mock.type, service: service, by: Container.mocks)
+            container.provide(key, type: mock.type, service: service, by: Container.mocks, shape: mock.shape)
         }
         for (key, state) in mocks.states {
             (state.property as? any SharableState)?.share(in: container, key: key)
@@ -90,7 +90,7 @@ protocol SharableState {
     func share(in container: Container, key: String)
 }
 
-extension ObservableProperty: SharableState {
+extension ObservableProperty: SharableState where Value: Codable {
     func share(in container: Container, key: String) {
         container.share(DependencyKey<Value>.state(key, access: .readWrite), self)
     }

@@ -4,6 +4,7 @@ import MicroappSDK
 @MainActor
 public final class TestDependencies: DependencySource {
     private var values: [String: Any] = [:]
+    private var grants: [String: (Access) -> StateGrant?] = [:]
 
     /// An empty set of dependencies; add to it with `provide` and `share`.
     public init() {}
@@ -13,7 +14,7 @@ public final class TestDependencies: DependencySource {
     public convenience init(_ mocks: Mocks, variants: [String: String] = [:]) {
         self.init()
         for (id, mock) in mocks.services { values[id] = mock.variants[variants[id] ?? "default"] }
-        for (id, state) in mocks.states { values[id] = state.property }
+        for id in mocks.states.keys { grants[id] = { mocks.grant(id, access: $0) } }
     }
 
     /// Provides `service` for `key`, replacing any earlier one.
@@ -23,13 +24,16 @@ public final class TestDependencies: DependencySource {
         return self
     }
 
-    /// Shares `property` for `key`: writable when `access` is read-write, through its read-only view otherwise.
+    /// Shares `property` for `key`: writable when `access` is read-write (and the feature asks for it), as a
+    /// read-only copy otherwise.
     @discardableResult
-    public func share<V>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access) -> Self {
-        values[key.id] = access == .readWrite ? property : property.readOnly
+    public func share<V: Codable>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access) -> Self {
+        grants[key.id] = { StateGrant(property, access: min($0, access)) }
         return self
     }
 
     /// The value registered under the requirement's key; the feature's context checks its type.
-    public func value(for requirement: Requirement) -> Any? { values[requirement.key] }
+    public func value(for requirement: Requirement) -> Any? {
+        values[requirement.key] ?? grants[requirement.key]?(requirement.access)
+    }
 }

@@ -110,6 +110,8 @@ public struct Requirement: Codable, Sendable, Equatable {
     public var access: Access
     /// An optional requirement may be missing; the feature then runs without it.
     public var isOptional: Bool
+    /// The value's `TypeShape` in text form; nil in manifests of plugins built before shapes were written.
+    public var shape: String?
 
     /// Describes the requirement that `key` stands for.
     public init<Value>(_ key: DependencyKey<Value>) {
@@ -118,6 +120,7 @@ public struct Requirement: Codable, Sendable, Equatable {
         self.kind = key.kind
         self.access = key.access
         self.isOptional = key.isOptional
+        self.shape = key.shape.description
     }
 }
 
@@ -129,11 +132,14 @@ public struct Provision: Codable, Sendable, Equatable {
     public var type: String
     /// Ids of this feature's requirements the provided service needs (used to find cycles).
     public var uses: [String]
+    /// The service's `TypeShape` in text form; nil in manifests of plugins built before shapes were written.
+    public var shape: String?
 
     /// Describes the service `key` stands for, built from the requirements named in `uses`.
     public init<Value>(_ key: DependencyKey<Value>, uses: [String] = []) {
         self.key = key.id
         self.type = key.typeName
         self.uses = uses
+        self.shape = key.shape.description
     }
 }

@@ -35,7 +35,6 @@ public final class PreviewSession {
                     ?? "\(F.manifest.id) has no mocked service '\(key)'")
         }
         for (key, mock) in mocks.services { values[key] = mock.variants[variants[key] ?? "default"] }
-        for (key, state) in mocks.states { values[key] = state.property }
         routes = try F.manifest.routes.map { declaration throws -> (RoutePattern, String) in
             do throws(RouteError) {
                 return (try RoutePattern(declaration.pattern), declaration.pattern)
@@ -45,7 +44,7 @@ public final class PreviewSession {
         }
         let relay = Relay()
         let context = FeatureContext(
-            manifest: F.manifest, source: MockValues(values), navigation: relay,
+            manifest: F.manifest, source: MockValues(values, mocks: mocks), navigation: relay,
             invalidate: { [relay] in relay.session?.redraws.fire() }, clock: ImmediateClock())
         root = try F.makeRoot(context)
         relay.session = self
@@ -122,14 +121,20 @@ public final class PreviewSession {
     }
 }
 
-/// The mocks as the feature's dependencies, by key id; the context checks types and access.
+/// The mocks as the feature's dependencies: services by key id, state as granted for the access asked.
 @MainActor
 private final class MockValues: DependencySource {
     private let values: [String: Any]
+    private let mocks: Mocks
 
-    init(_ values: [String: Any]) { self.values = values }
+    init(_ values: [String: Any], mocks: Mocks) {
+        self.values = values
+        self.mocks = mocks
+    }
 
-    func value(for requirement: Requirement) -> Any? { values[requirement.key] }
+    func value(for requirement: Requirement) -> Any? {
+        values[requirement.key] ?? mocks.grant(requirement.key, access: requirement.access)
+    }
 }
 
 /// The back stack a previewed feature sees; routes of other features go nowhere. Weak, so the Root (which holds
