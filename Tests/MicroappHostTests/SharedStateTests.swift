@@ -48,6 +48,15 @@ struct SharedStateTests {
         #expect(!(raw is ObservableProperty<Session?>))
     }
 
+    @Test("a read-only copy of which a feature keeps only the observation goes on hearing the host's changes")
+    func observationKeepsCopy() throws {
+        var heard: [Session?] = []
+        let observation = try context(.read).value(.session(access: .read)).observe { heard.append($0) }
+        session.value = rick
+        #expect(heard == [rick])
+        observation.cancel()
+    }
+
     /// Everything reflection reaches from `root`, depth first (closures are leaves: Mirror shows no captures).
     func reachable(from root: Any, depth: Int = 0) -> [Any] {
         guard depth < 12 else { return [] }

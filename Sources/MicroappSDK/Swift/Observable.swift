@@ -82,9 +82,10 @@ public final class ObservableValue<Value> {
         observers.notify(new)
     }
 
-    /// Calls `onChange` with each new value until the returned observation ends.
+    /// Calls `onChange` with each new value until the returned observation ends. The observation keeps this copy
+    /// alive: a feature may keep only the observation, and the copy must go on following the host.
     public func observe(_ onChange: @escaping (Value) -> Void) -> Observation {
         let id = observers.add(onChange)
-        return Observation { [weak self] in self?.observers.remove(id) }
+        return Observation { self.observers.remove(id) }
     }
 }
