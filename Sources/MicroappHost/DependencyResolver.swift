@@ -217,7 +217,8 @@ public enum DependencyResolver {
         guard let needed = requirement.shape, let offered = offer.shape, needed != offered else { return nil }
         let mismatch = "with shape \(needed); \(offer.provider) offers shape \(offered)"
         guard let need = TypeShape(parsing: needed), let have = TypeShape(parsing: offered) else { return mismatch }
-        let fits = need.accepts(have) && (requirement.access == .read || requirement.kind == .service || have.accepts(need))
+        let fits =
+            need.accepts(have) && (requirement.access == .read || requirement.kind == .service || have.accepts(need))
         return fits ? nil : mismatch
     }
 

@@ -11,7 +11,8 @@ struct DemoContractsLinkTests {
         let sdk = root.appendingPathComponent("Sources/MicroappSDK")
         try FileManager.default.createDirectory(at: sdk, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-            at: Repository.root.appendingPathComponent("Package.swift"), to: root.appendingPathComponent("Package.swift"))
+            at: Repository.root.appendingPathComponent("Package.swift"),
+            to: root.appendingPathComponent("Package.swift"))
         try FileManager.default.copyItem(
             at: Repository.root.appendingPathComponent("Sources/MicroappSDK/Package.swift"),
             to: sdk.appendingPathComponent("Package.swift"))

@@ -15,7 +15,11 @@ struct ContractRulesTests {
     struct Request: Codable { var page: Int }
 
     static func offer<V>(_ key: DependencyKey<V>, access: Access = .read) -> [String: Offer] {
-        [key.id: Offer(key: key.id, type: key.typeName, kind: key.kind, access: access, provider: "host", shape: key.shape.description)]
+        [
+            key.id: Offer(
+                key: key.id, type: key.typeName, kind: key.kind, access: access, provider: "host",
+                shape: key.shape.description)
+        ]
     }
 
     @Test("a service whose response shape differs from the host's is refused before start, naming both shapes")
@@ -55,12 +59,16 @@ struct ContractRulesTests {
                 hostOffers: Self.offer(held, access: .readWrite)
             ).problems.isEmpty)
         let strict = DependencyResolver.resolve(
-            [T.candidate("owner", requirements: [DependencyKey<Older.Page>.state("page", access: .readWrite).requirement])],
+            [
+                T.candidate(
+                    "owner", requirements: [DependencyKey<Older.Page>.state("page", access: .readWrite).requirement])
+            ],
             hostOffers: Self.offer(held, access: .readWrite))
         #expect(try #require(strict.problems.first).code == .wrongShape)
         #expect(
             DependencyResolver.resolve(
-                [T.candidate("owner", requirements: [owner.requirement])], hostOffers: Self.offer(held, access: .readWrite)
+                [T.candidate("owner", requirements: [owner.requirement])],
+                hostOffers: Self.offer(held, access: .readWrite)
             ).problems.isEmpty)
     }
 
@@ -103,7 +111,9 @@ struct ContractRulesTests {
             for id in order {
                 let problem = try #require(resolution.disabled[id])
                 #expect(problem.code == .secondSignIn)
-                #expect(problem.reason.contains("auth://sign-in of auth") && problem.reason.contains("aaa://sign-in of aaa"))
+                #expect(
+                    problem.reason.contains("auth://sign-in of auth") && problem.reason.contains("aaa://sign-in of aaa")
+                )
             }
         }
     }
@@ -113,7 +123,9 @@ struct ContractRulesTests {
         let key = DependencyKey<Session?>.session(access: .readWrite)
         let resolution = DependencyResolver.resolve(
             [
-                T.candidate("auth", routes: [RouteDeclaration("auth://sign-in", isSignIn: true)], requirements: [key.requirement]),
+                T.candidate(
+                    "auth", routes: [RouteDeclaration("auth://sign-in", isSignIn: true)],
+                    requirements: [key.requirement]),
                 T.candidate("home", requirements: [DependencyKey<Session?>.session(access: .read).requirement]),
             ], hostOffers: Self.offer(key, access: .readWrite))
         #expect(resolution.problems.isEmpty)

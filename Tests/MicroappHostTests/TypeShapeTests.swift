@@ -28,7 +28,8 @@ struct TypeShapeTests {
     func structShape() {
         #expect(
             TypeShape.of(Detail.self).description
-                == #"{"gender":String?,"homepage":URL,"id":Int,"name":String,"seen":Date,"status":String,"tags":[String]}"#)
+                == #"{"gender":String?,"homepage":URL,"id":Int,"name":String,"seen":Date,"status":String,"tags":[String]}"#
+        )
     }
 
     @Test("the SDK's session as shared state is an optional object")

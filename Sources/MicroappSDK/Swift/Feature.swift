@@ -118,7 +118,9 @@ public final class FeatureContext {
     private func unreadable<V>(_ key: DependencyKey<V>) -> DependencyError {
         DependencyError(
             key: key.id, reason: "the host's value does not decode as \(key.typeName) (shape \(key.shape))",
-            fix: "declare the state with the shape the host shares (see `microapp graph`) and rebuild")
+            fix:
+                "declare the state with the shape the host shares (`microapp graph --format json` shows shapes) and rebuild"
+        )
     }
 
     private func lookup<V>(_ key: DependencyKey<V>) throws(DependencyError) -> Any {

@@ -24,7 +24,8 @@ public struct Mocks {
     /// Adds a variant of the service behind `key` (`default` unless named).
     public mutating func service<S: ServiceProtocol>(_ key: DependencyKey<S>, variant: String = "default", _ service: S)
     {
-        services[key.id, default: ServiceMock(type: key.typeName, shape: key.shape.description, variants: [:])].variants[variant] = service.erased
+        services[key.id, default: ServiceMock(type: key.typeName, shape: key.shape.description, variants: [:])]
+            .variants[variant] = service.erased
     }
 
     /// Adds shared state for `key` with a first value (e.g. a signed-in session).

@@ -61,5 +61,7 @@ enum StateCoding {
         return try? encoder.encode(value)
     }
 
-    static func decode<V: Decodable>(_ type: V.Type, _ bytes: Data) -> V? { try? JSONDecoder().decode(type, from: bytes) }
+    static func decode<V: Decodable>(_ type: V.Type, _ bytes: Data) -> V? {
+        try? JSONDecoder().decode(type, from: bytes)
+    }
 }

@@ -110,8 +110,9 @@ private struct ShapeParser {
             index = end + 1
         default:
             let start = index
-            while let next = peek, next.properties.isAlphabetic || ("0"..."9").contains(next) || next == "_"
-                || next == "."
+            while let next = peek,
+                next.properties.isAlphabetic || ("0"..."9").contains(next) || next == "_"
+                    || next == "."
             {
                 index += 1
             }
