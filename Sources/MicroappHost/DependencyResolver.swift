@@ -213,7 +213,7 @@ public enum DependencyResolver {
     /// Why the JSON of `requirement` and `offer` do not fit, or nil when they do (or a manifest predates shapes).
     /// Readers decode what the other side writes: a service's provider its callers' requests, callers its
     /// responses; a state's readers the holder's value, and the holder its owner's writes.
-    static func shapeMismatch(_ requirement: Requirement, _ offer: Offer) -> String? {
+    public static func shapeMismatch(_ requirement: Requirement, _ offer: Offer) -> String? {
         guard let needed = requirement.shape, let offered = offer.shape, needed != offered else { return nil }
         let mismatch = "with shape \(needed); \(offer.provider) offers shape \(offered)"
         guard let need = TypeShape(parsing: needed), let have = TypeShape(parsing: offered) else { return mismatch }
