@@ -22,12 +22,16 @@ let features: [String] =
     .sorted()
 
 let sdk: Target.Dependency = .product(name: "MicroappSDK", package: "MicroappSDK")
+// The demo app's own features are the only ones that link its contracts; any other feature (one `microapp new`
+// makes, say) sees only the SDK.
+let demoFeatures: Set = ["Auth", "Characters", "Search", "Settings"]
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let featureTargets: [Target] = features.flatMap { name -> [Target] in
     var targets: [Target] = [
         .target(
-            name: name, dependencies: [sdk, "DemoContracts"], path: "Plugins/\(name)/Sources", swiftSettings: strict),
+            name: name, dependencies: [sdk] + (demoFeatures.contains(name) ? ["DemoContracts"] : []),
+            path: "Plugins/\(name)/Sources", swiftSettings: strict),
         .target(
             name: "\(name)Plugin", dependencies: [.target(name: name), sdk], path: "Plugins/\(name)/Entry",
             swiftSettings: strict),
@@ -45,7 +49,9 @@ let package = Package(
     name: "Microapps",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "microapp", targets: ["microapp"])
+        .executable(name: "microapp", targets: ["microapp"]),
+        // The demo host's service shapes, for a feature outside this repository that talks to the demo app.
+        .library(name: "DemoContracts", targets: ["DemoContracts"]),
     ] + features.map { .library(name: $0, type: .dynamic, targets: ["\($0)Plugin"]) },
     dependencies: [
         .package(path: "Sources/MicroappSDK")
@@ -109,7 +115,7 @@ let package = Package(
         .executableTarget(
             name: "monolith",
             dependencies: ["CommandLineSpec", "MicroappHost", "MicroappTerminal", "DemoServices", sdk]
-                + ["Auth", "Characters", "Search", "Settings"].filter(features.contains).map { .target(name: $0) },
+                + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
             name: "cold-start-benchmark", dependencies: ["CommandLineSpec"], path: "Benchmarks/ColdStart",

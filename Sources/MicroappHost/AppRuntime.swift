@@ -316,7 +316,7 @@ public final class AppRuntime: AppDriver {
         for (provision, service) in prepared.services {
             container.provide(
                 provision.key, type: provision.type, service: service, by: prepared.manifest.id,
-                summary: provision.summary)
+                summary: provision.summary, shape: provision.shape)
         }
     }
 

@@ -15,10 +15,13 @@ public struct Offer: Sendable, Equatable {
     public var provider: String
     /// One line saying what it is (the key's `summary`), nil when its declaration gives none.
     public var summary: String?
+    /// The value's `TypeShape` in text form (compared with requirements' `shape`); nil when unknown.
+    public var shape: String?
 
     /// Describes an offer.
     public init(
-        key: String, type: String, kind: DependencyKind, access: Access, provider: String, summary: String? = nil
+        key: String, type: String, kind: DependencyKind, access: Access, provider: String, summary: String? = nil,
+        shape: String? = nil
     ) {
         self.key = key
         self.type = type
@@ -26,6 +29,7 @@ public struct Offer: Sendable, Equatable {
         self.access = access
         self.provider = provider
         self.summary = summary
+        self.shape = shape
     }
 }
 
@@ -34,6 +38,8 @@ public struct Offer: Sendable, Equatable {
 @MainActor
 public final class Container: DependencySource {
     private var values: [String: Any] = [:]
+    /// How each piece of shared state is granted to a feature, by the access it gets.
+    private var grants: [String: (Access) -> StateGrant] = [:]
     /// The current implementation of each service a feature provides.
     private var slots: [String: ServiceSlot] = [:]
     /// What is on offer, by key id.
@@ -47,7 +53,9 @@ public final class Container: DependencySource {
 
     /// Offers a service under `key`.
     public func provide<S: ServiceProtocol>(_ key: DependencyKey<S>, _ service: S, by provider: String = "host") {
-        provide(key.id, type: key.typeName, service: service.erased, by: provider, summary: key.summary)
+        provide(
+            key.id, type: key.typeName, service: service.erased, by: provider, summary: key.summary,
+            shape: key.shape.description)
     }
 
     /// Offers a service in its byte-level form (services provided by plugins arrive this way). A feature's service
@@ -57,7 +65,8 @@ public final class Container: DependencySource {
     /// running feature's own included, so `--mock KEY=VARIANT` decides what a feature that provides and needs a
     /// service gets, also after a swap.
     public func provide(
-        _ key: String, type: String, service: ErasedService, by provider: String, summary: String? = nil
+        _ key: String, type: String, service: ErasedService, by provider: String, summary: String? = nil,
+        shape: String? = nil
     ) {
         if offers[key]?.provider == Self.mocks && ![Self.mocks, "host"].contains(provider) { return }
         if provider != "host" {
@@ -73,14 +82,19 @@ public final class Container: DependencySource {
             values[key] = service
         }
         offers[key] = Offer(
-            key: key, type: type, kind: .service, access: .read, provider: provider, summary: summary)
+            key: key, type: type, kind: .service, access: .read, provider: provider, summary: summary, shape: shape)
     }
 
-    /// Shares state under `key`; `access` is the most any feature may get (`read` keeps everyone read-only).
-    public func share<V>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access = .readWrite) {
+    /// Shares state under `key`; `access` is the most any feature may get (`read` keeps everyone read-only). The
+    /// host keeps `property`; features get grants that carry its value as JSON, never the property itself.
+    public func share<V: Codable>(
+        _ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access = .readWrite
+    ) {
         values[key.id] = property
+        grants[key.id] = { StateGrant(property, access: $0) }
         offers[key.id] = Offer(
-            key: key.id, type: key.typeName, kind: .state, access: access, provider: "host", summary: key.summary)
+            key: key.id, type: key.typeName, kind: .state, access: access, provider: "host", summary: key.summary,
+            shape: key.shape.description)
     }
 
     /// The shared state under `key`, for the host's own use (guards, header).
@@ -88,24 +102,14 @@ public final class Container: DependencySource {
         values[key.id] as? ObservableProperty<V>
     }
 
-    /// The value for a requirement, projected to read-only unless read-write is both asked and offered.
+    /// The value for a requirement: a service, or a grant of state that is read-only unless read-write is both
+    /// asked and offered.
     public func value(for requirement: Requirement) -> Any? {
         guard let offer = offers[requirement.key], let value = values[requirement.key] else { return nil }
         guard offer.type == requirement.type, offer.kind == requirement.kind else { return nil }
-        if requirement.access == .readWrite && offer.access == .readWrite { return value }
-        if let readable = value as? any ReadOnlyProjecting { return readable.readOnlyProjection }
-        return value
+        guard offer.kind == .state else { return value }
+        return grants[requirement.key]?(min(requirement.access, offer.access))
     }
-}
-
-/// Shared state that can hand out a read-only view of itself.
-@MainActor
-protocol ReadOnlyProjecting {
-    var readOnlyProjection: Any { get }
-}
-
-extension ObservableProperty: ReadOnlyProjecting {
-    var readOnlyProjection: Any { readOnly }
 }
 
 /// Where the current implementation of a feature's service lives; callers go through it on every call.

@@ -39,6 +39,8 @@ public enum DependencyResolver {
 
         let features = uniqueFeatures(candidates, problems: &problems)
         checkRoutes(features, disable: disable)
+        checkSignIn(features, disable: disable)
+        checkOwners(features, disable: disable)
         let offers = collectOffers(features, hostOffers: hostOffers, disable: disable)
 
         // Requirements against offers; a provider that is itself disabled is reported in the fixpoint below.
@@ -155,7 +157,7 @@ public enum DependencyResolver {
             for provision in feature.manifest.provides {
                 let offer = Offer(
                     key: provision.key, type: provision.type, kind: .service, access: .read,
-                    provider: feature.manifest.id)
+                    provider: feature.manifest.id, shape: provision.shape)
                 if let existing = offers[provision.key] {
                     // In microapp mode the mocks stand in for every provider, the feature's own included.
                     if existing.provider == Container.mocks { continue }
@@ -191,6 +193,14 @@ public enum DependencyResolver {
                 reason: "\(need) ← \(offer.provider) provides it as \(offer.kind.rawValue) \(offer.type)",
                 fix: "make the requirement and the provider agree on the type of '\(requirement.key)'")
         }
+        if let mismatch = shapeMismatch(requirement, offer) {
+            return Diagnostic(
+                .wrongShape, subject: id,
+                reason: "\(id) needs \(requirement.key) (\(requirement.kind.rawValue)) \(mismatch)",
+                fix:
+                    "rebuild \(id) against the contracts \(offer.provider) was built with (or the other way round) so both sides agree on the JSON of '\(requirement.key)'"
+            )
+        }
         guard requirement.access <= offer.access else {
             return Diagnostic(
                 .wrongAccess, subject: id,
@@ -198,6 +208,18 @@ public enum DependencyResolver {
                 fix: "ask for read access, or share '\(requirement.key)' read-write (only its one owner should write)")
         }
         return nil
+    }
+
+    /// Why the JSON of `requirement` and `offer` do not fit, or nil when they do (or a manifest predates shapes).
+    /// Readers decode what the other side writes: a service's provider its callers' requests, callers its
+    /// responses; a state's readers the holder's value, and the holder its owner's writes.
+    public static func shapeMismatch(_ requirement: Requirement, _ offer: Offer) -> String? {
+        guard let needed = requirement.shape, let offered = offer.shape, needed != offered else { return nil }
+        let mismatch = "with shape \(needed); \(offer.provider) offers shape \(offered)"
+        guard let need = TypeShape(parsing: needed), let have = TypeShape(parsing: offered) else { return mismatch }
+        let fits =
+            need.accepts(have) && (requirement.access == .read || requirement.kind == .service || have.accepts(need))
+        return fits ? nil : mismatch
     }
 
     /// One step of a dependency chain: `feature` needs `key` from another feature.

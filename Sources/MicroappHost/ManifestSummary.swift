@@ -16,6 +16,8 @@ public struct ManifestSummary: Codable, Sendable, Equatable {
         public var access: Access
         /// Whether the feature runs without it.
         public var optional: Bool
+        /// The JSON structure of the value (`TypeShape` text); absent for plugins built before shapes.
+        public var shape: String?
     }
 
     /// The feature id.
@@ -40,7 +42,8 @@ public struct ManifestSummary: Codable, Sendable, Equatable {
         displayName = manifest.displayName
         routes = manifest.routes
         requirements = manifest.requirements.map {
-            Need(key: $0.key, type: $0.type, kind: $0.kind, access: $0.access, optional: $0.isOptional)
+            Need(
+                key: $0.key, type: $0.type, kind: $0.kind, access: $0.access, optional: $0.isOptional, shape: $0.shape)
         }
         provides = manifest.provides
         hasMocks = manifest.hasMocks

@@ -15,7 +15,7 @@ extension Container {
     public static func mocked(_ mocks: Mocks, choices: [String: String] = [:]) throws(MockChoiceError) -> Container {
         let container = Container()
         for (key, chosen) in try mocks.chosenServices(choices).sorted(by: { $0.key < $1.key }) {
-            container.provide(key, type: chosen.type, service: chosen.service, by: Container.mocks)
+            container.provide(key, type: chosen.type, service: chosen.service, by: Container.mocks, shape: chosen.shape)
         }
         for (key, state) in mocks.states {
             (state.property as? any SharableState)?.share(in: container, key: key)
@@ -31,7 +31,7 @@ protocol SharableState {
     func share(in container: Container, key: String)
 }
 
-extension ObservableProperty: SharableState {
+extension ObservableProperty: SharableState where Value: Codable {
     func share(in container: Container, key: String) {
         container.share(DependencyKey<Value>.state(key, access: .readWrite), self)
     }

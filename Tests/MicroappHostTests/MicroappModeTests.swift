@@ -95,7 +95,7 @@ struct MockContainerTests {
         await #expect(throws: ServiceError(code: "unavailable", message: "down")) {
             _ = try await Service<Nothing, Nothing>(erased: service)(Nothing())
         }
-        #expect(container.value(for: Self.session.requirement) is ObservableValue<Session?>)
+        #expect((container.value(for: Self.session.requirement) as? StateGrant)?.access == .read)
         let manifest = TestManifests.manifest("demo", requirements: [Self.page.requirement, Self.session.requirement])
         let resolution = DependencyResolver.resolve(
             [Candidate(manifest: manifest, path: "libDemo.so")], hostOffers: container.offers)

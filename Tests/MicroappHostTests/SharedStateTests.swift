@@ -39,13 +39,70 @@ struct SharedStateTests {
         #expect(heard == [rick])
     }
 
-    @Test("a feature granted read access gets a projection that is not the writable property")
+    @Test("a feature granted read access gets a read-only grant, never the host's property")
     func readOnlyCannotWrite() throws {
         let reader = context(.read)
         #expect(throws: DependencyError.self) { try reader.property(.session(access: .read)) }
         let raw = container.value(for: DependencyKey<Session?>.session(access: .read).requirement)
-        #expect(raw is ObservableValue<Session?>)
+        #expect((raw as? StateGrant)?.access == .read)
         #expect(!(raw is ObservableProperty<Session?>))
+    }
+
+    @Test("a read-only copy of which a feature keeps only the observation goes on hearing the host's changes")
+    func observationKeepsCopy() throws {
+        var heard: [Session?] = []
+        let observation = try context(.read).value(.session(access: .read)).observe { heard.append($0) }
+        session.value = rick
+        #expect(heard == [rick])
+        observation.cancel()
+    }
+
+    /// Everything reflection reaches from `root`, depth first (closures are leaves: Mirror shows no captures).
+    func reachable(from root: Any, depth: Int = 0) -> [Any] {
+        guard depth < 12 else { return [] }
+        return Mirror(reflecting: root).children.flatMap { [$0.value] + reachable(from: $0.value, depth: depth + 1) }
+    }
+
+    @Test("reflection over a read-only value finds nothing that writes the host's state")
+    func reflectionCannotWrite() throws {
+        let handle = try context(.read).value(.session(access: .read))
+        let mallory = Session(accountID: "666", email: "mallory@example.com", name: "Mallory")
+        var written = 0
+        for found in reachable(from: handle) {
+            if let property = found as? ObservableProperty<Session?> {
+                property.value = mallory
+                written += 1
+            }
+        }
+        #expect(written == 0)
+        #expect(session.value == nil, "the host's session is unchanged")
+        session.value = rick
+        #expect(handle.value == rick, "the handle still follows the host")
+    }
+
+    /// Two types with one unqualified name, as a host module and a plugin module each declare their own.
+    enum HostModule { struct Theme: Codable, Equatable { var accent: String } }
+    enum PluginModule { struct Theme: Codable, Equatable { var accent: String } }
+
+    @Test("state of a type the feature declares itself reaches it as a value of its own type, writes included")
+    func stateCrossesAsValues() throws {
+        let held = ObservableProperty(HostModule.Theme(accent: "green"))
+        container.share(DependencyKey<HostModule.Theme>.state("theme", access: .readWrite), held)
+        let ownerKey = DependencyKey<PluginModule.Theme>.state("theme", access: .readWrite)
+        let readerKey = DependencyKey<PluginModule.Theme>.state("theme", access: .read)
+        func context(_ key: DependencyKey<PluginModule.Theme>) -> FeatureContext {
+            FeatureContext(
+                manifest: TestManifests.manifest("f", requirements: [key.requirement]), source: container,
+                navigation: NowhereNavigation(), invalidate: {})
+        }
+        let owner = try context(ownerKey).property(ownerKey)
+        let reader = try context(readerKey).value(readerKey)
+        #expect(reader.value == PluginModule.Theme(accent: "green"))
+        owner.value = PluginModule.Theme(accent: "purple")
+        #expect(held.value == HostModule.Theme(accent: "purple"))
+        #expect(reader.value == PluginModule.Theme(accent: "purple"))
+        held.value = HostModule.Theme(accent: "blue")
+        #expect(owner.value == PluginModule.Theme(accent: "blue"))
     }
 
     @Test("the owner with read-write access writes and readers see it")

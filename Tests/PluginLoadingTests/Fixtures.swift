@@ -218,11 +218,12 @@ enum Manifests {
     /// A requirement as a manifest holds it.
     static func requirement(
         _ key: String, type: String = "Service<Nothing, Nothing>", kind: DependencyKind = .service,
-        access: Access = .read, optional: Bool = false
+        access: Access = .read, optional: Bool = false, shape: String? = nil
     ) -> Requirement {
+        let shapeField = shape.map { ",\"shape\":" + String(decoding: try! JSONEncoder().encode($0), as: UTF8.self) }
         let json = """
             {"key":"\(key)","type":"\(type)","kind":"\(kind.rawValue)","access":"\(access.rawValue)",\
-            "isOptional":\(optional)}
+            "isOptional":\(optional)\(shapeField ?? "")}
             """
         // Constant shapes built above; a failure here is a bug in the test itself.
         return try! JSONDecoder().decode(Requirement.self, from: Data(json.utf8))

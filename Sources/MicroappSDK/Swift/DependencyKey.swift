@@ -20,6 +20,8 @@ public struct DependencyKey<Value>: Sendable {
     public let access: Access
     /// Whether the feature can run without it.
     public let isOptional: Bool
+    /// The structure of the value as it crosses the boundary (JSON), compared by the resolver with the provider's.
+    public let shape: TypeShape
     /// One line saying what it is, shown by `microapp keys`; set it with `described(_:)` where the key is declared.
     public private(set) var summary: String?
 
@@ -29,12 +31,14 @@ public struct DependencyKey<Value>: Sendable {
     /// A service key; services are always used with read access.
     public static func service(_ id: String, optional: Bool = false) -> DependencyKey
     where Value: ServiceProtocol {
-        DependencyKey(id: id, kind: .service, access: .read, isOptional: optional)
+        DependencyKey(id: id, kind: .service, access: .read, isOptional: optional, shape: Value.shape)
     }
 
-    /// A shared-state key, read or read-write.
-    public static func state(_ id: String, access: Access, optional: Bool = false) -> DependencyKey {
-        DependencyKey(id: id, kind: .state, access: access, isOptional: optional)
+    /// A shared-state key, read or read-write. State crosses as a value of a Codable type: each feature decodes its
+    /// own copy, so the type may be declared in the feature's module as long as its shape matches the host's.
+    public static func state(_ id: String, access: Access, optional: Bool = false) -> DependencyKey
+    where Value: Codable {
+        DependencyKey(id: id, kind: .state, access: access, isOptional: optional, shape: .of(Value.self))
     }
 
     /// The same key with a one-line summary of what it offers, e.g.

@@ -9,6 +9,7 @@
 @MainActor
 public final class DependencyValues: DependencySource {
     private var values: [String: Any] = [:]
+    private var grants: [String: (Access) -> StateGrant?] = [:]
 
     /// An empty set of dependencies; add to it with `provide` and `share`.
     public init() {}
@@ -19,7 +20,7 @@ public final class DependencyValues: DependencySource {
     public convenience init(_ mocks: Mocks, choosing choices: [String: String] = [:]) throws(MockChoiceError) {
         self.init()
         for (id, chosen) in try mocks.chosenServices(choices) { values[id] = chosen.service }
-        for (id, state) in mocks.states { values[id] = state.property }
+        for id in mocks.states.keys { grants[id] = { mocks.grant(id, access: $0) } }
     }
 
     /// Provides `service` for `key`, replacing any earlier one.
@@ -29,13 +30,16 @@ public final class DependencyValues: DependencySource {
         return self
     }
 
-    /// Shares `property` for `key`: writable when `access` is read-write, through its read-only view otherwise.
+    /// Shares `property` for `key`: writable when `access` is read-write (and the feature asks for it), as a
+    /// read-only copy otherwise.
     @discardableResult
-    public func share<V>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access) -> Self {
-        values[key.id] = access == .readWrite ? property : property.readOnly
+    public func share<V: Codable>(_ key: DependencyKey<V>, _ property: ObservableProperty<V>, access: Access) -> Self {
+        grants[key.id] = { StateGrant(property, access: min($0, access)) }
         return self
     }
 
     /// The value registered under the requirement's key; the feature's context checks its type.
-    public func value(for requirement: Requirement) -> Any? { values[requirement.key] }
+    public func value(for requirement: Requirement) -> Any? {
+        values[requirement.key] ?? grants[requirement.key]?(requirement.access)
+    }
 }

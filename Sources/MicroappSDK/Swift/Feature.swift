@@ -57,8 +57,8 @@ public struct Provisions: Sendable {
 /// Where a feature's dependencies come from; implemented by the host's container (or a test's fake).
 @MainActor
 public protocol DependencySource: AnyObject {
-    /// The value for a requirement: an `ErasedService`, an `ObservableProperty` when read-write is granted, an
-    /// `ObservableValue` when only read is; nil when nothing provides it.
+    /// The value for a requirement: an `ErasedService` for a service, a `StateGrant` (read-write only when both
+    /// asked and granted) for state; nil when nothing provides it.
     func value(for requirement: Requirement) -> Any?
 }
 
@@ -102,29 +102,43 @@ public final class FeatureContext {
         return S(erased: erased)
     }
 
-    /// A read-only view of the shared state behind `key`.
-    public func value<V>(_ key: DependencyKey<V>) throws(DependencyError) -> ObservableValue<V> {
-        let value = try lookup(key)
-        if let readOnly = value as? ObservableValue<V> { return readOnly }
-        if let property = value as? ObservableProperty<V> { return property.readOnly }
-        throw mismatch(key, found: value)
+    /// A read-only copy of the shared state behind `key`, following the host's changes.
+    public func value<V: Codable>(_ key: DependencyKey<V>) throws(DependencyError) -> ObservableValue<V> {
+        let grant = try stateGrant(key)
+        guard let value = grant.value(as: V.self) else { throw unreadable(key) }
+        return value
     }
 
-    /// The writable shared state behind `key`; the key must be declared read-write and the host must grant it.
-    public func property<V>(_ key: DependencyKey<V>) throws(DependencyError) -> ObservableProperty<V> {
+    /// The shared state behind `key` to write: the key must be declared read-write and the host must grant it (to
+    /// the state's one owner). Writes reach the host and every reader.
+    public func property<V: Codable>(_ key: DependencyKey<V>) throws(DependencyError) -> ObservableProperty<V> {
         guard key.access == .readWrite else {
             throw DependencyError(
                 key: key.id, reason: "it is declared with read access, so it cannot be written",
                 fix: "declare the key with `.state(\"\(key.id)\", access: .readWrite)` in the manifest")
         }
-        let value = try lookup(key)
-        if let property = value as? ObservableProperty<V> { return property }
-        if value is ObservableValue<V> {
+        let grant = try stateGrant(key)
+        guard grant.access == .readWrite else {
             throw DependencyError(
                 key: key.id, reason: "the host granted read access only",
                 fix: "ask for read access, or have the host share it read-write")
         }
-        throw mismatch(key, found: value)
+        guard let property = grant.property(as: V.self) else { throw unreadable(key) }
+        return property
+    }
+
+    private func stateGrant<V>(_ key: DependencyKey<V>) throws(DependencyError) -> StateGrant {
+        let value = try lookup(key)
+        guard let grant = value as? StateGrant else { throw mismatch(key, found: value) }
+        return grant
+    }
+
+    private func unreadable<V>(_ key: DependencyKey<V>) -> DependencyError {
+        DependencyError(
+            key: key.id, reason: "the host's value does not decode as \(key.typeName) (shape \(key.shape))",
+            fix:
+                "declare the state with the shape the host shares (`microapp graph --format json` shows shapes) and rebuild"
+        )
     }
 
     private func lookup<V>(_ key: DependencyKey<V>) throws(DependencyError) -> Any {

@@ -110,6 +110,8 @@ public struct Requirement: Codable, Sendable, Equatable {
     public var access: Access
     /// An optional requirement may be missing; the feature then runs without it.
     public var isOptional: Bool
+    /// The value's `TypeShape` in text form; nil in manifests of plugins built before shapes were written.
+    public var shape: String?
 
     /// Describes the requirement that `key` stands for.
     public init<Value>(_ key: DependencyKey<Value>) {
@@ -118,6 +120,7 @@ public struct Requirement: Codable, Sendable, Equatable {
         self.kind = key.kind
         self.access = key.access
         self.isOptional = key.isOptional
+        self.shape = key.shape.description
     }
 }
 
@@ -129,6 +132,8 @@ public struct Provision: Codable, Sendable, Equatable {
     public var type: String
     /// Ids of this feature's requirements the provided service needs (used to find cycles).
     public var uses: [String]
+    /// The service's `TypeShape` in text form; nil in manifests of plugins built before shapes were written.
+    public var shape: String?
     /// One line saying what the service does (the key's `summary`); absent in manifests of older plugins.
     public var summary: String?
 
@@ -137,6 +142,7 @@ public struct Provision: Codable, Sendable, Equatable {
         self.key = key.id
         self.type = key.typeName
         self.uses = uses
+        self.shape = key.shape.description
         self.summary = key.summary
     }
 }

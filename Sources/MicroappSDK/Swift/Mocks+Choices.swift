@@ -54,7 +54,7 @@ extension Mocks {
                     reason: "\(key) has no `default` mock and no variant was chosen",
                     fix: "choose one of: \(mock.variants.keys.sorted().joined(separator: ", "))")
             }
-            chosen[key] = ChosenService(type: mock.type, service: service)
+            chosen[key] = ChosenService(type: mock.type, shape: mock.shape, service: service)
         }
         return chosen
     }
@@ -69,6 +69,8 @@ extension Mocks {
 public struct ChosenService: Sendable {
     /// The key's type name, checked like a real provider's.
     public let type: String
+    /// The key's shape in text form, checked like a real provider's.
+    public let shape: String
     /// The variant, in its byte-level form.
     public let service: ErasedService
 }

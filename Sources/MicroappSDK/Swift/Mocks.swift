@@ -18,6 +18,8 @@ public struct Mocks {
     public struct ServiceMock {
         /// The key's type name, checked like a real provider's.
         public let type: String
+        /// The key's shape in text form, checked like a real provider's.
+        public let shape: String
         /// Variants by name; `default` is used unless another is chosen.
         public fileprivate(set) var variants: [String: ErasedService]
     }
@@ -26,6 +28,7 @@ public struct Mocks {
     public private(set) var services: [String: ServiceMock] = [:]
     /// Mocked shared state by key id: the state itself and its type name.
     public private(set) var states: [String: (type: String, property: Any)] = [:]
+    private var grants: [String: (Access) -> StateGrant] = [:]
 
     /// No mocks yet.
     public init() {}
@@ -33,13 +36,19 @@ public struct Mocks {
     /// Adds a variant of the service behind `key` (`default` unless named).
     public mutating func service<S: ServiceProtocol>(_ key: DependencyKey<S>, variant: String = "default", _ service: S)
     {
-        services[key.id, default: ServiceMock(type: key.typeName, variants: [:])].variants[variant] = service.erased
+        services[key.id, default: ServiceMock(type: key.typeName, shape: key.shape.description, variants: [:])]
+            .variants[variant] = service.erased
     }
 
     /// Adds shared state for `key` with a first value (e.g. a signed-in session).
-    public mutating func state<V>(_ key: DependencyKey<V>, _ initial: V) {
-        states[key.id] = (key.typeName, ObservableProperty(initial))
+    public mutating func state<V: Codable>(_ key: DependencyKey<V>, _ initial: V) {
+        let property = ObservableProperty(initial)
+        states[key.id] = (key.typeName, property)
+        grants[key.id] = { StateGrant(property, access: $0) }
     }
+
+    /// The mocked state behind `key` as a feature asking for `access` gets it; nil when it is not mocked.
+    public func grant(_ key: String, access: Access) -> StateGrant? { grants[key]?(access) }
 
     /// Ids of the requirements of `manifest` that have no mock; empty when the feature can run alone.
     public func unmocked(in manifest: FeatureManifest) -> [String] {

@@ -7,6 +7,13 @@ public protocol ServiceProtocol: Sendable {
     var erased: ErasedService { get }
     /// Rebuilds the typed service from the byte-level form.
     init(erased: ErasedService)
+    /// What callers send and what the service answers, as JSON sees them.
+    static var shape: TypeShape { get }
+}
+
+extension ServiceProtocol {
+    /// A service type that does not say its shape is known by its name only.
+    public static var shape: TypeShape { .opaque(String(describing: Self.self)) }
 }
 
 /// A service reduced to JSON in, JSON out; the container stores this.
@@ -25,6 +32,9 @@ public struct Service<Request: Codable & Sendable, Response: Codable & Sendable>
 
     /// Rebuilds the typed service from the byte-level form.
     public init(erased: ErasedService) { self.erased = erased }
+
+    /// The shapes of `Request` and `Response`.
+    public static var shape: TypeShape { .service(request: .of(Request.self), response: .of(Response.self)) }
 
     /// Implements a service with a typed closure; any error it throws reaches callers as a `ServiceError`.
     public init(_ body: @escaping @Sendable (Request) async throws -> Response) {

@@ -1,4 +1,5 @@
-/// The signed-in account. It lives in the SDK because the host's route guards read it.
+/// The host's identity type: who is signed in. It is in the SDK, not generic, because the host itself reads it (route
+/// guards, the header) and every feature of every app must agree on the one shape it owns.
 public struct Session: Codable, Sendable, Equatable {
     /// Stable id of the account.
     public var accountID: String

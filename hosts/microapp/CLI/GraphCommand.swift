@@ -11,8 +11,10 @@ enum GraphCommand {
         var optional: Bool
         /// `host`, a feature id, or nil when nobody provides it.
         var provider: String?
-        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-access` or `cycle`.
+        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-shape`, `wrong-access` or `cycle`.
         var status: String
+        /// The JSON structure the feature expects (`TypeShape` text); nil for plugins built before shapes.
+        var shape: String?
     }
 
     /// One feature and its requirements.
@@ -42,11 +44,16 @@ enum GraphCommand {
 
     @MainActor
     static func graph(_ set: LoadedPluginSet) -> [Node] {
-        var providers: [String: (id: String, type: String, access: Access)] = [:]
-        for offer in set.container.offers.values { providers[offer.key] = ("host", offer.type, offer.access) }
+        var providers: [String: Offer] = [:]
+        for offer in set.container.offers.values {
+            providers[offer.key] = offer
+            providers[offer.key]?.provider = "host"
+        }
         for image in set.images {
             for provision in image.manifest.provides where providers[provision.key] == nil {
-                providers[provision.key] = (image.manifest.id, provision.type, .read)
+                providers[provision.key] = Offer(
+                    key: provision.key, type: provision.type, kind: .service, access: .read,
+                    provider: image.manifest.id, shape: provision.shape)
             }
         }
         return set.images.map { image in
@@ -57,9 +64,11 @@ enum GraphCommand {
                 if let provider {
                     if provider.type != requirement.type {
                         status = "wrong-type"
+                    } else if DependencyResolver.shapeMismatch(requirement, provider) != nil {
+                        status = "wrong-shape"
                     } else if requirement.access > provider.access {
                         status = "wrong-access"
-                    } else if inCycle && provider.id != "host" {
+                    } else if inCycle && provider.provider != "host" {
                         status = "cycle"
                     } else {
                         status = "ok"
@@ -69,7 +78,8 @@ enum GraphCommand {
                 }
                 return Edge(
                     key: requirement.key, type: requirement.type, access: requirement.access.rawValue,
-                    optional: requirement.isOptional, provider: provider?.id, status: status)
+                    optional: requirement.isOptional, provider: provider?.provider, status: status,
+                    shape: requirement.shape)
             }
             return Node(
                 feature: image.manifest.id, version: image.manifest.version,
