@@ -1,7 +1,7 @@
 import MicroappSDK
 import Testing
 
-@testable import MicroappHost
+@testable import MicroappCore
 
 @Suite("Route conflicts: found without comparing every route with every other")
 struct RouteConflictScalingTests {

@@ -1,5 +1,4 @@
 import MicroappDigest
-import MicroappHost
 import Testing
 
 @Suite("SHA-256")

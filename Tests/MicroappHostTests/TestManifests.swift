@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// Builds manifests and candidates for resolver and router tests without any library.

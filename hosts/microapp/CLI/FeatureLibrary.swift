@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// One feature's library, found by name for `solo` and `preview`: only `lib<Feature>.so` is loaded (built first,

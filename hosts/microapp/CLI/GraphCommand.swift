@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// `microapp graph [--format text|dot|json]`: who needs what from whom, with missing providers and cycles marked.

@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// `microapp routes`, `microapp doctor` and `microapp probe`: look at plugins without running the app.

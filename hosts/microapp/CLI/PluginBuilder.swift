@@ -1,5 +1,7 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 
 /// Rebuilds the plugin libraries that are missing or older than their sources, when run from the repository.
 /// `swift run microapp` builds only the executable; this makes it build the features too.

@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 
 /// Where this executable lives, where its plugins are, and the repository it was built from (if any).
 struct PluginLocations {

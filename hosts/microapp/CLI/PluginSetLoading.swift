@@ -1,6 +1,7 @@
 import DemoServices
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// Everything the inspect and run commands share: find, load, filter and resolve the plugins.

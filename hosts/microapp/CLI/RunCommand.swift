@@ -1,7 +1,7 @@
 import CPlatform
 import DemoServices
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 import MicroappTerminal
 

@@ -1,5 +1,6 @@
 import DemoServices
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
 

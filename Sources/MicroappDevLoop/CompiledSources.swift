@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc

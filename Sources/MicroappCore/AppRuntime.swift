@@ -67,7 +67,7 @@ public final class AppRuntime: AppDriver {
 
     /// Starts every sound feature of `resolution` from `images`, providers first.
     public convenience init(
-        images: [PluginImage], resolution: Resolution, container: Container, options: Options = Options()
+        images: [any LoadedPlugin], resolution: Resolution, container: Container, options: Options = Options()
     ) {
         self.init(
             sources: images.map(FeatureSource.plugin), resolution: resolution, container: container, options: options)
@@ -226,7 +226,7 @@ public final class AppRuntime: AppDriver {
         notices.forEach(post)
     }
 
-    func post(_ notice: Notice) {
+    package func post(_ notice: Notice) {
         pendingNotices.append(notice)
         scheduleUpdate()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappDigest
 
 /// `plugins.lock`: the SHA-256 of each plugin library in a folder, written by `microapp lock`. When a folder has

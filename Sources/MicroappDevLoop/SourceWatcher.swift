@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CMicroappABI
 import Foundation
+import MicroappCore
 import MicroappSDK
 
 #if canImport(Glibc)
@@ -14,6 +15,11 @@ public struct PluginImage: @unchecked Sendable {
     public let manifest: FeatureManifest
     /// The descriptor in the plugin's image (valid for the life of the process: images are never unloaded).
     let descriptor: UnsafePointer<microapp_descriptor>
+}
+
+extension PluginImage: LoadedPlugin {
+    /// Calls the plugin's `register_feature` and returns the feature type it handed over.
+    public func register() -> Result<any Feature.Type, Diagnostic> { PluginLoader.register(self) }
 }
 
 /// A library that is open and whose descriptor passed its checks; its manifest is still bytes, not yet decoded.

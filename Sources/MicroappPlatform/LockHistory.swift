@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 
 /// The plugin folders that have had a `plugins.lock`, so that a lock deleted later is noticed: without a record, a
 /// folder whose lock is gone looks like one that never had one, and every library in it loads unchecked.

@@ -1,4 +1,6 @@
 import Foundation
+import MicroappCore
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 import Synchronization
 
 /// The commands SwiftPM planned for a package, from its build manifest (`<scratch>/<configuration>.yaml`): each

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappDigest
 
 #if canImport(Glibc)

@@ -1,4 +1,6 @@
 import Foundation
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 #if canImport(Glibc)

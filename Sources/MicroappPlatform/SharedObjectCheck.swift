@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 
 #if canImport(Glibc)
     import Glibc

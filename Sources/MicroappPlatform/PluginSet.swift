@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappSDK
 
 /// Finding and loading a set of plugin libraries, and resolving them together.

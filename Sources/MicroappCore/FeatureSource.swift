@@ -4,7 +4,7 @@ import MicroappSDK
 /// (the monolith, tests).
 public enum FeatureSource: @unchecked Sendable {
     /// A loaded plugin image.
-    case plugin(PluginImage)
+    case plugin(any LoadedPlugin)
     /// A feature type compiled into this executable.
     case linked(any Feature.Type)
 
@@ -27,8 +27,19 @@ public enum FeatureSource: @unchecked Sendable {
     /// The feature type: registered through the C entry for a plugin, at hand for a linked type.
     public func register() -> Result<any Feature.Type, Diagnostic> {
         switch self {
-        case .plugin(let image): PluginLoader.register(image)
+        case .plugin(let image): image.register()
         case .linked(let feature): .success(feature)
         }
     }
+}
+
+/// A plugin library the platform layer loaded: where it is, what its manifest says, and how to register it. The
+/// runtime starts features through this, so the core never opens a library itself.
+public protocol LoadedPlugin: Sendable {
+    /// The file it was loaded from.
+    var path: String { get }
+    /// What the plugin says about itself.
+    var manifest: FeatureManifest { get }
+    /// Calls the plugin's registration and returns the feature type it handed over.
+    func register() -> Result<any Feature.Type, Diagnostic>
 }
