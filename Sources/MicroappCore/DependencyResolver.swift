@@ -22,6 +22,8 @@ public struct Resolution: Sendable {
     public var problems: [Diagnostic]
     /// Features that will not start, with the first reason.
     public var disabled: [String: Diagnostic]
+    /// The verdict on each requirement of each feature, by feature id, in manifest order.
+    public var requirements: [String: [RequirementStatus]] = [:]
 }
 
 /// Checks a whole plugin set against the host's container before anything starts: duplicate ids, route
@@ -49,7 +51,8 @@ public enum DependencyResolver {
                 }
             }
         }
-        for cycle in findCycles(features, offers: offers) {
+        let cycles = findCycles(features, offers: offers)
+        for cycle in cycles {
             let chain = describe(cycle, features: features)
             for id in cycle.map(\.feature) where disabled[id] == nil {
                 disable(
@@ -80,7 +83,10 @@ public enum DependencyResolver {
         }
         let sound = features.filter { disabled[$0.manifest.id] == nil }
         return Resolution(
-            startOrder: startOrder(sound, offers: offers), problems: problems, disabled: disabled)
+            startOrder: startOrder(sound, offers: offers), problems: problems, disabled: disabled,
+            requirements: requirementStatuses(
+                features, offers: offers, cycleEdges: Set(cycles.joined().map { [$0.feature, $0.key] }),
+                disabled: disabled))
     }
 
     /// The first feature with an id wins; later ones are refused, naming both files.
@@ -174,7 +180,7 @@ public enum DependencyResolver {
         return offers
     }
 
-    private static func check(_ requirement: Requirement, of feature: Candidate, against offer: Offer?) -> Diagnostic? {
+    static func check(_ requirement: Requirement, of feature: Candidate, against offer: Offer?) -> Diagnostic? {
         let id = feature.manifest.id
         let need = "\(id) needs \(requirement.key) (\(requirement.access.rawValue), \(requirement.type))"
         guard let offer else {

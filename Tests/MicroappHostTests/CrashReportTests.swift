@@ -1,5 +1,3 @@
-import MicroappCore
-import MicroappDevLoop
 import MicroappPlatform
 import Testing
 

@@ -1,6 +1,5 @@
 import Foundation
 import MicroappCore
-import MicroappPlatform
 import MicroappSDK
 import TestScratch
 import Testing

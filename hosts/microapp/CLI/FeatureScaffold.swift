@@ -1,4 +1,3 @@
-import MicroappCore
 import MicroappSDK
 import MicroappTerminal
 

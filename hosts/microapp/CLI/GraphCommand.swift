@@ -11,7 +11,7 @@ enum GraphCommand {
         var optional: Bool
         /// `host`, a feature id, or nil when nobody provides it.
         var provider: String?
-        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-access` or `cycle`.
+        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-access`, `cycle` or `provider-disabled`.
         var status: String
     }
 
@@ -40,36 +40,16 @@ enum GraphCommand {
             ? .invalidPluginSet : .ok
     }
 
+    /// The graph as the resolver decided it: each requirement's provider and status come from the resolution.
     @MainActor
     static func graph(_ set: LoadedPluginSet) -> [Node] {
-        var providers: [String: (id: String, type: String, access: Access)] = [:]
-        for offer in set.container.offers.values { providers[offer.key] = ("host", offer.type, offer.access) }
-        for image in set.images {
-            for provision in image.manifest.provides where providers[provision.key] == nil {
-                providers[provision.key] = (image.manifest.id, provision.type, .read)
-            }
-        }
-        return set.images.map { image in
-            let inCycle = set.resolution.disabled[image.manifest.id]?.code == .cycle
-            let edges = image.manifest.requirements.map { requirement -> Edge in
-                let provider = providers[requirement.key]
-                let status: String
-                if let provider {
-                    if provider.type != requirement.type {
-                        status = "wrong-type"
-                    } else if requirement.access > provider.access {
-                        status = "wrong-access"
-                    } else if inCycle && provider.id != "host" {
-                        status = "cycle"
-                    } else {
-                        status = "ok"
-                    }
-                } else {
-                    status = requirement.isOptional ? "optional-missing" : "missing"
-                }
-                return Edge(
-                    key: requirement.key, type: requirement.type, access: requirement.access.rawValue,
-                    optional: requirement.isOptional, provider: provider?.id, status: status)
+        set.images.map { image in
+            let statuses = set.resolution.requirements[image.manifest.id] ?? []
+            let edges = statuses.map { status in
+                Edge(
+                    key: status.requirement.key, type: status.requirement.type,
+                    access: status.requirement.access.rawValue, optional: status.requirement.isOptional,
+                    provider: status.provider, status: status.state.rawValue)
             }
             return Node(
                 feature: image.manifest.id, version: image.manifest.version,
