@@ -102,13 +102,9 @@ let package = Package(
             dependencies: ["DemoServices", "MicroappPlatform", "TestScratch", "TestServers", sdk],
             path: "Tests/DemoServicesTests", swiftSettings: strict),
         .testTarget(
-            name: "MicroappHostTests",
-            dependencies: [
-                "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappDigest", "MicroappTesting",
-                "TestScratch",
-                sdk,
-            ],
-            path: "Tests/MicroappHostTests", swiftSettings: strict),
+            name: "MicroappCoreTests",
+            dependencies: ["MicroappCore", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
+            path: "Tests/MicroappCoreTests", swiftSettings: strict),
         .testTarget(
             name: "PluginLoadingTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
             path: "Tests/PluginLoadingTests",
