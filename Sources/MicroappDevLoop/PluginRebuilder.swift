@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -268,20 +269,14 @@ public struct PluginRebuilder: Sendable {
         return Self.run(arguments, in: repository)
     }
 
-    /// Runs `arguments` in `folder`; the exit status and everything it wrote.
+    /// Runs `arguments` in `folder`; the exit status (or the signal that ended it) and everything it wrote.
     static func run(_ arguments: [String], in folder: String) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return (127, "could not run \(arguments[0]): \(error)") }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        do {
+            let outcome = try ChildProcess(arguments, directory: folder, output: .capture, error: .output).wait()
+            return (outcome.termination.status, outcome.text)
+        } catch {
+            return (127, "could not run \(arguments[0]): \(error.problem.reason)")
+        }
     }
 
     /// What people read of compiler output (`swift build`'s or a replayed `swiftc`'s, coloured or not), shared by every

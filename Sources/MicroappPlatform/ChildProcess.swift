@@ -38,6 +38,15 @@ public struct ChildProcess: Sendable {
         /// It was still running at the time limit and was killed.
         case timedOut
 
+        /// The exit code, or the number of the signal that ended it (as Foundation's `terminationStatus`).
+        public var status: Int32 {
+            switch self {
+            case .exited(let code): code
+            case .signalled(let signal): signal
+            case .timedOut: SIGKILL
+            }
+        }
+
         /// The status as `waitpid` and shells report it: the exit code shifted left by 8, or the signal number.
         public var waitStatus: Int32 {
             switch self {
@@ -162,7 +171,7 @@ public struct ChildProcess: Sendable {
     /// is not waited for.
     public func wait(timeout: Duration? = nil, echo: Int32? = nil) -> Outcome {
         var open = [outputPipe, errorPipe].filter { $0 >= 0 }
-        var captured: [Int32: Data] = [outputPipe: Data(), errorPipe: Data()]
+        var captured: [Int32: Data] = [:]
         let deadline = timeout.map { ContinuousClock.now + $0 }
         var timedOut = false
         var buffer = [UInt8](repeating: 0, count: 65_536)

@@ -86,16 +86,16 @@ public struct PluginProbe: Sendable {
     /// Waits for `child` (probing `path`) within the time limit and reads what it found.
     private func verdict(of child: ProbeChild, for path: String) -> Verdict {
         defer { child.finish() }
-        guard let status = child.wait(timeout: timeout) else {
+        let status: Int32
+        switch child.process.wait(timeout: timeout).termination {
+        case .timedOut:
             return .blocked(
                 Diagnostic(
                     .probeHung, subject: path,
                     reason:
                         "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
                     fix: "fix the plugin's entry or registration; it stays blocked until the file changes"))
-        }
-        if status & 0x7f != 0 {
-            let signal = status & 0x7f
+        case .signalled(let signal):
             let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
             return .blocked(
                 Diagnostic(
@@ -104,6 +104,7 @@ public struct PluginProbe: Sendable {
                     fix:
                         "run `microapp probe \(path)` to see it fail, fix the plugin; it stays blocked until the file changes"
                 ))
+        case .exited(let code): status = code << 8
         }
         let data = (try? Data(contentsOf: URL(fileURLWithPath: child.output))) ?? Data()
         guard let result = try? JSONDecoder().decode(ProbeReport.self, from: data) else {
@@ -127,11 +128,15 @@ public struct PluginProbe: Sendable {
 /// One `microapp probe --json …` process: its verdict goes to a file of its own; with `--standby` it reads the
 /// library's path from a socket on its standard input first.
 struct ProbeChild: Sendable {
-    let pid: pid_t
+    /// The running probe.
+    let process: ChildProcess
     /// Where the child writes its JSON report.
     let output: String
     /// The host's end of the child's standard input (standby children), or -1.
     private let input: Int32
+
+    /// The child's process id.
+    var pid: pid_t { process.pid }
 
     /// Starts `executable probe --json` on `library`, or, for nil, one that waits for the library's path (standby).
     init?(executable: String, library: String?) {
@@ -146,29 +151,18 @@ struct ProbeChild: Sendable {
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
             else { return nil }
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if standby {
-            posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid = pid_t()
+        defer { if standby { close(ends[1]) } }
         // A crash report would only slow the child down: the verdict is the signal.
-        let started = ChildLaunch.withArrays(
-            [executable, "probe", "--json", library ?? "--standby"], backtrace: "enable=no"
-        ) {
-            posix_spawn(&pid, executable, &actions, nil, $0, $1)
-        }
-        if standby { close(ends[1]) }
-        guard started == 0 else {
+        guard
+            let process = try? ChildProcess(
+                [executable, "probe", "--json", library ?? "--standby"],
+                environment: ChildLaunch.environment(backtrace: "enable=no"),
+                input: standby ? .descriptor(ends[1]) : .null, output: .file(output), error: .null)
+        else {
             if standby { close(ends[0]) }
             return nil
         }
-        self.pid = pid
+        self.process = process
         self.input = ends[0]
     }
 
@@ -180,9 +174,8 @@ struct ProbeChild: Sendable {
 
     /// Ends a child that is not needed (or could not be told what to probe) and reaps it.
     func end() {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        process.signal(SIGKILL)
+        _ = process.wait()
         finish()
     }
 
@@ -190,47 +183,6 @@ struct ProbeChild: Sendable {
     func finish() {
         if input >= 0 { close(input) }
         unlink(output)
-    }
-
-    /// Waits for the child, killing it at `timeout`; its wait status, or nil if it had to be killed. Blocks the
-    /// calling thread (no polling): call it off the cooperative pool (`BlockingWork.run`).
-    func wait(timeout: Duration) -> Int32? {
-        let deadline = ProbeDeadline()
-        let pid = self.pid
-        let (seconds, attoseconds) = timeout.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-            deadline.expire(pid)
-        }
-        // The child stays unreaped until `waitpid` below (WNOWAIT), so the deadline's kill cannot reach a reused pid.
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
-        let killed = deadline.end()
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return killed ? nil : status
-    }
-}
-
-/// The time limit of one probe child: it kills the child when the limit comes before the child ends.
-private final class ProbeDeadline: Sendable {
-    /// Whether the child has ended (seen, not yet reaped) and whether the limit killed it.
-    private let state = Mutex((ended: false, killed: false))
-
-    /// The limit has come: kills `pid` unless it has ended.
-    func expire(_ pid: pid_t) {
-        state.withLock { state in
-            guard !state.ended else { return }
-            kill(pid, SIGKILL)
-            state.killed = true
-        }
-    }
-
-    /// The child has ended; answers whether the limit killed it.
-    func end() -> Bool {
-        state.withLock { state in
-            state.ended = true
-            return state.killed
-        }
     }
 }
 

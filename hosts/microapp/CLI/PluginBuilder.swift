@@ -154,29 +154,19 @@ struct PluginBuilder {
         }
         for product in products { arguments += ["--product", product] }
         let command = arguments.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = repository
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess(arguments, directory: repository.path, output: .capture, error: .output)
         } catch {
             Console.err(
                 Problem(
-                    code: "build-not-started", subject: "", reason: "could not start `swift build`: \(error)",
+                    code: "build-not-started", subject: "",
+                    reason: "could not start `swift build`: \(error.problem.reason)",
                     fix: "put the Swift toolchain on PATH"))
             return (-1, "", command)
         }
-        var output = Data()
-        while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
-            FileHandle.standardError.write(chunk)
-            output.append(chunk)
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), command)
+        let outcome = child.wait(echo: STDERR_FILENO)
+        return (outcome.termination.status, outcome.text, command)
     }
 
     /// The feature folders of `Plugins/`, one per line: what the last successful build saw.
