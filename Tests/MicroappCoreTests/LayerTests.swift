@@ -63,4 +63,22 @@ struct LayerTests {
         }
         #expect(callers == ["Sources/MicroappPlatform/PluginLoader.swift: dlopen("])
     }
+
+    @Test("processes are started in one file of the engine, the CLI and the hosts: the platform's ChildProcess")
+    func oneProcessRunner() throws {
+        let folders = [
+            "Sources/MicroappCore", "Sources/MicroappPlatform", "Sources/MicroappDevLoop", "Sources/MicroappTerminal",
+            "Sources/MicroappTesting", "hosts/microapp/CLI", "hosts/microapp/Services", "hosts/monolith",
+        ]
+        let starters = try folders.flatMap { folder in
+            try Self.uses(["posix_spawn(", "posix_spawnp(", "Process()", "fork()", "waitpid("], in: Self.sources(folder))
+                .map { "\(folder)/\($0)" }
+        }
+        #expect(
+            starters == [
+                "Sources/MicroappPlatform/ChildProcess.swift: posix_spawn(",
+                "Sources/MicroappPlatform/ChildProcess.swift: posix_spawnp(",
+                "Sources/MicroappPlatform/ChildProcess.swift: waitpid(",
+            ])
+    }
 }
