@@ -71,8 +71,10 @@ struct LayerTests {
             "Sources/MicroappTesting", "hosts/microapp/CLI", "hosts/microapp/Services", "hosts/monolith",
         ]
         let starters = try folders.flatMap { folder in
-            try Self.uses(["posix_spawn(", "posix_spawnp(", "Process()", "fork()", "waitpid("], in: Self.sources(folder))
-                .map { "\(folder)/\($0)" }
+            try Self.uses(
+                ["posix_spawn(", "posix_spawnp(", "Process()", "fork()", "waitpid("], in: Self.sources(folder)
+            )
+            .map { "\(folder)/\($0)" }
         }
         #expect(
             starters == [
