@@ -263,10 +263,34 @@ public struct PluginRebuilder: Sendable {
         path.hasSuffix(".swift") && !path.split(separator: "/").contains { $0.hasPrefix(".") }
     }
 
+    /// `swift build --product <feature>`, its status and output (what could not start is status 127).
     private func swiftBuild(feature: String) -> (Int32, String) {
-        var arguments = ["/usr/bin/env", "swift", "build", "-c", configuration, "--product", feature]
+        do {
+            let result = try swiftBuild(products: [feature])
+            return (result.status, result.output)
+        } catch {
+            return (127, "could not run swift build: \(error.problem.reason)")
+        }
+    }
+
+    /// Runs `swift build` for `products` (all when empty) in the repository, in this host's configuration and scratch
+    /// folder, copying what it writes to `echo` as it comes. With `refreshingManifest`, Package.swift is touched and
+    /// SwiftPM's manifest cache bypassed, so a feature folder added or removed is seen. Every `swift build` of a
+    /// feature, at start or under `--watch`, is this one.
+    package func swiftBuild(
+        products: [String], refreshingManifest: Bool = false, echo: Int32? = nil
+    ) throws(SystemCallError) -> (status: Int32, output: String, command: String) {
+        var arguments = ["swift", "build", "-c", configuration]
         if let scratch { arguments += ["--scratch-path", scratch] }
-        return Self.run(arguments, in: repository)
+        if refreshingManifest {
+            arguments += ["--manifest-cache", "none"]
+            try? FileManager.default.setAttributes(
+                [.modificationDate: Date()], ofItemAtPath: repository + "/Package.swift")
+        }
+        for product in products { arguments += ["--product", product] }
+        let outcome = try ChildProcess(arguments, directory: repository, output: .capture, error: .output)
+            .wait(echo: echo)
+        return (outcome.termination.status, outcome.text, arguments.joined(separator: " "))
     }
 
     /// Runs `arguments` in `folder`; the exit status (or the signal that ended it) and everything it wrote.

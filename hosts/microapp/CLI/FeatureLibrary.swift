@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappDevLoop
 import MicroappPlatform
 import MicroappSDK
 

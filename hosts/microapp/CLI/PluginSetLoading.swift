@@ -1,6 +1,7 @@
 import DemoServices
 import Foundation
 import MicroappCore
+import MicroappDevLoop
 import MicroappPlatform
 import MicroappSDK
 

@@ -2,6 +2,7 @@ import CPlatform
 import DemoServices
 import Foundation
 import MicroappCore
+import MicroappDevLoop
 import MicroappSDK
 import MicroappTerminal
 

@@ -1,5 +1,6 @@
 import DemoServices
 import MicroappCore
+import MicroappDevLoop
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal

@@ -1,12 +1,34 @@
 import Foundation
 import MicroappCore
-import MicroappDevLoop
 import MicroappPlatform
 
+/// Where the running host was built: its build folder, the repository (when it was built from one) and the
+/// configuration. The CLI's `PluginLocations` is one.
+package protocol BuildFolders {
+    /// The folder of the running executable (SwiftPM's build folder when run with `swift run`).
+    var executableDirectory: URL { get }
+    /// The repository root, when the executable sits in its `.build`.
+    var repository: URL? { get }
+    /// `debug` or `release`.
+    var configuration: String { get }
+}
+
 /// Rebuilds the plugin libraries that are missing or older than their sources, when run from the repository.
-/// `swift run microapp` builds only the executable; this makes it build the features too.
-struct PluginBuilder {
-    let locations: PluginLocations
+/// `swift run microapp` builds only the executable; this makes it build the features too. It decides what is stale;
+/// the builds themselves are `PluginRebuilder`'s (SwiftPM's plan replayed, or `swift build`).
+package struct PluginBuilder {
+    let locations: any BuildFolders
+    /// Where progress and problems go, one line at a time (stderr: under `--ui json` stdout carries only JSON).
+    let log: (String) -> Void
+
+    /// A builder for the host built in `locations`.
+    package init(
+        locations: any BuildFolders,
+        log: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) {
+        self.locations = locations
+        self.log = log
+    }
 
     /// A feature folder whose library needs building, and why.
     struct StaleFeature {
@@ -46,11 +68,11 @@ struct PluginBuilder {
 
     /// Builds what is stale with `swift build`, its output on stderr; returns the `build-failed` notice to show in
     /// the app when the build failed (the libraries built before are loaded), nil when it built.
-    func refresh() -> Notice? {
+    package func refresh() -> Notice? {
         let stale = staleFeatures()
         guard !stale.isEmpty else { return nil }
         let list = stale.map { $0.name + ($0.isMissing ? " (missing)" : " (changed)") }.joined(separator: ", ")
-        Console.err("microapp: building plugin libraries: \(list) …")
+        log("microapp: building plugin libraries: \(list) …")
         return build(
             stale, products: stale.count == 1 ? [stale[0].name] : [],
             replayable: stale.count == 1 && !stale[0].sharedChanged)
@@ -58,9 +80,9 @@ struct PluginBuilder {
 
     /// Builds the library of the feature in `Plugins/<name>` alone (`swift build --product <name>`), when it is
     /// missing or older than its sources; returns the `build-failed` notice when the build failed, as `refresh()`.
-    func build(feature name: String) -> Notice? {
+    package func build(feature name: String) -> Notice? {
         guard let stale = staleFeatures(only: name).first else { return nil }
-        Console.err("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
+        log("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
         return build([stale], products: [name], replayable: !stale.sharedChanged)
     }
 
@@ -86,18 +108,18 @@ struct PluginBuilder {
         var result = run(products: products, refreshingManifest: refresh, in: repository)
         let staleManifest = ["no product named", "invalid custom path", "No target named"]
         if result.status != 0 && !refresh && staleManifest.contains(where: result.output.contains) {
-            Console.err("microapp: SwiftPM's cached Package.swift is out of date; building again without the cache …")
+            log("microapp: SwiftPM's cached Package.swift is out of date; building again without the cache …")
             result = run(products: products, refreshingManifest: true, in: repository)
         }
         guard result.status == 0 else {
-            Console.err(
+            report(
                 Problem(
                     code: "build-failed", subject: "", reason: "`\(result.command)` failed (exit \(result.status))",
                     fix: "fix the compiler errors above; the libraries built before still load")
             )
             return failure(of: stale, output: result.output, in: repository)
         }
-        Console.err(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
+        log(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
         try? folders.write(to: folderList, atomically: true, encoding: .utf8)
         stamp(products.isEmpty ? staleFeatures().map(\.name) : products, since: started)
         return nil
@@ -132,11 +154,10 @@ struct PluginBuilder {
 
     /// Rebuilds `name` by replaying SwiftPM's plan; false when there is no plan or it did not compile.
     private func replay(_ name: String, in repository: URL) -> Bool {
-        let rebuilder = PluginRebuilder(
-            repository: repository.path, buildDirectory: locations.executableDirectory.path,
-            configuration: locations.configuration)
-        guard let outcome = rebuilder.replay(feature: name), outcome.library != nil else { return false }
-        Console.err(
+        guard let outcome = rebuilder(in: repository).replay(feature: name), outcome.library != nil else {
+            return false
+        }
+        log(
             "microapp: \(name) rebuilt in \(outcome.milliseconds) ms (compile and link replayed from SwiftPM's plan)")
         return true
     }
@@ -146,28 +167,28 @@ struct PluginBuilder {
     private func run(
         products: [String], refreshingManifest: Bool, in repository: URL
     ) -> (status: Int32, output: String, command: String) {
-        var arguments = ["swift", "build", "-c", locations.configuration]
-        if refreshingManifest {
-            arguments += ["--manifest-cache", "none"]
-            let manifest = repository.appendingPathComponent("Package.swift").path
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: manifest)
-        }
-        for product in products { arguments += ["--product", product] }
-        let command = arguments.joined(separator: " ")
-        let child: ChildProcess
         do {
-            child = try ChildProcess(arguments, directory: repository.path, output: .capture, error: .output)
+            return try rebuilder(in: repository).swiftBuild(
+                products: products, refreshingManifest: refreshingManifest, echo: STDERR_FILENO)
         } catch {
-            Console.err(
+            report(
                 Problem(
                     code: "build-not-started", subject: "",
                     reason: "could not start `swift build`: \(error.problem.reason)",
                     fix: "put the Swift toolchain on PATH"))
-            return (-1, "", command)
+            return (-1, "", "swift build")
         }
-        let outcome = child.wait(echo: STDERR_FILENO)
-        return (outcome.termination.status, outcome.text, command)
     }
+
+    /// The one builder of the host's features, in `repository`.
+    private func rebuilder(in repository: URL) -> PluginRebuilder {
+        PluginRebuilder(
+            repository: repository.path, buildDirectory: locations.executableDirectory.path,
+            configuration: locations.configuration)
+    }
+
+    /// `problem` told on the log as the CLI tells problems: `microapp: subject: reason`, then the fix.
+    private func report(_ problem: Problem) { log("microapp: \(problem.text)") }
 
     /// The feature folders of `Plugins/`, one per line: what the last successful build saw.
     private func featureFolders(in repository: URL) -> String {
@@ -213,7 +234,7 @@ extension PluginBuilder {
     /// with --plugins). New builds are probed in a child process unless `probing` is false; `willSwap` hears of each
     /// copy before its code runs.
     @MainActor
-    static func watch(
+    package static func watch(
         _ runtime: AppRuntime, images: [PluginImage], directories: [String], probing: Bool,
         willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
     ) -> HotSwapWatch {
