@@ -59,15 +59,23 @@ let package = Package(
     targets: [
         // Every executable's command line, declared once: parsing, validation and help from one description.
         .target(name: "CommandLineSpec", path: "Sources/CommandLineSpec", swiftSettings: strict),
+        // The engine in three layers, arrows pointing one way: dev loop → platform → core → SDK.
+        // Pure logic: manifests, container, resolver, routes, router, runtime, swap handover. No files, no processes.
+        .target(name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict),
+        // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
         .target(
-            name: "MicroappHost", dependencies: ["MicroappDigest", sdk], path: "Sources/MicroappHost",
-            swiftSettings: strict),
+            name: "MicroappPlatform", dependencies: ["MicroappCore", "MicroappDigest", "CPlatform", sdk],
+            path: "Sources/MicroappPlatform", swiftSettings: strict),
+        // The development loop: watching sources, rebuilding one feature, hot-swap orchestration.
+        .target(
+            name: "MicroappDevLoop", dependencies: ["MicroappPlatform", "MicroappCore", sdk],
+            path: "Sources/MicroappDevLoop", swiftSettings: strict),
         // Hashing plugins on every start must not crawl in debug builds: this one file is always optimized.
         .target(
             name: "MicroappDigest", path: "Sources/MicroappDigest",
             swiftSettings: strict + [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         .target(
-            name: "MicroappTerminal", dependencies: ["MicroappHost", "CPlatform", sdk],
+            name: "MicroappTerminal", dependencies: ["MicroappCore", "CPlatform", sdk],
             path: "Sources/MicroappTerminal",
             swiftSettings: strict),
         // The system calls Swift cannot make safely: variadic prctl, and signal handlers' bodies (async-signal-safe C).
@@ -76,13 +84,14 @@ let package = Package(
         .executableTarget(
             name: "microapp",
             dependencies: [
-                "CommandLineSpec", "MicroappHost", "MicroappTerminal", "CPlatform", "DemoServices", "MicroappDigest",
-                sdk,
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTerminal",
+                "CPlatform", "DemoServices", "MicroappDigest", sdk,
             ],
             path: "hosts/microapp/CLI", swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
-            name: "DemoServices", dependencies: ["DemoContracts", "MicroappHost", "CSQLite", "CCrypt", sdk],
+            name: "DemoServices",
+            dependencies: ["DemoContracts", "MicroappCore", "MicroappPlatform", "CSQLite", "CCrypt", sdk],
             path: "hosts/microapp/Services", swiftSettings: strict),
         // The shapes of the demo app's services: plain Codable structs its features and its host share.
         .target(name: "DemoContracts", path: "Sources/DemoContracts", swiftSettings: strict),
@@ -94,61 +103,72 @@ let package = Package(
         // Morty API), shared by service tests and end-to-end tests.
         .target(name: "TestServers", dependencies: ["DemoServices"], path: "Tests/TestServers", swiftSettings: strict),
         .testTarget(
-            name: "DemoServicesTests", dependencies: ["DemoServices", "TestScratch", "TestServers", sdk],
+            name: "DemoServicesTests",
+            dependencies: ["DemoServices", "MicroappPlatform", "TestScratch", "TestServers", sdk],
             path: "Tests/DemoServicesTests", swiftSettings: strict),
         .testTarget(
-            name: "MicroappHostTests",
-            dependencies: ["MicroappHost", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
-            path: "Tests/MicroappHostTests", swiftSettings: strict),
+            name: "MicroappCoreTests",
+            dependencies: ["MicroappCore", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
+            path: "Tests/MicroappCoreTests", swiftSettings: strict),
         .testTarget(
-            name: "PluginLoadingTests", dependencies: ["MicroappHost", "TestScratch", sdk],
+            name: "PluginLoadingTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
             path: "Tests/PluginLoadingTests",
             swiftSettings: strict),
         .testTarget(
             name: "MicroappTerminalTests",
-            dependencies: ["MicroappTerminal", "MicroappHost", "CPlatform", "TestScratch", sdk],
+            dependencies: ["MicroappTerminal", "MicroappCore", "CPlatform", "TestScratch", sdk],
             path: "Tests/MicroappTerminalTests", swiftSettings: strict),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["TestScratch", "TestServers"], path: "Tests/EndToEndTests",
+            name: "EndToEndTests", dependencies: ["MicroappPlatform", "TestScratch", "TestServers"],
+            path: "Tests/EndToEndTests",
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
         .executableTarget(
             name: "monolith",
-            dependencies: ["CommandLineSpec", "MicroappHost", "MicroappTerminal", "DemoServices", sdk]
+            dependencies: ["CommandLineSpec", "MicroappCore", "MicroappTerminal", "DemoServices", sdk]
                 + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
             name: "cold-start-benchmark", dependencies: ["CommandLineSpec"], path: "Benchmarks/ColdStart",
             swiftSettings: strict),
         .executableTarget(
-            name: "hot-swap-benchmark", dependencies: ["CommandLineSpec", "MicroappHost", sdk],
+            name: "hot-swap-benchmark",
+            dependencies: ["CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", sdk],
             path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
-            name: "HotSwapTests", dependencies: ["MicroappHost", "MicroappTesting", "TestScratch", sdk],
+            name: "HotSwapTests",
+            dependencies: [
+                "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTesting", "TestScratch", sdk,
+            ],
             path: "Tests/HotSwapTests",
             swiftSettings: strict),
         .target(
             name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport",
             swiftSettings: strict),
         .executableTarget(
-            name: "loader-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
+            name: "loader-benchmark",
+            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
             path: "Benchmarks/LoaderBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "host-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
+            name: "host-benchmark",
+            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappHost", sdk],
+            name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", sdk],
             path: "Benchmarks/Fuzz",
             swiftSettings: strict),
         // The CLI's own parts, imported from the executable target (`@testable import microapp`).
         .testTarget(
             name: "MicroappCLITests",
-            dependencies: ["microapp", "CommandLineSpec", "MicroappHost", "MicroappTerminal", "DemoServices", sdk],
+            dependencies: [
+                "microapp", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappTerminal", "DemoServices",
+                sdk,
+            ],
             path: "Tests/MicroappCLITests",
             swiftSettings: strict),
         .testTarget(
-            name: "FuzzRegressionTests", dependencies: ["MicroappHost", sdk], path: "Tests/FuzzRegressionTests",
+            name: "FuzzRegressionTests", dependencies: ["MicroappCore", sdk], path: "Tests/FuzzRegressionTests",
             swiftSettings: strict),
     ] + featureTargets
 )

@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 // The properties every input must keep. Shared by the seeded driver (`microapp-fuzz`) and the libFuzzer harness

@@ -1,6 +1,6 @@
 import BenchmarkSupport
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// Keeps a result alive so the optimizer cannot drop the call that made it.

@@ -1,6 +1,6 @@
 import BenchmarkSupport
 import Foundation
-import MicroappHost
+import MicroappPlatform
 
 /// What one child process measured while loading a set of libraries (seconds).
 struct ChildLoad: Codable {

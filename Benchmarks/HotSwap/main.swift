@@ -1,6 +1,8 @@
 import CommandLineSpec
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 
 #if canImport(Glibc)

@@ -1,7 +1,8 @@
 import BenchmarkSupport
 import CMicroappABI
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 #if canImport(Glibc)

@@ -1,7 +1,11 @@
+#define _GNU_SOURCE
 #include "CPlatform.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int microapp_end_with_parent(pid_t expected_parent, int signal_number) {
@@ -10,3 +14,17 @@ int microapp_end_with_parent(pid_t expected_parent, int signal_number) {
     // will never send the signal, so look once more.
     return getppid() == expected_parent ? 0 : 1;
 }
+
+int microapp_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    return (int)syscall(434, pid, 0);
+#endif
+}
+
+int microapp_spawn_add_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}
+
+int microapp_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }

@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// Turns one input line into an `Event`: a JSON event (`{"type":"tap","id":"sign-in"}`) or, for `--ui text`,

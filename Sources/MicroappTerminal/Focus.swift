@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// Which element has the keyboard in the terminal UI, which row each list is on, and what a key does there.

@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 // What the chrome around a screen says, shared by the plain-text and terminal renderers.

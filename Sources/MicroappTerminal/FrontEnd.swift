@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// The `--ui json` front end: one JSON event per line in, one JSON object per line out.

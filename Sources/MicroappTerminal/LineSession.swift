@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// The loop shared by the line-based front ends (`--ui json`, `--ui text`): write the first frame, turn each

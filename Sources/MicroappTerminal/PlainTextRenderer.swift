@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// Draws a frame as plain text: no colours, no cursor movement, the same output for the same frame.

@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// The `--ui text` front end for logs and pipes: prints each new frame once with `PlainTextRenderer` (a blank

@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// Lays a frame out for a terminal of `width`×`height`: header, rule, title, the content (or the loading

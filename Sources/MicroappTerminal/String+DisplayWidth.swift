@@ -1,7 +1,7 @@
 // Column arithmetic for monospaced output: how wide text is on a terminal, and how to cut, pad and wrap it
-// without splitting a character. Feature text is untrusted: `sanitized` (MicroappHost) replaces its control
+// without splitting a character. Feature text is untrusted: `sanitized` (MicroappCore) replaces its control
 // characters so a screen can never move the cursor or change colours by itself.
-import MicroappHost
+import MicroappCore
 
 extension Character {
     /// Columns this character takes on a terminal: 0 for combining marks, 2 for wide (CJK, emoji), else 1.

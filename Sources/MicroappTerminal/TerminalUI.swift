@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// The interactive terminal front end (`--ui terminal`): raw mode on the alternate screen, keys move the focus

@@ -1,6 +1,7 @@
 import DemoServices
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import Testing
 
 @Suite("Opening the backend (SQLite, migration, yescrypt, the session file) never blocks the main actor")

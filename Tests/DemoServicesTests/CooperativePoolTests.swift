@@ -1,6 +1,6 @@
 import DemoServices
 import Foundation
-import MicroappHost
+import MicroappPlatform
 import MicroappSDK
 import Testing
 

@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 import Testing
 

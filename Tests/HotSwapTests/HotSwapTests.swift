@@ -1,5 +1,7 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 import TestScratch
 import Testing

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import MicroappHost
+@testable import MicroappDevLoop
 
 /// The rule that a build of older bytes never lands after a newer save.
 @Suite("Only the newest save's build lands")

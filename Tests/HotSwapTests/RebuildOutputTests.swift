@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappDevLoop
 import Testing
 
 /// What a rebuild shows of the compiler's output, and which files it counts as sources.

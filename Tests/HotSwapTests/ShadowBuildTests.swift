@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappDevLoop
+import MicroappPlatform
 import TestScratch
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappDevLoop
 import Synchronization
 import TestScratch
 import Testing

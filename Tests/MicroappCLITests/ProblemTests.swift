@@ -1,6 +1,6 @@
 import DemoServices
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 import MicroappTerminal
 import Testing

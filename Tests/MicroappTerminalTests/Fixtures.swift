@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// Frames the tests draw, and a fake driver that records what front ends send.

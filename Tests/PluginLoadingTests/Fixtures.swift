@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappPlatform
 import MicroappSDK
 import Synchronization
 import TestScratch
@@ -199,17 +199,10 @@ enum FixtureBuilder {
 
     /// Runs a tool, returning its exit status and its combined output.
     static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.environment = Scratch.childEnvironment()
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let outcome = try ChildProcess(
+            [tool] + arguments, environment: Scratch.childEnvironment(), output: .capture, error: .output
+        ).wait()
+        return (outcome.termination.status, outcome.text)
     }
 }
 

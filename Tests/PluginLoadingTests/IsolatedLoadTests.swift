@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 import TestScratch
 import Testing
@@ -42,28 +43,19 @@ enum Isolated {
 
     private static func loadBlocking(_ paths: [String]) throws -> ChildResult {
         let output = (Paths.fixtures as NSString).appendingPathComponent("isolated-\(UUID().uuidString).json")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.runner)
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "isolatedChildLoad"]
         var environment = Scratch.childEnvironment()
         environment[pathsVariable] = paths.joined(separator: "\n")
         environment[outputVariable] = output
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let deadline = Date().addingTimeInterval(120)
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        if process.terminationReason == .uncaughtSignal {
-            return .crashed(signal: process.terminationStatus, output: text)
-        }
+        let child = try ChildProcess(
+            [Paths.runner, "--testing-library", "swift-testing", "--filter", "isolatedChildLoad"],
+            environment: environment, output: .capture, error: .output)
+        // A generous limit: the child only loads a few libraries, but the machine may be busy.
+        let ended = child.wait(timeout: .seconds(120))
+        let text = ended.text
+        if case .signalled(let signal) = ended.termination { return .crashed(signal: signal, output: text) }
         guard let data = FileManager.default.contents(atPath: output) else {
-            return .failed(status: process.terminationStatus, output: text)
+            return .failed(status: ended.termination.status, output: text)
         }
         return .finished(try JSONDecoder().decode(Outcome.self, from: data))
     }

@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappPlatform
 import MicroappSDK
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import Testing
 
 #if canImport(Glibc)

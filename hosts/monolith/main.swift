@@ -3,7 +3,7 @@ import Characters
 import CommandLineSpec
 import DemoServices
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 import MicroappTerminal
 import Search

@@ -1,8 +1,9 @@
-// The few system calls the host needs that Swift cannot make safely: a variadic one (prctl) and the body of
+// The few system calls the host needs that Swift cannot make safely: variadic ones (prctl, syscall) and the body of
 // signal handlers, which may call only async-signal-safe functions (no allocation, no locks, no Swift runtime).
 #ifndef MICROAPP_CPLATFORM_H
 #define MICROAPP_CPLATFORM_H
 
+#include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <termios.h>
@@ -33,5 +34,17 @@ void microapp_terminal_restore(void);
 /// Copies the bytes a handler would write into `buffer` (up to `capacity`) and returns their count: 0 when nothing
 /// is prepared or it was already restored. For tests.
 size_t microapp_terminal_guard_pending(char *buffer, size_t capacity);
+
+/// A file descriptor that becomes readable when the process `pid` (a child of this one) ends: pidfd_open(2), which
+/// Swift cannot call (`syscall` is variadic). Returns the descriptor (close-on-exec), or -1 with errno set.
+int microapp_pidfd_open(pid_t pid);
+
+/// Adds "change to `path`" to a spawn's file actions (glibc's posix_spawn_file_actions_addchdir_np, hidden from
+/// Swift behind _GNU_SOURCE). Returns 0 or an error number, as posix_spawn_file_actions_* do.
+int microapp_spawn_add_chdir(posix_spawn_file_actions_t *actions, const char *path);
+
+/// A pipe whose both ends are close-on-exec from the start (pipe2 with O_CLOEXEC, hidden behind _GNU_SOURCE):
+/// no child started by another thread meanwhile inherits an end. Returns 0, or -1 with errno set.
+int microapp_pipe_cloexec(int ends[2]);
 
 #endif

@@ -1,6 +1,6 @@
 import CommandLineSpec
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappTerminal
 
 /// The command line split into a command and what its `CommandSpec` (in `Commands`) made of the rest: options

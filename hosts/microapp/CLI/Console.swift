@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappCore
 import Synchronization
 
 /// Writing to the standard streams (Swift 6 forbids the C `stdout`/`stderr` globals).

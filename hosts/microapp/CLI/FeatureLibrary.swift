@@ -1,5 +1,7 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 
 /// One feature's library, found by name for `solo` and `preview`: only `lib<Feature>.so` is loaded (built first,

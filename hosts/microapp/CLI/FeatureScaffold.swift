@@ -1,4 +1,3 @@
-import MicroappHost
 import MicroappSDK
 import MicroappTerminal
 
@@ -74,7 +73,8 @@ struct FeatureScaffold {
     /// package's own, the toolchain's, and those of the features already there; plus the scaffold's own types.
     static func takenNames(_ existing: [String]) -> [String] {
         let package = [
-            "MicroappSDK", "CMicroappABI", "MicroappHost", "MicroappTerminal", "MicroappTesting", "DemoServices",
+            "MicroappSDK", "CMicroappABI", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTerminal",
+            "MicroappTesting", "DemoServices",
             "CSQLite", "CCrypt", "microapp", "Microapps",
         ]
         let toolchain = [

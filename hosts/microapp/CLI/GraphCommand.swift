@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// `microapp graph [--format text|dot|json]`: who needs what from whom, with missing providers and cycles marked.
@@ -11,7 +11,8 @@ enum GraphCommand {
         var optional: Bool
         /// `host`, a feature id, or nil when nobody provides it.
         var provider: String?
-        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-shape`, `wrong-access` or `cycle`.
+        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-shape`, `wrong-access`, `cycle` or
+        /// `provider-disabled`.
         var status: String
         /// The JSON structure the feature expects (`TypeShape` text); nil for plugins built before shapes.
         var shape: String?
@@ -42,44 +43,16 @@ enum GraphCommand {
             ? .invalidPluginSet : .ok
     }
 
+    /// The graph as the resolver decided it: each requirement's provider and status come from the resolution.
     @MainActor
     static func graph(_ set: LoadedPluginSet) -> [Node] {
-        var providers: [String: Offer] = [:]
-        for offer in set.container.offers.values {
-            providers[offer.key] = offer
-            providers[offer.key]?.provider = "host"
-        }
-        for image in set.images {
-            for provision in image.manifest.provides where providers[provision.key] == nil {
-                providers[provision.key] = Offer(
-                    key: provision.key, type: provision.type, kind: .service, access: .read,
-                    provider: image.manifest.id, shape: provision.shape)
-            }
-        }
-        return set.images.map { image in
-            let inCycle = set.resolution.disabled[image.manifest.id]?.code == .cycle
-            let edges = image.manifest.requirements.map { requirement -> Edge in
-                let provider = providers[requirement.key]
-                let status: String
-                if let provider {
-                    if provider.type != requirement.type {
-                        status = "wrong-type"
-                    } else if DependencyResolver.shapeMismatch(requirement, provider) != nil {
-                        status = "wrong-shape"
-                    } else if requirement.access > provider.access {
-                        status = "wrong-access"
-                    } else if inCycle && provider.provider != "host" {
-                        status = "cycle"
-                    } else {
-                        status = "ok"
-                    }
-                } else {
-                    status = requirement.isOptional ? "optional-missing" : "missing"
-                }
-                return Edge(
-                    key: requirement.key, type: requirement.type, access: requirement.access.rawValue,
-                    optional: requirement.isOptional, provider: provider?.provider, status: status,
-                    shape: requirement.shape)
+        set.images.map { image in
+            let statuses = set.resolution.requirements[image.manifest.id] ?? []
+            let edges = statuses.map { status in
+                Edge(
+                    key: status.requirement.key, type: status.requirement.type,
+                    access: status.requirement.access.rawValue, optional: status.requirement.isOptional,
+                    provider: status.provider, status: status.state.rawValue, shape: status.requirement.shape)
             }
             return Node(
                 feature: image.manifest.id, version: image.manifest.version,

@@ -1,4 +1,6 @@
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 
 /// What makes this host one particular app: the values the generic commands (`run`, `solo`, `routes`, `doctor`,
 /// `graph`) take instead of an app's own constants. Built once in the composition root (main.swift).

@@ -1,5 +1,7 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 
 /// `microapp keys [--json]`: every service and piece of shared state the host offers, from its container and from

@@ -1,4 +1,5 @@
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 
 /// `microapp lock [DIR]`: write `DIR/plugins.lock` with the SHA-256 of every usable library in DIR.
 enum LockCommand {

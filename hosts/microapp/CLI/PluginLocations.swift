@@ -1,8 +1,10 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 
 /// Where this executable lives, where its plugins are, and the repository it was built from (if any).
-struct PluginLocations {
+struct PluginLocations: BuildFolders {
     /// The folder of the running executable (SwiftPM's build folder when run with `swift run`).
     let executableDirectory: URL
     /// The repository root, when the executable sits in its `.build`.

@@ -1,5 +1,7 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 
 /// Everything the inspect and run commands share: find, load, filter and resolve the plugins.

@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 import MicroappTerminal
 

@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// The app as the front end sees it, recording the route on screen into the supervisor's state file at each

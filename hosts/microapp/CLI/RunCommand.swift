@@ -1,6 +1,7 @@
 import CPlatform
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
 import MicroappSDK
 import MicroappTerminal
 

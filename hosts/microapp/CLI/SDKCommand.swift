@@ -1,5 +1,7 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 
 /// `microapp sdk [--install]`: where the SDK of this host lives as packages for features built outside the
 /// repository (printed alone on stdout, for `export MICROAPP_SDK=$(microapp sdk)`), and whether it is written there.

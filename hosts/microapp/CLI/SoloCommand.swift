@@ -1,4 +1,6 @@
-import MicroappHost
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
 

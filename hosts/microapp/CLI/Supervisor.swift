@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -128,26 +129,16 @@ enum Supervisor {
     }
 
     private static func spawnAndWait(_ executable: String, _ arguments: [String], crashFile: String) -> Int32 {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGQUIT)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        var pid = pid_t()
-        let started = ChildLaunch.withArrays(
-            [executable] + arguments, backtrace: "enable=yes,interactive=no,output-to=\(crashFile)"
-        ) { posix_spawn(&pid, executable, nil, &attributes, $0, $1) }
-        guard started == 0 else {
-            Console.err("microapp: could not start the app process (\(executable))")
+        do {
+            let child = try ChildProcess(
+                [executable] + arguments,
+                environment: ChildLaunch.environment(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)"),
+                input: .inherit, output: .inherit, error: .inherit, defaultSignals: [SIGINT, SIGQUIT])
+            return child.wait().termination.waitStatus
+        } catch {
+            Console.err("microapp: could not start the app process (\(executable)): \(error.problem.reason)")
             return Int32(ExitCode.crashed.rawValue) << 8
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status
     }
 }
 

@@ -1,4 +1,4 @@
-import MicroappHost
+import MicroappCore
 
 /// A setting the app cannot use (such as a characters URL that is not a URL): what, why and how to fix it.
 public struct ConfigurationError: ProblemDescribing, Sendable, Equatable, CustomStringConvertible {

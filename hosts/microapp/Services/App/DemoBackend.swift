@@ -1,5 +1,6 @@
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// Everything behind the demo app's services: the data directory, its database and session file, and the

@@ -1,5 +1,5 @@
 import Foundation
-import MicroappHost
+import MicroappCore
 import MicroappSDK
 
 /// The composition root of the demo app: every service and piece of shared state features may ask for, on the

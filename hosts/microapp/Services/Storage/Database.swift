@@ -1,5 +1,5 @@
 import CSQLite
-import MicroappHost
+import MicroappPlatform
 import Synchronization
 
 #if canImport(Glibc)

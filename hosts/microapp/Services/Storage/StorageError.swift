@@ -1,5 +1,5 @@
 import CSQLite
-import MicroappHost
+import MicroappCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,0 +1,349 @@
+import MicroappSDK
+
+/// The running app: features started from loaded images, one back stack across them, frames for front ends.
+@MainActor
+public final class AppRuntime: AppDriver {
+    /// Choices made by the composition root.
+    public struct Options: Sendable {
+        /// The app's name, on the host's own screens (nothing running, a route that cannot open).
+        public var name: String
+        /// Where to go after signing in when nothing was pending, and where a run starts without `--open`.
+        public var home: String?
+        /// How the app runs (`solo` in microapp mode), in every frame.
+        public var mode: Frame.Mode
+        /// In microapp mode, the mocks in use (`characters.page=default`), in every frame.
+        public var mocks: [String]
+        /// Microapp mode: routes of features that are not loaded show a stub screen (and `home` after sign-in
+        /// may be one); nil in the full app, where they show a problem screen.
+        public var foreign: ForeignRoutes?
+
+        /// Creates options.
+        public init(
+            name: String = "Microapps", home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [],
+            foreign: ForeignRoutes? = nil
+        ) {
+            self.name = name
+            self.home = home
+            self.mode = mode
+            self.mocks = mocks
+            self.foreign = foreign
+        }
+    }
+
+    /// A feature that started: the version on screen, its Root, and the code it came from.
+    struct RunningFeature {
+        var manifest: FeatureManifest
+        var root: any Root
+        var version: FeatureVersion
+    }
+
+    /// One loaded version of a feature's code: enough to make a Root again (rollback).
+    struct FeatureVersion {
+        let manifest: FeatureManifest
+        let type: any Feature.Type
+        /// The version number shown in frames and swap notices.
+        let number: Int
+        /// The library path, or `linked …`.
+        let origin: String
+    }
+
+    let container: Container
+    private let options: Options
+    var features: [String: RunningFeature] = [:]
+    /// Earlier working versions of each swapped feature, oldest first (their images stay loaded).
+    var previousVersions: [String: [FeatureVersion]] = [:]
+    /// The highest version number each feature ran at, so numbers only grow across swaps and rollbacks.
+    var newestVersions: [String: Int] = [:]
+    var router: Router
+    private var pendingNotices: [Notice] = []
+    private var updateScheduled = false
+    /// Work under way that the next event waits for (a hot swap), by what it is.
+    private var heldWork: [String] = []
+    private var sessionObservation: Observation?
+    let session: ObservableProperty<Session?>?
+
+    /// Problems met while starting features (after resolution), in the same form as loader problems.
+    public private(set) var startProblems: [Diagnostic] = []
+    /// Set by front ends; called after the frame changed.
+    public var onUpdate: ((Frame, [Notice]) -> Void)?
+    /// True after a `quit` event.
+    public private(set) var hasQuit = false
+
+    /// Starts every sound feature of `resolution` from `images`, providers first.
+    public convenience init(
+        images: [any LoadedPlugin], resolution: Resolution, container: Container, options: Options = Options()
+    ) {
+        self.init(
+            sources: images.map(FeatureSource.plugin), resolution: resolution, container: container, options: options)
+    }
+
+    /// Starts every sound feature of `resolution` from `sources` (plugins or linked-in types), providers first.
+    public init(sources: [FeatureSource], resolution: Resolution, container: Container, options: Options = Options()) {
+        self.container = container
+        self.options = options
+        self.session = container.property(.session(access: .readWrite))
+        let manifests = sources.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
+        router = Router(table: RouteTable(manifests), disabled: resolution.disabled, foreign: options.foreign)
+        let byID = Dictionary(sources.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in resolution.startOrder {
+            guard let source = byID[id] else { continue }
+            start(source)
+        }
+        sessionObservation = session?.observe { [weak self] session in self?.sessionChanged(signedIn: session != nil) }
+    }
+
+    /// Ids of the features that are running, in start order.
+    public var runningFeatures: [FeatureManifest] { features.values.map(\.manifest).sorted { $0.id < $1.id } }
+
+    /// Opens the first screen: `url`, or the home route if a running feature answers it, or the first route of
+    /// the first feature.
+    public func open(_ url: String? = nil) {
+        guard let target = url ?? home else { return }
+        navigate(to: target)
+    }
+
+    /// The home route if it can open, else the first route of the first running feature.
+    private var home: String? {
+        if let home = options.home, router.table.match(home) != nil { return home }
+        return router.table.entries.first?.pattern.description
+    }
+
+    // MARK: AppDriver
+
+    /// The frame for the screen on top of the back stack, with the chrome every frame shares.
+    public var frame: Frame {
+        var frame = screenFrame
+        frame.tabs = tabs
+        frame.account = session?.value?.email
+        frame.mode = options.mode
+        frame.mocks = options.mocks
+        frame.depth = max(0, router.stack.count - 1)
+        return frame
+    }
+
+    /// The frame of the screen on top, without the chrome every frame shares (tabs, account, mode, depth).
+    private var screenFrame: Frame {
+        guard let top = router.top else {
+            return Frame(
+                feature: "microapp", featureName: options.name, version: 0, route: "",
+                screen: Screen(title: "Nothing to show", content: [.text(Text("No feature is running."))]))
+        }
+        switch top {
+        case .feature(let id, let location):
+            guard let feature = features[id] else { return problemFrame(top.url, nil) }
+            return Frame(
+                feature: id, featureName: feature.manifest.displayName, version: feature.version.number,
+                route: location.url, screen: feature.root.screen(at: location))
+        case .problem(let url, let diagnostic):
+            return problemFrame(url, diagnostic)
+        case .stub(let url, let feature):
+            return Frame(
+                feature: "microapp", featureName: "\(feature) (not loaded)", version: 0, route: url,
+                screen: ForeignRoutes.stubScreen(url: url, feature: feature))
+        }
+    }
+
+    /// Why an event sent now would not be handled as a person would handle it, nil once the app has settled: no
+    /// loading screen, no redraw and no hot swap pending.
+    public var unsettledReason: String? {
+        if let work = heldWork.first { return "\(work) is under way" }
+        if updateScheduled { return "a redraw is pending" }
+        return frame.loadingReason
+    }
+
+    /// Marks `work` as under way until `release` is called: events wait for it (see `unsettledReason`).
+    public func hold(_ work: String) {
+        heldWork.append(work)
+    }
+
+    /// Ends work started with `hold(_:)` and redraws, so front ends waiting for the app to settle look again.
+    public func release(_ work: String) {
+        if let index = heldWork.firstIndex(of: work) { heldWork.remove(at: index) }
+        scheduleUpdate()
+    }
+
+    /// Handles one event from a front end.
+    public func send(_ event: Event) {
+        switch event {
+        case .action(.tap(let id)) where openTab(id): break
+        case .action(let action):
+            guard let top = router.top else { break }
+            // Only what the screen offers is done, on feature and host screens alike: a script's stale or mistyped
+            // id is answered here.
+            if let reason = frame.screen.refusal(of: action) {
+                post(
+                    Notice(
+                        level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
+                        fix: "act on an element of the latest frame", feature: top.feature))
+            } else if case .feature(let id, let location) = top {
+                features[id]?.root.handle(action, at: location)
+            } else if action == .tap(id: "back") {
+                // The problem and stub screens offer only Back.
+                goBack()
+            }
+        case .back: goBack()
+        case .open(let url): navigate(to: url)
+        case .rollback(let feature):
+            rollback(feature)
+        case .quit: hasQuit = true
+        }
+        scheduleUpdate()
+    }
+
+    // MARK: Navigation (from features and events)
+
+    func navigate(to url: String) {
+        if let notice = router.open(url, signedIn: session?.value != nil) { post(notice) }
+        showTop()
+    }
+
+    func goBack() {
+        if router.back() {
+            showTop()
+        } else {
+            post(
+                Notice(
+                    level: .info, code: "no-back", message: "This is the first screen; there is nothing to go back to"))
+        }
+    }
+
+    func popToRoot(of feature: String) {
+        router.popToRoot(of: feature)
+        showTop()
+    }
+
+    /// Asks front ends to redraw soon; many calls in one turn make one update.
+    func scheduleUpdate() {
+        guard !updateScheduled else { return }
+        updateScheduled = true
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            self.updateScheduled = false
+            let notices = self.pendingNotices
+            self.pendingNotices = []
+            self.onUpdate?(self.frame, notices)
+        }
+    }
+
+    /// Shows notices beside the next frame (start-up problems, for instance).
+    public func announce(_ notices: [Notice]) {
+        notices.forEach(post)
+    }
+
+    package func post(_ notice: Notice) {
+        pendingNotices.append(notice)
+        scheduleUpdate()
+    }
+
+    func showTop() {
+        if case .feature(let id, let location) = router.top { features[id]?.root.willShow(location) }
+        scheduleUpdate()
+    }
+
+    private func sessionChanged(signedIn: Bool) {
+        // In microapp mode home may be a route of a feature that is not loaded: its stub shows where sign-in goes.
+        let afterSignIn = options.foreign != nil ? options.home ?? home : home
+        let next = signedIn ? router.didSignIn(home: afterSignIn ?? "") : router.didSignOut()
+        if let next, !next.isEmpty {
+            navigate(to: next)
+        } else if router.top == nil {
+            open()
+        } else {
+            showTop()
+        }
+    }
+
+    private func start(_ source: FeatureSource) {
+        let manifest = source.manifest
+        let feature: any Feature.Type
+        switch source.register() {
+        case .success(let registered): feature = registered
+        case .failure(let problem):
+            startProblems.append(problem)
+            return
+        }
+        do {
+            let version = FeatureVersion(
+                manifest: manifest, type: feature, number: manifest.version, origin: source.origin)
+            features[manifest.id] = RunningFeature(manifest: manifest, root: try makeRoot(version), version: version)
+        } catch {
+            startProblems.append(
+                Diagnostic(
+                    .startFailed, subject: manifest.id, reason: "it failed to start: \(error)",
+                    fix: "run `swift test --filter \(manifest.displayName)` to see it fail with its mocks"))
+        }
+    }
+
+    /// Makes a Root of `version` with a fresh context on the same container, then hands the container the services
+    /// it provides.
+    func makeRoot(_ version: FeatureVersion) throws -> any Root {
+        let prepared = try prepareRoot(version)
+        publish(prepared)
+        return prepared.root
+    }
+
+    /// A Root made from a version, with the services its `provide(_:)` gave, not yet handed out to others.
+    struct PreparedRoot {
+        let root: any Root
+        let manifest: FeatureManifest
+        let services: [(provision: Provision, service: ErasedService)]
+    }
+
+    /// Makes the Root of `version` without changing what the container hands out (a swap may still give it up).
+    func prepareRoot(_ version: FeatureVersion) throws -> PreparedRoot {
+        let manifest = version.manifest
+        let dependencies = FeatureDependencies(container: container, manifest: manifest)
+        let context = FeatureContext(
+            manifest: manifest, source: dependencies,
+            navigation: FeatureNavigation(feature: manifest.id, runtime: self),
+            invalidate: { [weak self] in self?.scheduleUpdate() })
+        let provisions = try version.type.provide(context)
+        let services = try manifest.provides.map { provision in
+            guard let service = provisions.services[provision.key] else {
+                throw DependencyError(
+                    key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
+                    fix: "add it in provide(_:) or remove it from the manifest's provides")
+            }
+            return (provision: provision, service: service)
+        }
+        // The feature's own Root may need what it provides (it is not in the container until the Root is made).
+        for (provision, service) in services { dependencies.provided[provision.key] = service }
+        return PreparedRoot(root: try version.type.makeRoot(context), manifest: manifest, services: services)
+    }
+
+    /// Hands out the services of a Root that started (on a swap, to the features already holding them).
+    func publish(_ prepared: PreparedRoot) {
+        for (provision, service) in prepared.services {
+            container.provide(
+                provision.key, type: provision.type, service: service, by: prepared.manifest.id,
+                summary: provision.summary, shape: provision.shape)
+        }
+    }
+
+    private func problemFrame(_ url: String, _ diagnostic: Diagnostic?) -> Frame {
+        let message = diagnostic.map { "\($0.reason). To fix: \($0.fix)" } ?? "The feature is not running."
+        let screen = Screen(
+            title: "Cannot open \(url)", content: [],
+            state: .error(
+                ErrorPanel(
+                    title: "Cannot open \(url)", message: message, actions: [Button(id: "back", title: "Back")])))
+        return Frame(feature: "microapp", featureName: options.name, version: 0, route: url, screen: screen)
+    }
+}
+
+/// A feature's view of the back stack: its calls land in the runtime with the feature's id attached.
+@MainActor
+final class FeatureNavigation: NavigationHost {
+    private let feature: String
+    private weak var runtime: AppRuntime?
+
+    init(feature: String, runtime: AppRuntime) {
+        self.feature = feature
+        self.runtime = runtime
+    }
+
+    func push(_ url: String) { runtime?.navigate(to: url) }
+    func pop() { runtime?.goBack() }
+    func popToRoot() { runtime?.popToRoot(of: feature) }
+    func open(_ url: String) { runtime?.navigate(to: url) }
+}

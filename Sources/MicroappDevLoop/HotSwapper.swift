@@ -1,0 +1,152 @@
+import Foundation
+import MicroappCore
+import MicroappPlatform
+import MicroappSDK
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Takes a new build of a running feature's library and swaps it in: copy to a unique path (never over a loaded
+/// file), probe the copy in a child process (one started ahead of time and waiting for it), load it, then
+/// `AppRuntime.swap` between two events. A build that fails any step never replaces the running version; the reason
+/// is posted as an `error` notice.
+@MainActor
+public final class HotSwapper {
+    /// The app whose features are swapped.
+    public let runtime: AppRuntime
+    /// The child-process check of each new build; nil loads without it (only for trusted builds: a trap kills the host).
+    public var probe: PluginProbe?
+    /// Where copies of new builds go, one file per swap (`lib<Feature>-<pid>-<n>.so`).
+    public let swapsDirectory: String
+    /// Called with the feature id and the copy's path once a copy has loaded, before any of its code runs in the
+    /// app: whoever must trace a crash to its library hears of the copy first.
+    public var willSwap: ((_ feature: String, _ copy: String) -> Void)?
+    private var feature: [String: String] = [:]
+    private var copies = 0
+    /// A probe process started ahead of the next swap, so a swap does not wait for a process to start.
+    private var standby: PluginProbe.Standby?
+
+    /// Swaps features of `runtime`; `libraries` maps the file name of each running feature's library
+    /// (`libCharacters.so`) to its feature id, so a new file of that name is known as a new build of that feature.
+    public init(
+        runtime: AppRuntime, libraries: [String: String], probe: PluginProbe? = PluginProbe(),
+        swapsDirectory: String = HotSwapper.defaultDirectory
+    ) {
+        self.runtime = runtime
+        self.probe = probe
+        self.swapsDirectory = swapsDirectory
+        self.feature = libraries
+        Self.removeStaleCopies(in: swapsDirectory)
+        standby = probe?.standby()
+    }
+
+    /// Ends the probe process kept waiting for the next swap.
+    public func stop() {
+        standby?.cancel()
+        standby = nil
+    }
+
+    /// Maps each image's file name to its feature id: what `libraries` of `init` expects.
+    public static func libraries(of images: [PluginImage]) -> [String: String] {
+        Dictionary(
+            images.map { (($0.path as NSString).lastPathComponent, $0.manifest.id) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// `$XDG_CACHE_HOME/microapp/swaps` (or under `~/.cache`).
+    public static var defaultDirectory: String {
+        ((ProbeCache.defaultFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent("swaps")
+    }
+
+    /// The feature a library file at `path` is a build of, by its file name; nil for an unknown library.
+    public func featureID(forLibrary path: String) -> String? {
+        feature[(path as NSString).lastPathComponent]
+    }
+
+    /// Swaps in the library at `path` as a new version of `id` (by default the feature its file name belongs to).
+    /// Posts a `swapped` notice on success and an `error` notice naming the reason otherwise.
+    @discardableResult
+    public func swapLibrary(at path: String, feature id: String? = nil) async -> Result<SwapResult, Diagnostic> {
+        let started = ContinuousClock.now
+        let work = "a hot swap of \((path as NSString).lastPathComponent)"
+        runtime.hold(work)
+        defer { runtime.release(work) }
+        guard let id = id ?? featureID(forLibrary: path) else {
+            return refuse(
+                Diagnostic(
+                    .notFound, subject: path, reason: "no running feature was loaded from a file of that name",
+                    fix: "restart the host to load a new feature"), feature: nil)
+        }
+        let copy: String
+        switch copyToUniquePath(path) {
+        case .success(let made): copy = made
+        case .failure(let problem): return refuse(problem, feature: id)
+        }
+        if let probe {
+            let waiting = standby
+            let verdict = await BlockingWork.run { probe.verdict(for: copy, using: waiting) }
+            standby = probe.standby()
+            switch verdict {
+            case .usable: break
+            case .refused(let problem), .blocked(let problem): return refuse(problem, feature: id)
+            }
+        }
+        let image: PluginImage
+        switch PluginLoader.load(copy) {
+        case .success(let loaded): image = loaded
+        case .failure(let problem): return refuse(problem, feature: id)
+        }
+        willSwap?(id, copy)
+        switch runtime.swap(id, to: .plugin(image), since: started) {
+        case .success(let result): return .success(result)
+        case .failure(let problem): return refuse(problem, feature: id)
+        }
+    }
+
+    /// Posts why a build was not swapped in and returns it.
+    private func refuse(_ problem: Diagnostic, feature id: String?) -> Result<SwapResult, Diagnostic> {
+        let running = id.flatMap { runtime.version(of: $0) }.map { "; v\($0) keeps running" } ?? ""
+        let reason =
+            problem.code == .fingerprintMismatch
+            ? "the SDK changed: restart the host (\(problem.reason))" : problem.reason
+        runtime.post(
+            Notice(
+                level: .error, code: problem.code.rawValue,
+                message: "\(id ?? problem.subject): new build refused: \(reason)\(running)",
+                fix: problem.code == .fingerprintMismatch ? "restart the host" : problem.fix, feature: id))
+        return .failure(problem)
+    }
+
+    /// Copies `path` to a new file in `swapsDirectory`, readable by its owner only.
+    private func copyToUniquePath(_ path: String) -> Result<String, Diagnostic> {
+        copies += 1
+        let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let copy = (swapsDirectory as NSString).appendingPathComponent("\(name)-\(getpid())-\(copies).so")
+        do {
+            try FileManager.default.createDirectory(
+                atPath: swapsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            chmod(copy, 0o500)
+            return .success(copy)
+        } catch {
+            return .failure(
+                Diagnostic(
+                    .loadFailed, subject: path, reason: "it could not be copied to \(copy): \(error)",
+                    fix: "make \(swapsDirectory) writable, or free some disk space"))
+        }
+    }
+
+    /// Removes copies left by processes that are gone (their pid is part of the name); live ones stay.
+    private static func removeStaleCopies(in directory: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasSuffix(".so") {
+            let parts = name.dropLast(3).split(separator: "-")
+            guard parts.count >= 3, let pid = pid_t(parts[parts.count - 2]) else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import MicroappCore
+import MicroappPlatform
+
+/// Where the running host was built: its build folder, the repository (when it was built from one) and the
+/// configuration. The CLI's `PluginLocations` is one.
+package protocol BuildFolders {
+    /// The folder of the running executable (SwiftPM's build folder when run with `swift run`).
+    var executableDirectory: URL { get }
+    /// The repository root, when the executable sits in its `.build`.
+    var repository: URL? { get }
+    /// `debug` or `release`.
+    var configuration: String { get }
+}
+
+/// Rebuilds the plugin libraries that are missing or older than their sources, when run from the repository.
+/// `swift run microapp` builds only the executable; this makes it build the features too. It decides what is stale;
+/// the builds themselves are `PluginRebuilder`'s (SwiftPM's plan replayed, or `swift build`).
+package struct PluginBuilder {
+    let locations: any BuildFolders
+    /// Where progress and problems go, one line at a time (stderr: under `--ui json` stdout carries only JSON).
+    let log: (String) -> Void
+
+    /// A builder for the host built in `locations`.
+    package init(
+        locations: any BuildFolders,
+        log: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) {
+        self.locations = locations
+        self.log = log
+    }
+
+    /// A feature folder whose library needs building, and why.
+    struct StaleFeature {
+        let name: String
+        let isMissing: Bool
+        /// True when a module every feature builds on (the SDK, the demo contracts) changed too.
+        var sharedChanged = false
+    }
+
+    /// The modules every feature in Plugins/ depends on (Package.swift): a change there makes them all stale.
+    static let sharedModules = ["Sources/MicroappSDK", "Sources/DemoContracts"]
+
+    /// The feature folders in `Plugins/` (or only `only`) whose library is missing or older than a source file.
+    func staleFeatures(only: String? = nil) -> [StaleFeature] {
+        guard let repository = locations.repository else { return [] }
+        let plugins = repository.appendingPathComponent("Plugins")
+        let names =
+            only.map { [$0] } ?? ((try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []).sorted()
+        let sharedChange =
+            Self.sharedModules.map { newestModification(in: repository.appendingPathComponent($0)) }.max()
+            ?? .distantPast
+        return names.compactMap { name in
+            let folder = plugins.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("Sources").path) else {
+                return nil
+            }
+            let library = locations.executableDirectory.appendingPathComponent("lib\(name).so")
+            guard let linked = modification(of: library) else { return StaleFeature(name: name, isMissing: true) }
+            let built = max(linked, modification(of: stamp(of: name)) ?? .distantPast)
+            // Only what goes into the library: a changed test or golden preview must not look like a stale build.
+            let sources = ["Sources", "Entry"].map { newestModification(in: folder.appendingPathComponent($0)) }
+            let newest = max(sources.max() ?? .distantPast, sharedChange)
+            return newest > built
+                ? StaleFeature(name: name, isMissing: false, sharedChanged: sharedChange > built) : nil
+        }
+    }
+
+    /// Builds what is stale with `swift build`, its output on stderr; returns the `build-failed` notice to show in
+    /// the app when the build failed (the libraries built before are loaded), nil when it built.
+    package func refresh() -> Notice? {
+        let stale = staleFeatures()
+        guard !stale.isEmpty else { return nil }
+        let list = stale.map { $0.name + ($0.isMissing ? " (missing)" : " (changed)") }.joined(separator: ", ")
+        log("microapp: building plugin libraries: \(list) …")
+        return build(
+            stale, products: stale.count == 1 ? [stale[0].name] : [],
+            replayable: stale.count == 1 && !stale[0].sharedChanged)
+    }
+
+    /// Builds the library of the feature in `Plugins/<name>` alone (`swift build --product <name>`), when it is
+    /// missing or older than its sources; returns the `build-failed` notice when the build failed, as `refresh()`.
+    package func build(feature name: String) -> Notice? {
+        guard let stale = staleFeatures(only: name).first else { return nil }
+        log("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
+        return build([stale], products: [name], replayable: !stale.sharedChanged)
+    }
+
+    /// Runs `swift build` for `products` (all when empty) in the repository, its output on stderr.
+    ///
+    /// SwiftPM caches the evaluated Package.swift by its contents and the environment, and remakes its build plan only
+    /// when the manifest's date changes: a folder added to or removed from Plugins/ is only seen with
+    /// `--manifest-cache none` after touching Package.swift. That is done when a library is missing, when the folders
+    /// differ from those of the last build, and once more when a build fails the way a stale cache makes it fail.
+    private func build(_ stale: [StaleFeature], products: [String], replayable: Bool) -> Notice? {
+        guard let repository = locations.repository else { return nil }
+        let newFolder = stale.contains(where: \.isMissing)
+        let folders = featureFolders(in: repository)
+        let started = Date()
+        let refresh = newFolder || folders != (try? String(contentsOf: folderList, encoding: .utf8))
+        // One feature changed in its own folder, same files: replay SwiftPM's own compile and link commands for it
+        // (what --watch does), skipping SwiftPM's planning. A change in a shared module (it must be rebuilt first),
+        // anything else, or a failed replay (for the full diagnostics) goes to swift build.
+        if replayable, products.count == 1, !refresh, replay(products[0], in: repository) {
+            stamp(products, since: started)
+            return nil
+        }
+        var result = run(products: products, refreshingManifest: refresh, in: repository)
+        let staleManifest = ["no product named", "invalid custom path", "No target named"]
+        if result.status != 0 && !refresh && staleManifest.contains(where: result.output.contains) {
+            log("microapp: SwiftPM's cached Package.swift is out of date; building again without the cache …")
+            result = run(products: products, refreshingManifest: true, in: repository)
+        }
+        guard result.status == 0 else {
+            report(
+                Problem(
+                    code: "build-failed", subject: "", reason: "`\(result.command)` failed (exit \(result.status))",
+                    fix: "fix the compiler errors above; the libraries built before still load")
+            )
+            return failure(of: stale, output: result.output, in: repository)
+        }
+        log(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
+        try? folders.write(to: folderList, atomically: true, encoding: .utf8)
+        stamp(products.isEmpty ? staleFeatures().map(\.name) : products, since: started)
+        return nil
+    }
+
+    /// A failed start-up build as the app shows one under `--watch`: the first compiler errors (the same parser), and
+    /// which library runs instead.
+    private func failure(of stale: [StaleFeature], output: String, in repository: URL) -> Notice {
+        let errors = PluginRebuilder.firstErrors(in: output.replacingOccurrences(of: repository.path + "/", with: ""))
+        let old = stale.filter { !$0.isMissing }.map(\.name)
+        let missing = stale.filter(\.isMissing).map(\.name)
+        var runs: [String] = []
+        if !old.isEmpty { runs.append("the library built before runs for \(old.joined(separator: ", "))") }
+        if !missing.isEmpty { runs.append("\(missing.joined(separator: ", ")) has no library and does not run") }
+        return Notice(
+            level: .error, code: "build-failed",
+            message:
+                "\(stale.map(\.name).joined(separator: ", ")) did not build at start (swift build): \(errors.first ?? "see the compiler output"); \(runs.joined(separator: "; "))",
+            fix: "\(runs.joined(separator: "; ")); fix the errors and start again (under --watch, a save rebuilds)",
+            detail: errors)
+    }
+
+    /// SwiftPM does not relink a library whose objects came out the same (a touched file, a comment): the stamp says
+    /// it was built from the sources as they were when the build started, so the next run does not build it again
+    /// (and a file saved during the build still counts as changed).
+    private func stamp(_ names: [String], since started: Date) {
+        for name in names {
+            _ = FileManager.default.createFile(
+                atPath: stamp(of: name).path, contents: Data(), attributes: [.modificationDate: started])
+        }
+    }
+
+    /// Rebuilds `name` by replaying SwiftPM's plan; false when there is no plan or it did not compile.
+    private func replay(_ name: String, in repository: URL) -> Bool {
+        guard let outcome = rebuilder(in: repository).replay(feature: name), outcome.library != nil else {
+            return false
+        }
+        log(
+            "microapp: \(name) rebuilt in \(outcome.milliseconds) ms (compile and link replayed from SwiftPM's plan)")
+        return true
+    }
+
+    /// Runs one `swift build`, passing its output on to stderr (never stdout: in `--ui json` mode stdout carries only
+    /// JSON lines) and keeping it to look at.
+    private func run(
+        products: [String], refreshingManifest: Bool, in repository: URL
+    ) -> (status: Int32, output: String, command: String) {
+        do {
+            return try rebuilder(in: repository).swiftBuild(
+                products: products, refreshingManifest: refreshingManifest, echo: STDERR_FILENO)
+        } catch {
+            report(
+                Problem(
+                    code: "build-not-started", subject: "",
+                    reason: "could not start `swift build`: \(error.problem.reason)",
+                    fix: "put the Swift toolchain on PATH"))
+            return (-1, "", "swift build")
+        }
+    }
+
+    /// The one builder of the host's features, in `repository`.
+    private func rebuilder(in repository: URL) -> PluginRebuilder {
+        PluginRebuilder(
+            repository: repository.path, buildDirectory: locations.executableDirectory.path,
+            configuration: locations.configuration)
+    }
+
+    /// `problem` told on the log as the CLI tells problems: `microapp: subject: reason`, then the fix.
+    private func report(_ problem: Problem) { log("microapp: \(problem.text)") }
+
+    /// The feature folders of `Plugins/`, one per line: what the last successful build saw.
+    private func featureFolders(in repository: URL) -> String {
+        let plugins = repository.appendingPathComponent("Plugins")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        return names.filter {
+            FileManager.default.fileExists(atPath: plugins.appendingPathComponent("\($0)/Sources").path)
+        }.sorted().joined(separator: "\n")
+    }
+
+    /// Where the folders of the last successful build are kept, beside the libraries.
+    private var folderList: URL { locations.executableDirectory.appendingPathComponent("microapp-plugins.list") }
+
+    /// `lib<name>.so.built` beside the library: when its sources were last built (not a `.so`, so never loaded).
+    private func stamp(of name: String) -> URL {
+        locations.executableDirectory.appendingPathComponent("lib\(name).so.built")
+    }
+
+    private func modification(of url: URL) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+    }
+
+    private func newestModification(in folder: URL) -> Date {
+        var newest = Date.distantPast
+        let files = FileManager.default.enumerator(
+            at: folder, includingPropertiesForKeys: [.contentModificationDateKey])
+        while let file = files?.nextObject() as? URL {
+            if file.lastPathComponent.hasPrefix(".") {
+                files?.skipDescendants()
+                continue
+            }
+            if let date = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate {
+                newest = max(newest, date)
+            }
+        }
+        return newest
+    }
+}
+
+extension PluginBuilder {
+    /// `--watch`: swaps in each new build of a running feature's library, and rebuilds a feature whose sources
+    /// change when its library was built in a repository (the one this executable came from, or another one named
+    /// with --plugins). New builds are probed in a child process unless `probing` is false; `willSwap` hears of each
+    /// copy before its code runs.
+    @MainActor
+    package static func watch(
+        _ runtime: AppRuntime, images: [PluginImage], directories: [String], probing: Bool,
+        willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
+    ) -> HotSwapWatch {
+        let swapper = HotSwapper(
+            runtime: runtime, libraries: HotSwapper.libraries(of: images), probe: probing ? PluginProbe() : nil)
+        swapper.willSwap = willSwap
+        var sources: [String: WatchedSources] = [:]
+        for image in images {
+            if let watched = WatchedSources(library: image.path) { sources[image.manifest.id] = watched }
+        }
+        let watch = HotSwapWatch(
+            swapper: swapper, libraryDirectories: directories, sources: sources, loaded: images.map(\.path))
+        watch.start()
+        return watch
+    }
+}

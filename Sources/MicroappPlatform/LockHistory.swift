@@ -1,0 +1,62 @@
+import Foundation
+import MicroappCore
+
+/// The plugin folders that have had a `plugins.lock`, so that a lock deleted later is noticed: without a record, a
+/// folder whose lock is gone looks like one that never had one, and every library in it loads unchecked.
+///
+/// It is a tripwire, not a guarantee: it catches a lock deleted by mistake, by a tool that cleans the folder, or by
+/// someone who can write the plugin folder but not this user's state folder. Whoever can write both can delete both.
+/// The record is kept per user (`$XDG_STATE_HOME/microapp/locked-folders.json`), by the folder's real path.
+public struct LockHistory: Sendable {
+    /// Where the record lives.
+    public let file: String
+
+    /// The record at `file`; a missing or unreadable record is an empty one.
+    public init(file: String = LockHistory.defaultFile) {
+        self.file = file
+    }
+
+    /// `$XDG_STATE_HOME/microapp/locked-folders.json`, or under `~/.local/state`.
+    public static var defaultFile: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
+        return base + "/microapp/locked-folders.json"
+    }
+
+    /// The folders recorded (real paths).
+    public var folders: Set<String> {
+        Set((try? JSONDecoder().decode([String].self, from: Data(contentsOf: URL(fileURLWithPath: file)))) ?? [])
+    }
+
+    /// True when `folder` has had a lock.
+    public func contains(_ folder: String) -> Bool { folders.contains(Self.key(folder)) }
+
+    /// Remembers that `folder` has a lock (written atomically; nothing is written when it is known already).
+    /// Throws when the record cannot be written.
+    public func record(_ folder: String) throws {
+        var known = folders
+        guard known.insert(Self.key(folder)).inserted else { return }
+        try FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(known.sorted()).write(to: URL(fileURLWithPath: file), options: .atomic)
+    }
+
+    /// Why `folder`, which has no lock now, should have one; nil when it never had one.
+    public func problem(withUnlocked folder: String) -> Diagnostic? {
+        guard contains(folder) else { return nil }
+        return Diagnostic(
+            .lockMissing, subject: (folder as NSString).appendingPathComponent(PluginLock.fileName),
+            reason: "the folder had a \(PluginLock.fileName) before and has none now, so its libraries load unchecked",
+            fix:
+                "restore the lock, or lock the folder again with `microapp lock \(folder)`; if you removed it on purpose, remove the folder from \(file)"
+        )
+    }
+
+    /// A folder's real path (symbolic links resolved), so one folder is one entry however it is named.
+    private static func key(_ folder: String) -> String {
+        URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}

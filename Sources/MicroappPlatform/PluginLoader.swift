@@ -1,0 +1,177 @@
+import CMicroappABI
+import Foundation
+import MicroappCore
+import MicroappSDK
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A plugin library that loaded and described itself: its manifest is read, none of its feature code ran.
+public struct PluginImage: @unchecked Sendable {
+    /// The file it was loaded from.
+    public let path: String
+    /// What the plugin says about itself.
+    public let manifest: FeatureManifest
+    /// The descriptor in the plugin's image (valid for the life of the process: images are never unloaded).
+    let descriptor: UnsafePointer<microapp_descriptor>
+}
+
+extension PluginImage: LoadedPlugin {
+    /// Calls the plugin's `register_feature` and returns the feature type it handed over.
+    public func register() -> Result<any Feature.Type, Diagnostic> { PluginLoader.register(self) }
+}
+
+/// A library that is open and whose descriptor passed its checks; its manifest is still bytes, not yet decoded.
+struct OpenedPlugin: @unchecked Sendable {
+    let path: String
+    let descriptor: UnsafePointer<microapp_descriptor>
+    /// The manifest's bytes in the plugin's image (valid for the life of the process, as the descriptor is).
+    let manifestJSON: UnsafeRawBufferPointer
+}
+
+/// Loads plugin libraries and checks their descriptor. The only place in Microapps that calls `dlopen`.
+///
+/// Images are opened with `RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE` and never closed: unloading Swift code
+/// crashes later, even with no live objects.
+public enum PluginLoader {
+    /// Loads `path` and reads its descriptor, checking ABI version and size before any other field.
+    public static func load(_ path: String, fingerprint: String = MicroappEntry.hostFingerprint) -> Result<
+        PluginImage, Diagnostic
+    > {
+        open(path, fingerprint: fingerprint).flatMap(describe)
+    }
+
+    /// Decodes the manifest of an opened library.
+    ///
+    /// `PluginSet.load` opens every library first and decodes afterwards: decoding right after each `dlopen` is
+    /// several times slower, the runtime's caches going cold with each new image (`loader-benchmark` shows both).
+    static func describe(_ opened: OpenedPlugin) -> Result<PluginImage, Diagnostic> {
+        do {
+            let manifest = try ManifestCoding.decode(utf8: opened.manifestJSON)
+            return .success(PluginImage(path: opened.path, manifest: manifest, descriptor: opened.descriptor))
+        } catch {
+            return .failure(
+                Diagnostic(
+                    .badManifest, subject: opened.path, reason: "its manifest is unusable: \(error.reason)",
+                    fix: error.fix))
+        }
+    }
+
+    /// Opens `path` and checks its descriptor up to the manifest text, which is not decoded yet.
+    static func open(_ path: String, fingerprint: String) -> Result<OpenedPlugin, Diagnostic> {
+        if let problem = SharedObjectCheck.problem(at: path) { return .failure(problem) }
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+            let message = dlerror().map { String(cString: $0) } ?? "unknown reason"
+            if message.contains("position-independent executable") {
+                return .failure(
+                    Diagnostic(
+                        .notSharedObject, subject: path, reason: "it is an executable, not a shared library",
+                        fix:
+                            "build the feature as a `.dynamic` library product, or remove the file from the plugin folder"
+                    ))
+            }
+            return .failure(
+                Diagnostic(
+                    .loadFailed, subject: path, reason: "dlopen failed: \(message)",
+                    fix:
+                        "a missing library or undefined symbol means it was built with another toolchain or SDK: rebuild it with this host's (`swift build`)"
+                ))
+        }
+        guard let symbol = dlsym(handle, MICROAPP_ENTRY_SYMBOL) else {
+            return .failure(
+                Diagnostic(
+                    .noEntrySymbol, subject: path, reason: "it exports no `\(MICROAPP_ENTRY_SYMBOL)` symbol",
+                    fix:
+                        "add `@_cdecl(\"microapp_entry\") public func entry() -> UnsafeRawPointer? { MicroappEntry.export(MyFeature.self) }` to the plugin"
+                ))
+        }
+        let entry = unsafeBitCast(symbol, to: microapp_entry_fn.self)
+        guard let descriptor = entry() else {
+            return .failure(
+                Diagnostic(
+                    .nullDescriptor, subject: path, reason: "`microapp_entry` returned null",
+                    fix: "make sure the feature's manifest can be encoded (see the plugin's own tests)"))
+        }
+        return check(descriptor, path: path, fingerprint: fingerprint)
+    }
+
+    /// Calls the plugin's `register_feature` and returns the feature type it handed over.
+    public static func register(_ image: PluginImage) -> Result<any Feature.Type, Diagnostic> {
+        guard let registerFeature = image.descriptor.pointee.register_feature else {
+            return .failure(
+                Diagnostic(
+                    .registerFailed, subject: image.path, reason: "its descriptor has no register_feature function",
+                    fix: "export the entry with `MicroappEntry.export(MyFeature.self)` rather than by hand"))
+        }
+        let registrar = FeatureRegistrar()
+        let status = registrar.withOpaquePointer { registerFeature(image.descriptor, $0) }
+        guard status == MICROAPP_STATUS_OK, let feature = registrar.feature else {
+            return .failure(
+                Diagnostic(
+                    .registerFailed, subject: image.path,
+                    reason: "register_feature returned status \(status) and registered no feature",
+                    fix: "export the entry with `MicroappEntry.export(MyFeature.self)` rather than by hand"))
+        }
+        return .success(feature)
+    }
+
+    private static func check(
+        _ descriptor: UnsafePointer<microapp_descriptor>, path: String, fingerprint: String
+    ) -> Result<OpenedPlugin, Diagnostic> {
+        // Only the first two fields are read until both say the rest is there.
+        let header = UnsafeRawPointer(descriptor)
+        let version = header.load(as: UInt32.self)
+        let size = header.load(fromByteOffset: 4, as: UInt32.self)
+        let major = version >> 16
+        guard major == MICROAPP_ABI_MAJOR else {
+            return .failure(
+                Diagnostic(
+                    .abiMismatch, subject: path,
+                    reason:
+                        "it was built for entry ABI \(major).\(version & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
+                    fix: "rebuild the plugin against this host's MicroappSDK"))
+        }
+        let minimum = MemoryLayout<microapp_descriptor>.size
+        guard Int(size) >= minimum else {
+            return .failure(
+                Diagnostic(
+                    .shortDescriptor, subject: path,
+                    reason: "its descriptor is \(size) bytes; ABI \(MICROAPP_ABI_MAJOR) needs at least \(minimum)",
+                    fix: "rebuild the plugin against this host's MicroappSDK; do not write the descriptor by hand"))
+        }
+        let fields = descriptor.pointee
+        let theirs = fields.sdk_fingerprint.map { String(cString: $0) } ?? "(none)"
+        guard theirs == fingerprint else {
+            return .failure(
+                Diagnostic(
+                    .fingerprintMismatch, subject: path,
+                    reason: "it was built against SDK \(theirs); this host runs SDK \(fingerprint)",
+                    fix:
+                        "rebuild the plugin with this host's MicroappSDK sources and toolchain, or restart the host after rebuilding both"
+                ))
+        }
+        guard let json = fields.manifest_json else {
+            return .failure(
+                Diagnostic(
+                    .badManifest, subject: path, reason: "its manifest is null",
+                    fix: "export the entry with `MicroappEntry.export(MyFeature.self)`"))
+        }
+        guard let length = boundedLength(json, limit: ManifestCoding.maximumSize) else {
+            return .failure(
+                Diagnostic(
+                    .badManifest, subject: path,
+                    reason: "its manifest is longer than \(ManifestCoding.maximumSize) bytes",
+                    fix: "keep the manifest to identity, routes and keys"))
+        }
+        // Kept as bytes: the decoder refuses text that is not UTF-8 instead of repairing it.
+        let bytes = UnsafeRawBufferPointer(start: json, count: length)
+        return .success(OpenedPlugin(path: path, descriptor: descriptor, manifestJSON: bytes))
+    }
+
+    /// Length of a C string, or nil if no terminator is found within `limit` bytes.
+    private static func boundedLength(_ string: UnsafePointer<CChar>, limit: Int) -> Int? {
+        let length = strnlen(string, limit + 1)
+        return length > limit ? nil : length
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import MicroappCore
+import MicroappDigest
+
+/// `plugins.lock`: the SHA-256 of each plugin library in a folder, written by `microapp lock`. When a folder has
+/// one, a library that is not in it or does not match is refused before it is opened.
+public struct PluginLock: Codable, Sendable, Equatable {
+    /// One locked library.
+    public struct Entry: Codable, Sendable, Equatable {
+        /// The feature id the library had when it was locked (for people; the file name is the key).
+        public var feature: String
+        /// Hex SHA-256 of the file.
+        public var sha256: String
+    }
+
+    /// The file name of the lock in a plugin folder.
+    public static let fileName = "plugins.lock"
+    /// Format version of the lock.
+    public var version = 1
+    /// Locked libraries by file name (`libAuth.so`).
+    public var libraries: [String: Entry]
+
+    /// A lock of `images` (their files as they are now).
+    public init(images: [PluginImage]) throws {
+        libraries = [:]
+        for image in images {
+            let name = (image.path as NSString).lastPathComponent
+            libraries[name] = Entry(feature: image.manifest.id, sha256: try Self.digest(of: image.path))
+        }
+    }
+
+    /// The lock in `folder`, nil when there is none; throws when it exists but cannot be read.
+    public static func load(in folder: String) throws(Diagnostic) -> PluginLock? {
+        let path = (folder as NSString).appendingPathComponent(fileName)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return try JSONDecoder().decode(PluginLock.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw Diagnostic(
+                .lockMismatch, subject: path, reason: "it cannot be read (\(error.localizedDescription))",
+                fix: "write it again with `microapp lock \(folder)`")
+        }
+    }
+
+    /// Writes the lock into `folder` (sorted, one library per line, so diffs read well).
+    public func write(in folder: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(
+            to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent(Self.fileName)), options: .atomic)
+    }
+
+    /// Why the library at `path` may not be loaded under this lock, or nil if it matches.
+    public func problem(with path: String) -> Diagnostic? {
+        let name = (path as NSString).lastPathComponent
+        let folder = (path as NSString).deletingLastPathComponent
+        guard let entry = libraries[name] else {
+            return Diagnostic(
+                .lockMismatch, subject: path, reason: "it is not in \(Self.fileName)",
+                fix: "if you trust it, run `microapp lock \(folder)` to add it; otherwise remove it")
+        }
+        let actual: String
+        do {
+            actual = try Self.digest(of: path)
+        } catch {
+            // Fail closed: a library the lock cannot check is not known to be the one locked.
+            return Diagnostic(
+                .lockMismatch, subject: path,
+                reason: "it cannot be read to check it against \(Self.fileName) (\(Self.describe(error)))",
+                fix: "make it readable by this user, or remove it; a library the lock cannot check is not loaded")
+        }
+        guard actual == entry.sha256 else {
+            return Diagnostic(
+                .lockMismatch, subject: path,
+                reason:
+                    "its SHA-256 \(actual.prefix(12))… differs from \(entry.sha256.prefix(12))… in \(Self.fileName)",
+                fix:
+                    "if you rebuilt \(entry.feature) on purpose, run `microapp lock \(folder)`; otherwise restore the file"
+            )
+        }
+        return nil
+    }
+
+    /// The system's words for why a file could not be read (`Permission denied`), not Foundation's wrapper text.
+    private static func describe(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let code = underlying?.domain == NSPOSIXErrorDomain ? underlying?.code : nil {
+            return String(cString: strerror(Int32(code)))
+        }
+        return error.localizedDescription
+    }
+
+    /// Hex SHA-256 of a file.
+    public static func digest(of path: String) throws -> String {
+        SHA256.hex(of: try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import MicroappCore
+import MicroappSDK
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Loads an untrusted library in a child process first (`microapp probe --json FILE`), so a plugin that traps or
+/// hangs while loading or registering takes down the child, not the host.
+public struct PluginProbe: Sendable {
+    /// What the child found.
+    public enum Verdict: Sendable, Equatable {
+        /// The library loaded and registered in the child.
+        case usable
+        /// The library was refused with a diagnostic (not a crash): the in-process load would refuse it too.
+        case refused(Diagnostic)
+        /// The child died or hung: the library is blocked until it changes.
+        case blocked(Diagnostic)
+    }
+
+    /// The executable that understands `probe --json FILE` (the host itself by default).
+    public var executable: String
+    /// How long a probe may take before it counts as a hang.
+    public var timeout: Duration
+
+    /// A probe that runs `executable probe --json FILE`.
+    public init(
+        executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+        timeout: Duration = .seconds(5)
+    ) {
+        self.executable = executable
+        self.timeout = timeout
+    }
+
+    /// The child's verdict on the library at `path`, from a probe process started for it.
+    public func verdict(for path: String) -> Verdict {
+        guard let child = ProbeChild(executable: executable, library: path) else {
+            return .blocked(cannotStart(path))
+        }
+        return verdict(of: child, for: path)
+    }
+
+    /// Starts a probe process ahead of time: it loads the runtime, then waits for the one library it is to probe, so
+    /// `verdict(for:using:)` does not wait for a process to start. Nil when it could not start.
+    public func standby() -> Standby? {
+        ProbeChild(executable: executable, library: nil).map(Standby.init)
+    }
+
+    /// The verdict on `path` from `standby` when it is still waiting (it is used up), else from a new probe process.
+    public func verdict(for path: String, using standby: Standby?) -> Verdict {
+        guard let child = standby?.take() else { return verdict(for: path) }
+        guard child.send(path) else {
+            // It ended while waiting (killed, out of memory): not the library's fault.
+            child.end()
+            return verdict(for: path)
+        }
+        return verdict(of: child, for: path)
+    }
+
+    /// A probe process started ahead of time and waiting on its standard input for a library path; used once.
+    /// Ends by itself when its standard input closes (when this process ends); `cancel()` ends it at once.
+    public final class Standby: Sendable {
+        private let child: Mutex<ProbeChild?>
+
+        fileprivate init(_ child: ProbeChild) { self.child = Mutex(child) }
+
+        /// The waiting process, until it is used or cancelled.
+        public var processID: pid_t? { child.withLock { $0?.pid } }
+
+        /// The waiting child, once.
+        fileprivate func take() -> ProbeChild? {
+            child.withLock { waiting in
+                defer { waiting = nil }
+                return waiting
+            }
+        }
+
+        /// Lets the waiting child end without probing anything.
+        public func cancel() { take()?.end() }
+
+        deinit { child.withLock { $0?.end() } }
+    }
+
+    /// Waits for `child` (probing `path`) within the time limit and reads what it found.
+    private func verdict(of child: ProbeChild, for path: String) -> Verdict {
+        defer { child.finish() }
+        let status: Int32
+        switch child.process.wait(timeout: timeout).termination {
+        case .timedOut:
+            return .blocked(
+                Diagnostic(
+                    .probeHung, subject: path,
+                    reason:
+                        "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
+                    fix: "fix the plugin's entry or registration; it stays blocked until the file changes"))
+        case .signalled(let signal):
+            let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+            return .blocked(
+                Diagnostic(
+                    .probeCrashed, subject: path,
+                    reason: "loading it crashed a probe process (\(name), signal \(signal))",
+                    fix:
+                        "run `microapp probe \(path)` to see it fail, fix the plugin; it stays blocked until the file changes"
+                ))
+        case .exited(let code): status = code << 8
+        }
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: child.output))) ?? Data()
+        guard let result = try? JSONDecoder().decode(ProbeReport.self, from: data) else {
+            return .blocked(
+                Diagnostic(
+                    .probeFailed, subject: path,
+                    reason: "the probe process exited \(status >> 8) without a verdict",
+                    fix: "run `microapp probe \(path)` by hand to see what it prints"))
+        }
+        if let problem = result.problem { return .refused(problem) }
+        return .usable
+    }
+
+    private func cannotStart(_ path: String) -> Diagnostic {
+        Diagnostic(
+            .probeFailed, subject: path, reason: "the probe process could not start (\(executable))",
+            fix: "reinstall microapp; the probe runs the host executable itself")
+    }
+}
+
+/// One `microapp probe --json …` process: its verdict goes to a file of its own; with `--standby` it reads the
+/// library's path from a socket on its standard input first.
+struct ProbeChild: Sendable {
+    /// The running probe.
+    let process: ChildProcess
+    /// Where the child writes its JSON report.
+    let output: String
+    /// The host's end of the child's standard input (standby children), or -1.
+    private let input: Int32
+
+    /// The child's process id.
+    var pid: pid_t { process.pid }
+
+    /// Starts `executable probe --json` on `library`, or, for nil, one that waits for the library's path (standby).
+    init?(executable: String, library: String?) {
+        output =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "microapp-probe-\(UUID().uuidString)"
+            ).path
+        let standby = library == nil
+        var ends: [Int32] = [-1, -1]
+        if standby {
+            // A socket, not a pipe: sending to a child that died must not raise SIGPIPE in the host.
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
+            else { return nil }
+        }
+        defer { if standby { close(ends[1]) } }
+        // A crash report would only slow the child down: the verdict is the signal.
+        guard
+            let process = try? ChildProcess(
+                [executable, "probe", "--json", library ?? "--standby"],
+                environment: ChildLaunch.environment(backtrace: "enable=no"),
+                input: standby ? .descriptor(ends[1]) : .null, output: .file(output), error: .null)
+        else {
+            if standby { close(ends[0]) }
+            return nil
+        }
+        self.process = process
+        self.input = ends[0]
+    }
+
+    /// Hands a standby child the library to probe; false when it could not be told (it ended).
+    func send(_ path: String) -> Bool {
+        let line = Array((path + "\n").utf8)
+        return line.withUnsafeBytes { Glibc.send(input, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == line.count
+    }
+
+    /// Ends a child that is not needed (or could not be told what to probe) and reaps it.
+    func end() {
+        process.signal(SIGKILL)
+        _ = process.wait()
+        finish()
+    }
+
+    /// Closes the host's end of a standby child's input and removes the report, once the child has been reaped.
+    func finish() {
+        if input >= 0 { close(input) }
+        unlink(output)
+    }
+}
+
+/// What `microapp probe --json` prints: the library, its verdict, its manifest or its problem, and for a usable
+/// library what the probe checked and what it could not check (`ok` is only as strong as the checks behind it).
+public struct ProbeReport: Codable, Sendable {
+    /// The file probed.
+    public var file: String
+    /// `ok` or `refused`.
+    public var verdict: String
+    /// The manifest, when the library is usable.
+    public var manifest: ManifestSummary?
+    /// Why it was refused.
+    public var problem: Diagnostic?
+    /// What a usable library passed: `loaded`, `registered`, `manifest`, and `first screens` when they were drawn.
+    public var checked: [String]?
+    /// What the probe did not check and why, such as `first screens (no mocks)`; empty when all was checked.
+    public var notChecked: [String]?
+
+    /// Creates a report.
+    public init(
+        file: String, verdict: String, manifest: FeatureManifest? = nil, problem: Diagnostic? = nil,
+        checked: [String]? = nil, notChecked: [String]? = nil
+    ) {
+        self.file = file
+        self.verdict = verdict
+        self.manifest = manifest.map(ManifestSummary.init)
+        self.problem = problem
+        self.checked = checked
+        self.notChecked = notChecked
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import MicroappCore
+import MicroappSDK
+
+/// Finding and loading a set of plugin libraries, and resolving them together.
+public enum PluginSet {
+    /// What loading a set of files gave.
+    public struct LoadReport: Sendable {
+        /// Libraries that loaded and described themselves.
+        public var images: [PluginImage]
+        /// Files that could not be used, one diagnostic each.
+        public var problems: [Diagnostic]
+        /// What did not stop a library from loading but should be looked at (a folder whose lock is gone).
+        public var warnings: [Diagnostic] = []
+    }
+
+    /// The `lib*.so` files in `directories` (sorted, the SDK itself left out).
+    public static func discover(in directories: [String]) -> [String] {
+        directories.flatMap { directory -> [String] in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return
+                names
+                .filter { $0.hasPrefix("lib") && $0.hasSuffix(".so") && $0 != "libMicroappSDK.so" }
+                .sorted()
+                .map { (directory as NSString).appendingPathComponent($0) }
+        }
+    }
+
+    /// Loads each file; a file that fails does not stop the others. A folder's `plugins.lock`, when there is one,
+    /// is enforced unless `enforcingLocks` is false (for `microapp lock` itself). With a `lockHistory`, each locked
+    /// folder is remembered there, and one that had a lock and has none now gets a warning.
+    public static func load(
+        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil
+    ) -> LoadReport {
+        load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory) { _ in nil }
+    }
+
+    /// Like `load(_:enforcingLocks:)`, but each library is first loaded in a child process (or known from the
+    /// cache): one that crashes or hangs there is refused and never loaded in this process.
+    public static func load(
+        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil,
+        screening: inout PluginScreening
+    ) -> LoadReport {
+        load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory) { screening.verdict(for: $0) }
+    }
+
+    /// `load(_:enforcingLocks:lockHistory:screening:)` (without probes when `screening` is nil) on a thread of its
+    /// own, awaited: lock hashes, probe processes and dlopen never hold the caller's actor, so the main actor goes
+    /// on while a start-up probe runs. Answers the report and the screening with the verdicts it learned.
+    public static func loadOffActor(
+        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil, screening: PluginScreening?
+    ) async -> (report: LoadReport, screening: PluginScreening?) {
+        await BlockingWork.run { () -> (report: LoadReport, screening: PluginScreening?) in
+            guard var screening else {
+                return (load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory), nil)
+            }
+            let report = load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory, screening: &screening)
+            return (report, screening)
+        }
+    }
+
+    private static func load(
+        _ paths: [String], enforcingLocks: Bool, lockHistory: LockHistory?,
+        screen: (String) -> PluginProbe.Verdict?
+    ) -> LoadReport {
+        var report = LoadReport(images: [], problems: [])
+        var opened: [OpenedPlugin] = []
+        var locks: [String: PluginLock?] = [:]
+        for path in paths {
+            let folder = (path as NSString).deletingLastPathComponent
+            do {
+                if enforcingLocks && locks[folder] == nil {
+                    let lock = try PluginLock.load(in: folder)
+                    locks[folder] = .some(lock)
+                    if let warning = remember(lock, of: folder, in: lockHistory) { report.warnings.append(warning) }
+                }
+            } catch {
+                report.problems.append(error)
+                continue
+            }
+            if let lock = locks[folder] ?? nil, let problem = lock.problem(with: path) {
+                report.problems.append(problem)
+                continue
+            }
+            switch screen(path) {
+            case .blocked(let problem), .refused(let problem):
+                report.problems.append(problem)
+                continue
+            case .usable, nil:
+                break
+            }
+            switch PluginLoader.open(path, fingerprint: MicroappEntry.hostFingerprint) {
+            case .success(let plugin): opened.append(plugin)
+            case .failure(let problem): report.problems.append(problem)
+            }
+        }
+        for plugin in opened {
+            switch PluginLoader.describe(plugin) {
+            case .success(let image): report.images.append(image)
+            case .failure(let problem): report.problems.append(problem)
+            }
+        }
+        return report
+    }
+
+    /// Records a locked folder in `history`, or says that an unlocked one had a lock before; nil when all is well.
+    private static func remember(_ lock: PluginLock?, of folder: String, in history: LockHistory?) -> Diagnostic? {
+        guard let history else { return nil }
+        guard lock != nil else { return history.problem(withUnlocked: folder) }
+        do {
+            try history.record(folder)
+            return nil
+        } catch {
+            return Diagnostic(
+                .lockMissing, subject: history.file,
+                reason: "could not remember that \(folder) is locked (\(error.localizedDescription))",
+                fix:
+                    "make \((history.file as NSString).deletingLastPathComponent) writable, so a deleted lock is noticed"
+            )
+        }
+    }
+
+    /// Resolves loaded images against what `container` offers.
+    @MainActor
+    public static func resolve(_ images: [PluginImage], container: Container) -> Resolution {
+        DependencyResolver.resolve(
+            images.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers)
+    }
+}

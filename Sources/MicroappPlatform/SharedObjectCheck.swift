@@ -1,0 +1,135 @@
+import Foundation
+import MicroappCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// ELF `e_machine` of the architecture this host runs on.
+#if arch(x86_64)
+    private let hostMachine: UInt16 = 62
+#elseif arch(arm64)
+    private let hostMachine: UInt16 = 183
+#else
+    private let hostMachine: UInt16 = 0
+#endif
+
+/// Refuses, before `dlopen` sees it, what is not a complete, readable ELF shared object for this architecture:
+/// `dlopen` of a truncated file dies with SIGBUS instead of failing.
+enum SharedObjectCheck {
+    /// Why a 64-bit little-endian ELF file is shorter than its headers say, or nil if it holds all they name.
+    private static func truncation(of file: FileHandle, header: [UInt8], size: UInt64) -> String? {
+        guard header.count == 64, header[4] == 2, header[5] == 1 else { return "its ELF header is incomplete" }
+        func integer(_ bytes: some Collection<UInt8>) -> UInt64 {
+            bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let programHeaders = integer(header[32..<40])
+        let sectionHeaders = integer(header[40..<48])
+        let programEntrySize = integer(header[54..<56])
+        let programCount = integer(header[56..<58])
+        let sectionEntrySize = integer(header[58..<60])
+        let sectionCount = integer(header[60..<62])
+        let programEnd = programHeaders.addingReportingOverflow(programEntrySize * programCount)
+        guard !programEnd.overflow, programEnd.partialValue <= size, programEntrySize >= 56 else {
+            return "its program headers end past the end of the file (\(size) bytes)"
+        }
+        if sectionCount > 0 {
+            let sectionEnd = sectionHeaders.addingReportingOverflow(sectionEntrySize * sectionCount)
+            guard !sectionEnd.overflow, sectionEnd.partialValue <= size else {
+                return "its section headers end past the end of the file (\(size) bytes)"
+            }
+        }
+        guard (try? file.seek(toOffset: programHeaders)) != nil,
+            let table = try? file.read(upToCount: Int(programEntrySize * programCount)),
+            table.count == Int(programEntrySize * programCount)
+        else { return "its program headers cannot be read" }
+        let entries = [UInt8](table)
+        for index in 0..<Int(programCount) {
+            let entry = entries[(index * Int(programEntrySize))...]
+            let type = integer(entry.prefix(4))
+            // PT_LOAD (1): the bytes dlopen maps from the file.
+            guard type == 1 else { continue }
+            let offset = integer(entry.dropFirst(8).prefix(8))
+            let fileSize = integer(entry.dropFirst(32).prefix(8))
+            let end = offset.addingReportingOverflow(fileSize)
+            if end.overflow || end.partialValue > size {
+                return "a loadable segment ends at byte \(end.partialValue) but the file has \(size)"
+            }
+        }
+        return nil
+    }
+
+    /// The problem with the file at `path`, or nil if `dlopen` may try it.
+    static func problem(at path: String) -> Diagnostic? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return Diagnostic(
+                .notFound, subject: path, reason: "no such file",
+                fix: "check the path, or build the plugins with `swift build`")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return Diagnostic(
+                .notSharedObject, subject: path, reason: "it is not a regular file",
+                fix: "point Microapps at lib<Feature>.so files or the folder that holds them")
+        }
+        if let problem = ownershipProblem(path, info, what: "file") { return problem }
+        let folder = (path as NSString).deletingLastPathComponent
+        var folderInfo = stat()
+        if stat(folder.isEmpty ? "." : folder, &folderInfo) == 0,
+            let problem = ownershipProblem(folder, folderInfo, what: "folder", file: path)
+        {
+            return problem
+        }
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            return Diagnostic(
+                .loadFailed, subject: path, reason: "it cannot be read (\(String(cString: strerror(errno))))",
+                fix: "give the current user read permission on it")
+        }
+        defer { try? file.close() }
+        let header = [UInt8]((try? file.read(upToCount: 64)) ?? Data())
+        let isELF = header.count >= 20 && header.starts(with: [0x7F, 0x45, 0x4C, 0x46])
+        // e_type (offset 16) 3 is ET_DYN, a shared object; e_machine (offset 18) is the architecture.
+        guard isELF, header[16] == 3 else {
+            return Diagnostic(
+                .notSharedObject, subject: path,
+                reason: isELF ? "it is an ELF file but not a shared object" : "it is not an ELF shared object",
+                fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder")
+        }
+        let machine = UInt16(header[18]) | UInt16(header[19]) << 8
+        guard machine == hostMachine else {
+            return Diagnostic(
+                .notSharedObject, subject: path,
+                reason: "it is built for another architecture (ELF machine \(machine); this host is \(hostMachine))",
+                fix: "build the plugin on (or for) this machine's architecture")
+        }
+        // dlopen maps segments without checking that the file holds them: a truncated library dies with SIGBUS.
+        if let reason = truncation(of: file, header: header, size: UInt64(info.st_size)) {
+            return Diagnostic(
+                .notSharedObject, subject: path, reason: "it is truncated: \(reason)",
+                fix: "rebuild the plugin (`swift build`) or copy it again; the file is incomplete")
+        }
+        return nil
+    }
+
+    /// Like ssh with keys: code that someone else could have replaced is not loaded. A file or folder writable by
+    /// group or others, or owned by another user than us or root, is refused.
+    private static func ownershipProblem(
+        _ path: String, _ info: stat, what: String, file: String? = nil
+    ) -> Diagnostic? {
+        let subject = file ?? path
+        let sticky = what == "folder" && info.st_mode & S_ISVTX != 0
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
+            return Diagnostic(
+                .unsafePermissions, subject: subject,
+                reason: "its \(what) \(path) is writable by \(info.st_mode & S_IWOTH != 0 ? "everyone" : "its group")",
+                fix: "run `chmod go-w \(path)`")
+        }
+        if info.st_uid != geteuid() && info.st_uid != 0 {
+            return Diagnostic(
+                .unsafePermissions, subject: subject,
+                reason: "its \(what) \(path) belongs to another user (uid \(info.st_uid))",
+                fix: "copy the plugin into a folder you own, or `chown` it to yourself")
+        }
+        return nil
+    }
+}
