@@ -10,7 +10,7 @@ public enum Action: Sendable, Equatable {
 
 /// Everything a front end can ask of the host: the feature actions plus navigation and quitting.
 /// Its JSON form is the `--ui json` input line: `{"type":"tap","id":"sign-in"}`.
-public enum Event: Sendable, Equatable {
+@frozen public enum Event: Sendable, Equatable {
     /// An action for the feature on screen.
     case action(Action)
     /// Go back one screen.
