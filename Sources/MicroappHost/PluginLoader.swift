@@ -162,7 +162,8 @@ public enum PluginLoader {
                     fix: "rebuild the plugin against this host's MicroappSDK; do not write the descriptor by hand"))
         }
         let version = layout.text(
-            at: MemoryLayout<microapp_descriptor>.offset(of: \.sdk_version)!, limit: Int(MICROAPP_SDK_VERSION_MAX_LENGTH))
+            at: MemoryLayout<microapp_descriptor>.offset(of: \.sdk_version)!,
+            limit: Int(MICROAPP_SDK_VERSION_MAX_LENGTH))
         guard case .text(let text) = version, SDKVersion(text) == sdk else {
             let what: String
             switch version {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestScratch
+import Testing
 
 /// The promise of library evolution, tried for real: the plugins `swift test` built against this SDK (1.0) run
 /// in the `microapp` binary next to an SDK 1.1 that gained a stored property at the front of `Screen` (every
@@ -22,16 +22,17 @@ struct SDKEvolutionTests {
         let include = folder.appendingPathComponent("c")
         try files.createDirectory(at: include, withIntermediateDirectories: true)
         var header = try String(
-            contentsOf: repository.appendingPathComponent("Sources/MicroappSDK/ABI/include/microapp.h"), encoding: .utf8)
+            contentsOf: repository.appendingPathComponent("Sources/MicroappSDK/ABI/include/microapp.h"), encoding: .utf8
+        )
         header = header.replacingOccurrences(of: "#define MICROAPP_SDK_MINOR 0", with: "#define MICROAPP_SDK_MINOR 1")
         try header.write(to: include.appendingPathComponent("microapp.h"), atomically: true, encoding: .utf8)
         try "module CMicroappABI {\n    header \"microapp.h\"\n    export *\n}\n".write(
             to: include.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
         try """
-            #include "microapp.h"
-            __attribute__((visibility("default"))) const char microapp_sdk_1_0[] = "1.0";
-            __attribute__((visibility("default"))) const char microapp_sdk_1_1[] = "1.1";
-            """.write(to: folder.appendingPathComponent("abi.c"), atomically: true, encoding: .utf8)
+        #include "microapp.h"
+        __attribute__((visibility("default"))) const char microapp_sdk_1_0[] = "1.0";
+        __attribute__((visibility("default"))) const char microapp_sdk_1_1[] = "1.1";
+        """.write(to: folder.appendingPathComponent("abi.c"), atomically: true, encoding: .utf8)
 
         let screen = sources.appendingPathComponent("Screen.swift")
         var text = try String(contentsOf: screen, encoding: .utf8)
@@ -39,7 +40,8 @@ struct SDKEvolutionTests {
         #expect(text.contains(declaration), "Screen.swift changed: update this test's edit")
         text = text.replacingOccurrences(
             of: declaration,
-            with: declaration + "    /// Added in 1.1, first: every older field moves.\n    public var footnote: String? = nil\n")
+            with: declaration
+                + "    /// Added in 1.1, first: every older field moves.\n    public var footnote: String? = nil\n")
         text += """
 
             /// Added in 1.1.

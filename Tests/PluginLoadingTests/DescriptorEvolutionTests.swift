@@ -16,9 +16,13 @@ struct DescriptorEvolutionTests {
     /// A plugin whose descriptor is `size` bytes (`struct_size` says so too), built with the next-minor test
     /// header; the appended field points at "appended" when written, and the bytes after a short descriptor are
     /// 0x01 everywhere (a pointer that crashes if the loader read it).
-    nonisolated static func plugin(_ name: String, id: String, abiMinor: Int, writesAppendedField: Bool) throws -> String {
+    nonisolated static func plugin(_ name: String, id: String, abiMinor: Int, writesAppendedField: Bool) throws
+        -> String
+    {
         let manifest = DescriptorFixture.literal(Manifests.json(id))
-        let nextMinorHeader = Paths.repository.appendingPathComponent("Tests/PluginLoadingTests/NextMinor/microapp_next.h").path
+        let nextMinorHeader = Paths.repository.appendingPathComponent(
+            "Tests/PluginLoadingTests/NextMinor/microapp_next.h"
+        ).path
         let size = writesAppendedField ? "sizeof(microapp_descriptor_next)" : "MICROAPP_DESCRIPTOR_MIN_SIZE"
         let source = """
             #include <string.h>
@@ -47,7 +51,8 @@ struct DescriptorEvolutionTests {
     @Test("the minimum descriptor size is the frozen ABI 1.0 layout: two uint32 and three pointers")
     func minimumIsFrozen() {
         #expect(DescriptorFields.minimumSize == 8 + 3 * MemoryLayout<UnsafeRawPointer>.size)
-        #expect(DescriptorFields.minimumSize == Int(MemoryLayout<microapp_descriptor>.offset(of: \.register_feature)!) + 8)
+        #expect(
+            DescriptorFields.minimumSize == Int(MemoryLayout<microapp_descriptor>.offset(of: \.register_feature)!) + 8)
     }
 
     @Test("a plugin of a newer minor with a longer descriptor loads, and its appended field reads back")
@@ -88,7 +93,8 @@ struct DescriptorEvolutionTests {
         for minor in 0...current.minor {
             let name = SDKVersion(major: current.major, minor: minor).symbolName
             let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)
-            #expect(symbol.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } == "\(current.major).\(minor)")
+            #expect(
+                symbol.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } == "\(current.major).\(minor)")
         }
         let next = SDKVersion(major: current.major, minor: current.minor + 1).symbolName
         #expect(dlsym(UnsafeMutableRawPointer(bitPattern: 0), next) == nil)

@@ -210,7 +210,8 @@ struct LoaderRefusalTests {
     @Test("a plugin that names no SDK version symbol is refused before its code runs")
     func noVersionSymbol() async throws {
         var descriptor = Self.needing("microapp_sdk_1_0")
-        descriptor.prelude = "#include <stdlib.h>\n__attribute__((constructor)) static void refuse_to_be_loaded(void) { abort(); }"
+        descriptor.prelude =
+            "#include <stdlib.h>\n__attribute__((constructor)) static void refuse_to_be_loaded(void) { abort(); }"
         descriptor.sdkVersion = "\"1.0\""
         descriptor.versionSymbol = nil
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NoVersionSymbol", descriptor) }
@@ -219,24 +220,22 @@ struct LoaderRefusalTests {
         expectMentions(problem, reason: ["no SDK version", "microapp_sdk_"], fix: ["MicroappEntry.export"])
     }
 
-    @Test("a descriptor whose SDK version is not the one its file needs is refused, naming what it says")
-    func descriptorVersionDiffers() async throws {
-        var descriptor = DescriptorFixture(manifest: Self.manifest)
-        descriptor.sdkVersion = "\"1.0-beta\""
-        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("VersionDiffers", descriptor) }
-        let problem = try refusal(of: path)
-        #expect(problem.code == .sdkMismatch)
-        expectMentions(problem, reason: ["\"1.0-beta\"", "SDK \(SDKVersion.current)"], fix: ["MicroappEntry.export"])
-    }
+    /// The file needs this SDK's version symbol; only the descriptor's string is wrong: C expression, fixture
+    /// name, what the reason must quote.
+    nonisolated static let wrongVersionStrings: [(String, String, String)] = [
+        ("\"1.0-beta\"", "VersionDiffers", "SDK version \"1.0-beta\""), ("NULL", "NullVersion", "no SDK version"),
+    ]
 
-    @Test("a descriptor without an SDK version is refused")
-    func nullVersion() async throws {
+    @Test(
+        "a descriptor whose SDK version string is not the one its file needs, or null, is refused naming what it says",
+        arguments: wrongVersionStrings)
+    func descriptorVersionDiffers(expression: String, name: String, quoted: String) async throws {
         var descriptor = DescriptorFixture(manifest: Self.manifest)
-        descriptor.sdkVersion = "NULL"
-        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NullVersion", descriptor) }
+        descriptor.sdkVersion = expression
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin(name, descriptor) }
         let problem = try refusal(of: path)
         #expect(problem.code == .sdkMismatch)
-        expectMentions(problem, reason: ["no SDK version"], fix: ["MicroappEntry.export"])
+        expectMentions(problem, reason: [quoted, "SDK \(SDKVersion.current)"], fix: ["MicroappEntry.export"])
     }
 
     /// The version string is followed by bytes that are never NUL within the limit: reading it unbounded would run
