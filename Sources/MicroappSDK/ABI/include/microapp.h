@@ -94,7 +94,7 @@ typedef struct microapp_descriptor {
     const char *sdk_version;
     /**
      * The manifest as JSON (id, version, displayName, routes, requirements, provides, hasMocks, tab), at most
-     * 1 MiB. Plugin code made it (its initializers ran at dlopen, then `microapp_entry`); the host reads and
+     * 256 KiB. Plugin code made it (its initializers ran at dlopen, then `microapp_entry`); the host reads and
      * checks it before calling `register_feature`, so before any feature code (`provide`, `makeRoot`) runs.
      */
     const char *manifest_json;
