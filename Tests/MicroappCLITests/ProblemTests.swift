@@ -39,6 +39,7 @@ private let notProblems: Set<String> = [
     "ServiceError",  // the plugin boundary's code and message, shown by features in their own screens
     "CommandLineError",  // its module sees no host types; the CLI turns it into a UsageError
     "HarnessError",  // a test's failure, read by the developer in the test log with the screen
+    "ELFReadError",  // a clause the loader puts into an `sdk-mismatch` Diagnostic's reason, never shown alone
     "BenchmarkError",  // a benchmark's own failure
     "Failure",  // PreviewSession's: `microapp preview` wraps it in its own problem with the fix
     "ParseFailure",  // an input line that is not an event: the front end posts it as a `bad-event` notice
