@@ -39,6 +39,8 @@ struct StepTiming {
     var cachedVerdict = 0.0
     /// `stat` and reading the ELF header, as the loader's file check does.
     var fileCheck = 0.0
+    /// `SDKVersionSymbol.required(by:)`: the SDK version read from the file's dynamic symbols, before `dlopen`.
+    var versionSymbol = 0.0
     /// `dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)`.
     var open = 0.0
     /// `dlsym` and the call of `microapp_entry` (the plugin builds its descriptor and encodes its manifest).
@@ -188,6 +190,10 @@ struct LoaderBenchmark {
             else { throw BenchmarkError("\(copy.path) cannot be read") }
             try file.close()
             lap(\.fileCheck)
+            guard case .success(let versions) = SDKVersionSymbol.required(by: copy.path), versions == [.current] else {
+                throw BenchmarkError("\(copy.path) does not need SDK \(SDKVersion.current)'s version symbol")
+            }
+            lap(\.versionSymbol)
             guard let handle = dlopen(copy.path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
                 throw BenchmarkError("\(copy.path) did not load")
             }

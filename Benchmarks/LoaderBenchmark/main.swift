@@ -76,6 +76,7 @@ func runBenchmark() throws {
     print("  lock check: PluginLock.digest(of:)      \(step(\.lockDigest))   read + SHA-256 of the whole file")
     print("  ProbeCache.verdict(for:), cached        \(step(\.cachedVerdict))   stat; ctime unchanged, no hash")
     print("  file check (stat + ELF header)          \(step(\.fileCheck))")
+    print("  SDK version symbol (section headers, .dynsym) \(step(\.versionSymbol))   read before dlopen")
     print("  dlopen (NOW | LOCAL | NODELETE)         \(step(\.open))")
     print("  dlsym + microapp_entry()                \(step(\.entry))   the plugin encodes its manifest")
     print("  ManifestCoding.decode, right after load \(step(\.decodeAfterLoad))   what PluginLoader.load does")

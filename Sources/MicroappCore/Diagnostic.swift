@@ -15,7 +15,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case nullDescriptor = "null-descriptor"
         case abiMismatch = "abi-mismatch"
         case shortDescriptor = "short-descriptor"
-        case fingerprintMismatch = "fingerprint-mismatch"
+        case sdkMismatch = "sdk-mismatch"
         case badManifest = "bad-manifest"
         case registerFailed = "register-failed"
         case duplicateFeature = "duplicate-feature"

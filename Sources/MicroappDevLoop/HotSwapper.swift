@@ -108,13 +108,13 @@ public final class HotSwapper {
     private func refuse(_ problem: Diagnostic, feature id: String?) -> Result<SwapResult, Diagnostic> {
         let running = id.flatMap { runtime.version(of: $0) }.map { "; v\($0) keeps running" } ?? ""
         let reason =
-            problem.code == .fingerprintMismatch
+            problem.code == .sdkMismatch
             ? "the SDK changed: restart the host (\(problem.reason))" : problem.reason
         runtime.post(
             Notice(
                 level: .error, code: problem.code.rawValue,
                 message: "\(id ?? problem.subject): new build refused: \(reason)\(running)",
-                fix: problem.code == .fingerprintMismatch ? "restart the host" : problem.fix, feature: id))
+                fix: problem.code == .sdkMismatch ? "restart the host" : problem.fix, feature: id))
         return .failure(problem)
     }
 

@@ -13,8 +13,13 @@ public struct PluginImage: @unchecked Sendable {
     public let path: String
     /// What the plugin says about itself.
     public let manifest: FeatureManifest
+    /// The SDK version the plugin was built against.
+    public let sdkVersion: SDKVersion
     /// The descriptor in the plugin's image (valid for the life of the process: images are never unloaded).
     let descriptor: UnsafePointer<microapp_descriptor>
+
+    /// The descriptor's fields as the plugin laid them out, for fields appended after ABI 1.0.
+    public var fields: DescriptorFields { DescriptorFields(descriptor) }
 }
 
 extension PluginImage: LoadedPlugin {
@@ -25,6 +30,7 @@ extension PluginImage: LoadedPlugin {
 /// A library that is open and whose descriptor passed its checks; its manifest is still bytes, not yet decoded.
 struct OpenedPlugin: @unchecked Sendable {
     let path: String
+    let sdkVersion: SDKVersion
     let descriptor: UnsafePointer<microapp_descriptor>
     /// The manifest's bytes in the plugin's image (valid for the life of the process, as the descriptor is).
     let manifestJSON: UnsafeRawBufferPointer
@@ -35,11 +41,10 @@ struct OpenedPlugin: @unchecked Sendable {
 /// Images are opened with `RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE` and never closed: unloading Swift code
 /// crashes later, even with no live objects.
 public enum PluginLoader {
-    /// Loads `path` and reads its descriptor, checking ABI version and size before any other field.
-    public static func load(_ path: String, fingerprint: String = MicroappEntry.hostFingerprint) -> Result<
-        PluginImage, Diagnostic
-    > {
-        open(path, fingerprint: fingerprint).flatMap(describe)
+    /// Loads `path` and reads its descriptor: the SDK version in the file is checked against `sdk` before
+    /// `dlopen`, the descriptor's ABI version and size before any other field.
+    public static func load(_ path: String, sdk: SDKVersion = .current) -> Result<PluginImage, Diagnostic> {
+        open(path, sdk: sdk).flatMap(describe)
     }
 
     /// Decodes the manifest of an opened library.
@@ -49,7 +54,10 @@ public enum PluginLoader {
     static func describe(_ opened: OpenedPlugin) -> Result<PluginImage, Diagnostic> {
         do {
             let manifest = try ManifestCoding.decode(utf8: opened.manifestJSON)
-            return .success(PluginImage(path: opened.path, manifest: manifest, descriptor: opened.descriptor))
+            return .success(
+                PluginImage(
+                    path: opened.path, manifest: manifest, sdkVersion: opened.sdkVersion,
+                    descriptor: opened.descriptor))
         } catch {
             return .failure(
                 Diagnostic(
@@ -59,18 +67,29 @@ public enum PluginLoader {
     }
 
     /// Opens `path` and checks its descriptor up to the manifest text, which is not decoded yet.
-    static func open(_ path: String, fingerprint: String) -> Result<OpenedPlugin, Diagnostic> {
+    ///
+    /// The SDK version symbol is read from the file first: a plugin built against an SDK this host cannot run is
+    /// refused before `dlopen` runs its initializers.
+    static func open(_ path: String, sdk: SDKVersion) -> Result<OpenedPlugin, Diagnostic> {
         if let problem = SharedObjectCheck.problem(at: path) { return .failure(problem) }
+        let symbols: PluginSymbols
+        switch PluginSymbols.read(path) {
+        case .success(let read): symbols = read
+        case .failure(let error):
+            return .failure(
+                Diagnostic(
+                    .sdkMismatch, subject: path, reason: "its SDK version cannot be read: \(error.reason)",
+                    fix: "rebuild the plugin against SDK \(sdk.major).x (`swift build`); the file may be damaged"))
+        }
+        if symbols.isExecutable { return .failure(executable(path)) }
+        if !symbols.definesEntry { return .failure(noEntrySymbol(path)) }
+        if let problem = SDKVersionSymbol.problem(with: symbols.sdkVersions, at: path, host: sdk) {
+            return .failure(problem)
+        }
+        let pluginSDK = symbols.sdkVersions[0]
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let message = dlerror().map { String(cString: $0) } ?? "unknown reason"
-            if message.contains("position-independent executable") {
-                return .failure(
-                    Diagnostic(
-                        .notSharedObject, subject: path, reason: "it is an executable, not a shared library",
-                        fix:
-                            "build the feature as a `.dynamic` library product, or remove the file from the plugin folder"
-                    ))
-            }
+            if message.contains("position-independent executable") { return .failure(executable(path)) }
             return .failure(
                 Diagnostic(
                     .loadFailed, subject: path, reason: "dlopen failed: \(message)",
@@ -78,14 +97,7 @@ public enum PluginLoader {
                         "a missing library or undefined symbol means it was built with another toolchain or SDK: rebuild it with this host's (`swift build`)"
                 ))
         }
-        guard let symbol = dlsym(handle, MICROAPP_ENTRY_SYMBOL) else {
-            return .failure(
-                Diagnostic(
-                    .noEntrySymbol, subject: path, reason: "it exports no `\(MICROAPP_ENTRY_SYMBOL)` symbol",
-                    fix:
-                        "add `@_cdecl(\"microapp_entry\") public func entry() -> UnsafeRawPointer? { MicroappEntry.export(MyFeature.self) }` to the plugin"
-                ))
-        }
+        guard let symbol = dlsym(handle, MICROAPP_ENTRY_SYMBOL) else { return .failure(noEntrySymbol(path)) }
         let entry = unsafeBitCast(symbol, to: microapp_entry_fn.self)
         guard let descriptor = entry() else {
             return .failure(
@@ -93,7 +105,23 @@ public enum PluginLoader {
                     .nullDescriptor, subject: path, reason: "`microapp_entry` returned null",
                     fix: "make sure the feature's manifest can be encoded (see the plugin's own tests)"))
         }
-        return check(descriptor, path: path, fingerprint: fingerprint)
+        return check(descriptor, path: path, sdk: pluginSDK)
+    }
+
+    /// An executable where a library was expected.
+    private static func executable(_ path: String) -> Diagnostic {
+        Diagnostic(
+            .notSharedObject, subject: path, reason: "it is an executable, not a shared library",
+            fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder")
+    }
+
+    /// A library that does not export the entry symbol.
+    private static func noEntrySymbol(_ path: String) -> Diagnostic {
+        Diagnostic(
+            .noEntrySymbol, subject: path, reason: "it exports no `\(MICROAPP_ENTRY_SYMBOL)` symbol",
+            fix:
+                "add `@_cdecl(\"microapp_entry\") public func entry() -> UnsafeRawPointer? { MicroappEntry.export(MyFeature.self) }` to the plugin"
+        )
     }
 
     /// Calls the plugin's `register_feature` and returns the feature type it handed over.
@@ -116,48 +144,55 @@ public enum PluginLoader {
         return .success(feature)
     }
 
+    /// Checks the descriptor field by field, each only once the ones before it said it is there. `sdk` is the
+    /// version the file's symbol named; the descriptor must say the same.
     private static func check(
-        _ descriptor: UnsafePointer<microapp_descriptor>, path: String, fingerprint: String
+        _ descriptor: UnsafePointer<microapp_descriptor>, path: String, sdk: SDKVersion
     ) -> Result<OpenedPlugin, Diagnostic> {
-        // Only the first two fields are read until both say the rest is there.
-        let header = UnsafeRawPointer(descriptor)
-        let version = header.load(as: UInt32.self)
-        let size = header.load(fromByteOffset: 4, as: UInt32.self)
-        let major = version >> 16
+        let layout = DescriptorFields(descriptor)
+        let major = layout.abiVersion >> 16
         guard major == MICROAPP_ABI_MAJOR else {
             return .failure(
                 Diagnostic(
                     .abiMismatch, subject: path,
                     reason:
-                        "it was built for entry ABI \(major).\(version & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
+                        "it was built for entry ABI \(major).\(layout.abiVersion & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
                     fix: "rebuild the plugin against this host's MicroappSDK"))
         }
-        let minimum = MemoryLayout<microapp_descriptor>.size
-        guard Int(size) >= minimum else {
+        guard layout.size >= DescriptorFields.minimumSize else {
             return .failure(
                 Diagnostic(
                     .shortDescriptor, subject: path,
-                    reason: "its descriptor is \(size) bytes; ABI \(MICROAPP_ABI_MAJOR) needs at least \(minimum)",
+                    reason:
+                        "its descriptor is \(layout.size) bytes; ABI \(MICROAPP_ABI_MAJOR) needs at least \(DescriptorFields.minimumSize)",
                     fix: "rebuild the plugin against this host's MicroappSDK; do not write the descriptor by hand"))
         }
-        let fields = descriptor.pointee
-        let theirs = fields.sdk_fingerprint.map { String(cString: $0) } ?? "(none)"
-        guard theirs == fingerprint else {
+        let version = layout.text(
+            at: MemoryLayout<microapp_descriptor>.offset(of: \.sdk_version)!,
+            limit: Int(MICROAPP_SDK_VERSION_MAX_LENGTH))
+        guard case .text(let text) = version, SDKVersion(text) == sdk else {
+            let what: String
+            switch version {
+            case .text(let text): what = "SDK version \"\(text)\""
+            case .tooLong: what = "an SDK version longer than \(MICROAPP_SDK_VERSION_MAX_LENGTH) bytes"
+            case .null, .notInDescriptor: what = "no SDK version"
+            }
             return .failure(
                 Diagnostic(
-                    .fingerprintMismatch, subject: path,
-                    reason: "it was built against SDK \(theirs); this host runs SDK \(fingerprint)",
+                    .sdkMismatch, subject: path,
+                    reason: "its descriptor says \(what) but the library needs SDK \(sdk)'s version symbol",
                     fix:
-                        "rebuild the plugin with this host's MicroappSDK sources and toolchain, or restart the host after rebuilding both"
+                        "export the entry with `MicroappEntry.export(MyFeature.self)`; do not write the descriptor by hand"
                 ))
         }
+        let fields = descriptor.pointee
         guard let json = fields.manifest_json else {
             return .failure(
                 Diagnostic(
                     .badManifest, subject: path, reason: "its manifest is null",
                     fix: "export the entry with `MicroappEntry.export(MyFeature.self)`"))
         }
-        guard let length = boundedLength(json, limit: ManifestCoding.maximumSize) else {
+        guard let length = DescriptorFields.boundedLength(json, limit: ManifestCoding.maximumSize) else {
             return .failure(
                 Diagnostic(
                     .badManifest, subject: path,
@@ -166,12 +201,6 @@ public enum PluginLoader {
         }
         // Kept as bytes: the decoder refuses text that is not UTF-8 instead of repairing it.
         let bytes = UnsafeRawBufferPointer(start: json, count: length)
-        return .success(OpenedPlugin(path: path, descriptor: descriptor, manifestJSON: bytes))
-    }
-
-    /// Length of a C string, or nil if no terminator is found within `limit` bytes.
-    private static func boundedLength(_ string: UnsafePointer<CChar>, limit: Int) -> Int? {
-        let length = strnlen(string, limit + 1)
-        return length > limit ? nil : length
+        return .success(OpenedPlugin(path: path, sdkVersion: sdk, descriptor: descriptor, manifestJSON: bytes))
     }
 }

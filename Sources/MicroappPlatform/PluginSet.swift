@@ -89,7 +89,7 @@ public enum PluginSet {
             case .usable, nil:
                 break
             }
-            switch PluginLoader.open(path, fingerprint: MicroappEntry.hostFingerprint) {
+            switch PluginLoader.open(path, sdk: .current) {
             case .success(let plugin): opened.append(plugin)
             case .failure(let problem): report.problems.append(problem)
             }

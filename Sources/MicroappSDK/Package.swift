@@ -15,7 +15,18 @@ let package = Package(
             name: "MicroappSDK",
             dependencies: ["CMicroappABI"],
             path: "Swift",
-            swiftSettings: [.swiftLanguageMode(.v6)],
+            // Library evolution: resilient types and a module interface, so a plugin built against SDK 1.x keeps
+            // working with 1.y (y ≥ x) after additive changes (new members, stored properties, enum cases).
+            // Warnings are suppressed here because the compiler warns on every public `import Foundation` (not
+            // built with library evolution on Linux; the SDK's API uses its `Data`); scripts/check-sdk-abi
+            // compiles the SDK with warnings on and fails on any other warning.
+            swiftSettings: [
+                .swiftLanguageMode(.v6),
+                .unsafeFlags([
+                    "-enable-library-evolution", "-emit-module-interface", "-no-verify-emitted-module-interface",
+                    "-suppress-warnings",
+                ]),
+            ],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libMicroappSDK.so"])]
         ),
     ]

@@ -142,6 +142,7 @@ extension Event {
         case .action(.tap(let id)): "tap '\(id)'"
         case .action(.input(let id, let text)): "input of \(text.count) characters into '\(id)'"
         case .action(.select(let id, let index)): "select row \(index) of '\(id)'"
+        case .action: "an action"  // one a newer SDK added (Action is not frozen)
         case .back: "back"
         case .open(let url): "open \(url)"
         case .rollback(let feature): "rollback of \(feature)"

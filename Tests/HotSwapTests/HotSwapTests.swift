@@ -76,7 +76,7 @@ struct HotSwapTests {
     @Test(
         "a broken build is refused with its reason and v1 keeps answering",
         arguments: [
-            (Swappy.trapping, "probe-crashed"), (.hanging, "probe-hung"), (.otherSDK, "fingerprint-mismatch"),
+            (Swappy.trapping, "probe-crashed"), (.hanging, "probe-hung"), (.otherSDK, "sdk-mismatch"),
             (.renamed, "bad-manifest"),
         ])
     func brokenBuildRefused(version: Swappy, code: String) async throws {

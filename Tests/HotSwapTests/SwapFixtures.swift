@@ -24,7 +24,7 @@ enum Swappy: String, CaseIterable, Sendable {
     case strict
     /// Like `strict`, and its `makeRoot` works once only: the fresh Root after a refused restore cannot be made.
     case startsOnce
-    /// Built against another SDK fingerprint.
+    /// Describes itself as built against SDK 9.0, without the version symbol `MicroappEntry.export` makes it need.
     case otherSDK
     /// Its manifest says it is another feature.
     case renamed
@@ -114,7 +114,7 @@ enum Swappy: String, CaseIterable, Sendable {
             ? """
             MicroappEntry.describe(
                 SwappyFeature.self, abiVersion: UInt32(MICROAPP_ABI_MAJOR << 16 | MICROAPP_ABI_MINOR),
-                structSize: UInt32(MemoryLayout<microapp_descriptor>.size), fingerprint: "sdk-other")
+                structSize: UInt32(MemoryLayout<microapp_descriptor>.size), sdkVersion: "9.0")
             """ : "MicroappEntry.export(SwappyFeature.self)"
         return """
             import CMicroappABI

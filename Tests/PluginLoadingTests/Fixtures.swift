@@ -43,8 +43,13 @@ struct DescriptorFixture {
     var abiVersion = "MICROAPP_ABI_VERSION"
     /// `struct_size`.
     var structSize = "(uint32_t)sizeof(microapp_descriptor)"
-    /// `sdk_fingerprint`.
-    var fingerprint = "MICROAPP_SDK_FINGERPRINT"
+    /// `sdk_version`.
+    var sdkVersion = "microapp_sdk_version()"
+    /// C declarations put before `microapp_entry` (an SDK version symbol of another version, a constructor).
+    var prelude = ""
+    /// The SDK version symbol the library needs (as `MicroappEntry.export` makes a Swift plugin need it), or nil
+    /// for none.
+    var versionSymbol: String? = "MICROAPP_SDK_VERSION_SYMBOL"
     /// The manifest text (written as a C string literal), or nil for a NULL `manifest_json`.
     var manifest: String?
     /// When set, the manifest is padded with spaces to this many bytes (still valid JSON).
@@ -73,6 +78,9 @@ struct DescriptorFixture {
             #include <string.h>
             #include "microapp.h"
 
+            \(prelude)
+            \(versionSymbol.map { "const void *const microapp_fixture_version_symbol = \($0);" } ?? "")
+
             static int32_t register_feature(const microapp_descriptor *self, void *registrar) {
                 (void)self;
                 (void)registrar;
@@ -98,7 +106,7 @@ struct DescriptorFixture {
                 (void)padded;
                 descriptor.base.abi_version = \(abiVersion);
                 descriptor.base.struct_size = \(structSize);
-                descriptor.base.sdk_fingerprint = \(fingerprint);
+                descriptor.base.sdk_version = \(sdkVersion);
                 descriptor.base.manifest_json = \(manifestExpression);
                 descriptor.base.register_feature = \(register);
                 (void)register_feature;

@@ -22,7 +22,7 @@ struct LoaderRefusalTests {
     }
 
     /// A valid manifest for fixtures that are refused before their manifest matters.
-    static let manifest = Manifests.json("fixture")
+    nonisolated static let manifest = Manifests.json("fixture")
 
     // MARK: Not a shared object
 
@@ -124,7 +124,7 @@ struct LoaderRefusalTests {
         var descriptor = DescriptorFixture(manifest: nil)
         descriptor.abiVersion = "(2u << 16) | 3u"
         descriptor.structSize = "8"
-        descriptor.fingerprint = "(const char *)1"
+        descriptor.sdkVersion = "(const char *)1"
         descriptor.rawManifest = "(const char *)1"
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("AbiTwo", descriptor) }
         let problem = try refusal(of: path)
@@ -138,7 +138,7 @@ struct LoaderRefusalTests {
     func shortDescriptor() async throws {
         var descriptor = DescriptorFixture(manifest: nil)
         descriptor.structSize = "8"
-        descriptor.fingerprint = "(const char *)1"
+        descriptor.sdkVersion = "(const char *)1"
         descriptor.rawManifest = "(const char *)1"
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("ShortDescriptor", descriptor) }
         let problem = try refusal(of: path)
@@ -164,28 +164,94 @@ struct LoaderRefusalTests {
         #expect(resolution.startOrder.contains("newer-minor"))
     }
 
-    @Test("a plugin built against another SDK is refused with a fingerprint mismatch naming both")
-    func fingerprintMismatch() async throws {
-        var descriptor = DescriptorFixture(manifest: Self.manifest)
-        descriptor.fingerprint = DescriptorFixture.literal("sdk-ffffffffffffffffffffffffffffffff")
-        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("OtherSDK", descriptor) }
-        let problem = try refusal(of: path)
-        #expect(problem.code == .fingerprintMismatch)
-        #expect(problem.subject == path)
-        expectMentions(
-            problem, reason: ["sdk-ffffffffffffffffffffffffffffffff", MicroappEntry.hostFingerprint],
-            fix: ["rebuild the plugin", "MicroappSDK"])
+    // MARK: SDK version
+
+    /// A fixture that needs `symbol` (an SDK version symbol) and aborts in a constructor, so that the test process
+    /// dies if the loader lets `dlopen` run any of its code.
+    nonisolated static func needing(_ symbol: String) -> DescriptorFixture {
+        var descriptor = DescriptorFixture(manifest: manifest)
+        descriptor.prelude = """
+            #include <stdlib.h>
+            extern const char \(symbol)[];
+            __attribute__((constructor)) static void refuse_to_be_loaded(void) { abort(); }
+            """
+        descriptor.sdkVersion = symbol
+        descriptor.versionSymbol = symbol
+        return descriptor
     }
 
-    @Test("a descriptor without a fingerprint is refused with a fingerprint mismatch")
-    func nullFingerprint() async throws {
-        var descriptor = DescriptorFixture(manifest: Self.manifest)
-        descriptor.fingerprint = "NULL"
-        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NoFingerprint", descriptor) }
+    @Test("a plugin built against SDK 2.0 is refused from its file, before any of its code runs, naming both versions")
+    func sdkMajorNewer() async throws {
+        let path = try await fixture { try FixtureBuilder.plugin("SDKTwo", Self.needing("microapp_sdk_2_0")) }
         let problem = try refusal(of: path)
-        #expect(problem.code == .fingerprintMismatch)
+        #expect(problem.code == .sdkMismatch)
         #expect(problem.subject == path)
-        expectMentions(problem, reason: ["(none)", MicroappEntry.hostFingerprint], fix: ["MicroappSDK"])
+        expectMentions(
+            problem, reason: ["SDK 2.0", "SDK \(SDKVersion.current)"], fix: ["update the host to SDK 2.x", "1.x"])
+    }
+
+    @Test("a plugin built against a newer minor of the SDK is refused before its code runs, with 'update the host'")
+    func sdkMinorNewer() async throws {
+        let path = try await fixture { try FixtureBuilder.plugin("SDKNewMinor", Self.needing("microapp_sdk_1_99")) }
+        let problem = try refusal(of: path)
+        #expect(problem.code == .sdkMismatch)
+        expectMentions(
+            problem, reason: ["SDK 1.99", "SDK \(SDKVersion.current)"], fix: ["update the host to SDK 1.99 or later"])
+    }
+
+    @Test("a plugin built against an older major of the SDK is refused with 'rebuild the plugin against SDK 1.x'")
+    func sdkMajorOlder() async throws {
+        let path = try await fixture { try FixtureBuilder.plugin("SDKZero", Self.needing("microapp_sdk_0_4")) }
+        let problem = try refusal(of: path)
+        #expect(problem.code == .sdkMismatch)
+        expectMentions(problem, reason: ["SDK 0.4"], fix: ["rebuild the plugin against SDK 1.x"])
+        #expect(!problem.fix.contains("update the host"))
+    }
+
+    @Test("a plugin that names no SDK version symbol is refused before its code runs")
+    func noVersionSymbol() async throws {
+        var descriptor = Self.needing("microapp_sdk_1_0")
+        descriptor.prelude =
+            "#include <stdlib.h>\n__attribute__((constructor)) static void refuse_to_be_loaded(void) { abort(); }"
+        descriptor.sdkVersion = "\"1.0\""
+        descriptor.versionSymbol = nil
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NoVersionSymbol", descriptor) }
+        let problem = try refusal(of: path)
+        #expect(problem.code == .sdkMismatch)
+        expectMentions(problem, reason: ["no SDK version", "microapp_sdk_"], fix: ["MicroappEntry.export"])
+    }
+
+    /// The file needs this SDK's version symbol; only the descriptor's string is wrong: C expression, fixture
+    /// name, what the reason must quote.
+    nonisolated static let wrongVersionStrings: [(String, String, String)] = [
+        ("\"1.0-beta\"", "VersionDiffers", "SDK version \"1.0-beta\""), ("NULL", "NullVersion", "no SDK version"),
+    ]
+
+    @Test(
+        "a descriptor whose SDK version string is not the one its file needs, or null, is refused naming what it says",
+        arguments: wrongVersionStrings)
+    func descriptorVersionDiffers(expression: String, name: String, quoted: String) async throws {
+        var descriptor = DescriptorFixture(manifest: Self.manifest)
+        descriptor.sdkVersion = expression
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin(name, descriptor) }
+        let problem = try refusal(of: path)
+        #expect(problem.code == .sdkMismatch)
+        expectMentions(problem, reason: [quoted, "SDK \(SDKVersion.current)"], fix: ["MicroappEntry.export"])
+    }
+
+    /// The version string is followed by bytes that are never NUL within the limit: reading it unbounded would run
+    /// past the limit (and, without a terminator anywhere, off the mapping).
+    @Test("an SDK version string without a terminator within 31 bytes is refused unread")
+    func unterminatedVersion() async throws {
+        var descriptor = DescriptorFixture(manifest: Self.manifest)
+        descriptor.prelude = """
+            static const char unterminated[64] = "1.0 followed by far more than thirty-one bytes, no NUL in";
+            """
+        descriptor.sdkVersion = "unterminated"
+        let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("LongVersion", descriptor) }
+        let problem = try refusal(of: path)
+        #expect(problem.code == .sdkMismatch)
+        expectMentions(problem, reason: ["longer than \(MICROAPP_SDK_VERSION_MAX_LENGTH) bytes"], fix: ["by hand"])
     }
 
     // MARK: Manifest

@@ -4,25 +4,25 @@ import Synchronization
 
 /// Builds the C descriptor a plugin's `microapp_entry` returns.
 public enum MicroappEntry {
-    /// The descriptor for `feature`. Inlined into the plugin, so the ABI version, struct size and SDK
-    /// fingerprint are those the plugin was compiled with, not those of the SDK it happens to load with.
+    /// The descriptor for `feature`. Inlined into the plugin, so the ABI version, struct size and SDK version
+    /// are those the plugin was compiled with, not those of the SDK it happens to load with; calling
+    /// `microapp_sdk_version()` here makes the plugin need its SDK version symbol, which the host reads from
+    /// the file before loading it.
     @_alwaysEmitIntoClient
     public static func export<F: Feature>(_ feature: F.Type) -> UnsafeRawPointer? {
         describe(
             feature, abiVersion: UInt32(MICROAPP_ABI_MAJOR << 16 | MICROAPP_ABI_MINOR),
-            structSize: UInt32(MemoryLayout<microapp_descriptor>.size), fingerprint: MICROAPP_SDK_FINGERPRINT)
+            structSize: UInt32(MemoryLayout<microapp_descriptor>.size),
+            sdkVersion: String(cString: microapp_sdk_version()))
     }
 
     /// Makes (once per feature type) the descriptor; nil when the manifest cannot be encoded.
     public static func describe(
-        _ feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, fingerprint: String
+        _ feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, sdkVersion: String
     ) -> UnsafeRawPointer? {
         DescriptorTable.shared.descriptor(
-            for: feature, abiVersion: abiVersion, structSize: structSize, fingerprint: fingerprint)
+            for: feature, abiVersion: abiVersion, structSize: structSize, sdkVersion: sdkVersion)
     }
-
-    /// The SDK fingerprint of the host's own build.
-    public static var hostFingerprint: String { MICROAPP_SDK_FINGERPRINT }
 }
 
 /// A feature type that can sit in a Sendable table; metatypes are immutable.
@@ -37,7 +37,7 @@ private final class DescriptorTable: Sendable {
     private let byFeature = Mutex<[ObjectIdentifier: UInt]>([:])
 
     func descriptor(
-        for feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, fingerprint: String
+        for feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, sdkVersion: String
     ) -> UnsafeRawPointer? {
         if let address = byFeature.withLock({ $0[ObjectIdentifier(feature)] }) {
             return UnsafeRawPointer(bitPattern: address)
@@ -46,7 +46,7 @@ private final class DescriptorTable: Sendable {
         let descriptor = UnsafeMutablePointer<microapp_descriptor>.allocate(capacity: 1)
         descriptor.initialize(
             to: microapp_descriptor(
-                abi_version: abiVersion, struct_size: structSize, sdk_fingerprint: strdup(fingerprint),
+                abi_version: abiVersion, struct_size: structSize, sdk_version: strdup(sdkVersion),
                 manifest_json: strdup(manifest),
                 register_feature: { registerFeature(descriptor: $0, registrar: $1) }))
         let address = UInt(bitPattern: descriptor)

@@ -80,7 +80,7 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
 }
 
 /// How a feature may use a dependency.
-public enum Access: String, Codable, Sendable, Equatable, Comparable {
+@frozen public enum Access: String, Codable, Sendable, Equatable, Comparable {
     /// Call a service or observe a value.
     case read
     /// Also change a shared value (its single owner).
@@ -91,7 +91,7 @@ public enum Access: String, Codable, Sendable, Equatable, Comparable {
 }
 
 /// Whether a dependency is a callable service or a shared, observable value.
-public enum DependencyKind: String, Codable, Sendable, Equatable {
+@frozen public enum DependencyKind: String, Codable, Sendable, Equatable {
     /// An async request/response service (`Service<Request, Response>`).
     case service
     /// A shared value behind `ObservableProperty` / `ObservableValue`.

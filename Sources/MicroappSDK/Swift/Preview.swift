@@ -1,5 +1,5 @@
 /// The state a preview shows, named as `microapp preview --state` takes it.
-public enum PreviewState: String, CaseIterable, Codable, Sendable {
+@frozen public enum PreviewState: String, CaseIterable, Codable, Sendable {
     /// The content, ready to use.
     case view
     /// Work in progress.

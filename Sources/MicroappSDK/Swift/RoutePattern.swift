@@ -1,7 +1,7 @@
 /// A parsed route pattern such as `characters://detail/{id}`: a scheme, then literal and `{parameter}` segments.
 public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     /// One path segment of a pattern.
-    public enum Segment: Sendable, Hashable {
+    @frozen public enum Segment: Sendable, Hashable {
         /// Must equal this text.
         case literal(String)
         /// Matches any non-empty segment and binds it to this name.

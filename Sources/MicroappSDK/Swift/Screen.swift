@@ -74,7 +74,7 @@ public struct Screen: Codable, Sendable, Equatable {
 }
 
 /// The state a screen is in.
-public enum ScreenState: Sendable, Equatable {
+@frozen public enum ScreenState: Sendable, Equatable {
     /// The content, ready to use.
     case view
     /// Work in progress: a spinner line with this message replaces the content.
@@ -128,7 +128,7 @@ public struct ErrorPanel: Codable, Sendable, Equatable {
 }
 
 /// One piece of a screen.
-public indirect enum Element: Sendable, Equatable {
+@frozen public indirect enum Element: Sendable, Equatable {
     /// Static text.
     case text(Text)
     /// Something to press.
@@ -162,7 +162,7 @@ public indirect enum Element: Sendable, Equatable {
 /// Static text with a role that decides how it is drawn.
 public struct Text: Codable, Sendable, Equatable {
     /// How the text is meant.
-    public enum Style: String, Codable, Sendable {
+    @frozen public enum Style: String, Codable, Sendable {
         /// Ordinary text.
         case body
         /// A heading.
@@ -266,7 +266,7 @@ public struct ListView: Codable, Sendable, Equatable {
 /// Elements laid out in a column or a row.
 public struct Stack: Codable, Sendable, Equatable {
     /// Column or row.
-    public enum Axis: String, Codable, Sendable {
+    @frozen public enum Axis: String, Codable, Sendable {
         /// Top to bottom.
         case vertical
         /// Left to right.

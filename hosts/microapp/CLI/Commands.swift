@@ -128,7 +128,7 @@ enum Commands {
             json, .flag("--standby", help: "wait for the library's path on standard input", hidden: true),
         ],
         discussion: """
-            Loads the library FILE, checks its entry (ABI version, size, SDK fingerprint, manifest) and prints
+            Loads the library FILE, checks its entry (SDK version, ABI version, size, manifest) and prints
             its manifest. Exit 0 if it is usable, 2 if not.
             """)
 

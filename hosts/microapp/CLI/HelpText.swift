@@ -1,8 +1,10 @@
 import CommandLineSpec
+import MicroappSDK
 
 /// What `microapp --help` and `microapp COMMAND --help` print, generated from `Commands`.
 enum HelpText {
-    static let version = "microapp 0.1.0 (entry ABI 1)"
+    /// The SDK is the one loaded (it may be newer than the one this binary was built against).
+    static var version: String { "microapp 0.1.0 (entry ABI 1, SDK \(SDKVersion.current))" }
 
     /// `microapp --help`: every command with its summary, then the options of `run` (the default command).
     static var overview: String {

@@ -1,0 +1,151 @@
+import CMicroappABI
+import Foundation
+import MicroappSDK
+
+/// Reads, from the file and before `dlopen` runs any of its code, which SDK version a plugin was built against:
+/// the `microapp_sdk_<major>_<minor>` symbol it needs from the SDK library (see `microapp.h`).
+public enum SDKVersionSymbol {
+    /// The SDK versions whose symbols the ELF shared object at `path` needs (undefined dynamic symbols named
+    /// `microapp_sdk_<major>_<minor>`), or why its dynamic symbol table cannot be read.
+    public static func required(by path: String) -> Result<[SDKVersion], ELFReadError> {
+        PluginSymbols.read(path).map(\.sdkVersions)
+    }
+
+    /// Why a plugin needing `versions` cannot load in a host running SDK `host`, or nil when it can.
+    static func problem(with versions: [SDKVersion], at path: String, host: SDKVersion) -> Diagnostic? {
+        let rebuild = "rebuild the plugin against SDK \(host.major).x (this host's MicroappSDK)"
+        guard let plugin = versions.first else {
+            return Diagnostic(
+                .sdkMismatch, subject: path,
+                reason:
+                    "it names no SDK version (no `\(SDKVersion.symbolPrefix)<major>_<minor>` symbol): it was built against an SDK before 1.0 or exports its entry by hand",
+                fix: "\(rebuild), with `MicroappEntry.export(MyFeature.self)` in its entry")
+        }
+        guard versions.count == 1 else {
+            let names = versions.map(\.description).sorted().joined(separator: " and ")
+            return Diagnostic(
+                .sdkMismatch, subject: path, reason: "it needs SDK versions \(names) at once", fix: rebuild)
+        }
+        guard !host.accepts(plugin) else { return nil }
+        let reason = "it was built against SDK \(plugin); this host runs SDK \(host)"
+        if plugin.major < host.major {
+            return Diagnostic(.sdkMismatch, subject: path, reason: reason, fix: rebuild)
+        }
+        let update = plugin.major > host.major ? "\(plugin.major).x" : "\(plugin) or later"
+        return Diagnostic(
+            .sdkMismatch, subject: path, reason: reason,
+            fix: "update the host to SDK \(update), or \(rebuild)")
+    }
+}
+
+/// Why an ELF file's dynamic symbols could not be read.
+public struct ELFReadError: Error, Sendable {
+    /// What is missing or unreadable, as a clause ("it has no dynamic symbol table").
+    public let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// What the loader learns from a library's file before `dlopen`: the SDK versions it needs, whether it defines
+/// the entry symbol, whether it is an executable (it asks for an interpreter).
+struct PluginSymbols {
+    /// The versions of the `microapp_sdk_<major>_<minor>` symbols it needs.
+    var sdkVersions: [SDKVersion]
+    /// Whether it defines `microapp_entry`.
+    var definesEntry: Bool
+    /// Whether it has a program interpreter (PT_INTERP): a position-independent executable, not a library.
+    var isExecutable: Bool
+
+    /// Reads them from the file at `path`.
+    static func read(_ path: String) -> Result<PluginSymbols, ELFReadError> {
+        guard let file = FileHandle(forReadingAtPath: path) else { return .failure(ELFReadError("it cannot be read")) }
+        defer { try? file.close() }
+        return ELFDynamicSymbols.read(file).map { symbols in
+            PluginSymbols(
+                sdkVersions: symbols.undefinedNames(withPrefix: SDKVersion.symbolPrefix)
+                    .compactMap(SDKVersion.init(symbolName:)),
+                definesEntry: symbols.defines(MICROAPP_ENTRY_SYMBOL), isExecutable: symbols.hasInterpreter)
+        }
+    }
+}
+
+/// The dynamic symbol table of a 64-bit little-endian ELF file, read with a few positioned reads (the section
+/// headers, `.dynsym` and its string table), never the whole file.
+struct ELFDynamicSymbols {
+    private let symbols: [UInt8]
+    private let names: [UInt8]
+    /// Whether a program header asks for an interpreter (PT_INTERP), as executables do.
+    let hasInterpreter: Bool
+
+    private init(symbols: [UInt8], names: [UInt8], hasInterpreter: Bool) {
+        self.symbols = symbols
+        self.names = names
+        self.hasInterpreter = hasInterpreter
+    }
+
+    /// Reads the table of `file`; the failure says what is missing.
+    static func read(_ file: FileHandle) -> Result<ELFDynamicSymbols, ELFReadError> {
+        func bytes(at offset: UInt64, count: UInt64) -> [UInt8]? {
+            guard count <= 64 << 20, (try? file.seek(toOffset: offset)) != nil,
+                let data = try? file.read(upToCount: Int(count)), data.count == Int(count)
+            else { return nil }
+            return [UInt8](data)
+        }
+        guard let header = bytes(at: 0, count: 64), header[4] == 2, header[5] == 1 else {
+            return .failure(ELFReadError("it is not a 64-bit little-endian ELF file"))
+        }
+        let programsAt = integer(header, 32, 8)
+        let programSize = integer(header, 54, 2)
+        let programCount = integer(header, 56, 2)
+        guard programSize >= 56, let programs = bytes(at: programsAt, count: programSize * programCount) else {
+            return .failure(ELFReadError("its program headers cannot be read"))
+        }
+        // PT_INTERP (3): the file names a program interpreter.
+        let hasInterpreter = (0..<Int(programCount)).contains { integer(programs, $0 * Int(programSize), 4) == 3 }
+        let sectionsAt = integer(header, 40, 8)
+        let entrySize = integer(header, 58, 2)
+        let count = integer(header, 60, 2)
+        guard count > 0, entrySize >= 64, let table = bytes(at: sectionsAt, count: entrySize * count) else {
+            return .failure(ELFReadError("it has no section headers"))
+        }
+        let sections = (0..<Int(count)).map { Array(table[($0 * Int(entrySize))..<($0 * Int(entrySize) + 64)]) }
+        // SHT_DYNSYM (11): the dynamic symbols; its sh_link names the section holding their names.
+        guard let dynsym = sections.first(where: { integer($0, 4, 4) == 11 }) else {
+            return .failure(ELFReadError("it has no dynamic symbol table"))
+        }
+        let link = Int(integer(dynsym, 40, 4))
+        guard link < sections.count,
+            let symbols = bytes(at: integer(dynsym, 24, 8), count: integer(dynsym, 32, 8)),
+            let names = bytes(at: integer(sections[link], 24, 8), count: integer(sections[link], 32, 8))
+        else { return .failure(ELFReadError("its dynamic symbol table cannot be read")) }
+        return .success(ELFDynamicSymbols(symbols: symbols, names: names, hasInterpreter: hasInterpreter))
+    }
+
+    /// Names of the undefined symbols (needed from other libraries) that start with `prefix`.
+    func undefinedNames(withPrefix prefix: String) -> [String] {
+        names(withPrefix: prefix, defined: false)
+    }
+
+    /// Whether the file defines (exports) the symbol `name`.
+    func defines(_ name: String) -> Bool { names(withPrefix: name, defined: true).contains(name) }
+
+    /// Names starting with `prefix` of the symbols the file defines, or of those it needs.
+    private func names(withPrefix prefix: String, defined: Bool) -> [String] {
+        let wanted = Array(prefix.utf8)
+        var found: [String] = []
+        // Elf64_Sym: st_name (4), st_info (1), st_other (1), st_shndx (2), st_value (8), st_size (8); an
+        // st_shndx of 0 (SHN_UNDEF) marks a symbol needed from elsewhere.
+        for start in stride(from: 0, to: symbols.count - 23, by: 24) {
+            guard (integer(symbols, start + 6, 2) != 0) == defined else { continue }
+            let offset = Int(integer(symbols, start, 4))
+            guard offset < names.count, names[offset...].starts(with: wanted) else { continue }
+            let end = names[offset...].firstIndex(of: 0) ?? names.count
+            found.append(String(decoding: names[offset..<end], as: UTF8.self))
+        }
+        return found
+    }
+}
+
+/// The little-endian unsigned integer of `width` bytes at `offset` in `bytes`.
+private func integer(_ bytes: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {
+    bytes[offset..<(offset + width)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+}
