@@ -61,6 +61,10 @@ extension Event: Codable {
             try object.encode("select", forKey: .type)
             try object.encode(id, forKey: .id)
             try object.encode(index, forKey: .index)
+        case .action(let action):
+            // Actions are not frozen: a later SDK minor may name one this host has no JSON form for.
+            throw EncodingError.invalidValue(
+                action, .init(codingPath: encoder.codingPath, debugDescription: "an action this host cannot encode"))
         case .back: try object.encode("back", forKey: .type)
         case .open(let url):
             try object.encode("open", forKey: .type)

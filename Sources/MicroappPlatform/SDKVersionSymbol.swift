@@ -1,5 +1,6 @@
 import CMicroappABI
 import Foundation
+import MicroappCore
 import MicroappSDK
 
 /// Reads, from the file and before `dlopen` runs any of its code, which SDK version a plugin was built against:

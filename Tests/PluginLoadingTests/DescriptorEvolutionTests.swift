@@ -1,6 +1,7 @@
 import CMicroappABI
 import Foundation
-import MicroappHost
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 import Testing
 
