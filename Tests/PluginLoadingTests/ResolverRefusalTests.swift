@@ -24,12 +24,23 @@ struct ResolverRefusalTests {
         return resolution
     }
 
+    /// `Manifests.plugin`, compiled on a thread of its own: this suite runs on the main actor, which a compiler run
+    /// must not hold (every other main-actor test of the process waits for it; a full run's Search tests timed out).
+    func plugin(
+        _ id: String, name: String? = nil, routes: [String]? = nil, requirements: [Requirement] = [],
+        provides: [Provision] = []
+    ) async throws -> String {
+        try await fixture {
+            try M.plugin(id, name: name, routes: routes, requirements: requirements, provides: provides)
+        }
+    }
+
     // MARK: Identity and routes
 
     @Test("two libraries with the same feature id: the second is refused, naming both files")
-    func duplicateID() throws {
-        let first = try M.plugin("twin", name: "TwinOne")
-        let second = try M.plugin("twin", name: "TwinTwo")
+    func duplicateID() async throws {
+        let first = try await plugin("twin", name: "TwinOne")
+        let second = try await plugin("twin", name: "TwinTwo")
         let resolution = resolve([first, second])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .duplicateFeature)
@@ -39,9 +50,9 @@ struct ResolverRefusalTests {
     }
 
     @Test("a library that reuses the real auth id is refused as the second, and the real Auth still starts")
-    func duplicateOfRealAuth() throws {
+    func duplicateOfRealAuth() async throws {
         let realAuth = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
-        let impostor = try M.plugin("auth", name: "AuthImpostor", routes: ["auth://elsewhere"])
+        let impostor = try await plugin("auth", name: "AuthImpostor", routes: ["auth://elsewhere"])
         let resolution = resolve([impostor], realFirst: true)
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .duplicateFeature)
@@ -52,8 +63,8 @@ struct ResolverRefusalTests {
 
     /// Two routes of one library that match the same URL (`rc://item/{id}` and `rc://{kind}/new`, equally specific).
     @Test("two overlapping routes within one library are a route conflict that disables it")
-    func routeConflictWithinFeature() throws {
-        let path = try M.plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"])
+    func routeConflictWithinFeature() async throws {
+        let path = try await plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"])
         let resolution = resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .routeConflict)
@@ -67,9 +78,9 @@ struct ResolverRefusalTests {
     /// different ids, a conflict needs a route outside a feature's own scheme, which manifests may declare since
     /// d061754: see `routeHijack` (the foreign claim loses, whatever the load order) and the `Candidate` test.
     @Test("overlapping routes in two libraries of the same id are reported as a duplicate id, not a route conflict")
-    func routeConflictAcrossLibraries() throws {
-        let first = try M.plugin("rx", name: "RouteOne", routes: ["rx://a/{id}"])
-        let second = try M.plugin("rx", name: "RouteTwo", routes: ["rx://a/1"])
+    func routeConflictAcrossLibraries() async throws {
+        let first = try await plugin("rx", name: "RouteOne", routes: ["rx://a/{id}"])
+        let second = try await plugin("rx", name: "RouteTwo", routes: ["rx://a/1"])
         let resolution = resolve([first, second])
         #expect(resolution.problems.map(\.code) == [.duplicateFeature])
         #expect(resolution.problems.first?.subject == second)
@@ -79,10 +90,10 @@ struct ResolverRefusalTests {
     /// won, so this library disabled the real Auth (route conflict on Auth's side); now claims in a feature's own
     /// scheme go first and the foreign claim is the one refused.
     @Test("a library claiming a route of the real Auth is refused, and the real Auth still starts")
-    func routeHijack() throws {
+    func routeHijack() async throws {
         let realAuth = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
         let authRoute = try PluginLoader.load(realAuth).get().manifest.routes[0].pattern
-        let hijacker = try M.plugin("hijack", name: "Hijack", routes: ["hijack://home", authRoute])
+        let hijacker = try await plugin("hijack", name: "Hijack", routes: ["hijack://home", authRoute])
         let (report, resolution) = Host.loadAndResolve([hijacker] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         let problem = try #require(
@@ -112,8 +123,8 @@ struct ResolverRefusalTests {
     // MARK: Requirements
 
     @Test("a missing requirement is refused with the chain ending in ← provided by nobody")
-    func missingRequirement() throws {
-        let path = try M.plugin("needy", requirements: [M.requirement("nowhere.service")])
+    func missingRequirement() async throws {
+        let path = try await plugin("needy", requirements: [M.requirement("nowhere.service")])
         let resolution = resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .missingRequirement)
@@ -125,16 +136,16 @@ struct ResolverRefusalTests {
     }
 
     @Test("an optional requirement nobody provides is not a problem")
-    func optionalRequirement() throws {
-        let path = try M.plugin("relaxed", requirements: [M.requirement("nowhere.service", optional: true)])
+    func optionalRequirement() async throws {
+        let path = try await plugin("relaxed", requirements: [M.requirement("nowhere.service", optional: true)])
         let resolution = resolve([path])
         #expect(resolution.problems.isEmpty, "\(resolution.problems)")
         #expect(resolution.startOrder.contains("relaxed"))
     }
 
     @Test("a requirement of the wrong type is refused, naming what the host provides")
-    func wrongType() throws {
-        let path = try M.plugin(
+    func wrongType() async throws {
+        let path = try await plugin(
             "mistyped", requirements: [M.requirement("session", type: "Int", kind: .state, access: .read)])
         let resolution = resolve([path])
         let problem = try #require(resolution.problems.only)
@@ -146,8 +157,8 @@ struct ResolverRefusalTests {
     }
 
     @Test("a service asked for as state is refused as the wrong type")
-    func wrongKind() throws {
-        let path = try M.plugin(
+    func wrongKind() async throws {
+        let path = try await plugin(
             "kindless",
             requirements: [M.requirement("auth.sign-in", type: "Service<Credentials, Session>", kind: .state)])
         let resolution = resolve([path])
@@ -157,8 +168,8 @@ struct ResolverRefusalTests {
     }
 
     @Test("asking read-write for state the host shares read-only is wrong access")
-    func wrongAccess() throws {
-        let path = try M.plugin(
+    func wrongAccess() async throws {
+        let path = try await plugin(
             "writer", requirements: [M.requirement(Host.counter.id, type: "Int", kind: .state, access: .readWrite)])
         let resolution = resolve([path])
         let problem = try #require(resolution.problems.only)
@@ -172,9 +183,9 @@ struct ResolverRefusalTests {
     // MARK: Providers
 
     @Test("two libraries providing the same service: the second is a duplicate provider")
-    func duplicateProvider() throws {
-        let first = try M.plugin("echo-one", provides: [M.provision("echo.run")])
-        let second = try M.plugin("echo-two", provides: [M.provision("echo.run")])
+    func duplicateProvider() async throws {
+        let first = try await plugin("echo-one", provides: [M.provision("echo.run")])
+        let second = try await plugin("echo-two", provides: [M.provision("echo.run")])
         let resolution = resolve([first, second])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .duplicateProvider)
@@ -186,8 +197,8 @@ struct ResolverRefusalTests {
     }
 
     @Test("a library providing a service the host already offers is a duplicate provider")
-    func duplicateOfHostService() throws {
-        let path = try M.plugin(
+    func duplicateOfHostService() async throws {
+        let path = try await plugin(
             "shadow", provides: [M.provision("auth.sign-in", type: "Service<Credentials, Session>")])
         let resolution = resolve([path])
         let problem = try #require(resolution.problems.only)
@@ -196,8 +207,8 @@ struct ResolverRefusalTests {
     }
 
     @Test("two features needing each other's services form a cycle, and the reason shows the chain")
-    func cycle() throws {
-        let paths = try cyclePair()
+    func cycle() async throws {
+        let paths = try await cyclePair()
         let resolution = resolve(paths)
         #expect(resolution.problems.map(\.code) == [.cycle, .cycle])
         #expect(Set(resolution.problems.map(\.subject)) == ["cyc-a", "cyc-b"])
@@ -211,8 +222,8 @@ struct ResolverRefusalTests {
     }
 
     @Test("a feature whose provider is disabled is disabled too, with the provider's reason")
-    func providerDisabled() throws {
-        let paths = try providerDisabledPair()
+    func providerDisabled() async throws {
+        let paths = try await providerDisabledPair()
         let resolution = resolve(paths)
         #expect(resolution.problems.map(\.code) == [.missingRequirement, .providerDisabled])
         let problem = try #require(resolution.disabled["pd-consumer"])
@@ -230,19 +241,19 @@ struct ResolverRefusalTests {
     // MARK: All at once
 
     @Test("several problems in one set are all reported by one resolve call")
-    func severalProblems() throws {
+    func severalProblems() async throws {
         let paths =
             [
-                try M.plugin("needy", requirements: [M.requirement("nowhere.service")]),
-                try M.plugin("mistyped", requirements: [M.requirement("session", type: "Int", kind: .state)]),
-                try M.plugin(
+                try await plugin("needy", requirements: [M.requirement("nowhere.service")]),
+                try await plugin("mistyped", requirements: [M.requirement("session", type: "Int", kind: .state)]),
+                try await plugin(
                     "writer",
                     requirements: [M.requirement(Host.counter.id, type: "Int", kind: .state, access: .readWrite)]
                 ),
-                try M.plugin("twin", name: "TwinOne"),
-                try M.plugin("twin", name: "TwinTwo"),
-                try M.plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"]),
-            ] + (try cyclePair()) + (try providerDisabledPair()) + [try M.plugin("healthy")]
+                try await plugin("twin", name: "TwinOne"),
+                try await plugin("twin", name: "TwinTwo"),
+                try await plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"]),
+            ] + (try await cyclePair()) + (try await providerDisabledPair()) + [try await plugin("healthy")]
         let resolution = resolve(paths)
         let expected: [Diagnostic.Code] = [
             .duplicateFeature, .routeConflict, .missingRequirement, .wrongType, .wrongAccess, .missingRequirement,
@@ -259,20 +270,21 @@ struct ResolverRefusalTests {
     // MARK: Fixture sets
 
     /// `cyc-a` needs `b.svc` from `cyc-b`, which needs `a.svc` from `cyc-a`.
-    func cyclePair() throws -> [String] {
+    func cyclePair() async throws -> [String] {
         [
-            try M.plugin(
+            try await plugin(
                 "cyc-a", requirements: [M.requirement("b.svc")], provides: [M.provision("a.svc", uses: ["b.svc"])]),
-            try M.plugin(
+            try await plugin(
                 "cyc-b", requirements: [M.requirement("a.svc")], provides: [M.provision("b.svc", uses: ["a.svc"])]),
         ]
     }
 
     /// `pd-provider` lacks `pd.missing`, so `pd-consumer`, which needs its `pd.svc`, cannot start either.
-    func providerDisabledPair() throws -> [String] {
+    func providerDisabledPair() async throws -> [String] {
         [
-            try M.plugin("pd-provider", requirements: [M.requirement("pd.missing")], provides: [M.provision("pd.svc")]),
-            try M.plugin("pd-consumer", requirements: [M.requirement("pd.svc")]),
+            try await plugin(
+                "pd-provider", requirements: [M.requirement("pd.missing")], provides: [M.provision("pd.svc")]),
+            try await plugin("pd-consumer", requirements: [M.requirement("pd.svc")]),
         ]
     }
 }
