@@ -27,4 +27,8 @@ int microapp_spawn_add_chdir(posix_spawn_file_actions_t *actions, const char *pa
     return posix_spawn_file_actions_addchdir_np(actions, path);
 }
 
+int microapp_spawn_add_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
 int microapp_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }

@@ -114,6 +114,11 @@ public struct ChildProcess: Sendable {
             _ = try readEnd(for: input == .capture || input == .output ? .null : input, onto: 0)
             outputPipe = try readEnd(for: output == .output ? .inherit : output, onto: 1)
             errorPipe = try readEnd(for: error, onto: 2)
+            // Only 0, 1 and 2 reach the child: a descriptor some other code left inheritable (Foundation's pipes
+            // are) would otherwise stay open in it, and the process at the pipe's other end would never see its end.
+            try SystemCall.status("posix_spawn_file_actions_addclosefrom", path: program) {
+                microapp_spawn_add_close_from(&actions, 3)
+            }
             if let directory {
                 try SystemCall.status("posix_spawn_file_actions_addchdir", path: directory) {
                     microapp_spawn_add_chdir(&actions, directory)

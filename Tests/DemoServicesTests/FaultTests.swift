@@ -116,6 +116,11 @@ struct FaultTests {
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         shell.arguments = [path]
         let input = Pipe()
+        // Foundation's pipes are inheritable: a child another test starts meanwhile would keep the write end open,
+        // and the shell would never see the end of its input.
+        for end in [input.fileHandleForReading, input.fileHandleForWriting] {
+            _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
         shell.standardInput = input
         shell.standardOutput = FileHandle.nullDevice
         try shell.run()

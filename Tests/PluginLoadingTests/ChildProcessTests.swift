@@ -32,6 +32,16 @@ struct ChildProcessTests {
         #expect(outcome.error.isEmpty)
     }
 
+    @Test("a descriptor this process left inheritable does not reach the child: only 0, 1 and 2 do")
+    func onlyStandardDescriptorsReachTheChild() async throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)  // plain pipe(2): inheritable, as Foundation's pipes are
+        defer { ends.forEach { _ = close($0) } }
+        let outcome = try await Self.shell(
+            "for fd in 0 1 2 \(ends[0]) \(ends[1]); do [ -e /proc/$$/fd/$fd ] && echo $fd; done; true")
+        #expect(outcome.text == "0\n1\n2\n")
+    }
+
     @Test("a child ended by a signal says which signal")
     func signalled() async throws {
         let outcome = try await Self.shell("kill -KILL $$")

@@ -43,6 +43,10 @@ int microapp_pidfd_open(pid_t pid);
 /// Swift behind _GNU_SOURCE). Returns 0 or an error number, as posix_spawn_file_actions_* do.
 int microapp_spawn_add_chdir(posix_spawn_file_actions_t *actions, const char *path);
 
+/// Adds "close every descriptor from `lowest` up" to a spawn's file actions, after the ones before it (glibc's
+/// posix_spawn_file_actions_addclosefrom_np). Returns 0 or an error number.
+int microapp_spawn_add_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
 /// A pipe whose both ends are close-on-exec from the start (pipe2 with O_CLOEXEC, hidden behind _GNU_SOURCE):
 /// no child started by another thread meanwhile inherits an end. Returns 0, or -1 with errno set.
 int microapp_pipe_cloexec(int ends[2]);
