@@ -12,10 +12,9 @@ struct ContractRefusalTests {
     typealias M = Manifests
 
     @Test("a library reading host state with another shape is refused, naming both shapes; the real plugins start")
-    func shapeMismatch() throws {
-        let path = try M.plugin(
-            "shaped",
-            requirements: [M.requirement("host.counter", type: "Int", kind: .state, shape: #"{"count":Int}"#)])
+    func shapeMismatch() async throws {
+        let requirement = M.requirement("host.counter", type: "Int", kind: .state, shape: #"{"count":Int}"#)
+        let path = try await fixture { try Manifests.plugin("shaped", requirements: [requirement]) }
         let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
         #expect(report.problems.isEmpty, "every library loads: \(report.problems)")
         let problem = try #require(resolution.problems.only)
@@ -27,13 +26,10 @@ struct ContractRefusalTests {
     }
 
     @Test("a library claiming the session read-write beside the real Auth disables both, each naming the other")
-    func secondSessionOwner() throws {
+    func secondSessionOwner() async throws {
         let session = DependencyKey<Session?>.session(access: .readWrite).requirement
-        let path = try M.plugin(
-            "mallory",
-            requirements: [
-                M.requirement("session", type: session.type, kind: .state, access: .readWrite, shape: session.shape)
-            ])
+        let claim = M.requirement("session", type: session.type, kind: .state, access: .readWrite, shape: session.shape)
+        let path = try await fixture { try Manifests.plugin("mallory", requirements: [claim]) }
         let (report, resolution) = Host.loadAndResolve(Paths.realPlugins + [path])
         #expect(report.problems.isEmpty, "every library loads: \(report.problems)")
         let auth = try #require(resolution.disabled["auth"])

@@ -17,7 +17,7 @@ struct DescriptorEvolutionTests {
     /// A plugin whose descriptor is `size` bytes (`struct_size` says so too), built with the next-minor test
     /// header; the appended field points at "appended" when written, and the bytes after a short descriptor are
     /// 0x01 everywhere (a pointer that crashes if the loader read it).
-    nonisolated static func plugin(_ name: String, id: String, abiMinor: Int, writesAppendedField: Bool) throws
+    static func plugin(_ name: String, id: String, abiMinor: Int, writesAppendedField: Bool) async throws
         -> String
     {
         let manifest = DescriptorFixture.literal(Manifests.json(id))
@@ -46,7 +46,7 @@ struct DescriptorEvolutionTests {
                 return &descriptor.v1_0;
             }
             """
-        return try FixtureBuilder.library(name, source: source)
+        return try await fixture { try FixtureBuilder.library(name, source: source) }
     }
 
     @Test("the minimum descriptor size is the frozen ABI 1.0 layout: two uint32 and three pointers")
@@ -58,9 +58,7 @@ struct DescriptorEvolutionTests {
 
     @Test("a plugin of a newer minor with a longer descriptor loads, and its appended field reads back")
     func newerMinorAppendedFieldReads() async throws {
-        let path = try await fixture {
-            try Self.plugin("NextMinorLonger", id: "next-minor", abiMinor: 1, writesAppendedField: true)
-        }
+        let path = try await Self.plugin("NextMinorLonger", id: "next-minor", abiMinor: 1, writesAppendedField: true)
         let image = try PluginLoader.load(path).get()
         #expect(image.manifest.id == "next-minor")
         #expect(image.fields.size == DescriptorFields.minimumSize + MemoryLayout<UnsafeRawPointer>.size)
@@ -71,9 +69,7 @@ struct DescriptorEvolutionTests {
     /// ends at the 1.0 size, the bytes after it are poison, and the field reads as absent rather than as them.
     @Test("a v1.0-size descriptor loads after a field is appended, and the appended field reads as not there")
     func oldSizeLoadsAfterAppend() async throws {
-        let path = try await fixture {
-            try Self.plugin("NextMinorShort", id: "old-size", abiMinor: 0, writesAppendedField: false)
-        }
+        let path = try await Self.plugin("NextMinorShort", id: "old-size", abiMinor: 0, writesAppendedField: false)
         let image = try PluginLoader.load(path).get()
         #expect(image.manifest.id == "old-size")
         #expect(image.fields.size == DescriptorFields.minimumSize)

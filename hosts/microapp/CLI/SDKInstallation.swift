@@ -196,8 +196,12 @@ struct SDKInstallation {
         }
         let sources = repository.appendingPathComponent("Sources/MicroappSDK")
         let paths = (try? FileManager.default.subpathsOfDirectory(atPath: sources.path)) ?? []
+        // What the library is built from: the ABI baseline and other notes beside the sources do not make it stale.
+        let builtFrom = [".swift", ".c", ".h", ".modulemap"]
         let newer = paths.filter { path in
-            guard !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return false }
+            guard !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
+                builtFrom.contains(where: path.hasSuffix)
+            else { return false }
             let date =
                 (try? FileManager.default.attributesOfItem(atPath: sources.appendingPathComponent(path).path))?[
                     .modificationDate] as? Date
