@@ -50,6 +50,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "microapp", targets: ["microapp"]),
+        // The generic tool over an app's own services: an app's host is a main.swift that calls it.
+        .library(name: "MicroappTool", targets: ["MicroappTool"]),
         // The demo host's service shapes, for a feature outside this repository that talks to the demo app.
         .library(name: "DemoContracts", targets: ["DemoContracts"]),
     ] + features.map { .library(name: $0, type: .dynamic, targets: ["\($0)Plugin"]) },
@@ -81,13 +83,18 @@ let package = Package(
         // The system calls Swift cannot make safely: variadic prctl, and signal handlers' bodies (async-signal-safe C).
         .target(name: "CPlatform", path: "Sources/CPlatform"),
         .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
-        .executableTarget(
-            name: "microapp",
+        // The generic command line (run, solo, preview, doctor, graph, keys, new, …) over a host's configuration.
+        .target(
+            name: "MicroappTool",
             dependencies: [
                 "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTerminal",
-                "CPlatform", "DemoServices", "MicroappDigest", sdk,
+                "CPlatform", "MicroappDigest", sdk,
             ],
-            path: "hosts/microapp/CLI", swiftSettings: strict),
+            path: "Sources/MicroappTool", swiftSettings: strict),
+        // The demo app's host: its composition root (main.swift) handing DemoServices to MicroappTool.
+        .executableTarget(
+            name: "microapp", dependencies: ["MicroappTool", "DemoServices"], path: "hosts/microapp/CLI",
+            swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
             name: "DemoServices",
@@ -158,12 +165,12 @@ let package = Package(
             name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", sdk],
             path: "Benchmarks/Fuzz",
             swiftSettings: strict),
-        // The CLI's own parts, imported from the executable target (`@testable import microapp`).
+        // The CLI's own parts (`@testable import MicroappTool`).
         .testTarget(
             name: "MicroappCLITests",
             dependencies: [
-                "microapp", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappTerminal", "DemoServices",
-                sdk,
+                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappTerminal",
+                "DemoServices", sdk,
             ],
             path: "Tests/MicroappCLITests",
             swiftSettings: strict),

@@ -21,10 +21,12 @@ final class AppProcess: Sendable {
     private let input: FileHandle
     private let output = Output()
 
-    /// Starts `microapp` with `arguments` (never rebuilding: `swift test` holds the build lock).
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `microapp` (or another host built on MicroappTool) with `arguments` (never rebuilding: `swift test`
+    /// holds the build lock).
+    init(_ arguments: [String], environment: [String: String] = [:], executable: String = AppProcess.executable) throws
+    {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.executableURL = URL(fileURLWithPath: executable)
         // Each run gets its own data folder: a session persisted by one test must not sign in the next.
         let data =
             arguments.first == "run" && !arguments.contains("--data") ? ["--data", Self.freshDataDirectory()] : []

@@ -2,7 +2,7 @@ import CommandLineSpec
 import Foundation
 import Testing
 
-@testable import microapp
+@testable import MicroappTool
 
 @Suite("Every command's help comes from its declaration")
 struct CommandHelpTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import microapp
+@testable import MicroappTool
 
 /// A row with a number JSON has no spelling for.
 private struct Measurement: Encodable {

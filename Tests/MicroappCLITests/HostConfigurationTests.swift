@@ -5,7 +5,7 @@ import MicroappSDK
 import Synchronization
 import Testing
 
-@testable import microapp
+@testable import MicroappTool
 
 @Suite("The generic commands take the app's name, routes and services from the host's configuration")
 @MainActor

@@ -5,7 +5,7 @@ import MicroappSDK
 import MicroappTerminal
 import Testing
 
-@testable import microapp
+@testable import MicroappTool
 
 /// The SDK's refusal of a manifest that is not an object (the SDK makes its errors only by decoding).
 private func refusedManifest() -> any ProblemDescribing {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import microapp
+@testable import MicroappTool
 
 @Suite("The SDK's installed folder")
 struct SDKInstallationTests {

@@ -56,7 +56,7 @@ struct LayerTests {
     func oneLoader() throws {
         let folders = [
             "Sources/MicroappCore", "Sources/MicroappPlatform", "Sources/MicroappDevLoop", "Sources/MicroappTerminal",
-            "Sources/MicroappTesting", "hosts/microapp/CLI", "hosts/monolith",
+            "Sources/MicroappTesting", "Sources/MicroappTool", "hosts/microapp/CLI", "hosts/monolith",
         ]
         let callers = try folders.flatMap { folder in
             try Self.uses(["dlopen("], in: Self.sources(folder)).map { "\(folder)/\($0)" }
@@ -68,7 +68,8 @@ struct LayerTests {
     func oneProcessRunner() throws {
         let folders = [
             "Sources/MicroappCore", "Sources/MicroappPlatform", "Sources/MicroappDevLoop", "Sources/MicroappTerminal",
-            "Sources/MicroappTesting", "hosts/microapp/CLI", "hosts/microapp/Services", "hosts/monolith",
+            "Sources/MicroappTesting", "Sources/MicroappTool", "hosts/microapp/CLI", "hosts/microapp/Services",
+            "hosts/monolith",
         ]
         let starters = try folders.flatMap { folder in
             try Self.uses(

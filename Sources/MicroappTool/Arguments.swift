@@ -5,7 +5,7 @@ import MicroappTerminal
 
 /// The command line split into a command and what its `CommandSpec` (in `Commands`) made of the rest: options
 /// with their values, and operands. Unknown options, stray operands and misused flags are refused here.
-struct Arguments {
+public struct Arguments {
     /// `run`, `routes`, `probe`, … (`run` when none is given).
     var command: String
     /// False when no command was given and `command` is `run` by default.
@@ -37,13 +37,13 @@ struct Arguments {
     }
 
     /// True if the flag was given.
-    func flag(_ name: String) -> Bool { parsed.flag(name) }
+    public func flag(_ name: String) -> Bool { parsed.flag(name) }
 
     /// The last value of an option.
-    func value(_ name: String) -> String? { parsed.value(name) }
+    public func value(_ name: String) -> String? { parsed.value(name) }
 
     /// Every value of a repeatable option.
-    func values(_ name: String) -> [String] { parsed.values(name) }
+    public func values(_ name: String) -> [String] { parsed.values(name) }
 }
 
 /// A mistake on the command line: what, and how to write it instead. Exit code 1.

@@ -74,7 +74,7 @@ struct FeatureScaffold {
     static func takenNames(_ existing: [String]) -> [String] {
         let package = [
             "MicroappSDK", "CMicroappABI", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTerminal",
-            "MicroappTesting", "DemoServices",
+            "MicroappTesting", "MicroappTool", "DemoServices",
             "CSQLite", "CCrypt", "microapp", "Microapps",
         ]
         let toolchain = [

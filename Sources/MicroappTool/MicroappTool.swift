@@ -1,0 +1,57 @@
+@_exported import MicroappCore
+@_exported import MicroappSDK
+
+/// The generic `microapp` tool (run, solo, preview, --watch, doctor, graph, keys, new, …) over one app's services:
+/// an app's host is a `main.swift` that builds its `HostConfiguration` and calls `MicroappTool.main(host:)`.
+public enum MicroappTool {
+    /// Runs the command line (`words`, the process's own arguments by default) for `host`; answers the exit code.
+    @MainActor
+    public static func main(
+        host: HostConfiguration, words: [String] = Array(CommandLine.arguments.dropFirst())
+    ) async -> Int32 {
+        Console.exitCode(for: await dispatch(words, host: host)).rawValue
+    }
+
+    /// Dispatches the command line to its command and answers the contract's code.
+    @MainActor
+    static func dispatch(_ words: [String], host: HostConfiguration) async -> ExitCode {
+        do throws(UsageError) {
+            if words.first == "--version" {
+                Console.out(HelpText.version)
+                return .ok
+            }
+            let arguments = try Arguments(words)
+            if arguments.flag("--help") || arguments.command == "help" {
+                Console.out(HelpText.text(for: arguments))
+                return .ok
+            }
+            switch arguments.command {
+            case "run":
+                // People get a supervised app: a plugin that crashes it is turned off and the app comes back.
+                if arguments.flag("--supervised") || arguments.flag("--no-supervise") {
+                    return try await RunCommand.run(arguments, host: host)
+                }
+                return Supervisor.run(words)
+            case "routes": return try await InspectCommands.routes(arguments, host: host)
+            case "doctor": return try await InspectCommands.doctor(arguments, host: host)
+            case "probe": return try InspectCommands.probe(arguments)
+            case "lock": return try LockCommand.run(arguments)
+            case "graph": return try await GraphCommand.run(arguments, host: host)
+            case "keys": return try await KeysCommand.run(arguments, host: host)
+            case "solo": return try await SoloCommand.run(arguments, host: host)
+            case "preview": return try await PreviewCommand.run(arguments)
+            case "new": return try NewCommand.run(arguments)
+            case "sdk": return try SDKCommand.run(arguments)
+            default:
+                // `Arguments` refuses commands that `Commands` does not declare; one declared there lands here.
+                throw UsageError(
+                    "command '\(arguments.command)' is declared but not implemented",
+                    fix: "add its case to MicroappTool.dispatch (Sources/MicroappTool/MicroappTool.swift)")
+            }
+        } catch {
+            Console.err(error.description)
+            return .usage
+        }
+    }
+
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+/// An app's own host, outside this repository: a package whose `main.swift` hands its own services to the
+/// MicroappTool library, and a feature of its own that needs one of them. SLOW: the package's clean build compiles
+/// the whole host stack; it is made once per test process and shared.
+@Suite("End to end: an app's own host built on MicroappTool", .serialized)
+struct AppHostTests {
+    /// The host's composition root, exactly as the README's "Your own app host" shows it.
+    static let mainSource = """
+        import Foundation
+        import MicroappTool
+
+        /// The one service this app offers its features: `greeting.message`.
+        let greeting = DependencyKey<Service<Nothing, String>>.service("greeting.message")
+            .described("The app's greeting")
+
+        let host = HostConfiguration(
+            name: "Hello App", home: "hello://home",
+            services: { _, _ in
+                let container = Container()
+                container.provide(greeting, Service { _ in "Hello from the app's own service" })
+                return container
+            })
+
+        exit(await MicroappTool.main(host: host))
+
+        """
+
+    /// The app's feature: one screen showing what `greeting.message` answers, with a mock for `solo`.
+    static let featureSource = """
+        import MicroappSDK
+
+        public enum HelloFeature: Feature {
+            static let greeting = DependencyKey<Service<Nothing, String>>.service("greeting.message")
+
+            public static let manifest = FeatureManifest(
+                id: "hello", version: 1, displayName: "Hello", routes: [RouteDeclaration("hello://home")],
+                requirements: [greeting.requirement], hasMocks: true)
+
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
+                HelloRoot(greet: try context.service(greeting), onChange: { context.invalidate() })
+            }
+
+            @MainActor public static func mocks() -> Mocks {
+                var mocks = Mocks()
+                mocks.service(greeting, Service { _ in "Hello from the feature's mock" })
+                return mocks
+            }
+        }
+
+        @MainActor final class HelloRoot: Root {
+            private let greet: Service<Nothing, String>
+            private let onChange: () -> Void
+            private var message = "Asking the app…"
+
+            init(greet: Service<Nothing, String>, onChange: @escaping () -> Void) {
+                self.greet = greet
+                self.onChange = onChange
+            }
+
+            func willShow(_ location: Location) {
+                Task {
+                    message = (try? await greet(Nothing())) ?? "The app's greeting service failed"
+                    onChange()
+                }
+            }
+
+            func screen(at location: Location) -> Screen { Screen(title: "Hello", content: [.text(Text(message))]) }
+            func handle(_ action: Action, at location: Location) {}
+        }
+
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? {
+            MicroappEntry.export(HelloFeature.self)
+        }
+
+        """
+
+    /// The package's manifest: the host product of this repository, the SDK for the feature.
+    static func manifest(repository: URL) -> String {
+        """
+        // swift-tools-version: 6.0
+        import PackageDescription
+
+        let package = Package(
+            name: "HelloApp",
+            products: [.library(name: "Hello", type: .dynamic, targets: ["Hello"])],
+            dependencies: [
+                .package(path: "\(repository.path)"), .package(path: "\(repository.path)/Sources/MicroappSDK"),
+            ],
+            targets: [
+                .executableTarget(
+                    name: "hello-host",
+                    dependencies: [.product(name: "MicroappTool", package: "\(repository.lastPathComponent)")]),
+                .target(name: "Hello", dependencies: [.product(name: "MicroappSDK", package: "MicroappSDK")]),
+            ])
+
+        """
+    }
+
+    /// The built host; `libHello.so` is beside it, where a host looks for its plugins first.
+    static let host = Task { try await build() }
+
+    private static func build() async throws -> String {
+        let folder = try temporaryFolder("microapp-app-host").resolvingSymlinksInPath()
+        let package = folder.appendingPathComponent("HelloApp")
+        let files = [
+            "Package.swift": manifest(repository: Repository.root), "Sources/hello-host/main.swift": mainSource,
+            "Sources/Hello/Hello.swift": featureSource,
+        ]
+        for (path, text) in files {
+            let file = package.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        // Its own scratch path (the repository's .build is locked by this test run), no shared manifest cache entry.
+        let scratch = folder.appendingPathComponent("build")
+        let options = ["--scratch-path", scratch.path, "--manifest-cache", "none"]
+        let started = ContinuousClock.now
+        let (status, output) = try await OutsidePackageTests.swift(
+            ["build"] + options, in: package, timeout: .seconds(900))
+        guard status == 0 else {
+            throw AppProcessError(
+                "`swift build` of the app's own host failed (exit \(status)):\n"
+                    + output.split(separator: "\n").suffix(40).joined(separator: "\n"))
+        }
+        print("app's own host: clean swift build in \(ContinuousClock.now - started)")
+        return scratch.appendingPathComponent("debug/hello-host").path
+    }
+
+    @Test("run in an app's own host draws its feature with the answer of the host's own service")
+    func runDrawsTheHostsService() async throws {
+        let host = try await Self.host.value
+        let app = try AppProcess(["run", "--ui", "json"], executable: host)
+        let home = try await app.waitForFrame(route: "hello://home") {
+            screenText($0).contains("Hello from the app's own service")
+        }
+        #expect(home["feature"] as? String == "hello")
+        #expect(home["mode"] as? String == "run")
+        #expect(try await app.finish() == 0)
+    }
+
+    @Test("solo in an app's own host runs its feature alone on the feature's mocks, not the host's service")
+    func soloUsesTheMocks() async throws {
+        let host = try await Self.host.value
+        let app = try AppProcess(["solo", "Hello", "--ui", "json"], executable: host)
+        let home = try await app.waitForFrame(route: "hello://home") {
+            screenText($0).contains("Hello from the feature's mock")
+        }
+        #expect(home["mode"] as? String == "solo")
+        #expect(try await app.finish() == 0)
+    }
+
+    @Test("keys, graph and doctor in an app's own host see its own service, offered by the host, used by its feature")
+    func inspectCommandsSeeTheHostsService() async throws {
+        let host = try await Self.host.value
+        let keys = try await runToEnd(["keys", "--json", "--no-build"], executable: host)
+        #expect(keys.status == 0, "\(keys.err)")
+        let rows = keys.out.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(rows.compactMap { $0["key"] as? String } == ["greeting.message"], "the demo's keys are not there")
+        let greeting = try #require(rows.first)
+        #expect(greeting["provider"] as? String == "host")
+        #expect(greeting["summary"] as? String == "The app's greeting")
+        #expect(greeting["usedBy"] as? [String] == ["hello"])
+
+        let graph = try await runToEnd(["graph", "--no-build"], executable: host)
+        #expect(graph.status == 0, "\(graph.err)")
+        #expect(graph.out.contains("greeting.message (read) ← host"), "\(graph.out)")
+
+        let doctor = try await runToEnd(["doctor", "--no-build"], executable: host)
+        #expect(doctor.status == 0, "\(doctor.err)")
+        #expect(doctor.out.contains("hello") && doctor.out.contains("ok"), "\(doctor.out)")
+    }
+}
