@@ -30,9 +30,13 @@ struct PluginLocations: BuildFolders {
         return PluginLocations(executableDirectory: directory, repository: repository)
     }
 
-    /// The plugin folders to load: beside the executable, then each `--plugins DIR`.
+    /// The plugin folders to load: beside the executable, then each `--plugins DIR`; a folder named again (by
+    /// another path or through a symlink, e.g. `--plugins .build/debug`) is loaded once, not reported as duplicates.
     func directories(adding extra: [String]) -> [String] {
-        [executableDirectory.path] + extra
+        var seen: Set<String> = []
+        return ([executableDirectory.path] + extra).filter { directory in
+            seen.insert(URL(fileURLWithPath: directory).resolvingSymlinksInPath().standardizedFileURL.path).inserted
+        }
     }
 
     /// The `lib*.so` files in `directories`, less those of the repository's build folder whose feature folder is gone

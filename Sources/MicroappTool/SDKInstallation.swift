@@ -44,7 +44,8 @@ struct SDKInstallation {
         }
     }
 
-    /// `major.minor` from the header's `MICROAPP_SDK_VERSION_MAJOR`/`_MINOR`, else its `MICROAPP_ABI_MAJOR`/`_MINOR`.
+    /// `major.minor` from the header's `MICROAPP_SDK_MAJOR`/`_MINOR` (the SDK's version, not the entry ABI's); nil when
+    /// the header has none.
     static func version(inHeader text: String) -> String? {
         func number(_ name: String) -> String? {
             let line = text.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }
@@ -53,12 +54,8 @@ struct SDKInstallation {
             let digits = value.map { String($0.drop { !$0.isNumber }.prefix { $0.isNumber }) }
             return digits.flatMap { $0.isEmpty ? nil : $0 }
         }
-        for prefix in ["MICROAPP_SDK_VERSION", "MICROAPP_ABI"] {
-            if let major = number(prefix + "_MAJOR"), let minor = number(prefix + "_MINOR") {
-                return "\(major).\(minor)"
-            }
-        }
-        return nil
+        guard let major = number("MICROAPP_SDK_MAJOR"), let minor = number("MICROAPP_SDK_MINOR") else { return nil }
+        return "\(major).\(minor)"
     }
 
     /// Every file to install, by path inside `folder`, with its bytes.
