@@ -20,6 +20,17 @@ struct FeatureLibrary {
     /// The Swift type name of the feature (`CharactersFeature`), for messages.
     var typeName: String { String(describing: feature) }
 
+    /// `load`, with a refusal reported on stderr (or as JSON) as every command that runs one feature does: nil then.
+    @MainActor
+    static func loadReporting(_ name: String, arguments: Arguments) async throws(UsageError) -> FeatureLibrary? {
+        switch try await load(name, arguments: arguments) {
+        case .success(let library): return library
+        case .failure(let problem):
+            Console.report([problem])
+            return nil
+        }
+    }
+
     /// Finds `name` (a folder in Plugins/, a library's name, a feature id or display name; any case), builds it
     /// when run from the repository, and loads it. Throws when no feature has that name; returns the problem
     /// when the library cannot be built, loaded or registered. The build, lock hashes and dlopen run off the main

@@ -31,11 +31,7 @@ enum PreviewCommand {
         if output != nil && json {
             throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
         }
-        let library: FeatureLibrary
-        switch try await FeatureLibrary.load(name, arguments: arguments) {
-        case .success(let loaded): library = loaded
-        case .failure(let problem):
-            Console.report([problem])
+        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments) else {
             return .invalidPluginSet
         }
         let manifest = library.image.manifest

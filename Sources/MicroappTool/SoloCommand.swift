@@ -16,11 +16,7 @@ enum SoloCommand {
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")
         }
         let choices = try mockChoices(arguments.values("--mock"))
-        let library: FeatureLibrary
-        switch try await FeatureLibrary.load(name, arguments: arguments) {
-        case .success(let loaded): library = loaded
-        case .failure(let problem):
-            Console.report([problem])
+        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments) else {
             return .invalidPluginSet
         }
         let manifest = library.image.manifest
