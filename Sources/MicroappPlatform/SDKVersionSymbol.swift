@@ -86,37 +86,38 @@ struct ELFDynamicSymbols {
     /// Reads the table of `file`; the failure says what is missing.
     static func read(_ file: FileHandle) -> Result<ELFDynamicSymbols, ELFReadError> {
         func bytes(at offset: UInt64, count: UInt64) -> [UInt8]? {
-            guard count <= 64 << 20, (try? file.seek(toOffset: offset)) != nil,
-                let data = try? file.read(upToCount: Int(count)), data.count == Int(count)
-            else { return nil }
-            return [UInt8](data)
+            count <= 64 << 20 ? file.bytes(at: offset, count: count) : nil
         }
-        guard let header = bytes(at: 0, count: 64), header[4] == 2, header[5] == 1 else {
+        guard let header = bytes(at: 0, count: 64).flatMap(ELFHeader.init) else {
             return .failure(ELFReadError("it is not a 64-bit little-endian ELF file"))
         }
-        let programsAt = integer(header, 32, 8)
-        let programSize = integer(header, 54, 2)
-        let programCount = integer(header, 56, 2)
-        guard programSize >= 56, let programs = bytes(at: programsAt, count: programSize * programCount) else {
+        let programSize = header.programEntrySize
+        let programCount = header.programCount
+        guard programSize >= 56, let programs = bytes(at: header.programHeaders, count: programSize * programCount)
+        else {
             return .failure(ELFReadError("its program headers cannot be read"))
         }
         // PT_INTERP (3): the file names a program interpreter.
-        let hasInterpreter = (0..<Int(programCount)).contains { integer(programs, $0 * Int(programSize), 4) == 3 }
-        let sectionsAt = integer(header, 40, 8)
-        let entrySize = integer(header, 58, 2)
-        let count = integer(header, 60, 2)
-        guard count > 0, entrySize >= 64, let table = bytes(at: sectionsAt, count: entrySize * count) else {
+        let hasInterpreter = (0..<Int(programCount)).contains {
+            littleEndian(programs, at: $0 * Int(programSize), width: 4) == 3
+        }
+        let entrySize = header.sectionEntrySize
+        let count = header.sectionCount
+        guard count > 0, entrySize >= 64, let table = bytes(at: header.sectionHeaders, count: entrySize * count) else {
             return .failure(ELFReadError("it has no section headers"))
         }
         let sections = (0..<Int(count)).map { Array(table[($0 * Int(entrySize))..<($0 * Int(entrySize) + 64)]) }
         // SHT_DYNSYM (11): the dynamic symbols; its sh_link names the section holding their names.
-        guard let dynsym = sections.first(where: { integer($0, 4, 4) == 11 }) else {
+        guard let dynsym = sections.first(where: { littleEndian($0, at: 4, width: 4) == 11 }) else {
             return .failure(ELFReadError("it has no dynamic symbol table"))
         }
-        let link = Int(integer(dynsym, 40, 4))
+        let link = Int(littleEndian(dynsym, at: 40, width: 4))
         guard link < sections.count,
-            let symbols = bytes(at: integer(dynsym, 24, 8), count: integer(dynsym, 32, 8)),
-            let names = bytes(at: integer(sections[link], 24, 8), count: integer(sections[link], 32, 8))
+            let symbols = bytes(
+                at: littleEndian(dynsym, at: 24, width: 8), count: littleEndian(dynsym, at: 32, width: 8)),
+            let names = bytes(
+                at: littleEndian(sections[link], at: 24, width: 8),
+                count: littleEndian(sections[link], at: 32, width: 8))
         else { return .failure(ELFReadError("its dynamic symbol table cannot be read")) }
         return .success(ELFDynamicSymbols(symbols: symbols, names: names, hasInterpreter: hasInterpreter))
     }
@@ -136,17 +137,12 @@ struct ELFDynamicSymbols {
         // Elf64_Sym: st_name (4), st_info (1), st_other (1), st_shndx (2), st_value (8), st_size (8); an
         // st_shndx of 0 (SHN_UNDEF) marks a symbol needed from elsewhere.
         for start in stride(from: 0, to: symbols.count - 23, by: 24) {
-            guard (integer(symbols, start + 6, 2) != 0) == defined else { continue }
-            let offset = Int(integer(symbols, start, 4))
+            guard (littleEndian(symbols, at: start + 6, width: 2) != 0) == defined else { continue }
+            let offset = Int(littleEndian(symbols, at: start, width: 4))
             guard offset < names.count, names[offset...].starts(with: wanted) else { continue }
             let end = names[offset...].firstIndex(of: 0) ?? names.count
             found.append(String(decoding: names[offset..<end], as: UTF8.self))
         }
         return found
     }
-}
-
-/// The little-endian unsigned integer of `width` bytes at `offset` in `bytes`.
-private func integer(_ bytes: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {
-    bytes[offset..<(offset + width)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
 }

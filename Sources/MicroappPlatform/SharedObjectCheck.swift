@@ -18,39 +18,29 @@ import MicroappCore
 /// `dlopen` of a truncated file dies with SIGBUS instead of failing.
 enum SharedObjectCheck {
     /// Why a 64-bit little-endian ELF file is shorter than its headers say, or nil if it holds all they name.
-    private static func truncation(of file: FileHandle, header: [UInt8], size: UInt64) -> String? {
-        guard header.count == 64, header[4] == 2, header[5] == 1 else { return "its ELF header is incomplete" }
-        func integer(_ bytes: some Collection<UInt8>) -> UInt64 {
-            bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        let programHeaders = integer(header[32..<40])
-        let sectionHeaders = integer(header[40..<48])
-        let programEntrySize = integer(header[54..<56])
-        let programCount = integer(header[56..<58])
-        let sectionEntrySize = integer(header[58..<60])
-        let sectionCount = integer(header[60..<62])
-        let programEnd = programHeaders.addingReportingOverflow(programEntrySize * programCount)
-        guard !programEnd.overflow, programEnd.partialValue <= size, programEntrySize >= 56 else {
+    private static func truncation(of file: FileHandle, header bytes: [UInt8], size: UInt64) -> String? {
+        guard let header = ELFHeader(bytes) else { return "its ELF header is incomplete" }
+        let programEnd = header.programHeaders.addingReportingOverflow(header.programEntrySize * header.programCount)
+        guard !programEnd.overflow, programEnd.partialValue <= size, header.programEntrySize >= 56 else {
             return "its program headers end past the end of the file (\(size) bytes)"
         }
-        if sectionCount > 0 {
-            let sectionEnd = sectionHeaders.addingReportingOverflow(sectionEntrySize * sectionCount)
+        if header.sectionCount > 0 {
+            let sectionEnd = header.sectionHeaders.addingReportingOverflow(
+                header.sectionEntrySize * header.sectionCount)
             guard !sectionEnd.overflow, sectionEnd.partialValue <= size else {
                 return "its section headers end past the end of the file (\(size) bytes)"
             }
         }
-        guard (try? file.seek(toOffset: programHeaders)) != nil,
-            let table = try? file.read(upToCount: Int(programEntrySize * programCount)),
-            table.count == Int(programEntrySize * programCount)
+        guard
+            let entries = file.bytes(
+                at: header.programHeaders, count: header.programEntrySize * header.programCount)
         else { return "its program headers cannot be read" }
-        let entries = [UInt8](table)
-        for index in 0..<Int(programCount) {
-            let entry = entries[(index * Int(programEntrySize))...]
-            let type = integer(entry.prefix(4))
+        for index in 0..<Int(header.programCount) {
+            let entry = index * Int(header.programEntrySize)
             // PT_LOAD (1): the bytes dlopen maps from the file.
-            guard type == 1 else { continue }
-            let offset = integer(entry.dropFirst(8).prefix(8))
-            let fileSize = integer(entry.dropFirst(32).prefix(8))
+            guard littleEndian(entries, at: entry, width: 4) == 1 else { continue }
+            let offset = littleEndian(entries, at: entry + 8, width: 8)
+            let fileSize = littleEndian(entries, at: entry + 32, width: 8)
             let end = offset.addingReportingOverflow(fileSize)
             if end.overflow || end.partialValue > size {
                 return "a loadable segment ends at byte \(end.partialValue) but the file has \(size)"
