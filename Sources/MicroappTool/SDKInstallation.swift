@@ -1,5 +1,6 @@
 import Foundation
 import MicroappDigest
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -175,11 +176,9 @@ struct SDKInstallation {
         return true
     }
 
-    /// `rename(2)`: atomic, and over an existing link.
-    private static func rename(_ from: URL, to: URL) throws {
-        guard Glibc.rename(from.path, to.path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: to.path])
-        }
+    /// `rename(2)`: atomic, and over an existing link; a failure names the call, the path and errno.
+    private static func rename(_ from: URL, to: URL) throws(SystemCallError) {
+        _ = try SystemCall.run("rename", path: to.path) { Glibc.rename(from.path, to.path) }
     }
 
     /// Refuses when an SDK source is newer than `builtSDK` (the host's `libMicroappSDK.so`): the sources are not
