@@ -51,13 +51,13 @@ extension AppRuntime {
                     reason: "its routes changed, and routes are fixed while running",
                     fix: "restart the host to pick up the new routes"))
         }
-        let type: any Feature.Type
+        let factory: any FeatureFactory
         switch source.register() {
-        case .success(let registered): type = registered
+        case .success(let registered): factory = registered
         case .failure(let problem): return .failure(problem)
         }
         let number = max(manifest.version, newestVersion(of: id) + 1)
-        let version = FeatureVersion(manifest: manifest, type: type, number: number, origin: source.origin)
+        let version = FeatureVersion(manifest: manifest, factory: factory, number: number)
         switch replace(running, with: version, started: started) {
         case .failure(let problem): return .failure(problem)
         case .success(let result):

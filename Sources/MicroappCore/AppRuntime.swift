@@ -37,14 +37,22 @@ public final class AppRuntime: AppDriver {
         var version: FeatureVersion
     }
 
-    /// One loaded version of a feature's code: enough to make a Root again (rollback).
+    /// One loaded version of a feature's code: enough to make a Root again (rollback, restart).
+    @MainActor
     struct FeatureVersion {
         let manifest: FeatureManifest
-        let type: any Feature.Type
+        let factory: any FeatureFactory
         /// The version number shown in frames and swap notices.
         let number: Int
         /// The library path, or `linked …`.
         let origin: String
+
+        init(manifest: FeatureManifest, factory: any FeatureFactory, number: Int) {
+            self.manifest = manifest
+            self.factory = factory
+            self.number = number
+            self.origin = factory.origin
+        }
     }
 
     let container: Container
@@ -255,16 +263,15 @@ public final class AppRuntime: AppDriver {
 
     private func start(_ source: FeatureSource) {
         let manifest = source.manifest
-        let feature: any Feature.Type
+        let factory: any FeatureFactory
         switch source.register() {
-        case .success(let registered): feature = registered
+        case .success(let registered): factory = registered
         case .failure(let problem):
             startProblems.append(problem)
             return
         }
         do {
-            let version = FeatureVersion(
-                manifest: manifest, type: feature, number: manifest.version, origin: source.origin)
+            let version = FeatureVersion(manifest: manifest, factory: factory, number: manifest.version)
             features[manifest.id] = RunningFeature(manifest: manifest, root: try makeRoot(version), version: version)
         } catch {
             startProblems.append(
@@ -293,22 +300,23 @@ public final class AppRuntime: AppDriver {
     func prepareRoot(_ version: FeatureVersion) throws -> PreparedRoot {
         let manifest = version.manifest
         let dependencies = FeatureDependencies(container: container, manifest: manifest)
-        let context = FeatureContext(
-            manifest: manifest, source: dependencies,
+        // The feature's own Root may need what it provides (it is not in the container until the Root is made).
+        let environment = FeatureEnvironment(
+            manifest: manifest, dependencies: dependencies,
             navigation: FeatureNavigation(feature: manifest.id, runtime: self),
-            invalidate: { [weak self] in self?.scheduleUpdate() })
-        let provisions = try version.type.provide(context)
+            invalidate: { [weak self] in self?.scheduleUpdate() },
+            stopped: { [weak self] in self?.featureStopped(manifest.id, $0) },
+            offerOwnServices: { dependencies.provided.merge($0) { _, new in new } })
+        let started = try version.factory.start(in: environment)
         let services = try manifest.provides.map { provision in
-            guard let service = provisions.services[provision.key] else {
+            guard let service = started.services[provision.key] else {
                 throw DependencyError(
                     key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
                     fix: "add it in provide(_:) or remove it from the manifest's provides")
             }
             return (provision: provision, service: service)
         }
-        // The feature's own Root may need what it provides (it is not in the container until the Root is made).
-        for (provision, service) in services { dependencies.provided[provision.key] = service }
-        return PreparedRoot(root: try version.type.makeRoot(context), manifest: manifest, services: services)
+        return PreparedRoot(root: started.root, manifest: manifest, services: services)
     }
 
     /// Hands out the services of a Root that started (on a swap, to the features already holding them).

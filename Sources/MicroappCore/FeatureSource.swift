@@ -24,22 +24,25 @@ public enum FeatureSource: @unchecked Sendable {
         }
     }
 
-    /// The feature type: registered through the C entry for a plugin, at hand for a linked type.
-    public func register() -> Result<any Feature.Type, Diagnostic> {
+    /// How to start the feature: registered through the C entry (or a child process) for a plugin, at hand for a
+    /// linked type.
+    @MainActor
+    public func register() -> Result<any FeatureFactory, Diagnostic> {
         switch self {
         case .plugin(let image): image.register()
-        case .linked(let feature): .success(feature)
+        case .linked(let feature): .success(InProcessFeature(feature, origin: origin))
         }
     }
 }
 
-/// A plugin library the platform layer loaded: where it is, what its manifest says, and how to register it. The
-/// runtime starts features through this, so the core never opens a library itself.
+/// A plugin library the platform layer loaded (into this process, or into a sandboxed child): where it is, what
+/// its manifest says, and how to register it. The runtime starts features through this, so the core never opens a
+/// library itself.
 public protocol LoadedPlugin: Sendable {
     /// The file it was loaded from.
     var path: String { get }
     /// What the plugin says about itself.
     var manifest: FeatureManifest { get }
-    /// Calls the plugin's registration and returns the feature type it handed over.
-    func register() -> Result<any Feature.Type, Diagnostic>
+    /// Calls the plugin's registration and returns how to start the feature it handed over.
+    @MainActor func register() -> Result<any FeatureFactory, Diagnostic>
 }

@@ -23,8 +23,11 @@ public struct PluginImage: @unchecked Sendable {
 }
 
 extension PluginImage: LoadedPlugin {
-    /// Calls the plugin's `register_feature` and returns the feature type it handed over.
-    public func register() -> Result<any Feature.Type, Diagnostic> { PluginLoader.register(self) }
+    /// Calls the plugin's `register_feature` and returns the feature type it handed over, to run in this process.
+    @MainActor
+    public func register() -> Result<any FeatureFactory, Diagnostic> {
+        PluginLoader.register(self).map { InProcessFeature($0, origin: path) }
+    }
 }
 
 /// A library that is open and whose descriptor passed its checks; its manifest is still bytes, not yet decoded.
