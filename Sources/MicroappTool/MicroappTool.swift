@@ -1,3 +1,5 @@
+import Foundation
+import MicroappPlatform
 @_exported import MicroappCore
 @_exported import MicroappSDK
 
@@ -9,7 +11,23 @@ public enum MicroappTool {
     public static func main(
         host: HostConfiguration, words: [String] = Array(CommandLine.arguments.dropFirst())
     ) async -> Int32 {
-        Console.exitCode(for: await dispatch(words, host: host)).rawValue
+        if words == ["zygote"], ProcessInfo.processInfo.environment[Commands.internalMarker] == "1" {
+            return await zygote(host: host)
+        }
+        return Console.exitCode(for: await dispatch(words, host: host)).rawValue
+    }
+
+    /// `microapp zygote` (internal, started by the host with `MICROAPP_INTERNAL=1`): the template process that forks
+    /// isolated features. In each forked child this runs the command line the host asked for, as if the executable
+    /// had been started with it.
+    @MainActor
+    private static func zygote(host: HostConfiguration) async -> Int32 {
+        let served = Zygote.serve()
+        guard let arguments = served.arguments else {
+            if let problem = served.problem { Console.err("microapp zygote: \(problem)") }
+            return served.problem == nil ? 0 : 70
+        }
+        return Console.exitCode(for: await dispatch(arguments, host: host)).rawValue
     }
 
     /// Dispatches the command line to its command and answers the contract's code.
