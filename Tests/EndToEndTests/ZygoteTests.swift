@@ -34,7 +34,9 @@ struct ZygoteTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    @Test("a forked child runs the command line it was given, on the streams it was given, and its exit code reaches the host")
+    @Test(
+        "a forked child runs the command line it was given, on the streams it was given, and its exit code reaches the host"
+    )
     func forkedChildRunsCommand() async throws {
         let zygote = try Self.startZygote()
         defer { zygote.stop() }
