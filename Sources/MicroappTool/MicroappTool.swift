@@ -1,7 +1,7 @@
-@_exported import MicroappCore
-@_exported import MicroappSDK
 import Foundation
+@_exported import MicroappCore
 import MicroappPlatform
+@_exported import MicroappSDK
 
 /// The generic `microapp` tool (run, solo, preview, --watch, doctor, graph, keys, new, …) over one app's services:
 /// an app's host is a `main.swift` that builds its `HostConfiguration` and calls `MicroappTool.main(host:)`.
