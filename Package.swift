@@ -162,6 +162,10 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
+            name: "isolation-benchmark",
+            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform"],
+            path: "Benchmarks/IsolationBenchmark", swiftSettings: strict),
+        .executableTarget(
             name: "microapp-fuzz", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", sdk],
             path: "Benchmarks/Fuzz",
             swiftSettings: strict),
