@@ -25,6 +25,10 @@ public final class FeatureHostChild {
     private var sentScreens: [Location: Screen] = [:]
     private var sentSnapshot: Data??
     private var redrawScheduled = false
+    /// Requests answered whose `done` waits for the work they started.
+    private var owedDone = 0
+    /// Counts what happened (answers, calls, redraws), so the idle check sees whether anything did meanwhile.
+    private var activity = 0
     private var finished: CheckedContinuation<Int32, Never>?
 
     private init(channel: FeatureChannel) { self.channel = channel }
@@ -141,16 +145,39 @@ public final class FeatureHostChild {
     }
 
     private func call(_ key: String, _ request: Data) async throws -> Data {
-        try await calls.call(key, request) { channel.send($0) }
+        // The caller goes on after the answer in this same turn; whether that settles the feature is seen after it.
+        settleSoon()
+        defer { settleSoon() }
+        return try await calls.call(key, request) { channel.send($0) }
     }
 
-    /// Sends the screen at `location` (the answer to a request), any snapshot change, then `done`.
+    /// Sends the screen at `location` (the answer to a request) and any snapshot change; `done` follows once the work
+    /// the request started has finished.
     private func answer(_ location: Location) {
         shown.removeAll { $0 == location }
         shown.append(location)
         if shown.count > 8 { shown.removeFirst() }
         redraw(always: location)
-        send(.done)
+        owedDone += 1
+        settleSoon()
+    }
+
+    /// Looks, once the work a request started had a moment to begin, whether the feature is idle (no call of the
+    /// host's services in flight, no redraw pending, nothing new for a millisecond); then the host hears `done` for
+    /// each request answered, and may settle. The moment matters: a feature's `Task` may hop through the
+    /// cooperative pool before it calls a service, and the host must not settle in between.
+    private func settleSoon() {
+        activity &+= 1
+        let seen = activity
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(1)) {
+            MainActor.assumeIsolated {
+                guard self.activity == seen, self.owedDone > 0, !self.calls.inFlight, !self.redrawScheduled else {
+                    return
+                }
+                for _ in 0..<self.owedDone { self.send(.done) }
+                self.owedDone = 0
+            }
+        }
     }
 
     private func scheduleRedraw() {
@@ -174,6 +201,7 @@ public final class FeatureHostChild {
             send(.screenUpdate(location, screen))
         }
         sendSnapshotIfChanged()
+        settleSoon()
     }
 
     private func sendSnapshotIfChanged() {
