@@ -1,3 +1,4 @@
+import CPlatform
 import Dispatch
 import Foundation
 import MicroappCore
@@ -36,6 +37,8 @@ public final class FeatureHostChild {
     /// Serves the library at `library` on the connected socket `descriptor` after `sandbox` ran (it answers why it
     /// could not, or nil); answers the exit status once the host closed the socket.
     public static func run(descriptor: Int32, library: String, sandbox: () -> String?) async -> Int32 {
+        // What the plugin prints reaches the host's log line by line (its stdout is a pipe, not a terminal).
+        microapp_line_buffer_stdio()
         let child = FeatureHostChild(channel: FeatureChannel(descriptor: descriptor))
         return await withCheckedContinuation { continuation in
             child.finished = continuation
