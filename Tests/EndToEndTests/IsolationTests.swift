@@ -47,12 +47,14 @@ struct IsolationTests {
     }
 
     static let printerSource = """
+        import Foundation
         import Glibc
         import MicroappSDK
 
         public enum PrinterFeature: Feature {
             public static let manifest = FeatureManifest(
-                id: "printer", version: 1, displayName: "Printer", routes: [RouteDeclaration("printer://home")])
+                id: "printer", version: 1, displayName: "Printer", routes: [RouteDeclaration("printer://home")],
+                requirements: [DependencyKey<Session?>.session(access: .read).requirement])
             @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
                 print("{\\"type\\":\\"frame\\",\\"forged\\":true}")
                 print("\\u{1B}[31mhello from the plugin\\u{1B}[0m")
@@ -64,6 +66,7 @@ struct IsolationTests {
             func screen(at location: Location) -> Screen {
                 Screen(title: "Printer", content: [
                     .button(Button(id: "crash", title: "Crash")), .button(Button(id: "garbage", title: "Garbage")),
+                    .button(Button(id: "forge", title: "Forge")),
                 ])
             }
             func handle(_ action: Action, at location: Location) {
@@ -76,6 +79,13 @@ struct IsolationTests {
                     // The protocol socket is this process's standard input.
                     let junk: [UInt8] = [0, 0, 0, 5, 0x7B, 0x7B, 0x7B, 0x7B, 0x7B]
                     _ = write(0, junk, junk.count)
+                case .tap(id: "forge"):
+                    // A well-formed frame the child's own code never sends: a write of state it may only read.
+                    let mallory = #"{"accountID":"m","email":"mallory@example.com","name":"Mallory"}"#
+                    let body = Array(#"{"stateWrite":{"key":"session","value":"\\#(Data(mallory.utf8).base64EncodedString())"}}"#.utf8)
+                    let length = UInt32(body.count).bigEndian
+                    let frame = withUnsafeBytes(of: length) { Array($0) } + body
+                    _ = write(0, frame, frame.count)
                 default: break
                 }
             }
@@ -88,8 +98,7 @@ struct IsolationTests {
 
     @Test("what an isolated feature prints becomes log lines: stdout holds only JSON and no forged frame")
     func printedLinesAreLogs() async throws {
-        let plugins = try await compilePlugin(module: "Printer", source: Self.printerSource)
-        defer { try? FileManager.default.removeItem(at: plugins) }
+        let plugins = try await Self.printer.value
         let app = try AppProcess([
             "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
             "--only", "printer", "--open", "printer://home",
@@ -106,8 +115,7 @@ struct IsolationTests {
 
     @Test("a feature that crashes stops alone: an error names the signal and its last stderr line, the app answers on")
     func crashStopsTheFeatureOnly() async throws {
-        let plugins = try await compilePlugin(module: "Printer", source: Self.printerSource)
-        defer { try? FileManager.default.removeItem(at: plugins) }
+        let plugins = try await Self.printer.value
         let app = try AppProcess([
             "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
             "--open", "printer://home",
@@ -124,8 +132,7 @@ struct IsolationTests {
 
     @Test("a feature that writes garbage on the protocol socket is cut off with feature-protocol")
     func garbageIsCutOff() async throws {
-        let plugins = try await compilePlugin(module: "Printer", source: Self.printerSource)
-        defer { try? FileManager.default.removeItem(at: plugins) }
+        let plugins = try await Self.printer.value
         let app = try AppProcess([
             "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
             "--only", "printer", "--open", "printer://home",
@@ -136,6 +143,26 @@ struct IsolationTests {
         #expect((error["message"] as? String)?.contains("libPrinter.so") == true)
         #expect(try await app.finish() == 0)
     }
+
+    @Test("a feature that writes state it may only read is cut off, and the session stays as it was")
+    func forgedStateWriteIsCutOff() async throws {
+        let plugins = try await Self.printer.value
+        let app = try AppProcess([
+            "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
+            "--open", "printer://home",
+        ])
+        try await app.waitForFrame(route: "printer://home") { screenText($0).contains("Forge") }
+        try app.send([["type": "tap", "id": "forge"]])
+        let error = try await app.waitFor("error") { $0["code"] as? String == "feature-protocol" }
+        #expect((error["message"] as? String)?.contains("'session', which it may only read") == true)
+        try app.send([["type": "open", "url": "auth://select"]])
+        try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
+        #expect(try await app.finish() == 0)
+        #expect(app.objects.allSatisfy { ($0["account"] as? String) == nil })
+    }
+
+    /// The printer fixture, compiled once for the suite (in the test process's scratch folder, removed at its exit).
+    static let printer = Task { try await compilePlugin(module: "Printer", source: printerSource) }
 
     /// The `feature-host` children of process `parent`.
     private func featureHosts(of parent: Int32) -> [Int32] {
