@@ -12,21 +12,22 @@ import MicroappCore
 /// scratch folder. The folder is removed once the child ended.
 final class IsolatedChild: Sendable {
     let channel: FeatureChannel
-    let process: ChildProcess
+    let process: FeatureProcess
     let folder: String
     private let outputs: [Int32]
     /// Lines of stderr kept for the stop report.
     static let tailLength = 20
 
-    private init(channel: FeatureChannel, process: ChildProcess, folder: String, outputs: [Int32]) {
+    private init(channel: FeatureChannel, process: FeatureProcess, folder: String, outputs: [Int32]) {
         self.channel = channel
         self.process = process
         self.folder = folder
         self.outputs = outputs
     }
 
-    /// Copies `library` into a new private folder and starts `executable feature-host` on it.
-    static func spawn(library: String, executable: String) throws(SystemCallError) -> IsolatedChild {
+    /// Copies `library` into a new private folder and starts `executable feature-host` on it: forked from `zygote`
+    /// when there is one (about a millisecond), else a process of its own. Blocks: call it off the main actor.
+    static func spawn(library: String, executable: String, zygote: Zygote?) throws(SystemCallError) -> IsolatedChild {
         var template = Array((NSTemporaryDirectory() + "/microapp-feature-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw SystemCallError(call: "mkdtemp", errno: errno) }
         let folder = String(cString: made)
@@ -50,10 +51,17 @@ final class IsolatedChild: Sendable {
             }
             try SystemCall.run("pipe2") { microapp_pipe_cloexec(&output) }
             try SystemCall.run("pipe2") { microapp_pipe_cloexec(&errors) }
-            let process = try ChildProcess(
-                [executable, "feature-host", "--library", copy, "--scratch", scratch],
-                environment: ChildLaunch.environment(backtrace: "enable=no"), directory: scratch,
-                input: .descriptor(socket[1]), output: .descriptor(output[1]), error: .descriptor(errors[1]))
+            let arguments = ["feature-host", "--library", copy, "--scratch", scratch]
+            let process: FeatureProcess =
+                if let zygote {
+                    .forked(try zygote.fork(arguments, input: socket[1], output: output[1], error: errors[1]))
+                } else {
+                    .spawned(
+                        try ChildProcess(
+                            [executable] + arguments, environment: ChildLaunch.environment(backtrace: "enable=no"),
+                            directory: scratch, input: .descriptor(socket[1]), output: .descriptor(output[1]),
+                            error: .descriptor(errors[1])))
+                }
             [socket[1], output[1], errors[1]].forEach { _ = close($0) }
             return IsolatedChild(
                 channel: FeatureChannel(descriptor: socket[0]), process: process, folder: folder,
@@ -82,7 +90,7 @@ final class IsolatedChild: Sendable {
     /// Calls `ended` on the main actor once the child ended, with the last lines it wrote to stderr.
     func exit(_ ended: @escaping @MainActor (ChildProcess.Termination, [String]) -> Void) {
         let thread = Thread { [self] in
-            let termination = process.wait().termination
+            let termination = process.wait()
             channel.close()
             // Its last words come through the pipe after its end; a grandchild holding the pipe is not waited for.
             let lines = tail.lines(waiting: .now() + 1)
@@ -94,6 +102,29 @@ final class IsolatedChild: Sendable {
 
     /// Kills the child (its end is reported through `exit`).
     func kill() { process.signal(SIGKILL) }
+
+    /// A child process either way it was started.
+    enum FeatureProcess: Sendable {
+        /// Started afresh with posix_spawn.
+        case spawned(ChildProcess)
+        /// Forked from the zygote.
+        case forked(ZygoteChild)
+
+        func signal(_ number: Int32) {
+            switch self {
+            case .spawned(let process): process.signal(number)
+            case .forked(let child): child.signal(number)
+            }
+        }
+
+        /// Waits for its end; call once, on a thread of its own.
+        func wait() -> ChildProcess.Termination {
+            switch self {
+            case .spawned(let process): process.wait().termination
+            case .forked(let child): child.wait()
+            }
+        }
+    }
 
     private let tail = StderrTail()
 

@@ -21,7 +21,11 @@ public struct IsolatedPlugin: LoadedPlugin {
     ) async -> Result<IsolatedPlugin, Diagnostic> {
         let remote: RemoteFeature
         do {
-            remote = try IsolatedFeature.spawn(library, executable: executable, log: log)
+            let zygote = log.zygote
+            let child = try await BlockingWork.run { () throws(SystemCallError) in
+                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote)
+            }
+            remote = IsolatedFeature.remote(library, child: child, log: log)
         } catch {
             return .failure(
                 Diagnostic(
@@ -59,14 +63,17 @@ public struct IsolatedPlugin: LoadedPlugin {
     public func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
 }
 
-/// Where an isolated feature's printed lines go: set once the runtime exists (lines before that are kept).
+/// What the isolated features of one run share: where their printed lines go (set once the runtime exists; lines
+/// before that are kept), and the zygote that forks their children, if one could be started.
 @MainActor
 public final class IsolationLog {
     private var sink: ((String, String) -> Void)?
     private var early: [(String, String)] = []
+    /// The template process children are forked from; nil when each child is a process start of its own.
+    public let zygote: Zygote?
 
-    /// A log with no sink yet.
-    public init() {}
+    /// A log with no sink yet, forking children from `zygote` when given.
+    public init(zygote: Zygote? = nil) { self.zygote = zygote }
 
     /// Sends every line (feature id, line) to `sink` from now on, the early ones first.
     public func connect(_ sink: @escaping (String, String) -> Void) {
@@ -103,11 +110,8 @@ final class IsolatedFeature: FeatureFactory {
         origin = library
     }
 
-    static func spawn(_ library: String, executable: String, log: IsolationLog) throws(SystemCallError)
-        -> RemoteFeature
-    {
-        let remote = RemoteFeature(
-            library: library, child: try IsolatedChild.spawn(library: library, executable: executable))
+    static func remote(_ library: String, child: IsolatedChild, log: IsolationLog) -> RemoteFeature {
+        let remote = RemoteFeature(library: library, child: child)
         remote.log = { [weak remote] line in
             log.write(feature: remote?.manifest?.id ?? (library as NSString).lastPathComponent, line)
         }
@@ -120,7 +124,9 @@ final class IsolatedFeature: FeatureFactory {
             remote = first
             self.first = nil
         } else {
-            remote = try Self.spawn(library, executable: executable, log: log)
+            // A restart: a fork of the zygote blocks for about a millisecond, a copy of the library a little more.
+            let child = try IsolatedChild.spawn(library: library, executable: executable, zygote: log.zygote)
+            remote = Self.remote(library, child: child, log: log)
         }
         remote.begin(in: environment)
         return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))

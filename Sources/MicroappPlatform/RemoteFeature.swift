@@ -142,7 +142,13 @@ public final class RemoteFeature: SettlingRoot {
     /// The last screen the child sent for `location`; a loading screen until the first arrives (it is asked for).
     public func screen(at location: Location) -> Screen {
         if let screen = screens[location] { return screen }
-        if phase == .ended { return Self.waiting(manifest?.displayName ?? library, "stopped") }
+        if phase == .ended {
+            // Not a loading screen: nothing will come, and a script must not wait for it.
+            let name = manifest?.displayName ?? library
+            return Screen(
+                title: name, content: [],
+                state: .error(ErrorPanel(title: "\(name) stopped", message: "Its process ended.", actions: [])))
+        }
         if !asked.contains(location) {
             request(.screen(location), about: location)
         }

@@ -77,7 +77,17 @@ struct LoadedPluginSet {
         _ arguments: Arguments, paths: [String], host: HostConfiguration, services: HostConfiguration.ServicesUse,
         leftOver: LeftOverLibraries?
     ) async throws(UsageError) -> LoadedPluginSet {
-        let log = IsolationLog()
+        // One template process forks every feature's child: a fork instead of a process start each. Without it
+        // (MICROAPP_ZYGOTE=0, or it cannot start) each child is started afresh.
+        let zygote =
+            ProcessInfo.processInfo.environment["MICROAPP_ZYGOTE"] == "0"
+            ? nil
+            : try? await BlockingWork.run { () throws(SystemCallError) in
+                try Zygote.start(
+                    executable: FeatureHostLaunch.executable,
+                    environment: ChildLaunch.environment(backtrace: "enable=no"))
+            }
+        let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
         var problems: [Diagnostic] = []
         let launches = paths.map { path in Task { @MainActor in await IsolatedPlugin.launch(path, log: log) } }

@@ -83,6 +83,7 @@ enum RunCommand {
         await ui.run(driver, settleTimeout: settleTimeout)
         watch?.stop()
         RemoteFeature.stopAll()
+        set.isolationLog?.zygote?.stop()
         return .ok
     }
 

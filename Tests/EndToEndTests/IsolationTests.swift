@@ -23,13 +23,13 @@ struct IsolationTests {
 
         // The features' code is mapped in the children, never in the host.
         let host = try String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)
-        #expect(!host.contains("libCharacters.so"))
-        let children = featureHosts(of: app.processID)
-        #expect(children.count == 4)
-        #expect(
-            children.contains {
-                (try? String(contentsOfFile: "/proc/\($0)/maps", encoding: .utf8))?.contains("libCharacters.so") == true
-            })
+        let mapped = descendants(of: app.processID).map {
+            (try? String(contentsOfFile: "/proc/\($0)/maps", encoding: .utf8)) ?? ""
+        }
+        for feature in ["Auth", "Characters", "Search", "Settings"] {
+            #expect(!host.contains("lib\(feature).so"))
+            #expect(mapped.filter { $0.contains("lib\(feature).so") }.count == 1, "lib\(feature).so")
+        }
 
         try app.send([["type": "tap", "id": "more"]])
         try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 2 of") }
@@ -164,18 +164,17 @@ struct IsolationTests {
     /// The printer fixture, compiled once for the suite (in the test process's scratch folder, removed at its exit).
     static let printer = Task { try await compilePlugin(module: "Printer", source: printerSource) }
 
-    /// The `feature-host` children of process `parent`.
-    private func featureHosts(of parent: Int32) -> [Int32] {
+    /// The processes under `ancestor`: its children and theirs (the zygote's forks).
+    private func descendants(of ancestor: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { pid in
+        var parents: [Int32: Int32] = [:]
+        for pid in entries.compactMap(Int32.init) {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
-            else { return false }
+            else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, Int32(fields[1]) == parent,
-                let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
-            else { return false }
-            return String(decoding: command, as: UTF8.self).contains("feature-host")
+            if fields.count > 2, let parent = Int32(fields[1]) { parents[pid] = parent }
         }
+        return parents.keys.filter { parents[$0] == ancestor || parents[parents[$0] ?? 0] == ancestor }
     }
 }
