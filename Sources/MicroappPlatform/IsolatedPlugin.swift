@@ -58,6 +58,10 @@ public struct IsolatedPlugin: LoadedPlugin {
         }
     }
 
+    /// Ends the child that answered the handshake, for a plugin that will not run (`--only`, a duplicate).
+    @MainActor
+    public func stop() { factory.stopUnstarted() }
+
     /// The factory that starts the feature in the child (a new child for each later start: Restart, a swap).
     @MainActor
     public func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
@@ -116,6 +120,12 @@ final class IsolatedFeature: FeatureFactory {
             log.write(feature: remote?.manifest?.id ?? (library as NSString).lastPathComponent, line)
         }
         return remote
+    }
+
+    /// Ends the first child if no feature was started in it.
+    func stopUnstarted() {
+        first?.stop()
+        first = nil
     }
 
     func start(in environment: FeatureEnvironment) throws -> StartedFeature {

@@ -95,6 +95,7 @@ struct LoadedPluginSet {
             switch await launch.value {
             case .success(let plugin):
                 if plugins.contains(where: { $0.manifest.id == plugin.manifest.id }) {
+                    plugin.stop()
                     problems.append(
                         Diagnostic(
                             .duplicateFeature, subject: plugin.path,
@@ -107,7 +108,10 @@ struct LoadedPluginSet {
             }
         }
         let only = arguments.values("--only")
-        if !only.isEmpty { plugins = plugins.filter { only.contains($0.manifest.id) } }
+        if !only.isEmpty {
+            plugins.filter { !only.contains($0.manifest.id) }.forEach { $0.stop() }
+            plugins = plugins.filter { only.contains($0.manifest.id) }
+        }
         let container = try await openServices(host, services, arguments)
         let resolution = DependencyResolver.resolve(
             plugins.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers)
