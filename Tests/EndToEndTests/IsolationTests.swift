@@ -67,6 +67,7 @@ struct IsolationTests {
                 Screen(title: "Printer", content: [
                     .button(Button(id: "crash", title: "Crash")), .button(Button(id: "garbage", title: "Garbage")),
                     .button(Button(id: "forge", title: "Forge")),
+                    .button(Button(id: "flood", title: "Flood")),
                 ])
             }
             func handle(_ action: Action, at location: Location) {
@@ -79,6 +80,8 @@ struct IsolationTests {
                     // The protocol socket is this process's standard input.
                     let junk: [UInt8] = [0, 0, 0, 5, 0x7B, 0x7B, 0x7B, 0x7B, 0x7B]
                     _ = write(0, junk, junk.count)
+                case .tap(id: "flood"):
+                    for index in 0..<20_000 { print("line \\(index)") }
                 case .tap(id: "forge"):
                     // A well-formed frame the child's own code never sends: a write of state it may only read.
                     let mallory = #"{"accountID":"m","email":"mallory@example.com","name":"Mallory"}"#
@@ -159,6 +162,23 @@ struct IsolationTests {
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         #expect(try await app.finish() == 0)
         #expect(app.objects.allSatisfy { ($0["account"] as? String) == nil })
+    }
+
+    @Test("a feature that prints a flood of lines is cut off with feature-protocol; the app answers on")
+    func floodIsCutOff() async throws {
+        let plugins = try await Self.printer.value
+        let app = try AppProcess([
+            "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
+            "--open", "printer://home",
+        ])
+        try await app.waitForFrame(route: "printer://home") { screenText($0).contains("Flood") }
+        try app.send([["type": "tap", "id": "flood"]])
+        let error = try await app.waitFor("error") { $0["code"] as? String == "feature-protocol" }
+        #expect((error["message"] as? String)?.contains("printed lines at once") == true)
+        try app.send([["type": "open", "url": "auth://select"]])
+        try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
+        #expect(try await app.finish() == 0)
+        #expect(app.objects.filter { $0["type"] as? String == "log" }.count <= 1_100)
     }
 
     /// The printer fixture, compiled once for the suite (in the test process's scratch folder, removed at its exit).
