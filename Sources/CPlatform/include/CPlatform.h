@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <termios.h>
 
+#include "sandbox.h"
+
 /// Asks the kernel to send `signal_number` to this process when its parent ends (prctl PR_SET_PDEATHSIG), then
 /// checks once that the parent is still `expected_parent`, closing the race where it ended before the request.
 /// Returns 0 when armed, 1 when the parent has already gone, -1 with errno set when prctl failed.
