@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -121,6 +122,12 @@ static int lower_limit(int resource, uint64_t value, uint64_t slack) {
     struct rlimit current;
     if (getrlimit(resource, &current) != 0) return -1;
     rlim_t soft = (rlim_t)value, hard = (rlim_t)(value + slack);
+    // Already as low (set once in a template process before it forks, say): no call. Setting RLIMIT_CPU arms a
+    // process CPU timer, which costs up to milliseconds on a loaded machine.
+    if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur <= soft && current.rlim_max != RLIM_INFINITY &&
+        current.rlim_max <= hard) {
+        return 0;
+    }
     if (current.rlim_max != RLIM_INFINITY && hard > current.rlim_max) hard = current.rlim_max;
     if (soft > hard) soft = hard;
     struct rlimit wanted = {.rlim_cur = soft, .rlim_max = hard};
@@ -140,6 +147,17 @@ static int apply_limits(const struct microapp_sandbox_policy *policy) {
         if (lower_limit(RLIMIT_FSIZE, policy->file_size_limit, 0) != 0) return -1;
     }
     return 0;
+}
+
+// -- Capabilities ----------------------------------------------------------------------------------------------------
+
+// A process of root keeps CAP_SYS_PTRACE, CAP_DAC_OVERRIDE… and with them reads other processes' /proc entries
+// (environ, maps) that Landlock's ptrace scoping denies an ordinary user's process. None is needed to run a feature.
+static int drop_capabilities(void) {
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+    memset(data, 0, sizeof data);
+    return (int)syscall(SYS_capset, &header, data);
 }
 
 // -- Landlock --------------------------------------------------------------------------------------------------------
@@ -216,7 +234,9 @@ static int apply_landlock(
 // -- seccomp ---------------------------------------------------------------------------------------------------------
 
 #define FILTER_CAPACITY 256
+// Little-endian (x86_64, aarch64): the low 32 bits of an argument come first, the high ones 4 bytes later.
 #define ARGUMENT_LOW(index) (offsetof(struct seccomp_data, args) + (index) * sizeof(uint64_t))
+#define ARGUMENT_HIGH(index) (ARGUMENT_LOW(index) + sizeof(uint32_t))
 #define DENY(error) (SECCOMP_RET_ERRNO | ((error) & SECCOMP_RET_DATA))
 
 struct filter {
@@ -243,13 +263,17 @@ static void answer(struct filter *filter, long number, uint32_t action) {
     emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
 }
 
-// When the call is `number`, allow it only if the low 32 bits of argument `index` (an int: a pid) equal `value`.
-static void allow_only_argument(struct filter *filter, long number, int index, uint32_t value, uint32_t otherwise) {
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)number, 0, 4));
+// When the call is `number`: answer `match` if the low 32 bits of argument `index` (an int: a pid, a family, an
+// ioctl request) are `first` or `second`, and `otherwise` if not. Any other call goes on with its number loaded.
+static void answer_by_argument(
+    struct filter *filter, long number, int index, uint32_t first, uint32_t second, uint32_t match,
+    uint32_t otherwise) {
+    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)number, 0, 5));
     emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_LOW(index)));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, first, 2, 0));
+    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, second, 1, 0));
     emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, otherwise));
+    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, match));
 }
 
 // Calls a plugin has no use for and that widen what the kernel exposes to it, or reach outside its process.
@@ -270,7 +294,7 @@ static const long denied_calls[] = {
 #ifdef SYS_pidfd_send_signal
     SYS_pidfd_send_signal,
 #endif
-    SYS_tkill, SYS_unshare, SYS_setns, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_bpf,
+    SYS_setrlimit, SYS_tkill, SYS_unshare, SYS_setns, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_bpf,
     SYS_perf_event_open, SYS_keyctl, SYS_add_key, SYS_request_key, SYS_userfaultfd, SYS_kexec_load,
 #ifdef SYS_kexec_file_load
     SYS_kexec_file_load,
@@ -326,31 +350,31 @@ static void build_filter(struct filter *filter, int allow_network) {
     emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, denied));
     // Each block above and below either answers or leaves the call's number in the accumulator.
     // Signals only to this process (its own threads): not to the host, its process group or anyone else.
-    allow_only_argument(filter, SYS_kill, 0, self, denied);
-    allow_only_argument(filter, SYS_tgkill, 0, self, denied);
-    allow_only_argument(filter, SYS_rt_sigqueueinfo, 0, self, denied);
-    allow_only_argument(filter, SYS_rt_tgsigqueueinfo, 0, self, denied);
-    // ioctl: no typing into the terminal of whoever holds it (TIOCSTI), no console selection pastes (TIOCLINUX).
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 5));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_LOW(1)));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0));
+    uint32_t allowed = SECCOMP_RET_ALLOW;
+    answer_by_argument(filter, SYS_kill, 0, self, self, allowed, denied);
+    answer_by_argument(filter, SYS_tgkill, 0, self, self, allowed, denied);
+    answer_by_argument(filter, SYS_rt_sigqueueinfo, 0, self, self, allowed, denied);
+    answer_by_argument(filter, SYS_rt_tgsigqueueinfo, 0, self, self, allowed, denied);
+    // Limits may be read (glibc's getrlimit is prlimit64 with no new limit), never set: not raised back by a process
+    // that still could, not lowered for another process of the user (the host).
+    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prlimit64, 0, 6));
+    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_LOW(2)));
+    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
+    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_HIGH(2)));
+    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
     emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
     emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, denied));
+    // ioctl: no typing into the terminal of whoever holds it (TIOCSTI), no console selection pastes (TIOCLINUX).
+    answer_by_argument(filter, SYS_ioctl, 1, TIOCSTI, TIOCLINUX, denied, allowed);
     // socket: no new unix sockets ever (a connect to the user's D-Bus or ssh-agent socket is an escape; the child
     // already holds its socketpair to the host), network families only when granted, nothing else (netlink,
     // packet, …). socketpair stays: it reaches nobody.
     if (allow_network) {
-        emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 5));
-        emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_LOW(0)));
-        emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0));
-        emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 1, 0));
-        emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, denied));
-        emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+        answer_by_argument(filter, SYS_socket, 0, AF_INET, AF_INET6, allowed, denied);
     } else {
         answer(filter, SYS_socket, denied);
     }
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, allowed));
 }
 
 static int apply_seccomp(const struct microapp_sandbox_policy *policy, struct microapp_sandbox_report *report) {
@@ -380,6 +404,9 @@ int microapp_sandbox_apply(const struct microapp_sandbox_policy *policy, struct 
     // Required by seccomp for an unprivileged process and by Landlock; also: no setuid program gains anything.
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(report, MICROAPP_SANDBOX_STEP_NO_NEW_PRIVS, errno, NULL);
     report->applied |= MICROAPP_SANDBOX_NO_NEW_PRIVS;
+
+    if (drop_capabilities() != 0) return fail(report, MICROAPP_SANDBOX_STEP_CAPABILITIES, errno, NULL);
+    report->applied |= MICROAPP_SANDBOX_CAPABILITIES;
 
     int abi = landlock_version();
     if (abi > 0) {

@@ -3,7 +3,7 @@
 // `<attempt> <ERRNO NAME>`. Attempts are harmless when they succeed (signal 0, PTRACE_TRACEME, reads).
 //   sandbox-attacks [--read PATH]... [--write PATH]... [--network] [--memory BYTES] [--no-sandbox] -- ATTEMPT...
 // Attempts: read:PATH write:PATH tcp:PORT unix:PATH socketpair fork exec:PATH ptrace vm-read kill-parent
-// kill-self alloc:BYTES thread clone3 io_uring unshare
+// kill-self kill-group raise-limit tiocsti alloc:BYTES thread clone3 io_uring unshare
 #define _GNU_SOURCE
 #include "sandbox.h"
 
@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -136,6 +138,13 @@ static int attempt(const char *name) {
     if (strcmp(name, "thread") == 0) return attempt_thread();
     if (strcmp(name, "clone3") == 0) return error_of(syscall(SYS_clone3, NULL, 0));
     if (strcmp(name, "io_uring") == 0) return error_of(syscall(SYS_io_uring_setup, 1, NULL));
+    if (strcmp(name, "tiocsti") == 0) return error_of(ioctl(0, TIOCSTI, "x"));
+    if (strcmp(name, "raise-limit") == 0) {
+        struct rlimit limit;
+        if (getrlimit(RLIMIT_DATA, &limit) != 0) return errno;
+        limit.rlim_cur = limit.rlim_max;
+        return error_of(setrlimit(RLIMIT_DATA, &limit));
+    }
     if (strcmp(name, "unshare") == 0) return error_of(unshare(CLONE_NEWUSER));
     return EINVAL;
 }

@@ -53,6 +53,8 @@ enum microapp_sandbox_step {
     MICROAPP_SANDBOX_STEP_LANDLOCK_RESTRICT = 6,
     /// seccomp(SECCOMP_SET_MODE_FILTER) (also: seccomp missing, when not best effort).
     MICROAPP_SANDBOX_STEP_SECCOMP = 7,
+    /// capset(2) emptying every capability set.
+    MICROAPP_SANDBOX_STEP_CAPABILITIES = 8,
 };
 
 /// Mechanisms, as bits of `microapp_sandbox_report.applied`.
@@ -61,6 +63,7 @@ enum microapp_sandbox_mechanism {
     MICROAPP_SANDBOX_NO_NEW_PRIVS = 1 << 1,
     MICROAPP_SANDBOX_LANDLOCK = 1 << 2,
     MICROAPP_SANDBOX_SECCOMP = 1 << 3,
+    MICROAPP_SANDBOX_CAPABILITIES = 1 << 4,
 };
 
 /// What `microapp_sandbox_apply` did, or where it stopped. Filled by the call; the caller owns it.
@@ -95,8 +98,8 @@ struct microapp_sandbox_support {
 /// Asks the kernel which mechanisms it has; changes nothing. Any thread, any time; returns 0.
 int microapp_sandbox_support(struct microapp_sandbox_support *support);
 
-/// Applies `policy` to the calling process for good, in this order: resource limits, no new privileges, Landlock,
-/// seccomp. Call it while the process has one thread (before any Dispatch work) and before any untrusted code is
+/// Applies `policy` to the calling process for good, in this order: resource limits, no new privileges, no
+/// capabilities (a process of root keeps none), Landlock, seccomp. Call it while the process has one thread (before any Dispatch work) and before any untrusted code is
 /// mapped. Returns 0, or -1 with `report` naming the step, its error number and, for a rule, the path. On failure
 /// the process may be partly sandboxed (`report->applied`): end it rather than go on.
 int microapp_sandbox_apply(const struct microapp_sandbox_policy *policy, struct microapp_sandbox_report *report);
