@@ -222,6 +222,22 @@ struct SandboxTests {
         #expect(results["exec:/bin/true"] == "EPERM", "\(output)")
     }
 
+    #if arch(x86_64)
+        @Test("a system call through another architecture's table ends the process (SIGSYS): no errno is safe there")
+        func otherArchitecture() async throws {
+            let target = try Target()
+            let program = try await fixture { try Self.attacker() }
+            let unsandboxed = try await Self.attack(["--no-sandbox"], ["i386"])
+            #expect(unsandboxed.results["i386"] == "ok", "\(unsandboxed.output)")
+            let arguments = [program] + Self.sandboxed(target) + ["--", "kill-self", "i386", "kill-self"]
+            let outcome = try await BlockingWork.run {
+                try ChildProcess(arguments, output: .capture, error: .capture).wait()
+            }
+            #expect(outcome.termination == .signalled(SIGSYS), "\(outcome.text)")
+            #expect(outcome.text.hasSuffix("kill-self ok\n"), "the first attempt ran, nothing after: \(outcome.text)")
+        }
+    #endif
+
     @Test("threads still start: clone3 answers ENOSYS and glibc falls back to clone with CLONE_THREAD")
     func threadsStart() async throws {
         let target = try Target()
