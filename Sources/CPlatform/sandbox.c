@@ -129,6 +129,7 @@ static int lower_limit(int resource, uint64_t value, uint64_t slack) {
         return 0;
     }
     if (current.rlim_max != RLIM_INFINITY && hard > current.rlim_max) hard = current.rlim_max;
+    if (current.rlim_cur != RLIM_INFINITY && soft > current.rlim_cur) soft = current.rlim_cur;
     if (soft > hard) soft = hard;
     struct rlimit wanted = {.rlim_cur = soft, .rlim_max = hard};
     return setrlimit(resource, &wanted);
