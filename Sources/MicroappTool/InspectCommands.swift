@@ -89,6 +89,7 @@ enum InspectCommands {
                 }
             }
             if rows.isEmpty { Console.out("(no plugin libraries found)") }
+            Console.out(Sandbox.support.summary)
         }
         return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 ? .invalidPluginSet : .ok
     }
