@@ -11,4 +11,17 @@ public enum ChildLaunch {
         variables["MICROAPP_INTERNAL"] = "1"
         return variables
     }
+
+    /// The environment of an isolated feature's child (and of the zygote it is forked from): only what the runtime
+    /// needs (`PATH`, locale, time zone) and the internal markers, never the rest of the host's (a plugin can read
+    /// its own `/proc/self/environ`, and tokens live in environments). The backtracer is off: it cannot start its
+    /// helper under the sandbox.
+    public static func featureEnvironment() -> [String: String] {
+        let host = ProcessInfo.processInfo.environment
+        let kept = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "MICROAPP_ALLOW_UNSANDBOXED"]
+        var variables = host.filter { kept.contains($0.key) }
+        variables["SWIFT_BACKTRACE"] = "enable=no"
+        variables["MICROAPP_INTERNAL"] = "1"
+        return variables
+    }
 }

@@ -39,11 +39,14 @@ public final class FeatureHostChild {
     public static func run(descriptor: Int32, library: String, sandbox: () -> String?) async -> Int32 {
         // What the plugin prints reaches the host's log line by line (its stdout is a pipe, not a terminal).
         microapp_line_buffer_stdio()
+        // The sandbox first, while this is the process's only thread: Landlock confines the calling thread and the
+        // threads it starts later, so the channel's reader thread must not exist yet.
+        let sandboxProblem = sandbox()
         let child = FeatureHostChild(channel: FeatureChannel(descriptor: descriptor))
         return await withCheckedContinuation { continuation in
             child.finished = continuation
             child.channel.start(receive: child.receive, ended: { _ in child.finish(0) })
-            if let problem = sandbox() {
+            if let problem = sandboxProblem {
                 child.refuse("the sandbox could not be applied: \(problem)")
                 return
             }

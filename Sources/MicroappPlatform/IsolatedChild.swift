@@ -58,7 +58,7 @@ final class IsolatedChild: Sendable {
                 } else {
                     .spawned(
                         try ChildProcess(
-                            [executable] + arguments, environment: ChildLaunch.environment(backtrace: "enable=no"),
+                            [executable] + arguments, environment: ChildLaunch.featureEnvironment(),
                             directory: scratch, input: .descriptor(socket[1]), output: .descriptor(output[1]),
                             error: .descriptor(errors[1])))
                 }

@@ -5,6 +5,7 @@ import MicroappPlatform
 /// or forked by the zygote): one isolated feature's child. Standard input is the protocol socket; standard output
 /// and error are pipes the host turns into log lines.
 enum FeatureHostCommand {
+    @MainActor
     static func run(_ words: [String]) async -> Int32 {
         var options: [String: String] = [:]
         var rest = words[...]
@@ -18,9 +19,17 @@ enum FeatureHostCommand {
         }
     }
 
-    /// Confines this process before the library is mapped; answers why it could not, or nil. The one call the
-    /// sandbox (`Sandbox.apply`, MicroappPlatform) plugs into.
+    /// Confines this process before the library is mapped (`Sandbox.apply` with the feature's policy: read the
+    /// library's private copy and the runtime, write the scratch folder, no network); answers why it could not, or
+    /// nil. `MICROAPP_ALLOW_UNSANDBOXED=1` (set by the host for `--allow-unsandboxed`) skips what the kernel lacks.
     static func applySandbox(library: String, scratch: String) -> String? {
-        nil
+        var policy = SandboxPolicy.feature(library: library, scratch: scratch, network: false)
+        policy.bestEffort = ProcessInfo.processInfo.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
+        do {
+            try Sandbox.apply(policy)
+            return nil
+        } catch {
+            return "\(error.problem.reason); to fix: \(error.problem.fix)"
+        }
     }
 }

@@ -85,7 +85,7 @@ struct LoadedPluginSet {
             : try? await BlockingWork.run { () throws(SystemCallError) in
                 try Zygote.start(
                     executable: FeatureHostLaunch.executable,
-                    environment: ChildLaunch.environment(backtrace: "enable=no"))
+                    environment: ChildLaunch.featureEnvironment())
             }
         let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []

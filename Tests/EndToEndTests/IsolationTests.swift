@@ -4,11 +4,13 @@ import Testing
 @Suite("End to end: features in their own processes (--isolation process)", .serialized)
 struct IsolationTests {
     @Test(
-        "the demo journey completes with every feature in a child: sign up, list, next page, detail, search, settings, sign out"
+        "the demo journey completes with every feature in a child, whose environment holds none of the host's secrets: sign up, list, next page, detail, search, settings, sign out"
     )
     func journey() async throws {
         let email = "summer@example.com"
-        let app = try AppProcess(["run", "--no-supervise", "--ui", "json", "--isolation", "process"])
+        let app = try AppProcess(
+            ["run", "--no-supervise", "--ui", "json", "--isolation", "process"],
+            environment: ["MICROAPP_TEST_TOKEN": "secret-token-of-the-host"])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         try app.send([
             ["type": "tap", "id": "sign-up"],
@@ -26,6 +28,12 @@ struct IsolationTests {
         let mapped = descendants(of: app.processID).map {
             (try? String(contentsOfFile: "/proc/\($0)/maps", encoding: .utf8)) ?? ""
         }
+        let environments = descendants(of: app.processID).map {
+            (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\($0)/environ"))) ?? Data()
+        }
+        // The harness can read them (a child's own marker is there), so the secret's absence means something.
+        #expect(environments.filter { String(decoding: $0, as: UTF8.self).contains("MICROAPP_INTERNAL=1") }.count >= 4)
+        #expect(!environments.contains { String(decoding: $0, as: UTF8.self).contains("secret-token-of-the-host") })
         for feature in ["Auth", "Characters", "Search", "Settings"] {
             #expect(!host.contains("lib\(feature).so"))
             #expect(mapped.filter { $0.contains("lib\(feature).so") }.count == 1, "lib\(feature).so")
