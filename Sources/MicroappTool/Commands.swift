@@ -25,6 +25,12 @@ enum Commands {
     private static let noBuild = Option.flag("--no-build", help: "do not rebuild stale plugin libraries first")
     private static let noProbe = Option.flag(
         "--no-probe", help: "load new libraries without trying them in a child process first (faster, unsafe)")
+    private static let isolation = Option.value(
+        "--isolation", "MODE",
+        help: """
+            process: each feature runs in a sandboxed child process of its own (a crash or a
+            hostile plugin stops that feature only); none: every feature runs in this process
+            """)
     private static let json = Option.flag("--json", help: "one JSON object per line (fields in the README)")
     private static let settleTimeout = Option.value(
         "--settle-timeout", "SECONDS",
@@ -44,7 +50,7 @@ enum Commands {
                     terminal (default on a terminal), text, or json (one JSON event per line on stdin,
                     one JSON frame/notice/error per line on stdout)
                     """),
-            settleTimeout,
+            settleTimeout, isolation,
             .flag("--strict", help: "any plugin problem is fatal (exit 2) instead of skipping that plugin"),
             .value(
                 "--data", "DIR",

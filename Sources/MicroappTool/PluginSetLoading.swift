@@ -7,6 +7,10 @@ import MicroappSDK
 /// Everything the inspect and run commands share: find, load, filter and resolve the plugins.
 struct LoadedPluginSet {
     let images: [PluginImage]
+    /// The libraries running in sandboxed children (`--isolation process`), instead of `images`.
+    var isolated: [IsolatedPlugin] = []
+    /// Where isolated features' printed lines go, once the runtime is there.
+    var isolationLog: IsolationLog?
     let container: Container
     let resolution: Resolution
     /// Files that could not load, then resolver problems.
@@ -41,6 +45,9 @@ struct LoadedPluginSet {
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
         // New or changed libraries are loaded in a child process first (verdicts are cached); probes, hashes and
         // dlopen run off the main actor.
+        if try Isolation.chosen(by: arguments) == .process {
+            return try await loadIsolated(arguments, paths: paths, host: host, services: services, leftOver: leftOver)
+        }
         let (report, screening) = await PluginSet.loadOffActor(
             paths, lockHistory: LockHistory(), screening: arguments.flag("--no-probe") ? nil : PluginScreening())
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
@@ -56,9 +63,59 @@ struct LoadedPluginSet {
             }
             images = images.filter { only.contains($0.manifest.id) }
         }
-        let container: Container
+        let container = try await openServices(host, services, arguments)
+        let resolution = PluginSet.resolve(images, container: container)
+        return LoadedPluginSet(
+            images: images, container: container, resolution: resolution,
+            problems: report.problems + resolution.problems, warnings: report.warnings, leftOver: leftOver,
+            buildFailure: buildFailure)
+    }
+
+    /// Each library in a feature-host child of its own, started side by side; the host maps none of them.
+    @MainActor
+    private static func loadIsolated(
+        _ arguments: Arguments, paths: [String], host: HostConfiguration, services: HostConfiguration.ServicesUse,
+        leftOver: LeftOverLibraries?
+    ) async throws(UsageError) -> LoadedPluginSet {
+        let log = IsolationLog()
+        var plugins: [IsolatedPlugin] = []
+        var problems: [Diagnostic] = []
+        let launches = paths.map { path in Task { @MainActor in await IsolatedPlugin.launch(path, log: log) } }
+        for launch in launches {
+            switch await launch.value {
+            case .success(let plugin):
+                if plugins.contains(where: { $0.manifest.id == plugin.manifest.id }) {
+                    problems.append(
+                        Diagnostic(
+                            .duplicateFeature, subject: plugin.path,
+                            reason: "feature '\(plugin.manifest.id)' is already loaded from another library",
+                            fix: "remove one of the two libraries"))
+                } else {
+                    plugins.append(plugin)
+                }
+            case .failure(let problem): problems.append(problem)
+            }
+        }
+        let only = arguments.values("--only")
+        if !only.isEmpty { plugins = plugins.filter { only.contains($0.manifest.id) } }
+        let container = try await openServices(host, services, arguments)
+        let resolution = DependencyResolver.resolve(
+            plugins.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers)
+        var set = LoadedPluginSet(
+            images: [], container: container, resolution: resolution, problems: problems + resolution.problems,
+            warnings: [], leftOver: leftOver)
+        set.isolated = plugins
+        set.isolationLog = log
+        return set
+    }
+
+    /// The container `host` opens for `services`.
+    @MainActor
+    private static func openServices(
+        _ host: HostConfiguration, _ services: HostConfiguration.ServicesUse, _ arguments: Arguments
+    ) async throws(UsageError) -> Container {
         do {
-            container = try await host.services(services, arguments)
+            return try await host.services(services, arguments)
         } catch let error as any ProblemDescribing {
             throw UsageError(error)
         } catch {
@@ -66,10 +123,22 @@ struct LoadedPluginSet {
                 "the app's services could not be opened: \(error)",
                 fix: "this is a bug in microapp: report it with this message")
         }
-        let resolution = PluginSet.resolve(images, container: container)
-        return LoadedPluginSet(
-            images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems, warnings: report.warnings, leftOver: leftOver,
-            buildFailure: buildFailure)
+    }
+}
+
+/// How `run` and `solo` start features (`--isolation`): in sandboxed children, or in this process.
+enum Isolation: String {
+    /// Each feature in a child process of its own.
+    case process
+    /// Every feature in this process.
+    case none
+
+    /// The mode `--isolation` names (`none` when absent).
+    static func chosen(by arguments: Arguments) throws(UsageError) -> Isolation {
+        guard let value = arguments.value("--isolation") else { return .none }
+        guard let mode = Isolation(rawValue: value) else {
+            throw UsageError("--isolation \(value): unknown mode", fix: "use --isolation process or --isolation none")
+        }
+        return mode
     }
 }

@@ -2,6 +2,7 @@ import CPlatform
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
 
@@ -27,8 +28,12 @@ enum RunCommand {
         let libraries = RecordedState.libraries(of: set.images)
         if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
         let runtime = AppRuntime(
-            images: set.images, resolution: set.resolution, container: set.container,
+            images: set.images + set.isolated as [any LoadedPlugin], resolution: set.resolution,
+            container: set.container,
             options: AppRuntime.Options(name: host.name, home: arguments.value("--home") ?? host.home))
+        set.isolationLog?.connect { feature, line in
+            runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
+        }
         let problems = set.problems + runtime.startProblems
         if arguments.flag("--strict") && !problems.isEmpty {
             Console.report(problems)
@@ -77,6 +82,7 @@ enum RunCommand {
         let driver: any AppDriver = recorder ?? runtime
         await ui.run(driver, settleTimeout: settleTimeout)
         watch?.stop()
+        RemoteFeature.stopAll()
         return .ok
     }
 

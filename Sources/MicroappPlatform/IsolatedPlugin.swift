@@ -1,0 +1,128 @@
+import Dispatch
+import Foundation
+import MicroappCore
+import MicroappSDK
+
+/// A plugin library run in its own sandboxed child (`--isolation process`): the host never maps it. Its manifest is
+/// the one the child registered, decoded with `ManifestCoding`'s bounds like any other.
+public struct IsolatedPlugin: LoadedPlugin {
+    /// The library as the host found it.
+    public let path: String
+    /// What the child's registration of it says.
+    public let manifest: FeatureManifest
+    private let factory: IsolatedFeature
+
+    /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
+    /// `timeout`; a library the child cannot load or register is refused with the child's reason.
+    @MainActor
+    public static func launch(
+        _ library: String, executable: String = FeatureHostLaunch.executable, log: IsolationLog,
+        timeout: Duration = .seconds(10)
+    ) async -> Result<IsolatedPlugin, Diagnostic> {
+        let remote: RemoteFeature
+        do {
+            remote = try IsolatedFeature.spawn(library, executable: executable, log: log)
+        } catch {
+            return .failure(
+                Diagnostic(
+                    .loadFailed, subject: library, reason: "its feature host could not start (\(error))",
+                    fix: "check that \(executable) runs and the temporary folder is writable"))
+        }
+        let welcome = await withCheckedContinuation { continuation in
+            remote.welcomed = { continuation.resume(returning: $0) }
+            let (seconds, attoseconds) = timeout.components
+            DispatchQueue.main.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+                MainActor.assumeIsolated {
+                    guard let welcomed = remote.welcomed else { return }
+                    remote.welcomed = nil
+                    welcomed(
+                        .failure(
+                            Diagnostic(
+                                .probeHung, subject: library,
+                                reason: "its feature host did not register it within \(seconds) s",
+                                fix: "run `microapp probe \(library)` to see where it hangs")))
+                }
+            }
+        }
+        switch welcome {
+        case .success(let manifest):
+            let factory = IsolatedFeature(library: library, executable: executable, log: log, first: remote)
+            return .success(IsolatedPlugin(path: library, manifest: manifest, factory: factory))
+        case .failure(let problem):
+            remote.stop()
+            return .failure(problem)
+        }
+    }
+
+    /// The factory that starts the feature in the child (a new child for each later start: Restart, a swap).
+    @MainActor
+    public func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
+}
+
+/// Where an isolated feature's printed lines go: set once the runtime exists (lines before that are kept).
+@MainActor
+public final class IsolationLog {
+    private var sink: ((String, String) -> Void)?
+    private var early: [(String, String)] = []
+
+    /// A log with no sink yet.
+    public init() {}
+
+    /// Sends every line (feature id, line) to `sink` from now on, the early ones first.
+    public func connect(_ sink: @escaping (String, String) -> Void) {
+        self.sink = sink
+        early.forEach(sink)
+        early = []
+    }
+
+    func write(feature: String, _ line: String) {
+        if let sink { sink(feature, line) } else if early.count < 200 { early.append((feature, line)) }
+    }
+}
+
+/// How the host starts `microapp feature-host`: this executable, with its internal marker.
+public enum FeatureHostLaunch {
+    /// This process's executable.
+    public static var executable: String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
+}
+
+/// Starts an isolated feature: the child that answered the handshake first, a new child on every later start.
+@MainActor
+final class IsolatedFeature: FeatureFactory {
+    let origin: String
+    private let library: String
+    private let executable: String
+    private let log: IsolationLog
+    private var first: RemoteFeature?
+
+    init(library: String, executable: String, log: IsolationLog, first: RemoteFeature) {
+        self.library = library
+        self.executable = executable
+        self.log = log
+        self.first = first
+        origin = library
+    }
+
+    static func spawn(_ library: String, executable: String, log: IsolationLog) throws(SystemCallError)
+        -> RemoteFeature
+    {
+        let remote = RemoteFeature(
+            library: library, child: try IsolatedChild.spawn(library: library, executable: executable))
+        remote.log = { [weak remote] line in
+            log.write(feature: remote?.manifest?.id ?? (library as NSString).lastPathComponent, line)
+        }
+        return remote
+    }
+
+    func start(in environment: FeatureEnvironment) throws -> StartedFeature {
+        let remote: RemoteFeature
+        if let first {
+            remote = first
+            self.first = nil
+        } else {
+            remote = try Self.spawn(library, executable: executable, log: log)
+        }
+        remote.begin(in: environment)
+        return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))
+    }
+}
