@@ -324,12 +324,15 @@ public final class RemoteFeature: SettlingRoot {
         if let welcomed {
             self.welcomed = nil
             let last = stderrTail.last.map { ": \($0)" } ?? ""
+            let ending = FeatureStop(library: library, cause: FeatureExit.cause(of: termination)).reason
             welcomed(
                 .failure(
                     Diagnostic(
-                        .badManifest, subject: library,
-                        reason: "its feature host ended before the handshake (\(termination))\(last)",
-                        fix: "run `microapp probe \(library)` to see it fail")))
+                        .loadFailed, subject: library,
+                        reason: "its feature host ended while loading it: \(ending)\(last)",
+                        fix:
+                            "its initializers or entry end the process that loads it (the probe may not show it);"
+                            + " fix them and rebuild")))
         }
         guard wasStarted || environment != nil else { return }
         let cause: FeatureStop.Cause

@@ -144,9 +144,11 @@ struct HostileCorpusTests {
         /// Waits for the outcome a row expects; records what was missing instead of stopping the run.
         func expectOutcome(_ row: HostileRow, since mark: Int) async {
             do {
-                try await app.waitUntil(timeout: .seconds(60)) { Self.outcomeSeen(row, in: app.objects(since: mark)) }
+                try await app.waitUntil(timeout: .seconds(20)) { Self.outcomeSeen(row, in: app.objects(since: mark)) }
+                print("hostile row \(row.module): as expected")
             } catch {
                 failures[row.module] = "\(row.why): not seen — \(error)"
+                print("hostile row \(row.module): NOT as expected")
             }
         }
 
