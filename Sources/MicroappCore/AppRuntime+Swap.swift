@@ -92,8 +92,8 @@ extension AppRuntime {
 
     /// Makes the Root of `version`, restores the running Root's state into it and puts it in place. All or nothing:
     /// until the new Root is complete, nothing changes (not even the services the container hands out) and nothing
-    /// is posted.
-    private func replace(
+    /// is posted. A stopped feature runs again once its new Root is in place.
+    func replace(
         _ running: RunningFeature, with version: FeatureVersion, started: ContinuousClock.Instant
     ) -> Result<SwapResult, Diagnostic> {
         let id = running.manifest.id
@@ -124,7 +124,9 @@ extension AppRuntime {
         }
         publish(prepared)
         let root = prepared.root
-        features[id] = RunningFeature(manifest: version.manifest, root: root, version: version)
+        features[id] = RunningFeature(
+            manifest: version.manifest, root: root, version: version, start: prepared.start)
+        stopped[id] = nil
         if case .feature(id, let location) = router.top { root.willShow(location) }
         scheduleUpdate()
         let elapsed = ContinuousClock.now - started

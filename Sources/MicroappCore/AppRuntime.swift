@@ -16,17 +16,25 @@ public final class AppRuntime: AppDriver {
         /// Microapp mode: routes of features that are not loaded show a stub screen (and `home` after sign-in
         /// may be one); nil in the full app, where they show a problem screen.
         public var foreign: ForeignRoutes?
+        /// How many stops in how long turn a feature off instead of offering Restart again.
+        public var stopLimit: StopLimit
+        /// Time on the host's clock since the run began: when stops happened (a test drives it by hand).
+        public var uptime: @Sendable () -> Duration
 
         /// Creates options.
         public init(
             name: String = "Microapps", home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [],
-            foreign: ForeignRoutes? = nil
+            foreign: ForeignRoutes? = nil, stopLimit: StopLimit = StopLimit(),
+            uptime: (@Sendable () -> Duration)? = nil
         ) {
             self.name = name
             self.home = home
             self.mode = mode
             self.mocks = mocks
             self.foreign = foreign
+            self.stopLimit = stopLimit
+            let began = ContinuousClock.now
+            self.uptime = uptime ?? { ContinuousClock.now - began }
         }
     }
 
@@ -35,6 +43,8 @@ public final class AppRuntime: AppDriver {
         var manifest: FeatureManifest
         var root: any Root
         var version: FeatureVersion
+        /// Which start made `root`: a stop reported by an earlier start (a version swapped out) is not this one's.
+        var start: Int
     }
 
     /// One loaded version of a feature's code: enough to make a Root again (rollback, restart).
@@ -56,13 +66,19 @@ public final class AppRuntime: AppDriver {
     }
 
     let container: Container
-    private let options: Options
+    let options: Options
     var features: [String: RunningFeature] = [:]
     /// Earlier working versions of each swapped feature, oldest first (their images stay loaded).
     var previousVersions: [String: [FeatureVersion]] = [:]
     /// The highest version number each feature ran at, so numbers only grow across swaps and rollbacks.
     var newestVersions: [String: Int] = [:]
     var router: Router
+    /// Features whose process ended, by id, until a Restart or a swap brings them back.
+    var stopped: [String: StoppedFeature] = [:]
+    /// When each feature stopped, on `options.uptime`, within the last `options.stopLimit.window`.
+    var stopTimes: [String: [Duration]] = [:]
+    /// Counts the starts of Roots, so a stop names the start it belongs to.
+    var startCount = 0
     private var pendingNotices: [Notice] = []
     private var updateScheduled = false
     /// Work under way that the next event waits for (a hot swap), by what it is.
@@ -139,6 +155,7 @@ public final class AppRuntime: AppDriver {
         switch top {
         case .feature(let id, let location):
             guard let feature = features[id] else { return problemFrame(top.url, nil) }
+            if let stop = stopped[id] { return stoppedFrame(feature, stop, at: location) }
             return Frame(
                 feature: id, featureName: feature.manifest.displayName, version: feature.version.number,
                 route: location.url, screen: feature.root.screen(at: location))
@@ -186,6 +203,8 @@ public final class AppRuntime: AppDriver {
                     Notice(
                         level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
                         fix: "act on an element of the latest frame", feature: top.feature))
+            } else if case .feature(let id, _) = top, stopped[id] != nil {
+                handleOnStoppedScreen(action, of: id)
             } else if case .feature(let id, let location) = top {
                 features[id]?.root.handle(action, at: location)
             } else if action == .tap(id: "back") {
@@ -247,7 +266,9 @@ public final class AppRuntime: AppDriver {
     }
 
     func showTop() {
-        if case .feature(let id, let location) = router.top { features[id]?.root.willShow(location) }
+        if case .feature(let id, let location) = router.top, stopped[id] == nil {
+            features[id]?.root.willShow(location)
+        }
         scheduleUpdate()
     }
 
@@ -275,7 +296,10 @@ public final class AppRuntime: AppDriver {
         }
         do {
             let version = FeatureVersion(manifest: manifest, factory: factory, number: manifest.version)
-            features[manifest.id] = RunningFeature(manifest: manifest, root: try makeRoot(version), version: version)
+            let prepared = try prepareRoot(version)
+            publish(prepared)
+            features[manifest.id] = RunningFeature(
+                manifest: manifest, root: prepared.root, version: version, start: prepared.start)
         } catch {
             startProblems.append(
                 Diagnostic(
@@ -284,18 +308,12 @@ public final class AppRuntime: AppDriver {
         }
     }
 
-    /// Makes a Root of `version` with a fresh context on the same container, then hands the container the services
-    /// it provides.
-    func makeRoot(_ version: FeatureVersion) throws -> any Root {
-        let prepared = try prepareRoot(version)
-        publish(prepared)
-        return prepared.root
-    }
-
     /// A Root made from a version, with the services its `provide(_:)` gave, not yet handed out to others.
     struct PreparedRoot {
         let root: any Root
         let manifest: FeatureManifest
+        /// Which start this is (see `RunningFeature.start`).
+        let start: Int
         let services: [(provision: Provision, service: ErasedService)]
     }
 
@@ -303,12 +321,14 @@ public final class AppRuntime: AppDriver {
     func prepareRoot(_ version: FeatureVersion) throws -> PreparedRoot {
         let manifest = version.manifest
         let dependencies = FeatureDependencies(container: container, manifest: manifest)
+        startCount += 1
+        let start = startCount
         // The feature's own Root may need what it provides (it is not in the container until the Root is made).
         let environment = FeatureEnvironment(
             manifest: manifest, dependencies: dependencies,
             navigation: FeatureNavigation(feature: manifest.id, runtime: self),
             invalidate: { [weak self] in self?.scheduleUpdate() },
-            stopped: { [weak self] in self?.featureStopped(manifest.id, $0) },
+            stopped: { [weak self] in self?.featureStopped(manifest.id, $0, start: start) },
             offerOwnServices: { dependencies.provided.merge($0) { _, new in new } })
         let started = try version.factory.start(in: environment)
         let services = try manifest.provides.map { provision in
@@ -319,7 +339,7 @@ public final class AppRuntime: AppDriver {
             }
             return (provision: provision, service: service)
         }
-        return PreparedRoot(root: started.root, manifest: manifest, services: services)
+        return PreparedRoot(root: started.root, manifest: manifest, start: start, services: services)
     }
 
     /// Hands out the services of a Root that started (on a swap, to the features already holding them).

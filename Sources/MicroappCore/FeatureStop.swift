@@ -6,8 +6,10 @@ public struct FeatureStop: Sendable, Equatable {
         case crashed(signal: Int32)
         /// The child exited on its own with this status (`exit()` in plugin code, or a refusal at start).
         case exited(status: Int32)
-        /// Killed from outside (SIGKILL): by the kernel's out-of-memory killer, a limit, or a person.
+        /// Killed from outside (SIGKILL, SIGTERM…): a limit, a person, or the kernel when nothing tells it was memory.
         case killed(signal: Int32)
+        /// Killed by the kernel's out-of-memory killer (its counter of kills went up when the child died).
+        case outOfMemory
         /// It did not answer a request within the deadline, so the host killed it.
         case hung(request: String, seconds: Int)
         /// It broke the host↔child protocol (garbage, an oversized or unexpected message), so the host cut it off.
@@ -34,7 +36,7 @@ public struct FeatureStop: Sendable, Equatable {
         switch cause {
         case .crashed: "feature-crashed"
         case .exited: "feature-exited"
-        case .killed: "feature-killed"
+        case .killed, .outOfMemory: "feature-killed"
         case .hung: "feature-hung"
         case .protocolViolation: "feature-protocol"
         }
@@ -45,7 +47,8 @@ public struct FeatureStop: Sendable, Equatable {
         switch cause {
         case .crashed(let signal): "it crashed (\(Self.describe(signal: signal)))"
         case .exited(let status): "it exited with status \(status)"
-        case .killed(let signal): "it was killed (\(Self.describe(signal: signal)); out of memory, or from outside)"
+        case .killed(let signal): "it was killed (\(Self.describe(signal: signal)))"
+        case .outOfMemory: "it was killed by the kernel for running out of memory (signal 9, SIGKILL)"
         case .hung(let request, let seconds): "it did not answer \(request) within \(seconds) s, so it was stopped"
         case .protocolViolation(let what): "it broke the feature protocol (\(what)), so it was cut off"
         }

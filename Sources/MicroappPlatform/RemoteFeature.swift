@@ -33,6 +33,14 @@ public final class RemoteFeature: SettlingRoot {
     private var answering = 0
     private var budget = MessageBudget()
     private var violation: String?
+    /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child.
+    private lazy var watchdog = RequestWatchdog(
+        deadline: RequestWatchdog.deadline(from: ProcessInfo.processInfo.environment)
+    ) { [weak self] _ in self?.child.kill() }
+    /// The watchdog's tickets of the requests in flight, oldest first (the child answers them in order).
+    private var tickets: [Int] = []
+    /// The kernel's count of out-of-memory kills when the child started, to tell an OOM kill from another SIGKILL.
+    private let outOfMemoryKillsAtStart = OutOfMemoryCount.read()
     /// Called once with the manifest (or why there is none) when the handshake ends.
     var welcomed: ((Result<FeatureManifest, Diagnostic>) -> Void)?
     /// Where the feature's printed lines go (a `log` notice each).
@@ -131,6 +139,7 @@ public final class RemoteFeature: SettlingRoot {
     public static func stopAll() {
         for feature in running.values {
             feature.phase = .ended
+            feature.watchdog.cancelAll()
             feature.child.kill()
             try? FileManager.default.removeItem(atPath: feature.child.folder)
         }
@@ -180,7 +189,17 @@ public final class RemoteFeature: SettlingRoot {
         guard phase != .ended else { return }
         asked.insert(location)
         pending += 1
+        tickets.append(watchdog.begin(Self.describe(message, at: location)))
         deliver(message)
+    }
+
+    /// The request in words, for a `feature-hung` reason: "it did not answer the screen of auth://sign-in …".
+    private static func describe(_ message: FeatureMessage, at location: Location) -> String {
+        switch message {
+        case .action: "an action on \(location.url)"
+        case .willShow: "the opening of \(location.url)"
+        default: "the screen of \(location.url)"
+        }
     }
 
     private static func waiting(_ name: String, _ what: String) -> Screen {
@@ -230,6 +249,7 @@ public final class RemoteFeature: SettlingRoot {
         case .done:
             guard pending > 0 else { return cutOff("an answer to no request") }
             pending -= 1
+            if !tickets.isEmpty { watchdog.answered(tickets.removeFirst()) }
             if pending == 0 { environment?.invalidate() }
         case .navigate(let step):
             guard let navigation = environment?.navigation else { return }
@@ -304,28 +324,33 @@ public final class RemoteFeature: SettlingRoot {
         Self.running[ObjectIdentifier(self)] = nil
         guard phase != .ended else { return }
         phase = .ended
+        watchdog.cancelAll()
         calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) stopped"))
         observations = []
         if let welcomed {
             self.welcomed = nil
             let last = stderrTail.last.map { ": \($0)" } ?? ""
+            let ending = FeatureStop(library: library, cause: FeatureExit.cause(of: termination)).reason
             welcomed(
                 .failure(
                     Diagnostic(
-                        .badManifest, subject: library,
-                        reason: "its feature host ended before the handshake (\(termination))\(last)",
-                        fix: "run `microapp probe \(library)` to see it fail")))
+                        .loadFailed, subject: library,
+                        reason: "its feature host ended while loading it: \(ending)\(last)",
+                        fix:
+                            "its initializers or entry end the process that loads it (the probe may not show it);"
+                            + " fix them and rebuild")))
         }
         guard wasStarted || environment != nil else { return }
-        let cause: FeatureStop.Cause =
-            if let violation { .protocolViolation(violation) } else {
-                switch termination {
-                case .exited(let status): .exited(status: status)
-                case .signalled(SIGKILL): .killed(signal: SIGKILL)
-                case .signalled(let signal): .crashed(signal: signal)
-                case .timedOut: .killed(signal: SIGKILL)
-                }
-            }
+        let cause: FeatureStop.Cause
+        if let violation {
+            cause = .protocolViolation(violation)
+        } else if let request = watchdog.expiredRequest {
+            let (seconds, attoseconds) = watchdog.deadline.components
+            cause = .hung(request: request, seconds: Int(seconds) + (attoseconds > 0 ? 1 : 0))
+        } else {
+            let kills = outOfMemoryKillsAtStart.flatMap { before in OutOfMemoryCount.read().map { (before, $0) } }
+            cause = FeatureExit.cause(of: termination, outOfMemoryKills: kills)
+        }
         environment?.stopped(FeatureStop(library: library, cause: cause, stderrTail: stderrTail))
         environment?.invalidate()
     }

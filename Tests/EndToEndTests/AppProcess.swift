@@ -153,6 +153,20 @@ final class AppProcess: Sendable {
         try await waitFor("frame", timeout: timeout) { $0["route"] as? String == route && predicate($0) }
     }
 
+    /// Waits until `condition` holds for the output so far.
+    func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                throw AppProcessError("the expected output did not come within \(timeout)\n\(transcript)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Every stdout line so far, as written.
+    var rawLines: [String] { output.lines.withLock { $0 } }
+
     /// The last frame written.
     var lastFrame: [String: Any]? { objects.last { $0["type"] as? String == "frame" } }
 
