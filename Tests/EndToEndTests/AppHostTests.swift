@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// An app's own host, outside this repository: a package whose `main.swift` hands its own services to the
@@ -99,7 +100,9 @@ struct AppHostTests {
     }
 
     /// The built host; `libHello.so` is beside it, where a host looks for its plugins first.
-    static let host = Task { try await build() }
+    static func host() async throws -> String {
+        try await SharedBuilds.shared.value(of: "app-host-hello") { try await build() }
+    }
 
     private static func build() async throws -> String {
         let folder = try temporaryFolder("microapp-app-host").resolvingSymlinksInPath()
@@ -115,11 +118,13 @@ struct AppHostTests {
             try text.write(to: file, atomically: true, encoding: .utf8)
         }
         // Its own scratch path (the repository's .build is locked by this test run), no shared manifest cache entry.
+        // Without index store and debug information: the claim is that the host compiles, links and runs against
+        // MicroappTool as a package outside the repository, which a build without them shows as well; the hosts
+        // below run with --no-build, so nothing builds the package again with other options.
         let scratch = folder.appendingPathComponent("build")
-        let options = ["--scratch-path", scratch.path, "--manifest-cache", "none"]
+        let options = ["--scratch-path", scratch.path, "--manifest-cache", "none"] + SwiftPM.fixtureOptions
         let started = ContinuousClock.now
-        let (status, output) = try await OutsidePackageTests.swift(
-            ["build"] + options, in: package, timeout: .seconds(900))
+        let (status, output) = try await SwiftPM.run(["build"] + options, in: package, timeout: .seconds(900))
         guard status == 0 else {
             throw AppProcessError(
                 "`swift build` of the app's own host failed (exit \(status)):\n"
@@ -131,7 +136,7 @@ struct AppHostTests {
 
     @Test("run in an app's own host draws its feature with the answer of the host's own service")
     func runDrawsTheHostsService() async throws {
-        let host = try await Self.host.value
+        let host = try await Self.host()
         let app = try AppProcess(["run", "--ui", "json"], executable: host)
         let home = try await app.waitForFrame(route: "hello://home") {
             screenText($0).contains("Hello from the app's own service")
@@ -143,7 +148,7 @@ struct AppHostTests {
 
     @Test("solo in an app's own host runs its feature alone on the feature's mocks, not the host's service")
     func soloUsesTheMocks() async throws {
-        let host = try await Self.host.value
+        let host = try await Self.host()
         let app = try AppProcess(["solo", "Hello", "--ui", "json"], executable: host)
         let home = try await app.waitForFrame(route: "hello://home") {
             screenText($0).contains("Hello from the feature's mock")
@@ -154,7 +159,7 @@ struct AppHostTests {
 
     @Test("keys, graph and doctor in an app's own host see its own service, offered by the host, used by its feature")
     func inspectCommandsSeeTheHostsService() async throws {
-        let host = try await Self.host.value
+        let host = try await Self.host()
         let keys = try await runToEnd(["keys", "--json", "--no-build"], executable: host)
         #expect(keys.status == 0, "\(keys.err)")
         let rows = keys.out.split(separator: "\n").compactMap {

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// A feature in a package of its own, outside this repository, as a team outside it would make it: `microapp new
@@ -21,15 +22,9 @@ struct OutsidePackageTests {
         let buildTime: Duration
     }
 
-    static let built = Task { try await build() }
-
-    /// Runs `swift ARGUMENTS` in `folder` at the lowest priority, stopped after `timeout`; fails with its output.
-    static func swift(_ arguments: [String], in folder: URL, timeout: Duration) async throws -> (Int32, String) {
-        let (status, out, err) = try await runToEnd(
-            ["timeout", "--kill-after=10", "\(timeout.components.seconds)", "nice", "-n", "19", "swift"] + arguments,
-            executable: "/usr/bin/env", in: folder)
-        if status == 124 { throw AppProcessError("`swift \(arguments.joined(separator: " "))` took over \(timeout)") }
-        return (status, out + err)
+    /// The package, built the first time a test asks (shared through `SharedBuilds`).
+    static func built() async throws -> Built {
+        try await SharedBuilds.shared.value(of: "outside-package-greeter") { try await build() }
     }
 
     private static func build() async throws -> Built {
@@ -40,14 +35,14 @@ struct OutsidePackageTests {
         // Its own scratch path, and no entry in the user's shared manifest cache for a folder deleted at exit.
         let options = ["--scratch-path", folder.appendingPathComponent("build").path, "--manifest-cache", "none"]
         let started = ContinuousClock.now
-        let (status, output) = try await swift(["build"] + options, in: package, timeout: .seconds(900))
+        let (status, output) = try await SwiftPM.run(["build"] + options, in: package, timeout: .seconds(900))
         guard status == 0 else {
             throw AppProcessError(
                 "`swift build` in the package failed (exit \(status)):\n"
                     + output.split(separator: "\n").suffix(40).joined(separator: "\n"))
         }
         let buildTime = ContinuousClock.now - started
-        let tests = try await swift(["test"] + options, in: package, timeout: .seconds(900))
+        let tests = try await SwiftPM.run(["test"] + options, in: package, timeout: .seconds(900))
         return Built(
             package: package, plugins: folder.appendingPathComponent("build/debug"), created: created.out + created.err,
             tests: tests, buildTime: buildTime)
@@ -57,7 +52,7 @@ struct OutsidePackageTests {
         "new --package writes a package whose manifest finds the SDK new installed, and whose swift build makes libGreeter.so and swift test passes"
     )
     func packageBuildsAndTests() async throws {
-        let built = try await Self.built.value
+        let built = try await Self.built()
         print("outside package: clean swift build in \(built.buildTime)")
         let manifest = try String(contentsOf: built.package.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(manifest.contains(#".library(name: "Greeter", type: .dynamic, targets: ["GreeterPlugin"])"#))
@@ -86,7 +81,7 @@ struct OutsidePackageTests {
         "the host runs the package's library from --plugins: its screen draws in the app, and preview draws its golden files"
     )
     func hostRunsThePackage() async throws {
-        let built = try await Self.built.value
+        let built = try await Self.built()
         let app = try AppProcess(
             ["run", "--ui", "json", "--plugins", built.plugins.path, "--open", "greeter://home", "--no-probe"])
         let home = try await app.waitForFrame(route: "greeter://home") { screenText($0).contains("Welcome, World!") }
@@ -104,7 +99,7 @@ struct OutsidePackageTests {
 
     @Test("solo --watch on the package's library: a save in the package rebuilds that feature and swaps it in")
     func watchRebuildsThePackage() async throws {
-        let built = try await Self.built.value
+        let built = try await Self.built()
         let app = try AppProcess(["solo", "Greeter", "--watch", "--ui", "json", "--plugins", built.plugins.path])
         try await app.waitForFrame(route: "greeter://home") { screenText($0).contains("Hello, World!") }
         let watching = try await app.waitFor("notice") { $0["code"] as? String == "watching" }
