@@ -32,3 +32,5 @@ int microapp_spawn_add_close_from(posix_spawn_file_actions_t *actions, int lowes
 }
 
 int microapp_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
+
+int microapp_close_from(int lowest) { return close_range((unsigned int)lowest, ~0U, 0); }

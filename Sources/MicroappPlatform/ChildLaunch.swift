@@ -6,10 +6,12 @@ import Foundation
 public enum ChildLaunch {
     /// This process's environment with `SWIFT_BACKTRACE=backtrace` and `MICROAPP_INTERNAL=1`.
     public static func environment(backtrace: String) -> [String: String] {
-        var variables = ProcessInfo.processInfo.environment
-        variables["SWIFT_BACKTRACE"] = backtrace
-        variables["MICROAPP_INTERNAL"] = "1"
-        return variables
+        ProcessInfo.processInfo.environment.merging(variables(backtrace: backtrace)) { $1 }
+    }
+
+    /// The variables a copy gets on top of this process's environment (a forked copy sets them itself).
+    public static func variables(backtrace: String) -> [String: String] {
+        ["SWIFT_BACKTRACE": backtrace, "MICROAPP_INTERNAL": "1"]
     }
 
     /// The environment of an isolated feature's child (and of the zygote it is forked from): only what the runtime

@@ -29,6 +29,9 @@ public struct ProbeCache: Sendable {
     /// Where the cache lives.
     public let file: String
     private var entries: [String: Entry]
+    /// Whether a verdict was recorded since the cache was read: an unchanged cache is not written again (a warm start
+    /// would spend milliseconds encoding and replacing the file it just read).
+    private var isChanged = false
 
     /// The cache at `file` (`$XDG_CACHE_HOME/microapp/probe-cache.json` by default); a missing or unreadable cache
     /// is an empty one, so the worst case is probing again.
@@ -70,6 +73,7 @@ public struct ProbeCache: Sendable {
         guard let before, let digest = try? PluginLock.digest(of: path), Self.status(of: path) == before else {
             return
         }
+        isChanged = true
         var entry = before.entry
         entry.sha256 = digest
         switch verdict {
@@ -84,8 +88,9 @@ public struct ProbeCache: Sendable {
         entries[path] = entry
     }
 
-    /// Writes the cache (atomically; a failure only costs a probe next time).
+    /// Writes the cache when a verdict was recorded (atomically; a failure only costs a probe next time).
     public func save() {
+        guard isChanged else { return }
         let folder = (file as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let encoder = JSONEncoder()

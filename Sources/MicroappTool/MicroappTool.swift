@@ -53,7 +53,10 @@ public enum MicroappTool {
                 if arguments.flag("--supervised") || arguments.flag("--no-supervise") {
                     return try await RunCommand.run(arguments, host: host)
                 }
-                return Supervisor.run(words)
+                switch Supervisor.run(words) {
+                case .ended(let code): return code
+                case .appProcess(let command): return await dispatch(command, host: host)
+                }
             case "routes": return try await InspectCommands.routes(arguments, host: host)
             case "doctor": return try await InspectCommands.doctor(arguments, host: host)
             case "probe": return try InspectCommands.probe(arguments)

@@ -14,7 +14,14 @@ enum Supervisor {
     static let crashWindow: Duration = .seconds(10)
     static let crashLimit = 3
 
-    static func run(_ words: [String]) -> ExitCode {
+    /// How `run` ends: in the supervisor with its exit code; in an app process it forked (not started), with the
+    /// command line that process is to run, as if it had been started with it.
+    enum Outcome {
+        case ended(ExitCode)
+        case appProcess([String])
+    }
+
+    static func run(_ words: [String]) -> Outcome {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         // A folder of its own, made fresh with mode 0700: never one that exists already at a predictable name (a
         // symbolic link planted there would have the state and crash files written where it points).
@@ -26,30 +33,41 @@ enum Supervisor {
                         "cannot make a temporary folder in \(temporaryBase) for the supervisor (\(String(cString: strerror(errno))))",
                     fix: "set TMPDIR to a writable folder, or run with --no-supervise")
             )
-            return .usage
+            return .ended(.usage)
         }
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Removed by the supervisor alone: a forked app process leaves this function with the folder in use.
+        var isSupervisor = true
+        defer { if isSupervisor { try? FileManager.default.removeItem(atPath: folder) } }
         let stateFile = folder + "/state.json"
         let terminal = TerminalState.save()
         ignoreInterrupts()
         var skipped: [String] = []
         var crashes: [(at: ContinuousClock.Instant, report: String)] = []
         var restart: [String] = []
+        var starts = 0
         while true {
-            let crashFile = folder + "/crash-\(crashes.count).txt"
+            // A name of its own per start: the report file is created new (O_EXCL) when the app process crashes.
+            let crashFile = folder + "/crash-\(starts).txt"
+            starts += 1
             // The app process's own options go before a `--` the person wrote, where they are still options.
             let end = words.firstIndex(of: "--") ?? words.endIndex
             let arguments =
                 words[..<end] + ["--supervised", "--state-file", stateFile]
                 + skipped.flatMap { ["--skip-library", $0] }
                 + restart + words[end...]
-            let status = spawnAndWait(executable, arguments, crashFile: crashFile)
+            let status: Int32
+            switch startApp(executable, Array(arguments), crashFile: crashFile) {
+            case .appProcess(let command):
+                isSupervisor = false
+                return .appProcess(command)
+            case .ended(let waitStatus): status = waitStatus
+            }
             let signal = status & 0x7f
-            guard signal != 0 else { return ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed }
+            guard signal != 0 else { return .ended(ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed) }
             // The reader of the output went away (`| head -1`): the app ended as any program in a pipe does.
-            guard signal != SIGPIPE else { return .outputClosed }
+            guard signal != SIGPIPE else { return .ended(.outputClosed) }
             terminal?.restore()
-            let report = try? String(contentsOfFile: crashFile, encoding: .utf8)
+            let report = (try? String(contentsOfFile: crashFile, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
             var crash = CrashReport(report ?? "")
             if report == nil { crash.headline = "ended by signal \(signal), \(String(cString: strsignal(signal)))" }
             let now = ContinuousClock.now
@@ -69,7 +87,7 @@ enum Supervisor {
                         reason: "the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated",
                         fix: "report it with "
                             + (kept ?? "the command line and what you did (no crash report was written)")))
-                return .crashed
+                return .ended(.crashed)
             }
             crashes.append((now, "\(crashed.feature) in \(image): \(crash.headline)"))
             if crashes.count >= crashLimit {
@@ -78,7 +96,7 @@ enum Supervisor {
                 for entry in crashes { Console.err("  \(entry.report)") }
                 Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
                 if let kept = keep(crashFile) { Console.err("  crash report: \(kept)") }
-                return .crashed
+                return .ended(.crashed)
             }
             skipped.append(crashed.library)
             let crashedFeature = crashed.feature
@@ -95,7 +113,7 @@ enum Supervisor {
     /// A crash report worth keeping is copied out of the run's temporary folder (removed at the end); returns
     /// where, or nil when there was no report to keep (a process killed by SIGKILL writes none).
     private static func keep(_ crashFile: String) -> String? {
-        guard let report = FileManager.default.contents(atPath: crashFile) else { return nil }
+        guard let report = FileManager.default.contents(atPath: crashFile), !report.isEmpty else { return nil }
         // A new file (O_EXCL, mode 0600) at a name no one could guess or plant beforehand.
         var template = Array("\(temporaryBase)/microapp-crash-XXXXXX.txt".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
@@ -124,16 +142,37 @@ enum Supervisor {
 
     /// Ctrl-C goes to the whole process group: the child quits cleanly on it, and the parent waits to hear so.
     private static func ignoreInterrupts() {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGQUIT, SIG_IGN)
+        for signal in appSignals { Glibc.signal(signal, SIG_IGN) }
     }
 
-    private static func spawnAndWait(_ executable: String, _ arguments: [String], crashFile: String) -> Int32 {
+    /// How an app process start went: the wait status of one that ended, or, in a forked app process, its command line.
+    private enum AppStart {
+        case ended(Int32)
+        case appProcess([String])
+    }
+
+    /// Runs the app process and waits for it. A fork of this process while it is still single-threaded (the usual
+    /// case) saves a whole process start on the way to the first frame; otherwise, or when the fork fails, the
+    /// executable is started again.
+    private static func startApp(_ executable: String, _ arguments: [String], crashFile: String) -> AppStart {
+        let variables = ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
+        switch try? ForkedProcess.fork(environment: variables, defaultSignals: appSignals, crashReport: crashFile) {
+        case .child: return .appProcess(arguments)
+        case .parent(let child): return .ended(child.wait().waitStatus)
+        case nil: return .ended(spawnAndWait(executable, arguments, environment: variables))
+        }
+    }
+
+    /// The signals the supervisor ignores and its app process answers (ctrl-C quits the app cleanly).
+    private static let appSignals = [SIGINT, SIGQUIT]
+
+    private static func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String])
+        -> Int32
+    {
         do {
             let child = try ChildProcess(
-                [executable] + arguments,
-                environment: ChildLaunch.environment(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)"),
-                input: .inherit, output: .inherit, error: .inherit, defaultSignals: [SIGINT, SIGQUIT])
+                [executable] + arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                input: .inherit, output: .inherit, error: .inherit, defaultSignals: appSignals)
             return child.wait().termination.waitStatus
         } catch {
             Console.err("microapp: could not start the app process (\(executable)): \(error.problem.reason)")

@@ -33,14 +33,15 @@ struct SupervisorTests {
 
     @Test("the supervisor keeps its files in a new folder only its user can enter (mkdtemp, 0700), gone at the end")
     func supervisorFolderIsPrivateAndFresh() async throws {
-        let app = try AppProcess(["run", "--ui", "json"])
+        // A temporary folder of this run's own: the supervisor's folder is the one thing that appears in it.
+        let temporary = try temporaryFolder("microapp-supervisor-tmp")
+        let app = try AppProcess(["run", "--ui", "json"], environment: ["TMPDIR": temporary.path])
         try await app.waitForFrame(route: "auth://select")
-        let child = try #require(childProcess(of: app.processID))
-        let arguments = try String(contentsOfFile: "/proc/\(child)/cmdline", encoding: .utf8)
-            .split(separator: "\0").map(String.init)
-        let stateFile = try #require(arguments.firstIndex(of: "--state-file").map { arguments[$0 + 1] })
-        let folder = (stateFile as NSString).deletingLastPathComponent
-        let name = (folder as NSString).lastPathComponent
+        let made = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(made.count == 1, "\(made)")
+        let name = try #require(made.first)
+        let folder = temporary.appendingPathComponent(name).path
+        #expect(FileManager.default.fileExists(atPath: folder + "/state.json"), "the app's state is recorded there")
         #expect(name.hasPrefix("microapp-run-") && name != "microapp-run-\(app.processID)", "a name no one can plant")
         var status = stat()
         #expect(lstat(folder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)

@@ -65,7 +65,7 @@ struct LayerTests {
     }
 
     @Test(
-        "processes are started in two files of the engine, the CLI and the hosts: the platform's ChildProcess (spawn) and Zygote (fork of the template)"
+        "processes are started only by the platform's runners: ChildProcess (posix_spawn), ForkedProcess and Zygote (fork)"
     )
     func oneProcessRunner() throws {
         let folders = [
@@ -84,6 +84,8 @@ struct LayerTests {
                 "Sources/MicroappPlatform/ChildProcess.swift: posix_spawn(",
                 "Sources/MicroappPlatform/ChildProcess.swift: posix_spawnp(",
                 "Sources/MicroappPlatform/ChildProcess.swift: waitpid(",
+                "Sources/MicroappPlatform/ForkedProcess.swift: fork()",
+                "Sources/MicroappPlatform/ForkedProcess.swift: waitpid(",
                 "Sources/MicroappPlatform/Zygote.swift: fork()",
                 "Sources/MicroappPlatform/Zygote.swift: waitpid(",
             ])

@@ -31,6 +31,32 @@ struct CrashReportTests {
         #expect(crash.headline == "Program crashed: Illegal instruction at 0x00007f486790c105")
     }
 
+    /// As the handler of a forked app process writes it (`microapp_crash_report_install`): the runtime's layout with
+    /// plain frames (no symbols), the executable mappings as the image list, and a path the kernel marks deleted.
+    @Test("a report from a forked app process's own crash handler names the library by full path and address")
+    func forkedProcessHandlerLayout() {
+        let crash = CrashReport(
+            """
+            *** Program crashed: Illegal instruction at 0x00007f2ed82f9361 ***
+
+            Thread 0 crashed:
+
+            0 0x00007f2ed9a10f3c in libswiftCore.so
+            1 0x00007f2ed82f9361 in libCrashy.so
+            2 0x0000557c4a7e21f1 in microapp
+
+            Images:
+
+            0x0000557c4a7b4000-0x0000557c4a99c000 microapp /src/.build/release/microapp
+            0x00007f2ed82f0000-0x00007f2ed82fa000 libCrashy.so /tmp/b/libCrashy.so (deleted)
+            0x00007f2ed8400000-0x00007f2ed840a000 libCrashy.so /tmp/a/libCrashy.so
+            0x00007f2ed9800000-0x00007f2ed9b00000 libswiftCore.so /opt/swift/usr/lib/swift/linux/libswiftCore.so
+            """)
+        #expect(crash.headline == "Program crashed: Illegal instruction at 0x00007f2ed82f9361")
+        #expect(crash.library(among: ["/tmp/a/libCrashy.so", "/tmp/b/libCrashy.so"]) == "/tmp/b/libCrashy.so")
+        #expect(crash.crashedThreadImages.first == "/opt/swift/usr/lib/swift/linux/libswiftCore.so")
+    }
+
     @Test("two libraries of the same file name are told apart by the address of the crashed frame")
     func sameFileNameDifferentFolders() {
         let text = """

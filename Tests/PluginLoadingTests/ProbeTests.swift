@@ -57,7 +57,9 @@ struct ProbeTests {
         #expect(Self.probe.verdict(for: "\(Paths.runnerDirectory)/libAuth.so") == .usable)
     }
 
-    @Test("the cache answers for unchanged files, keeps a crasher blocked, and forgets a file that changed")
+    @Test(
+        "the cache answers for unchanged files, keeps a crasher blocked, forgets a file that changed, and is not rewritten when nothing was probed"
+    )
     func cache() throws {
         let folder = "\(Paths.fixtures)/probe-cache-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -76,6 +78,10 @@ struct ProbeTests {
         #expect(warm.verdict(for: auth) == .usable)
         #expect(warm.verdict(for: trapping).isBlocked)
         #expect(warm.probed == 0)
+        // A warm start that probed nothing leaves the file alone (an atomic write would replace its inode).
+        let written = try FileManager.default.attributesOfItem(atPath: cacheFile)[.systemFileNumber] as? Int
+        warm.cache.save()
+        #expect(try FileManager.default.attributesOfItem(atPath: cacheFile)[.systemFileNumber] as? Int == written)
 
         // A rebuilt library is a new file (new inode, new bytes): probed again.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: auth))

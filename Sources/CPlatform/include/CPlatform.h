@@ -55,4 +55,16 @@ int microapp_spawn_add_close_from(posix_spawn_file_actions_t *actions, int lowes
 /// no child started by another thread meanwhile inherits an end. Returns 0, or -1 with errno set.
 int microapp_pipe_cloexec(int ends[2]);
 
+/// Closes every descriptor from `lowest` up (close_range(2)), as a forked child that is to hold only its standard
+/// streams does. Returns 0, or -1 with errno set.
+int microapp_close_from(int lowest);
+
+/// Replaces the handlers of SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE and SIGABRT (the Swift runtime's backtracer, in
+/// a process that was forked rather than started) with one that writes a crash report to the new file `path`
+/// (O_EXCL, mode 0600; copied here, at most 4095 bytes) in the layout of the runtime's report (the crashed thread's
+/// frames with the file name of each, then the executable mappings with their full paths), then ends the process
+/// with the signal's default action. Gives the calling thread an alternate signal stack. Call once, from the main
+/// thread of a single-threaded process. Returns 0, or -1 with errno set.
+int microapp_crash_report_install(const char *path);
+
 #endif

@@ -26,7 +26,7 @@ public struct DependencyKey<Value>: Sendable {
     public private(set) var summary: String?
 
     /// The type name compared by the resolver; unqualified, so host and plugin modules may both declare the shape.
-    public var typeName: String { String(describing: Value.self) }
+    public var typeName: String { MicroappSDK.typeName(Value.self) }
 
     /// A service key; services are always used with read access.
     public static func service(_ id: String, optional: Bool = false) -> DependencyKey

@@ -13,7 +13,7 @@ public protocol ServiceProtocol: Sendable {
 
 extension ServiceProtocol {
     /// A service type that does not say its shape is known by its name only.
-    public static var shape: TypeShape { .opaque(String(describing: Self.self)) }
+    public static var shape: TypeShape { .opaque(typeName(Self.self)) }
 }
 
 /// A service reduced to JSON in, JSON out; the container stores this.

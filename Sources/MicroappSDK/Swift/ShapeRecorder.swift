@@ -23,7 +23,7 @@ final class ShapeRecorder: Decoder {
     }
 
     static func shape<T: Decodable>(of type: T.Type) -> TypeShape {
-        (try? sample(type, depth: 0).shape) ?? .opaque(String(describing: type))
+        (try? sample(type, depth: 0).shape) ?? .opaque(typeName(type))
     }
 
     /// A value of `type` and the shape recorded while making it.
@@ -31,7 +31,7 @@ final class ShapeRecorder: Decoder {
         if let (value, shape) = known(type) { return (value, shape) }
         let recorder = ShapeRecorder(depth: depth + 1)
         let value = try T(from: recorder)
-        if String(describing: type).hasPrefix("Dictionary<") { return (value, .opaque(String(describing: type))) }
+        if typeName(type).hasPrefix("Dictionary<") { return (value, .opaque(typeName(type))) }
         return (value, recorder.shape)
     }
 
@@ -43,12 +43,12 @@ final class ShapeRecorder: Decoder {
         ]
         for (sample, name) in samples { if let sample = sample as? T { return (sample, .scalar(name)) } }
         guard let cases = type as? any CaseIterable.Type, let first = firstCase(cases) as? T else { return nil }
-        guard let raw = type as? any RawRepresentable.Type else { return (first, .opaque(String(describing: type))) }
+        guard let raw = type as? any RawRepresentable.Type else { return (first, .opaque(typeName(type))) }
         return (first, .scalar(rawName(raw)))
     }
 
     private static func firstCase<C: CaseIterable>(_ type: C.Type) -> Any? { C.allCases.first }
-    private static func rawName<R: RawRepresentable>(_ type: R.Type) -> String { String(describing: R.RawValue.self) }
+    private static func rawName<R: RawRepresentable>(_ type: R.Type) -> String { typeName(R.RawValue.self) }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if recorded == nil { recorded = .object([:]) }
@@ -121,7 +121,7 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let (value, shape): (T, TypeShape)
         if let sample = scalarSample(type) {
-            (value, shape) = (sample, .scalar(String(describing: type)))
+            (value, shape) = (sample, .scalar(typeName(type)))
         } else {
             (value, shape) = try recorder.read(type)
         }
@@ -185,7 +185,7 @@ private struct Unkeyed: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         currentIndex += 1
         if let sample = scalarSample(type) {
-            recorder.recorded = .array(.scalar(String(describing: type)))
+            recorder.recorded = .array(.scalar(typeName(type)))
             return sample
         }
         let (value, shape) = try recorder.read(type)
@@ -235,7 +235,7 @@ private struct Single: SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let sample = scalarSample(type) {
-            recorder.recorded = .scalar(String(describing: type))
+            recorder.recorded = .scalar(typeName(type))
             return sample
         }
         let (value, shape) = try recorder.read(type)

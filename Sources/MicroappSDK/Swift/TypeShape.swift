@@ -148,3 +148,8 @@ private struct ShapeParser {
         return nil
     }
 }
+
+/// A type's name without its module, as `String(describing:)` writes a metatype, but without the casts that makes
+/// first (to `TextOutputStreamable`, `CustomStringConvertible`, …), which a metatype never passes and each of which
+/// scans every conformance record of every loaded image the first time a type is seen: most of a plugin's load time.
+func typeName(_ type: Any.Type) -> String { _typeName(type, qualified: false) }
