@@ -11,6 +11,8 @@ public struct PluginLock: Codable, Sendable, Equatable {
         public var feature: String
         /// Hex SHA-256 of the file.
         public var sha256: String
+        /// Where the library runs under `--isolation auto` (`"process"` or `"none"`); absent: as its folder decides.
+        public var isolation: Isolation?
     }
 
     /// The file name of the lock in a plugin folder.
@@ -20,13 +22,30 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// Locked libraries by file name (`libAuth.so`).
     public var libraries: [String: Entry]
 
-    /// A lock of `images` (their files as they are now).
-    public init(images: [PluginImage]) throws {
+    /// A lock of `images` (their files as they are now), each with `isolation`, else the setting its entry has in
+    /// `previous` (the lock being replaced).
+    public init(images: [PluginImage], isolation: Isolation? = nil, keeping previous: PluginLock? = nil) throws {
         libraries = [:]
         for image in images {
             let name = (image.path as NSString).lastPathComponent
-            libraries[name] = Entry(feature: image.manifest.id, sha256: try Self.digest(of: image.path))
+            libraries[name] = Entry(
+                feature: image.manifest.id, sha256: try Self.digest(of: image.path),
+                isolation: isolation ?? previous?.libraries[name]?.isolation)
         }
+    }
+
+    /// Why the lock in `folder` is not believed (it or the folder could be written by someone else), nil when it is
+    /// or there is none: such a lock is ignored, and its libraries count as not pinned.
+    public static func distrust(in folder: String) -> (weakness: String, warning: Diagnostic)? {
+        FileTrust.distrust(
+            (folder as NSString).appendingPathComponent(fileName), what: fileName,
+            ignoring: "its libraries are not checked against it, and run isolated under --isolation auto",
+            ownerFix: "remove it and lock the folder again as yourself: `microapp lock \(folder)`")
+    }
+
+    /// What this lock says about the library at `path` once it matched: pinned, with its entry's isolation.
+    public func pin(of path: String) -> LibraryTrust.Lock {
+        .pinned(setting: libraries[(path as NSString).lastPathComponent]?.isolation)
     }
 
     /// The lock in `folder`, nil when there is none; throws when it exists but cannot be read.
