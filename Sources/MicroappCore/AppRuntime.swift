@@ -16,17 +16,20 @@ public final class AppRuntime: AppDriver {
         /// Microapp mode: routes of features that are not loaded show a stub screen (and `home` after sign-in
         /// may be one); nil in the full app, where they show a problem screen.
         public var foreign: ForeignRoutes?
+        /// Where each feature runs, by id, for the frame's `isolation`.
+        public var isolation: [String: Isolation]
 
         /// Creates options.
         public init(
             name: String = "Microapps", home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [],
-            foreign: ForeignRoutes? = nil
+            foreign: ForeignRoutes? = nil, isolation: [String: Isolation] = [:]
         ) {
             self.name = name
             self.home = home
             self.mode = mode
             self.mocks = mocks
             self.foreign = foreign
+            self.isolation = isolation
         }
     }
 
@@ -126,6 +129,7 @@ public final class AppRuntime: AppDriver {
         frame.mode = options.mode
         frame.mocks = options.mocks
         frame.depth = max(0, router.stack.count - 1)
+        frame.isolation = options.isolation[frame.feature]
         return frame
     }
 

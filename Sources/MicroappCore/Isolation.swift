@@ -53,7 +53,7 @@ public struct LibraryTrust: Sendable, Equatable {
     }
 }
 
-/// Where one feature runs, and why (`from --plugins /opt/extra`, `--isolation none`): shown by `routes`, `doctor`
+/// Where one feature runs, and why (`from the plugin folder /opt/extra`, `--isolation none`): shown by `routes`, `doctor`
 /// and the footer.
 public struct IsolationDecision: Codable, Sendable, Equatable {
     /// The mode decided.
@@ -83,7 +83,7 @@ public struct IsolationDecision: Codable, Sendable, Equatable {
         case (.untrusted(let why), _):
             return IsolationDecision(.process, reason: "plugins.lock is ignored (\(why))")
         case (_, .pluginsFolder(let folder)):
-            return IsolationDecision(.process, reason: "from --plugins \(folder)")
+            return IsolationDecision(.process, reason: "from the plugin folder \(folder)")
         case (.absent, .besideHost):
             return IsolationDecision(.process, reason: "not pinned by a plugins.lock")
         case (.pinned, .besideHost):

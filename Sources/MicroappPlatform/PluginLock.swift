@@ -43,6 +43,19 @@ public struct PluginLock: Codable, Sendable, Equatable {
             ownerFix: "remove it and lock the folder again as yourself: `microapp lock \(folder)`")
     }
 
+    /// Why a new build of the library at `path`, copied to `copy`, may not be swapped in: its folder has a trusted
+    /// lock that does not pin the copy's bytes (or a lock that cannot be read); nil when nothing stands in the way.
+    /// An ignored lock pins nothing, as at start-up, where it was reported.
+    public static func swapProblem(for path: String, copy: String) -> Diagnostic? {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard distrust(in: folder) == nil else { return nil }
+        do {
+            return try load(in: folder)?.problem(with: path, bytesAt: copy)
+        } catch {
+            return error
+        }
+    }
+
     /// What this lock says about the library at `path` once it matched: pinned, with its entry's isolation.
     public func pin(of path: String) -> LibraryTrust.Lock {
         .pinned(setting: libraries[(path as NSString).lastPathComponent]?.isolation)
@@ -69,8 +82,9 @@ public struct PluginLock: Codable, Sendable, Equatable {
             to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent(Self.fileName)), options: .atomic)
     }
 
-    /// Why the library at `path` may not be loaded under this lock, or nil if it matches.
-    public func problem(with path: String) -> Diagnostic? {
+    /// Why the library at `path` may not be loaded under this lock, or nil if it matches; the bytes checked are those
+    /// at `bytes` when given (the private copy of a new build about to be swapped in).
+    public func problem(with path: String, bytesAt bytes: String? = nil) -> Diagnostic? {
         let name = (path as NSString).lastPathComponent
         let folder = (path as NSString).deletingLastPathComponent
         guard let entry = libraries[name] else {
@@ -80,7 +94,7 @@ public struct PluginLock: Codable, Sendable, Equatable {
         }
         let actual: String
         do {
-            actual = try Self.digest(of: path)
+            actual = try Self.digest(of: bytes ?? path)
         } catch {
             // Fail closed: a library the lock cannot check is not known to be the one locked.
             return Diagnostic(

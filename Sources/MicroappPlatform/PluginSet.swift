@@ -136,10 +136,12 @@ public enum PluginSet {
         }
     }
 
-    /// Resolves loaded images against what `container` offers.
+    /// Resolves loaded images against what `container` offers, under the host's `rules`.
     @MainActor
-    public static func resolve(_ images: [PluginImage], container: Container) -> Resolution {
+    public static func resolve(
+        _ images: [PluginImage], container: Container, rules: ResolutionRules = ResolutionRules()
+    ) -> Resolution {
         DependencyResolver.resolve(
-            images.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers)
+            images.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers, rules: rules)
     }
 }

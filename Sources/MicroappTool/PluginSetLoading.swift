@@ -17,6 +17,13 @@ struct LoadedPluginSet {
     let leftOver: LeftOverLibraries?
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
     var buildFailure: Notice?
+    /// Where each image's feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
+    let isolation: [String: IsolationDecision]
+
+    /// Where `image`'s feature runs and why.
+    func isolation(of image: PluginImage) -> IsolationDecision {
+        isolation[image.path] ?? IsolationDecision(.inProcess, reason: "not decided")
+    }
 
     /// Finds, screens and loads the plugins the command line names, and resolves them against the container
     /// `host` opens for `services` (`.live` for `run`, `.inspection` for the commands that only describe).
@@ -41,10 +48,13 @@ struct LoadedPluginSet {
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
         // New or changed libraries are loaded in a child process first (verdicts are cached); probes, hashes and
         // dlopen run off the main actor.
+        let choice = try RunPolicy.isolationChoice(arguments)
+        let rules = try RunPolicy.rules(arguments, host: host)
         let (report, screening) = await PluginSet.loadOffActor(
             paths, lockHistory: LockHistory(), screening: arguments.flag("--no-probe") ? nil : PluginScreening())
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
-        if services == .inspection { Console.warn(report.warnings) }
+        let loadWarnings = report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
+        if services == .inspection { Console.warn(loadWarnings) }
         var images = report.images
         let only = arguments.values("--only")
         if !only.isEmpty {
@@ -66,10 +76,12 @@ struct LoadedPluginSet {
                 "the app's services could not be opened: \(error)",
                 fix: "this is a bug in microapp: report it with this message")
         }
-        let resolution = PluginSet.resolve(images, container: container)
+        let resolution = PluginSet.resolve(images, container: container, rules: rules)
+        if services == .inspection { Console.warn(resolution.warnings) }
         return LoadedPluginSet(
             images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems, warnings: report.warnings, leftOver: leftOver,
-            buildFailure: buildFailure)
+            problems: report.problems + resolution.problems, warnings: loadWarnings + resolution.warnings,
+            leftOver: leftOver, buildFailure: buildFailure,
+            isolation: RunPolicy.decisions(for: images, choice: choice, locks: report.lock(of:), locations: locations))
     }
 }

@@ -26,9 +26,11 @@ enum RunCommand {
         let stateFile = arguments.value("--state-file")
         let libraries = RecordedState.libraries(of: set.images)
         if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
+        let placements = set.placements
         let runtime = AppRuntime(
-            images: set.images, resolution: set.resolution, container: set.container,
-            options: AppRuntime.Options(name: host.name, home: arguments.value("--home") ?? host.home))
+            sources: placements.map(\.source), resolution: set.resolution, container: set.container,
+            options: AppRuntime.Options(
+                name: host.name, home: arguments.value("--home") ?? host.home, isolation: set.running))
         let problems = set.problems + runtime.startProblems
         if arguments.flag("--strict") && !problems.isEmpty {
             Console.report(problems)
@@ -46,7 +48,9 @@ enum RunCommand {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? []))
+            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? [])
+                + placements.filter { set.resolution.startOrder.contains($0.image.manifest.id) }.compactMap(\.shortfall)
+        )
         if let leftOver = set.leftOver {
             runtime.announce([
                 Notice(

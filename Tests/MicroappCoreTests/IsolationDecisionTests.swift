@@ -13,8 +13,8 @@ struct IsolationDecisionTests {
             .auto, .repository, .untrusted("it is writable by its group"), .process,
             "plugins.lock is ignored (it is writable by its group)"
         ),
-        (.auto, .pluginsFolder("/opt/extra"), .absent, .process, "from --plugins /opt/extra"),
-        (.auto, .pluginsFolder("/opt/extra"), .pinned(setting: nil), .process, "from --plugins /opt/extra"),
+        (.auto, .pluginsFolder("/opt/extra"), .absent, .process, "from the plugin folder /opt/extra"),
+        (.auto, .pluginsFolder("/opt/extra"), .pinned(setting: nil), .process, "from the plugin folder /opt/extra"),
         (
             .auto, .pluginsFolder("/opt/extra"), .pinned(setting: .inProcess), .inProcess,
             "plugins.lock sets isolation none"
