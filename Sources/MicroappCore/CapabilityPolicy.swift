@@ -6,6 +6,11 @@ import MicroappSDK
 public struct CapabilityPolicy: Sendable, Equatable {
     /// The capabilities this host knows how to grant.
     public static let known: [Capability] = [.network, .scratchFiles]
+    /// One line saying what each known capability lets a feature do (for `keys`).
+    public static let summaries: [Capability: String] = [
+        .network: "Open network connections (an isolated feature gets no sockets without it)",
+        .scratchFiles: "Read and write files in the feature's own scratch folder, and nowhere else",
+    ]
     /// What `--allow` defaults to.
     public static let defaultAllowed: Set<Capability> = [.scratchFiles]
 

@@ -112,3 +112,16 @@ struct PolicyEndToEndTests {
         #expect(try await app.finish() == 0)
     }
 }
+
+extension PolicyEndToEndTests {
+    @Test("keys lists the capabilities the host can grant, with the features that declare them")
+    func keysListCapabilities() async throws {
+        let folder = try await Self.weather()
+        let keys = try await runToEnd(["keys", "--no-build", "--json", "--plugins", folder.path])
+        #expect(keys.status == 0, "\(keys.err)")
+        let network = try #require(Self.rows(keys.out).first { $0["key"] as? String == "network" })
+        #expect(network["kind"] as? String == "capability" && network["provider"] as? String == "host")
+        #expect(network["usedBy"] as? [String] == ["weather"])
+        #expect(Self.rows(keys.out).contains { $0["key"] as? String == "files:scratch" })
+    }
+}
