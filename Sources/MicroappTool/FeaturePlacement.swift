@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappPlatform
+import MicroappSDK
 
 /// Where one loaded feature runs: what was decided for it, and what the runtime is handed to start it. This is the
 /// one place a feature decided `process` is handed to a child process; this build has no feature host yet, so every
@@ -12,6 +13,10 @@ struct FeaturePlacement {
 
     /// Where it runs.
     var running: Isolation { .inProcess }
+
+    /// The capabilities its process is granted: what its manifest declares (a feature declaring one the host does not
+    /// know, or, under `--strict`, one the policy does not allow, is refused before it starts).
+    var grants: [Capability] { image.manifest.capabilities }
 
     /// What the runtime starts.
     var source: FeatureSource { .plugin(image) }

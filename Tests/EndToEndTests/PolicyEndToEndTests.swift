@@ -125,3 +125,21 @@ extension PolicyEndToEndTests {
         #expect(Self.rows(keys.out).contains { $0["key"] as? String == "files:scratch" })
     }
 }
+
+extension PolicyEndToEndTests {
+    @Test("microapp lock DIR --isolation none pins the folder's libraries to run in-process; locking again keeps it")
+    func lockSetsIsolation() async throws {
+        let folder = try await Self.weather()
+        let locked = try await runToEnd(["lock", folder.path, "--no-build", "--isolation", "none"])
+        #expect(locked.status == 0, "\(locked.err)")
+        for round in 1...2 {
+            let doctor = try await runToEnd(["doctor", folder.path, "--no-build", "--json"])
+            let row = try #require(Self.rows(doctor.out).first { $0["feature"] as? String == "weather" })
+            #expect(row["isolation"] as? String == "none", "round \(round)")
+            #expect(row["isolationReason"] as? String == "plugins.lock sets isolation none")
+            #expect(try await runToEnd(["lock", folder.path, "--no-build"]).status == 0)
+        }
+        let bad = try await runToEnd(["lock", folder.path, "--no-build", "--isolation", "auto"])
+        #expect(bad.status == 1 && bad.err.contains("--isolation process or --isolation none"))
+    }
+}

@@ -14,28 +14,28 @@ struct FileTrustTests {
         return folder
     }
 
-    /// A cache file at `file` in which the crashing library `path` is marked usable, as an attacker would edit it.
-    static func forgedCache(at file: String, marking path: String) throws {
+    /// A cache file, with `mode`, in which a crashing library (returned) is marked usable, as an attacker would
+    /// edit it; `name` names the library and the folder.
+    static func forgedCache(_ name: String, mode: mode_t) throws -> (file: String, library: String) {
+        let file = "\(try folder(name))/probe-cache.json"
+        let library = try ProbeTests.plugin(name, register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
         var first = PluginScreening(probe: ProbeTests.probe, cache: ProbeCache(file: file))
-        #expect(first.verdict(for: path).isBlocked)
+        #expect(first.verdict(for: library).isBlocked)
         first.cache.save()
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         var entries = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
-        entries[path]?["usable"] = true
-        entries[path]?["problem"] = nil
+        entries[library]?["usable"] = true
+        entries[library]?["problem"] = nil
         try JSONSerialization.data(withJSONObject: entries).write(to: URL(fileURLWithPath: file))
+        #expect(chmod(file, mode) == 0)
+        return (file, library)
     }
 
     @Test(
         "a group-writable cache entry marking a crashing library usable is not believed: the library is probed and blocked"
     )
     func forgedCacheIgnored() throws {
-        let folder = try Self.folder("forged-cache")
-        let trapping = try ProbeTests.plugin("TrapForged", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
-        let file = "\(folder)/probe-cache.json"
-        try Self.forgedCache(at: file, marking: trapping)
-        #expect(chmod(file, 0o664) == 0)
-
+        let (file, trapping) = try Self.forgedCache("TrapForged", mode: 0o664)
         let cache = ProbeCache(file: file)
         let warning = try #require(cache.distrust)
         #expect(warning.code == .untrustedFile && warning.subject == file)
@@ -48,11 +48,7 @@ struct FileTrustTests {
 
     @Test("the same edit in a cache only this user can write is believed (the mode is what stops the attack)")
     func ownCacheBelieved() throws {
-        let folder = try Self.folder("own-cache")
-        let trapping = try ProbeTests.plugin("TrapOwnCache", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
-        let file = "\(folder)/probe-cache.json"
-        try Self.forgedCache(at: file, marking: trapping)
-        #expect(chmod(file, 0o600) == 0)
+        let (file, trapping) = try Self.forgedCache("TrapOwnCache", mode: 0o600)
         let cache = ProbeCache(file: file)
         #expect(cache.distrust == nil)
         #expect(cache.verdict(for: trapping) == .usable)
