@@ -8,6 +8,8 @@ import Foundation
 enum Target: String, CaseIterable {
     case manifest
     case routes
+    /// Frame bodies of the host↔child feature protocol, as a hostile child could send them.
+    case frames
 }
 
 /// One kind of violation seen during a run: how often, and the smallest input that showed it.
@@ -22,11 +24,12 @@ struct Finding {
 enum FuzzInput: Codable {
     case manifest(String)
     case routes(RouteInvariants.Input)
+    case frames(String)
 
     /// Size for choosing the smallest example: Unicode scalars in all strings.
     var size: Int {
         switch self {
-        case .manifest(let text): text.unicodeScalars.count
+        case .manifest(let text), .frames(let text): text.unicodeScalars.count
         case .routes(let input):
             (input.patterns + input.values + input.urls).reduce(0) { $0 + $1.unicodeScalars.count + 1 }
         }
@@ -37,13 +40,14 @@ enum FuzzInput: Codable {
         switch self {
         case .manifest(let text): ManifestInvariants.check(text)
         case .routes(let input): RouteInvariants.check(input)
+        case .frames(let text): ProtocolInvariants.check(text)
         }
     }
 
     /// Swift source that recreates the input.
     var swiftLiteral: String {
         switch self {
-        case .manifest(let text): escaped(text)
+        case .manifest(let text), .frames(let text): escaped(text)
         case .routes(let input):
             [("patterns", input.patterns), ("values", input.values), ("urls", input.urls)]
                 .map { "\($0.0): [\($0.1.map(escaped).joined(separator: ", "))]" }
@@ -56,6 +60,8 @@ enum FuzzInput: Codable {
         switch self {
         case .manifest(let text):
             return .manifest(shrink(text) { fails(.manifest($0)) })
+        case .frames(let text):
+            return .frames(shrink(text) { fails(.frames($0)) })
         case .routes(var input):
             // Dropping strings, then shrinking what is left, until neither helps (a shrunk string may be droppable).
             var size = Int.max
@@ -132,7 +138,7 @@ private let crashSignals: [Int32] = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT, 
 
 /// Records which input runs now, so a crash can name it.
 func markCurrent(_ target: Target, index: Int, seed: UInt64) {
-    currentTarget = target == .manifest ? 0 : 1
+    currentTarget = Target.allCases.firstIndex(of: target) ?? 0
     currentIndex = index
     currentSeed = seed
 }
@@ -179,11 +185,11 @@ func installCrashReporter() {
                 }
             }
             append("\nmicroapp-fuzz: CRASH on ")
-            append(currentTarget == 0 ? "manifest" : "routes")
+            append(currentTarget == 0 ? "manifest" : currentTarget == 1 ? "routes" : "frames")
             append(" input #")
             append(UInt64(currentIndex))
             append(" — run it again with: microapp-fuzz ")
-            append(currentTarget == 0 ? "manifest" : "routes")
+            append(currentTarget == 0 ? "manifest" : currentTarget == 1 ? "routes" : "frames")
             append(" --seed ")
             append(currentSeed)
             append(" --index ")

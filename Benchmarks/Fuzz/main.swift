@@ -1,10 +1,11 @@
 // Seeded random-input driver for what Microapps parses from untrusted plugins: `ManifestCoding.decode` (random bytes,
 // mutated valid manifests: truncation, byte flips, huge numbers, deep nesting, Unicode, duplicate keys, size) and
-// `RoutePattern` / `RouteTable` (patterns and URLs from an alphabet rich in `/ { } :` and Unicode). Every input is
+// `RoutePattern` / `RouteTable` (patterns and URLs from an alphabet rich in `/ { } :` and Unicode), and
+// `FeatureWire.decode` (frame bodies an isolated feature's child could send: random, tokens, mutated messages). Every input is
 // checked against the invariants in Invariants.swift; a crash names the input that caused it.
 //
-//     swift run -c release microapp-fuzz [manifest | routes] [--seed S] [--count N]
-//     swift run -c release microapp-fuzz manifest|routes --seed S --index I [--minimize-crash]
+//     swift run -c release microapp-fuzz [manifest | routes | frames] [--seed S] [--count N]
+//     swift run -c release microapp-fuzz manifest|routes|frames --seed S --index I [--minimize-crash]
 //
 // Defaults: both targets, seed 1, 100 000 inputs each. With --index only that input runs and is printed (to
 // reproduce a crash the driver reported); --minimize-crash shrinks a crashing input in child processes. Violations
@@ -14,6 +15,7 @@
 import BenchmarkSupport
 import CommandLineSpec
 import Foundation
+import MicroappCore
 import MicroappSDK
 
 #if canImport(Glibc)
@@ -46,6 +48,7 @@ func input(_ target: Target, seed: UInt64, index: Int) -> FuzzInput {
     switch target {
     case .manifest: return .manifest(generators.manifestInput())
     case .routes: return .routes(generators.routeInput())
+    case .frames: return .frames(generators.protocolInput())
     }
 }
 
@@ -79,6 +82,10 @@ func fuzz(_ target: Target, seed: UInt64, count: Int) -> Bool {
             coverage.bytes += text.utf8.count
             coverage.parts += 1
             if (try? ManifestCoding.decode(text)) != nil { coverage.accepted += 1 }
+        case .frames(let text):
+            coverage.bytes += text.utf8.count
+            coverage.parts += 1
+            if (try? FeatureWire.decode(body: Array(text.utf8))) != nil { coverage.accepted += 1 }
         case .routes(let routes):
             coverage.parts += routes.patterns.count
             coverage.accepted += routes.patterns.filter { (try? RoutePattern($0)) != nil }.count
@@ -95,7 +102,7 @@ func fuzz(_ target: Target, seed: UInt64, count: Int) -> Bool {
     }
     let elapsed = seconds(clock.now - start)
     let what =
-        target == .manifest
+        target != .routes
         ? "\(coverage.accepted) decoded, \(coverage.parts - coverage.accepted) refused, \(coverage.bytes / max(1, count)) bytes on average"
         : "\(coverage.parts) patterns, \(coverage.accepted) parsed"
     print(

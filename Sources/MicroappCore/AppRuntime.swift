@@ -160,6 +160,9 @@ public final class AppRuntime: AppDriver {
     public var unsettledReason: String? {
         if let work = heldWork.first { return "\(work) is under way" }
         if updateScheduled { return "a redraw is pending" }
+        for feature in features.values {
+            if let reason = (feature.root as? any SettlingRoot)?.unsettledReason { return reason }
+        }
         return frame.loadingReason
     }
 

@@ -112,6 +112,9 @@ public struct Notice: Codable, Sendable, Equatable {
     /// More lines for people, e.g. the first compiler errors of a failed build.
     public var detail: [String]?
 
+    /// The code of a line an isolated feature printed (`{"type":"log"}` in JSON lines).
+    public static let logCode = "log"
+
     /// True for news of work still going on (`building`), not of something done.
     public var isProgress: Bool { level == .info && code == "building" }
 

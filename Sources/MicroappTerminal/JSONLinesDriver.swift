@@ -48,6 +48,8 @@ public final class JSONLinesDriver {
     /// `{"type":"notice",…}` for information, `{"type":"error",…}` for problems.
     public static func noticeLine(_ notice: Notice) -> String {
         switch notice.level {
+        case .info where notice.code == Notice.logCode:
+            line(type: "log", LogBody(feature: notice.feature, line: notice.message))
         case .info: line(type: "notice", MessageBody(notice: notice))
         case .error: line(type: "error", MessageBody(notice: notice, alwaysFix: true))
         }
@@ -67,6 +69,12 @@ public final class JSONLinesDriver {
         let object = String(decoding: data, as: UTF8.self)
         return object == "{}" ? typeField + "}" : typeField + "," + object.dropFirst()
     }
+}
+
+/// `{"type":"log","feature":…,"line":…}`: a line an isolated feature printed.
+private struct LogBody: Encodable {
+    let feature: String?
+    let line: String
 }
 
 /// A frame's own keys plus explicit nulls, so consumers can rely on every key being there.

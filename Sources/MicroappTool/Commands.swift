@@ -29,9 +29,11 @@ enum Commands {
     private static let isolation = Option.value(
         "--isolation", "MODE",
         help: """
-            where features run: auto (the default: libraries from --plugins or not pinned by a
-            trusted plugins.lock in processes of their own, this repository's features in this one),
-            process (every feature in its own process) or none (every feature in this process)
+            process: each feature runs in a sandboxed child process of its own (a crash or a
+            hostile plugin stops that feature only); none: every feature runs in this process;
+            auto (the default): decided per library (libraries from --plugins or not pinned by a
+            trusted plugins.lock isolated, this repository's features in this process; routes and
+            doctor say which and why), though this build still runs every feature in this process
             """)
     private static let allow = Option.repeatable(
         "--allow", "CAPABILITY",

@@ -24,7 +24,7 @@ enum InspectCommands {
     static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let set = try await LoadedPluginSet.load(arguments, host: host)
         let rows = set.images.flatMap { image in
-            let placement = FeaturePlacement(image: image, decision: set.isolation(of: image))
+            let placement = set.placement(of: image)
             return image.manifest.routes.map {
                 RouteRow(
                     pattern: $0.pattern, feature: image.manifest.id, requiresSession: $0.requiresSession,
@@ -51,7 +51,7 @@ enum InspectCommands {
             Console.out("")
             Console.out("FEATURE      ISOLATION   CAPABILITIES   WHY")
             for placement in set.placements {
-                let manifest = placement.image.manifest
+                let manifest = placement.plugin.manifest
                 let capabilities = manifest.capabilities.map(\.rawValue).joined(separator: ",")
                 Console.out(
                     manifest.id.sanitized.padding(toLength: 13, withPad: " ", startingAt: 0)
@@ -88,7 +88,7 @@ enum InspectCommands {
             let problem =
                 set.resolution.disabled[image.manifest.id]
                 ?? set.problems.first { $0.subject == image.path }
-            let placement = FeaturePlacement(image: image, decision: set.isolation(of: image))
+            let placement = set.placement(of: image)
             return DoctorRow(
                 feature: image.manifest.id, version: image.manifest.version, file: image.path,
                 verdict: problem == nil ? "ok" : "refused", code: problem?.code.rawValue, reason: problem?.reason,
@@ -122,6 +122,7 @@ enum InspectCommands {
                 }
             }
             if rows.isEmpty { Console.out("(no plugin libraries found)") }
+            Console.out(Sandbox.support.summary)
         }
         return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 ? .invalidPluginSet : .ok
     }

@@ -14,6 +14,9 @@ public enum MicroappTool {
         if words == ["zygote"], ProcessInfo.processInfo.environment[Commands.internalMarker] == "1" {
             return await zygote(host: host)
         }
+        if words.first == "feature-host", ProcessInfo.processInfo.environment[Commands.internalMarker] == "1" {
+            return await FeatureHostCommand.run(Array(words.dropFirst()))
+        }
         return Console.exitCode(for: await dispatch(words, host: host)).rawValue
     }
 
@@ -27,6 +30,7 @@ public enum MicroappTool {
             if let problem = served.problem { Console.err("microapp zygote: \(problem)") }
             return served.problem == nil ? 0 : 70
         }
+        if arguments.first == "feature-host" { return await FeatureHostCommand.run(Array(arguments.dropFirst())) }
         return Console.exitCode(for: await dispatch(arguments, host: host)).rawValue
     }
 

@@ -7,6 +7,10 @@ import MicroappSDK
 /// Everything the inspect and run commands share: find, load, filter and resolve the plugins.
 struct LoadedPluginSet {
     let images: [PluginImage]
+    /// The libraries running in sandboxed children (`--isolation process`), instead of `images`.
+    var isolated: [IsolatedPlugin] = []
+    /// Where isolated features' printed lines go, once the runtime is there.
+    var isolationLog: IsolationLog?
     let container: Container
     let resolution: Resolution
     /// Files that could not load, then resolver problems.
@@ -17,12 +21,12 @@ struct LoadedPluginSet {
     let leftOver: LeftOverLibraries?
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
     var buildFailure: Notice?
-    /// Where each image's feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
-    let isolation: [String: IsolationDecision]
+    /// Where each feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
+    var isolation: [String: IsolationDecision] = [:]
 
-    /// Where `image`'s feature runs and why.
-    func isolation(of image: PluginImage) -> IsolationDecision {
-        isolation[image.path] ?? IsolationDecision(.inProcess, reason: "not decided")
+    /// Where the feature of the library at `path` runs and why.
+    func isolation(of path: String) -> IsolationDecision {
+        isolation[path] ?? IsolationDecision(.inProcess, reason: "not decided")
     }
 
     /// Finds, screens and loads the plugins the command line names, and resolves them against the container
@@ -50,6 +54,10 @@ struct LoadedPluginSet {
         // dlopen run off the main actor.
         let choice = try RunPolicy.isolationChoice(arguments)
         let rules = try RunPolicy.rules(arguments, host: host)
+        if choice == .process {
+            return try await loadIsolated(
+                arguments, paths: paths, host: host, services: services, leftOver: leftOver, rules: rules)
+        }
         let (report, screening) = await PluginSet.loadOffActor(
             paths, lockHistory: LockHistory(), screening: arguments.flag("--no-probe") ? nil : PluginScreening())
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
@@ -66,16 +74,7 @@ struct LoadedPluginSet {
             }
             images = images.filter { only.contains($0.manifest.id) }
         }
-        let container: Container
-        do {
-            container = try await host.services(services, arguments)
-        } catch let error as any ProblemDescribing {
-            throw UsageError(error)
-        } catch {
-            throw UsageError(
-                "the app's services could not be opened: \(error)",
-                fix: "this is a bug in microapp: report it with this message")
-        }
+        let container = try await openServices(host, services, arguments)
         let resolution = PluginSet.resolve(images, container: container, rules: rules)
         if services == .inspection { Console.warn(resolution.warnings) }
         return LoadedPluginSet(
@@ -83,5 +82,79 @@ struct LoadedPluginSet {
             problems: report.problems + resolution.problems, warnings: loadWarnings + resolution.warnings,
             leftOver: leftOver, buildFailure: buildFailure,
             isolation: RunPolicy.decisions(for: images, choice: choice, locks: report.lock(of:), locations: locations))
+    }
+
+    /// Each library in a feature-host child of its own, started side by side; the host maps none of them.
+    @MainActor
+    private static func loadIsolated(
+        _ arguments: Arguments, paths: [String], host: HostConfiguration, services: HostConfiguration.ServicesUse,
+        leftOver: LeftOverLibraries?, rules: ResolutionRules
+    ) async throws(UsageError) -> LoadedPluginSet {
+        // One template process forks every feature's child: a fork instead of a process start each. Without it
+        // (MICROAPP_ZYGOTE=0, or it cannot start) each child is started afresh.
+        let zygote =
+            ProcessInfo.processInfo.environment["MICROAPP_ZYGOTE"] == "0"
+            ? nil
+            : try? await BlockingWork.run { () throws(SystemCallError) in
+                try Zygote.start(
+                    executable: FeatureHostLaunch.executable,
+                    environment: ChildLaunch.environment(backtrace: "enable=no"))
+            }
+        let log = IsolationLog(zygote: zygote)
+        var plugins: [IsolatedPlugin] = []
+        var problems: [Diagnostic] = []
+        let launches = paths.map { path in Task { @MainActor in await IsolatedPlugin.launch(path, log: log) } }
+        for launch in launches {
+            switch await launch.value {
+            case .success(let plugin):
+                if plugins.contains(where: { $0.manifest.id == plugin.manifest.id }) {
+                    plugin.stop()
+                    problems.append(
+                        Diagnostic(
+                            .duplicateFeature, subject: plugin.path,
+                            reason: "feature '\(plugin.manifest.id)' is already loaded from another library",
+                            fix: "remove one of the two libraries"))
+                } else {
+                    plugins.append(plugin)
+                }
+            case .failure(let problem): problems.append(problem)
+            }
+        }
+        let only = arguments.values("--only")
+        if !only.isEmpty {
+            plugins.filter { !only.contains($0.manifest.id) }.forEach { $0.stop() }
+            plugins = plugins.filter { only.contains($0.manifest.id) }
+        }
+        let container = try await openServices(host, services, arguments)
+        let resolution = DependencyResolver.resolve(
+            plugins.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers, rules: rules)
+        if services == .inspection { Console.warn(resolution.warnings) }
+        var set = LoadedPluginSet(
+            images: [], container: container, resolution: resolution, problems: problems + resolution.problems,
+            warnings: resolution.warnings, leftOver: leftOver,
+            isolation: Dictionary(
+                plugins.map {
+                    ($0.path, IsolationDecision.decide(.process, for: LibraryTrust(origin: .repository, lock: .absent)))
+                },
+                uniquingKeysWith: { first, _ in first }))
+        set.isolated = plugins
+        set.isolationLog = log
+        return set
+    }
+
+    /// The container `host` opens for `services`.
+    @MainActor
+    private static func openServices(
+        _ host: HostConfiguration, _ services: HostConfiguration.ServicesUse, _ arguments: Arguments
+    ) async throws(UsageError) -> Container {
+        do {
+            return try await host.services(services, arguments)
+        } catch let error as any ProblemDescribing {
+            throw UsageError(error)
+        } catch {
+            throw UsageError(
+                "the app's services could not be opened: \(error)",
+                fix: "this is a bug in microapp: report it with this message")
+        }
     }
 }

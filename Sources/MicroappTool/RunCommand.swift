@@ -2,6 +2,7 @@ import CPlatform
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
 
@@ -31,6 +32,9 @@ enum RunCommand {
             sources: placements.map(\.source), resolution: set.resolution, container: set.container,
             options: AppRuntime.Options(
                 name: host.name, home: arguments.value("--home") ?? host.home, isolation: set.running))
+        set.isolationLog?.connect { feature, line in
+            runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
+        }
         let problems = set.problems + runtime.startProblems
         if arguments.flag("--strict") && !problems.isEmpty {
             Console.report(problems)
@@ -49,7 +53,8 @@ enum RunCommand {
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
             (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? [])
-                + placements.filter { set.resolution.startOrder.contains($0.image.manifest.id) }.compactMap(\.shortfall)
+                + placements.filter { set.resolution.startOrder.contains($0.plugin.manifest.id) }.compactMap(
+                    \.shortfall)
         )
         if let leftOver = set.leftOver {
             runtime.announce([
@@ -81,6 +86,8 @@ enum RunCommand {
         let driver: any AppDriver = recorder ?? runtime
         await ui.run(driver, settleTimeout: settleTimeout)
         watch?.stop()
+        RemoteFeature.stopAll()
+        set.isolationLog?.zygote?.stop()
         return .ok
     }
 

@@ -116,6 +116,9 @@ final class AppProcess: Sendable {
         }
     }
 
+    /// Every stdout line so far, as written.
+    var lines: [String] { output.lines.withLock { $0 } }
+
     /// What the app wrote on stderr so far.
     var errorText: String { output.errors.withLock { $0 } }
 

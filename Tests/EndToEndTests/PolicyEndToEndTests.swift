@@ -143,3 +143,14 @@ extension PolicyEndToEndTests {
         #expect(bad.status == 1 && bad.err.contains("--isolation process or --isolation none"))
     }
 }
+
+extension PolicyEndToEndTests {
+    @Test("under --isolation process, each frame says the feature on screen runs isolated")
+    func framesUnderProcess() async throws {
+        let app = try AppProcess(["run", "--no-supervise", "--ui", "json", "--isolation", "process"])
+        let frame = try await app.waitForFrame(route: "auth://select")
+        #expect(frame["isolation"] as? String == "process")
+        app.send(#"{"type":"quit"}"#)
+        #expect(try await app.finish() == 0)
+    }
+}

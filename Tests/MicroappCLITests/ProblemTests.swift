@@ -42,6 +42,7 @@ private let notProblems: Set<String> = [
     "BenchmarkError",  // a benchmark's own failure
     "Failure",  // RootDriver's: a test's or preview's failure with the screen; `microapp preview` wraps it
     "ParseFailure",  // an input line that is not an event: the front end posts it as a `bad-event` notice
+    "FeatureWireError",  // a clause of a `feature-protocol` stop's reason (FeatureStop), never shown alone
 ]
 
 @Suite("One error shape")

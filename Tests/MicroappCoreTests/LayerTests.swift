@@ -64,7 +64,9 @@ struct LayerTests {
         #expect(callers == ["Sources/MicroappPlatform/PluginLoader.swift: dlopen("])
     }
 
-    @Test("processes are started in one file of the engine, the CLI and the hosts: the platform's ChildProcess")
+    @Test(
+        "processes are started in two files of the engine, the CLI and the hosts: the platform's ChildProcess (spawn) and Zygote (fork of the template)"
+    )
     func oneProcessRunner() throws {
         let folders = [
             "Sources/MicroappCore", "Sources/MicroappPlatform", "Sources/MicroappDevLoop", "Sources/MicroappTerminal",
@@ -82,6 +84,8 @@ struct LayerTests {
                 "Sources/MicroappPlatform/ChildProcess.swift: posix_spawn(",
                 "Sources/MicroappPlatform/ChildProcess.swift: posix_spawnp(",
                 "Sources/MicroappPlatform/ChildProcess.swift: waitpid(",
+                "Sources/MicroappPlatform/Zygote.swift: fork()",
+                "Sources/MicroappPlatform/Zygote.swift: waitpid(",
             ])
     }
 }

@@ -9,6 +9,8 @@
 #include <termios.h>
 
 #include "fd_passing.h"
+#include "sandbox.h"
+#include "stdio_buffering.h"
 
 /// Asks the kernel to send `signal_number` to this process when its parent ends (prctl PR_SET_PDEATHSIG), then
 /// checks once that the parent is still `expected_parent`, closing the race where it ended before the request.

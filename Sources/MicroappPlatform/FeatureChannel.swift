@@ -1,0 +1,111 @@
+import Dispatch
+import Foundation
+import MicroappCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One end of the feature protocol's socket. A thread of its own reads frames and hands each whole message to the
+/// main actor, in order; writes go through a serial queue, so a peer that stops reading never blocks the main actor.
+/// Used by the host (one per isolated feature) and by the child (`microapp feature-host`).
+public final class FeatureChannel: @unchecked Sendable {
+    /// Why the stream of messages ended.
+    public enum End: Sendable, Equatable {
+        /// The peer closed its end (or this end was closed).
+        case closed
+        /// The peer sent what the protocol does not allow (an oversized length, garbage, a truncated frame).
+        case violation(String)
+    }
+
+    private let reading: Int32
+    private let writing: Int32
+    private let writer = DispatchQueue(label: "microapp.feature-channel.write")
+    /// Bytes queued for writing and not yet written (guarded by `lock`): past the limit the peer is not reading.
+    private var queued = 0
+    private var closed = false
+    private let lock = NSLock()
+    /// The most bytes queued for a peer that does not read before the channel gives up on it.
+    public static let writeBacklogLimit = 16 * 1024 * 1024
+
+    /// Takes over `descriptor` (a connected stream socket); `close()` releases it.
+    public init(descriptor: Int32) {
+        reading = descriptor
+        writing = dup(descriptor)
+    }
+
+    /// Starts reading: each message reaches `receive` on the main actor, then `ended` once.
+    public func start(
+        receive: @escaping @MainActor (FeatureMessage) -> Void, ended: @escaping @MainActor (End) -> Void
+    ) {
+        let descriptor = reading
+        let thread = Thread {
+            var reader = FeatureFrameReader()
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            var end = End.closed
+            reading: while true {
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    if reader.pendingBytes > 0 {
+                        end = .violation("a frame cut off after \(reader.pendingBytes) bytes")
+                    }
+                    break
+                }
+                reader.append(chunk[..<count])
+                do throws(FeatureWireError) {
+                    while let message = try reader.next() {
+                        DispatchQueue.main.async { MainActor.assumeIsolated { receive(message) } }
+                    }
+                } catch {
+                    end = .violation(error.reason)
+                    break reading
+                }
+            }
+            _ = Glibc.close(descriptor)
+            DispatchQueue.main.async { MainActor.assumeIsolated { ended(end) } }
+        }
+        thread.name = "microapp feature channel"
+        thread.start()
+    }
+
+    /// Sends `message` without waiting; answers false when the channel is closed or the peer stopped reading.
+    @discardableResult
+    public func send(_ message: FeatureMessage) -> Bool {
+        let frame = FeatureWire.encode(message)
+        lock.lock()
+        guard !closed, queued + frame.count <= Self.writeBacklogLimit else {
+            lock.unlock()
+            return false
+        }
+        queued += frame.count
+        lock.unlock()
+        writer.async { [self] in
+            var offset = 0
+            let descriptor = writing
+            while offset < frame.count {
+                let count = frame.withUnsafeBytes {
+                    Glibc.send(descriptor, $0.baseAddress! + offset, frame.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                offset += count
+            }
+            lock.lock()
+            queued -= frame.count
+            lock.unlock()
+        }
+        return true
+    }
+
+    /// Closes the channel: the reader sees its end, queued writes finish or fail, nothing more is sent.
+    public func close() {
+        lock.lock()
+        let wasClosed = closed
+        closed = true
+        lock.unlock()
+        guard !wasClosed else { return }
+        shutdown(reading, Int32(SHUT_RDWR))
+        writer.async { [writing] in _ = Glibc.close(writing) }
+    }
+}

@@ -1,0 +1,177 @@
+import CPlatform
+import Dispatch
+import Foundation
+import MicroappCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One `microapp feature-host` process: the protocol socket (its standard input), pipes for its standard output
+/// and error (never the host's own), and a private 0700 folder holding the copy of the library it maps and its
+/// scratch folder. The folder is removed once the child ended.
+final class IsolatedChild: Sendable {
+    let channel: FeatureChannel
+    let process: FeatureProcess
+    let folder: String
+    private let outputs: [Int32]
+    /// Lines of stderr kept for the stop report.
+    static let tailLength = 20
+
+    private init(channel: FeatureChannel, process: FeatureProcess, folder: String, outputs: [Int32]) {
+        self.channel = channel
+        self.process = process
+        self.folder = folder
+        self.outputs = outputs
+    }
+
+    /// Copies `library` into a new private folder and starts `executable feature-host` on it: forked from `zygote`
+    /// when there is one (about a millisecond), else a process of its own. Blocks: call it off the main actor.
+    static func spawn(library: String, executable: String, zygote: Zygote?) throws(SystemCallError) -> IsolatedChild {
+        var template = Array((NSTemporaryDirectory() + "/microapp-feature-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw SystemCallError(call: "mkdtemp", errno: errno) }
+        let folder = String(cString: made)
+        let copy = folder + "/" + (library as NSString).lastPathComponent
+        let scratch = folder + "/scratch"
+        var socket: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
+        do throws(SystemCallError) {
+            // The child maps this copy, never the file a build may replace.
+            do {
+                try FileManager.default.copyItem(atPath: library, toPath: copy)
+                try FileManager.default.createDirectory(
+                    atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            } catch {
+                let missing = !FileManager.default.fileExists(atPath: library)
+                throw SystemCallError(call: "copy \(library)", errno: missing ? ENOENT : EIO)
+            }
+            try SystemCall.status("socketpair") {
+                socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socket)
+            }
+            try SystemCall.run("pipe2") { microapp_pipe_cloexec(&output) }
+            try SystemCall.run("pipe2") { microapp_pipe_cloexec(&errors) }
+            let arguments = ["feature-host", "--library", copy, "--scratch", scratch]
+            let process: FeatureProcess =
+                if let zygote {
+                    .forked(try zygote.fork(arguments, input: socket[1], output: output[1], error: errors[1]))
+                } else {
+                    .spawned(
+                        try ChildProcess(
+                            [executable] + arguments, environment: ChildLaunch.environment(backtrace: "enable=no"),
+                            directory: scratch, input: .descriptor(socket[1]), output: .descriptor(output[1]),
+                            error: .descriptor(errors[1])))
+                }
+            [socket[1], output[1], errors[1]].forEach { _ = close($0) }
+            return IsolatedChild(
+                channel: FeatureChannel(descriptor: socket[0]), process: process, folder: folder,
+                outputs: [output[0], errors[0]])
+        } catch {
+            (socket + output + errors).filter { $0 >= 0 }.forEach { _ = close($0) }
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+    }
+
+    /// Hands each line the child prints to `line` on the main actor (`isError` for stderr), escape sequences removed.
+    func output(_ line: @escaping @MainActor (String, Bool) -> Void) {
+        for (index, descriptor) in outputs.enumerated() {
+            let thread = Thread { [tail] in
+                Self.readLines(descriptor) { text in
+                    if index == 1 { tail.append(text) }
+                    DispatchQueue.main.async { MainActor.assumeIsolated { line(text, index == 1) } }
+                }
+                if index == 1 { tail.close() }
+            }
+            thread.start()
+        }
+    }
+
+    /// Calls `ended` on the main actor once the child ended, with the last lines it wrote to stderr.
+    func exit(_ ended: @escaping @MainActor (ChildProcess.Termination, [String]) -> Void) {
+        let thread = Thread { [self] in
+            let termination = process.wait()
+            channel.close()
+            // Its last words come through the pipe after its end; a grandchild holding the pipe is not waited for.
+            let lines = tail.lines(waiting: .now() + 1)
+            try? FileManager.default.removeItem(atPath: folder)
+            DispatchQueue.main.async { MainActor.assumeIsolated { ended(termination, lines) } }
+        }
+        thread.start()
+    }
+
+    /// Kills the child (its end is reported through `exit`).
+    func kill() { process.signal(SIGKILL) }
+
+    /// A child process either way it was started.
+    enum FeatureProcess: Sendable {
+        /// Started afresh with posix_spawn.
+        case spawned(ChildProcess)
+        /// Forked from the zygote.
+        case forked(ZygoteChild)
+
+        func signal(_ number: Int32) {
+            switch self {
+            case .spawned(let process): process.signal(number)
+            case .forked(let child): child.signal(number)
+            }
+        }
+
+        /// Waits for its end; call once, on a thread of its own.
+        func wait() -> ChildProcess.Termination {
+            switch self {
+            case .spawned(let process): process.wait().termination
+            case .forked(let child): child.wait()
+            }
+        }
+    }
+
+    private let tail = StderrTail()
+
+    private static func readLines(_ descriptor: Int32, _ deliver: (String) -> Void) {
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            pending.append(contentsOf: chunk[..<count])
+            while let newline = pending.firstIndex(of: 0x0A) {
+                deliver(
+                    String(decoding: pending[..<newline].prefix(FeatureWire.maximumLine), as: UTF8.self)
+                        .withoutEscapeSequences)
+                pending.removeSubrange(...newline)
+            }
+            if pending.count > FeatureWire.maximumLine {
+                deliver(String(decoding: pending.prefix(FeatureWire.maximumLine), as: UTF8.self).withoutEscapeSequences)
+                pending.removeAll()
+            }
+        }
+        if !pending.isEmpty { deliver(String(decoding: pending, as: UTF8.self).withoutEscapeSequences) }
+        _ = close(descriptor)
+    }
+}
+
+/// The last lines a child wrote to stderr, kept by its reader thread for the stop report.
+private final class StderrTail: @unchecked Sendable {
+    private var kept: [String] = []
+    private let lock = NSLock()
+    private let closed = DispatchSemaphore(value: 0)
+
+    func append(_ line: String) {
+        lock.lock()
+        kept.append(line)
+        if kept.count > IsolatedChild.tailLength { kept.removeFirst() }
+        lock.unlock()
+    }
+
+    func close() { closed.signal() }
+
+    /// The lines, once the pipe closed or at `deadline`.
+    func lines(waiting deadline: DispatchTime) -> [String] {
+        _ = closed.wait(timeout: deadline)
+        lock.lock()
+        defer { lock.unlock() }
+        return kept
+    }
+}

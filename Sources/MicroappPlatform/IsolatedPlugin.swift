@@ -1,0 +1,144 @@
+import Dispatch
+import Foundation
+import MicroappCore
+import MicroappSDK
+
+/// A plugin library run in its own sandboxed child (`--isolation process`): the host never maps it. Its manifest is
+/// the one the child registered, decoded with `ManifestCoding`'s bounds like any other.
+public struct IsolatedPlugin: LoadedPlugin {
+    /// The library as the host found it.
+    public let path: String
+    /// What the child's registration of it says.
+    public let manifest: FeatureManifest
+    private let factory: IsolatedFeature
+
+    /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
+    /// `timeout`; a library the child cannot load or register is refused with the child's reason.
+    @MainActor
+    public static func launch(
+        _ library: String, executable: String = FeatureHostLaunch.executable, log: IsolationLog,
+        timeout: Duration = .seconds(10)
+    ) async -> Result<IsolatedPlugin, Diagnostic> {
+        let remote: RemoteFeature
+        do {
+            let zygote = log.zygote
+            let child = try await BlockingWork.run { () throws(SystemCallError) in
+                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote)
+            }
+            remote = IsolatedFeature.remote(library, child: child, log: log)
+        } catch {
+            return .failure(
+                Diagnostic(
+                    .loadFailed, subject: library, reason: "its feature host could not start (\(error))",
+                    fix: "check that \(executable) runs and the temporary folder is writable"))
+        }
+        let welcome = await withCheckedContinuation { continuation in
+            remote.welcomed = { continuation.resume(returning: $0) }
+            let (seconds, attoseconds) = timeout.components
+            DispatchQueue.main.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+                MainActor.assumeIsolated {
+                    guard let welcomed = remote.welcomed else { return }
+                    remote.welcomed = nil
+                    welcomed(
+                        .failure(
+                            Diagnostic(
+                                .probeHung, subject: library,
+                                reason: "its feature host did not register it within \(seconds) s",
+                                fix: "run `microapp probe \(library)` to see where it hangs")))
+                }
+            }
+        }
+        switch welcome {
+        case .success(let manifest):
+            let factory = IsolatedFeature(library: library, executable: executable, log: log, first: remote)
+            return .success(IsolatedPlugin(path: library, manifest: manifest, factory: factory))
+        case .failure(let problem):
+            remote.stop()
+            return .failure(problem)
+        }
+    }
+
+    /// Ends the child that answered the handshake, for a plugin that will not run (`--only`, a duplicate).
+    @MainActor
+    public func stop() { factory.stopUnstarted() }
+
+    /// The factory that starts the feature in the child (a new child for each later start: Restart, a swap).
+    @MainActor
+    public func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
+}
+
+/// What the isolated features of one run share: where their printed lines go (set once the runtime exists; lines
+/// before that are kept), and the zygote that forks their children, if one could be started.
+@MainActor
+public final class IsolationLog {
+    private var sink: ((String, String) -> Void)?
+    private var early: [(String, String)] = []
+    /// The template process children are forked from; nil when each child is a process start of its own.
+    public let zygote: Zygote?
+
+    /// A log with no sink yet, forking children from `zygote` when given.
+    public init(zygote: Zygote? = nil) { self.zygote = zygote }
+
+    /// Sends every line (feature id, line) to `sink` from now on, the early ones first.
+    public func connect(_ sink: @escaping (String, String) -> Void) {
+        self.sink = sink
+        early.forEach(sink)
+        early = []
+    }
+
+    func write(feature: String, _ line: String) {
+        if let sink { sink(feature, line) } else if early.count < 200 { early.append((feature, line)) }
+    }
+}
+
+/// How the host starts `microapp feature-host`: this executable, with its internal marker.
+public enum FeatureHostLaunch {
+    /// This process's executable.
+    public static var executable: String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
+}
+
+/// Starts an isolated feature: the child that answered the handshake first, a new child on every later start.
+@MainActor
+final class IsolatedFeature: FeatureFactory {
+    let origin: String
+    private let library: String
+    private let executable: String
+    private let log: IsolationLog
+    private var first: RemoteFeature?
+
+    init(library: String, executable: String, log: IsolationLog, first: RemoteFeature) {
+        self.library = library
+        self.executable = executable
+        self.log = log
+        self.first = first
+        origin = library
+    }
+
+    static func remote(_ library: String, child: IsolatedChild, log: IsolationLog) -> RemoteFeature {
+        let remote = RemoteFeature(library: library, child: child)
+        remote.log = { [weak remote] line in
+            log.write(feature: remote?.manifest?.id ?? (library as NSString).lastPathComponent, line)
+        }
+        return remote
+    }
+
+    /// Ends the first child if no feature was started in it.
+    func stopUnstarted() {
+        first?.stop()
+        first = nil
+    }
+
+    func start(in environment: FeatureEnvironment) throws -> StartedFeature {
+        let remote: RemoteFeature
+        if let first {
+            remote = first
+            self.first = nil
+        } else {
+            // A restart: a fork of the zygote blocks for about a millisecond, a copy of the library a little more.
+            let child = try IsolatedChild.spawn(library: library, executable: executable, zygote: log.zygote)
+            remote = Self.remote(library, child: child, log: log)
+        }
+        remote.begin(in: environment)
+        return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))
+    }
+}

@@ -1,0 +1,359 @@
+import Dispatch
+import Foundation
+import MicroappCore
+import MicroappSDK
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The host's side of one isolated feature's child: its Root as the runtime sees it (screens are the last the child
+/// sent; actions go down the socket), the services it provides, and the checks every message passes before use.
+/// A child that breaks the protocol is killed and reported as `feature-protocol`; one that ends is reported with its
+/// status and last stderr lines. Nothing here runs plugin code.
+@MainActor
+public final class RemoteFeature: SettlingRoot {
+    /// Where the feature's stages are.
+    enum Phase { case handshake, welcomed, started, ended }
+
+    /// The library as the host found it (messages name it, not the private copy).
+    let library: String
+    private let child: IsolatedChild
+    private(set) var manifest: FeatureManifest?
+    private var phase = Phase.handshake
+    private var environment: FeatureEnvironment?
+    private var outbound: [FeatureMessage] = []
+    private var screens: [Location: Screen] = [:]
+    private var asked: Set<Location> = []
+    private var pending = 0
+    private var lastSnapshot: Data?
+    private var grants: [String: StateBytes] = [:]
+    private var observations: [Observation] = []
+    private let calls = ServiceCalls()
+    private var answering = 0
+    private var budget = MessageBudget()
+    private var violation: String?
+    /// Called once with the manifest (or why there is none) when the handshake ends.
+    var welcomed: ((Result<FeatureManifest, Diagnostic>) -> Void)?
+    /// Where the feature's printed lines go (a `log` notice each).
+    var log: (String) -> Void = { _ in }
+
+    /// The most service calls of the child the host answers at once.
+    static let maximumAnswering = 64
+
+    init(library: String, child: IsolatedChild) {
+        self.library = library
+        self.child = child
+        child.channel.start(
+            receive: { [weak self] in self?.receive($0) }, ended: { [weak self] in self?.channelEnded($0) })
+        child.output { [weak self] line, isError in self?.printed(line, isError: isError) }
+        child.exit { [weak self] termination, tail in self?.exited(termination, stderrTail: tail) }
+        child.channel.send(.hello(version: FeatureWire.version))
+        Self.running[ObjectIdentifier(self)] = self
+    }
+
+    // MARK: Starting
+
+    /// Starts the feature in `environment` once the child has registered its library: state values it is granted
+    /// and the services the host answers go down with `start`.
+    func begin(in environment: FeatureEnvironment) {
+        self.environment = environment
+        var values: [String: Data] = [:]
+        var writable: [String] = []
+        var services: [String] = []
+        for requirement in environment.manifest.requirements {
+            switch requirement.kind {
+            case .service:
+                if environment.dependencies.value(for: requirement) is ErasedService {
+                    services.append(requirement.key)
+                }
+            case .state:
+                guard let grant = StateBytes(requirement, in: environment.dependencies) else { continue }
+                grants[requirement.key] = grant
+                values[requirement.key] = grant.current
+                if grant.writable { writable.append(requirement.key) }
+                observations.append(
+                    grant.observe { [weak self] bytes in
+                        self?.deliver(.stateChanged(key: requirement.key, value: bytes))
+                    })
+            }
+        }
+        outbound.insert(.start(state: values, writable: writable, services: services), at: 0)
+        flush()
+    }
+
+    /// The services of the manifest's `provides`, each a call down to the child.
+    func providedServices(_ manifest: FeatureManifest) -> [String: ErasedService] {
+        Dictionary(
+            manifest.provides.map { provision in
+                let key = provision.key
+                return (
+                    key,
+                    ErasedService { [weak self] request in
+                        guard let self else { throw ServiceError(code: "unavailable", message: "\(key) stopped") }
+                        return try await self.call(key, request)
+                    }
+                )
+            }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func call(_ key: String, _ request: Data) async throws -> Data {
+        try await calls.call(key, request) { deliverNow($0) }
+    }
+
+    /// Sends `message` now if the feature has started, else once it has.
+    private func deliver(_ message: FeatureMessage) {
+        outbound.append(message)
+        flush()
+    }
+
+    private func deliverNow(_ message: FeatureMessage) -> Bool {
+        guard phase == .started || phase == .welcomed, environment != nil else { return false }
+        flush()
+        return child.channel.send(message)
+    }
+
+    private func flush() {
+        guard phase == .welcomed || phase == .started, environment != nil else { return }
+        if phase == .welcomed { phase = .started }
+        let messages = outbound
+        outbound = []
+        for message in messages { child.channel.send(message) }
+    }
+
+    /// Ends the child (a refused handshake, the app quitting).
+    func stop() { child.kill() }
+
+    /// The features whose children are running.
+    private static var running: [ObjectIdentifier: RemoteFeature] = [:]
+
+    /// Ends every isolated feature's child and removes its private folder (the app is quitting).
+    public static func stopAll() {
+        for feature in running.values {
+            feature.phase = .ended
+            feature.child.kill()
+            try? FileManager.default.removeItem(atPath: feature.child.folder)
+        }
+        running = [:]
+    }
+
+    // MARK: Root
+
+    /// The last screen the child sent for `location`; a loading screen until the first arrives (it is asked for).
+    public func screen(at location: Location) -> Screen {
+        if let screen = screens[location] { return screen }
+        if phase == .ended {
+            // Not a loading screen: nothing will come, and a script must not wait for it.
+            let name = manifest?.displayName ?? library
+            return Screen(
+                title: name, content: [],
+                state: .error(ErrorPanel(title: "\(name) stopped", message: "Its process ended.", actions: [])))
+        }
+        if !asked.contains(location) {
+            request(.screen(location), about: location)
+        }
+        return Self.waiting(manifest?.displayName ?? library, "Starting…")
+    }
+
+    /// Tells the child; its answer (the screen there) comes later.
+    public func willShow(_ location: Location) { request(.willShow(location), about: location) }
+
+    /// Sends the action; the child answers with the new screen.
+    public func handle(_ action: Action, at location: Location) {
+        guard let action = WireAction(action) else { return }
+        request(.action(action, at: location), about: location)
+    }
+
+    /// The child's last snapshot (it sends one whenever it changed).
+    public func snapshot() -> Data? { lastSnapshot }
+
+    /// Sends the snapshot down; the child takes it back before its next answer.
+    public func restore(from snapshot: Data) throws { deliver(.restore(snapshot)) }
+
+    /// Why the app waits for this feature: a request in flight.
+    public var unsettledReason: String? {
+        guard phase != .ended, pending > 0 else { return nil }
+        return "\(manifest?.displayName ?? library) is answering (\(pending) request(s) in flight)"
+    }
+
+    private func request(_ message: FeatureMessage, about location: Location) {
+        guard phase != .ended else { return }
+        asked.insert(location)
+        pending += 1
+        deliver(message)
+    }
+
+    private static func waiting(_ name: String, _ what: String) -> Screen {
+        Screen(title: name, content: [], state: .loading("\(name): \(what)"))
+    }
+
+    // MARK: Messages from the child
+
+    private func receive(_ message: FeatureMessage) {
+        guard phase != .ended, violation == nil else { return }
+        guard message.isFromChild else { return cutOff("a host message (\(message.name)) from the child") }
+        guard budget.allow(isLog: message.isLog) else {
+            return cutOff("more than \(MessageBudget.messages) messages or \(MessageBudget.logs) log lines at once")
+        }
+        switch message {
+        case .welcome(let version, let json):
+            guard phase == .handshake else { return cutOff("a second welcome") }
+            guard version == FeatureWire.version else {
+                return cutOff("protocol version \(version), the host speaks \(FeatureWire.version)")
+            }
+            do throws(ManifestError) {
+                let manifest = try ManifestCoding.decode(json)
+                self.manifest = manifest
+                phase = .welcomed
+                welcomed?(.success(manifest))
+                welcomed = nil
+                flush()
+            } catch {
+                cutOff("a manifest the host refuses: \(error.reason)")
+            }
+        case .refused(let reason):
+            guard phase == .handshake else { return cutOff("a refusal after the handshake") }
+            welcomed?(
+                .failure(
+                    Diagnostic(
+                        .loadFailed, subject: library, reason: reason.withoutEscapeSequences,
+                        fix: "fix the library and rebuild it")))
+            welcomed = nil
+        case .started: break
+        case .startFailed(let reason): log("failed to start: \(reason.withoutEscapeSequences)")
+        case .screenUpdate(let location, let screen):
+            guard asked.contains(location) else {
+                return cutOff("a screen for \(location.url), which the host did not ask for")
+            }
+            screens[location] = screen
+            environment?.invalidate()
+        case .done:
+            guard pending > 0 else { return cutOff("an answer to no request") }
+            pending -= 1
+            if pending == 0 { environment?.invalidate() }
+        case .navigate(let step):
+            guard let navigation = environment?.navigation else { return }
+            switch step {
+            case .push(let url): navigation.push(url)
+            case .pop: navigation.pop()
+            case .popToRoot: navigation.popToRoot()
+            case .open(let url): navigation.open(url)
+            }
+        case .stateWrite(let key, let value):
+            guard let grant = grants[key], grant.set(value) else {
+                return cutOff("a write of '\(key)', which it may only read")
+            }
+        case .snapshot(let snapshot): lastSnapshot = snapshot
+        case .restored(let failure): if let failure { log("restore failed: \(failure.withoutEscapeSequences)") }
+        case .log(let line): log(line.withoutEscapeSequences)
+        case .serviceCall(let id, let key, let request): answer(id: id, key: key, request: request)
+        case .serviceReply(let id, let response, let error):
+            guard calls.deliver(id: id, response: response, error: error) else {
+                return cutOff("a reply to call \(id), which the host never made")
+            }
+        default: break
+        }
+    }
+
+    private func answer(id: UInt64, key: String, request: Data) {
+        guard let environment,
+            let requirement = environment.manifest.requirements.first(where: { $0.key == key && $0.kind == .service })
+        else { return cutOff("a call of '\(key)', which it did not declare") }
+        guard answering < Self.maximumAnswering else {
+            return cutOff("more than \(Self.maximumAnswering) service calls at once")
+        }
+        answering += 1
+        let service = environment.dependencies.value(for: requirement) as? ErasedService
+        ServiceCalls.answer(id: id, key: key, request: request, with: service) { [weak self] reply in
+            guard let self else { return }
+            self.answering -= 1
+            _ = self.deliverNow(reply)
+        }
+    }
+
+    private func printed(_ line: String, isError: Bool) {
+        guard phase != .ended else { return }
+        if !budget.allow(isLog: true) {
+            return cutOff("more than \(MessageBudget.logs) printed lines at once")
+        }
+        log(line)
+    }
+
+    /// Kills the child for breaking the protocol; its end is reported as `feature-protocol`.
+    private func cutOff(_ what: String) {
+        guard violation == nil else { return }
+        violation = what
+        if phase == .handshake {
+            welcomed?(
+                .failure(
+                    Diagnostic(
+                        .loadFailed, subject: library, reason: "its child sent \(what)",
+                        fix: "fix the library and rebuild it")))
+            welcomed = nil
+        }
+        child.kill()
+    }
+
+    private func channelEnded(_ end: FeatureChannel.End) {
+        if case .violation(let what) = end { cutOff(what) }
+        child.kill()
+    }
+
+    private func exited(_ termination: ChildProcess.Termination, stderrTail: [String]) {
+        let wasStarted = phase == .started
+        Self.running[ObjectIdentifier(self)] = nil
+        guard phase != .ended else { return }
+        phase = .ended
+        calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) stopped"))
+        observations = []
+        if let welcomed {
+            self.welcomed = nil
+            let last = stderrTail.last.map { ": \($0)" } ?? ""
+            welcomed(
+                .failure(
+                    Diagnostic(
+                        .badManifest, subject: library,
+                        reason: "its feature host ended before the handshake (\(termination))\(last)",
+                        fix: "run `microapp probe \(library)` to see it fail")))
+        }
+        guard wasStarted || environment != nil else { return }
+        let cause: FeatureStop.Cause =
+            if let violation { .protocolViolation(violation) } else {
+                switch termination {
+                case .exited(let status): .exited(status: status)
+                case .signalled(SIGKILL): .killed(signal: SIGKILL)
+                case .signalled(let signal): .crashed(signal: signal)
+                case .timedOut: .killed(signal: SIGKILL)
+                }
+            }
+        environment?.stopped(FeatureStop(library: library, cause: cause, stderrTail: stderrTail))
+        environment?.invalidate()
+    }
+}
+
+extension FeatureMessage {
+    /// The message's kind, for protocol errors.
+    var name: String { String(String(describing: self).prefix { $0 != "(" }) }
+
+    var isLog: Bool { if case .log = self { true } else { false } }
+}
+
+/// How many messages and log lines a child may send in a burst: each bucket refills at its rate per second.
+struct MessageBudget {
+    static let messages = 4000
+    static let logs = 1000
+    private var messageTokens = Double(messages)
+    private var logTokens = Double(logs)
+    private var last = ContinuousClock.now
+
+    mutating func allow(isLog: Bool) -> Bool {
+        let now = ContinuousClock.now
+        let elapsed = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
+        last = now
+        messageTokens = min(Double(Self.messages), messageTokens + elapsed * Double(Self.messages) / 2)
+        logTokens = min(Double(Self.logs), logTokens + elapsed * Double(Self.logs) / 2)
+        messageTokens -= 1
+        if isLog { logTokens -= 1 }
+        return messageTokens >= 0 && logTokens >= 0
+    }
+}

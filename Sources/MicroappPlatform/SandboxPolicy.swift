@@ -1,0 +1,135 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What an isolated feature's process may do once it has applied `Sandbox.apply`: read beneath `readPaths`, write
+/// beneath `writePaths`, use the network or not, and how much memory, CPU time, file size and descriptors it gets.
+public struct SandboxPolicy: Sendable, Equatable {
+    /// Paths it may read and map as code beneath (folders whole, files alone); each must exist.
+    public var readPaths: [String]
+    /// Paths it may read, write, create in and remove from (its scratch folder, `/dev/null`); each must exist.
+    public var writePaths: [String]
+    /// Whether TCP/UDP sockets are allowed (the `network` capability). Unix sockets never are.
+    public var network: Bool
+    /// Private writable memory in bytes (heap, anonymous mappings, thread stacks: RLIMIT_DATA).
+    public var memoryLimit: UInt64
+    /// All mappings in bytes, shared ones too (RLIMIT_AS).
+    public var addressSpaceLimit: UInt64
+    /// CPU time in seconds before the kernel ends the process (RLIMIT_CPU): a backstop, not the host's watchdog.
+    public var cpuSeconds: UInt64
+    /// The largest file it may write, in bytes (RLIMIT_FSIZE; a write past it fails with EFBIG).
+    public var fileSizeLimit: UInt64
+    /// How many descriptors it may hold open (RLIMIT_NOFILE).
+    public var openFilesLimit: UInt64
+    /// Whether a mechanism the kernel lacks (Landlock, seccomp) is skipped instead of failing (`--allow-unsandboxed`).
+    public var bestEffort: Bool
+
+    /// 1 GiB of private writable memory.
+    public static let defaultMemoryLimit: UInt64 = 1 << 30
+    /// 16 GiB of address space: the Swift runtime reserves far more than it uses (malloc arenas, thread stacks).
+    public static let defaultAddressSpaceLimit: UInt64 = 16 << 30
+    /// One hour of CPU time.
+    public static let defaultCPUSeconds: UInt64 = 3600
+
+    /// Creates a policy; limits default to the ones a feature gets.
+    public init(
+        readPaths: [String], writePaths: [String], network: Bool = false,
+        memoryLimit: UInt64 = defaultMemoryLimit, addressSpaceLimit: UInt64 = defaultAddressSpaceLimit,
+        cpuSeconds: UInt64 = defaultCPUSeconds, fileSizeLimit: UInt64 = 1 << 30, openFilesLimit: UInt64 = 1024,
+        bestEffort: Bool = false
+    ) {
+        self.readPaths = readPaths
+        self.writePaths = writePaths
+        self.network = network
+        self.memoryLimit = memoryLimit
+        self.addressSpaceLimit = addressSpaceLimit
+        self.cpuSeconds = cpuSeconds
+        self.fileSizeLimit = fileSizeLimit
+        self.openFilesLimit = openFilesLimit
+        self.bestEffort = bestEffort
+    }
+
+    /// The policy of one isolated feature, computed in the process that will apply it: read the `library` (its
+    /// private copy) and what this process's runtime maps (`runtimeReadPaths`), write beneath `scratch` only, and
+    /// the network only when granted. Paths that do not exist on this machine are left out.
+    public static func feature(library: String, scratch: String, network: Bool) -> SandboxPolicy {
+        let maps = procText("/proc/self/maps")
+        var reads = [library] + runtimeReadPaths(maps: maps)
+        if network { reads += networkReadPaths }
+        return SandboxPolicy(
+            readPaths: existing(unique(reads)), writePaths: existing([scratch, "/dev/null"]), network: network)
+    }
+
+    /// What a process of this runtime reads after start: system libraries and data, the toolchain's runtime
+    /// folder (the folder of each mapped `libswift*`, `libFoundation*`, `libdispatch`, `libBlocksRuntime`), and
+    /// each other file `maps` (the text of `/proc/self/maps`) shows mapped — the executable, the SDK — alone, never
+    /// its folder (the build folder holds every other plugin and the host's data).
+    public static func runtimeReadPaths(maps: String) -> [String] {
+        var runtimeFolders: [String] = []
+        var files: [String] = []
+        for line in maps.split(separator: "\n") {
+            // address perms offset dev inode path: the path is the sixth field and may hold spaces.
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6 else { continue }
+            let path = fields[5].trimmingCharacters(in: .whitespaces)
+            guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { continue }
+            if systemFolders.contains(where: { path.hasPrefix($0 + "/") }) { continue }
+            let name = (path as NSString).lastPathComponent
+            if runtimeLibraryPrefixes.contains(where: name.hasPrefix) {
+                runtimeFolders.append((path as NSString).deletingLastPathComponent)
+            } else {
+                files.append(path)
+            }
+        }
+        return unique(systemFolders + systemFiles + runtimeFolders + files)
+    }
+
+    /// System libraries, the dynamic linker's cache, time zones, CPU counts, `/proc` and randomness. Not `/etc`
+    /// (passwd, host keys), not `/home`.
+    ///
+    /// `/proc` whole, because Dispatch's worker monitor reads `/proc/<thread id>/stat` of threads that do not exist
+    /// yet when the sandbox is applied, and traps when it cannot (Swift concurrency then dies within a second). What
+    /// that opens is what any local user sees with `ps` (command lines, states): Landlock's ptrace scoping, with
+    /// every capability dropped, denies the entries that need ptrace access — another process's `environ`, `maps`,
+    /// `mem`, `fd`, `cwd`, `root` — and writing is not allowed anywhere beneath `/proc`.
+    static let systemFolders = ["/usr/lib", "/usr/lib64", "/lib", "/lib64"]
+    static let systemFiles = [
+        "/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/sys/devices/system/cpu", "/proc",
+        "/dev/urandom", "/dev/random", "/dev/zero",
+    ]
+    /// Name lookup and TLS: read only with the network capability.
+    static let networkReadPaths = [
+        "/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/services",
+        "/etc/protocols", "/etc/ssl", "/etc/ca-certificates", "/usr/share/ca-certificates",
+    ]
+    static let runtimeLibraryPrefixes = [
+        "libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation",
+    ]
+
+    /// A `/proc` file read to its end: its size says 0, so Foundation's readers (which trust the size) see nothing.
+    static func procText(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func unique(_ paths: [String]) -> [String] {
+        var seen = Set<String>()
+        return paths.filter { seen.insert($0).inserted }
+    }
+
+    private static func existing(_ paths: [String]) -> [String] {
+        paths.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+}

@@ -1,0 +1,201 @@
+// A hostile program for the sandbox tests: applies the sandbox described by its options (the same C code the host
+// uses, compiled in), then makes each attempt named after `--` and prints one line per attempt: `<attempt> ok` or
+// `<attempt> <ERRNO NAME>`. Attempts are harmless when they succeed (signal 0, PTRACE_TRACEME, reads).
+//   sandbox-attacks [--read PATH]... [--write PATH]... [--network] [--memory BYTES] [--no-sandbox] -- ATTEMPT...
+// Attempts: read:PATH write:PATH tcp:PORT unix:PATH socketpair fork exec:PATH ptrace vm-read kill-parent
+// kill-self kill-group raise-limit tiocsti i386 alloc:BYTES thread clone3 io_uring unshare
+#define _GNU_SOURCE
+#include "sandbox.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void result(const char *attempt, int outcome) {
+    if (outcome == 0) {
+        printf("%s ok\n", attempt);
+    } else {
+        const char *name = strerrorname_np(outcome);
+        printf("%s %s\n", attempt, name ? name : "unknown");
+    }
+    fflush(stdout);
+}
+
+static int error_of(long value) { return value < 0 ? errno : 0; }
+
+static int attempt_read(const char *path) {
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) return errno;
+    char byte;
+    int outcome = read(descriptor, &byte, 1) < 0 ? errno : 0;
+    close(descriptor);
+    return outcome;
+}
+
+static int attempt_write(const char *path) {
+    int descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (descriptor < 0) return errno;
+    int outcome = write(descriptor, "x", 1) == 1 ? 0 : errno;
+    close(descriptor);
+    return outcome;
+}
+
+static int attempt_tcp(int port) {
+    int descriptor = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (descriptor < 0) return errno;
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int outcome = connect(descriptor, (struct sockaddr *)&address, sizeof address) == 0 ? 0 : errno;
+    close(descriptor);
+    return outcome;
+}
+
+static int attempt_unix(const char *path) {
+    int descriptor = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (descriptor < 0) return errno;
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    strncpy(address.sun_path, path, sizeof address.sun_path - 1);
+    int outcome = connect(descriptor, (struct sockaddr *)&address, sizeof address) == 0 ? 0 : errno;
+    close(descriptor);
+    return outcome;
+}
+
+static int attempt_fork(void) {
+    pid_t child = fork();
+    if (child < 0) return errno;
+    if (child == 0) _exit(0);
+    waitpid(child, NULL, 0);
+    return 0;
+}
+
+static int attempt_exec(const char *path) {
+    // vfork is denied too, so exec in this process: on success /bin/true ends it, and the line never comes.
+    char *const arguments[] = {(char *)path, NULL};
+    execv(path, arguments);
+    return errno;
+}
+
+static void *thread_body(void *argument) { return argument; }
+
+static int attempt_thread(void) {
+    pthread_t thread;
+    int outcome = pthread_create(&thread, NULL, thread_body, NULL);
+    if (outcome != 0) return outcome;
+    return pthread_join(thread, NULL);
+}
+
+static int attempt_alloc(size_t bytes) {
+    char *memory = malloc(bytes);
+    if (memory == NULL) return ENOMEM;
+    memset(memory, 1, bytes);
+    free(memory);
+    return 0;
+}
+
+static int attempt_vm_read(void) {
+    char buffer[8];
+    struct iovec local = {buffer, sizeof buffer}, remote = {(void *)&attempt_vm_read, sizeof buffer};
+    return error_of(process_vm_readv(getppid(), &local, 1, &remote, 1, 0));
+}
+
+// x86_64 only: a call through i386's table (int 0x80; getpid is 20 there), which a filter reading x86_64 numbers
+// would misjudge.
+static int attempt_i386(void) {
+#if defined(__x86_64__)
+    long result = 20;
+    __asm__ volatile("int $0x80" : "+a"(result) : : "memory");
+    return result < 0 ? (int)-result : 0;
+#else
+    return ENOTSUP;
+#endif
+}
+
+static int attempt(const char *name) {
+    if (strncmp(name, "read:", 5) == 0) return attempt_read(name + 5);
+    if (strncmp(name, "write:", 6) == 0) return attempt_write(name + 6);
+    if (strncmp(name, "tcp:", 4) == 0) return attempt_tcp(atoi(name + 4));
+    if (strncmp(name, "unix:", 5) == 0) return attempt_unix(name + 5);
+    if (strncmp(name, "exec:", 5) == 0) return attempt_exec(name + 5);
+    if (strncmp(name, "alloc:", 6) == 0) return attempt_alloc((size_t)strtoull(name + 6, NULL, 10));
+    if (strcmp(name, "socketpair") == 0) {
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return errno;
+        close(pair[0]);
+        close(pair[1]);
+        return 0;
+    }
+    if (strcmp(name, "fork") == 0) return attempt_fork();
+    if (strcmp(name, "ptrace") == 0) return error_of(ptrace(PTRACE_TRACEME, 0, NULL, NULL));
+    if (strcmp(name, "vm-read") == 0) return attempt_vm_read();
+    if (strcmp(name, "kill-parent") == 0) return error_of(kill(getppid(), 0));
+    if (strcmp(name, "kill-group") == 0) return error_of(kill(0, 0));
+    if (strcmp(name, "kill-self") == 0) return error_of(kill(getpid(), 0));
+    if (strcmp(name, "thread") == 0) return attempt_thread();
+    if (strcmp(name, "clone3") == 0) return error_of(syscall(SYS_clone3, NULL, 0));
+    if (strcmp(name, "io_uring") == 0) return error_of(syscall(SYS_io_uring_setup, 1, NULL));
+    if (strcmp(name, "i386") == 0) return attempt_i386();
+    if (strcmp(name, "tiocsti") == 0) return error_of(ioctl(0, TIOCSTI, "x"));
+    if (strcmp(name, "raise-limit") == 0) {
+        struct rlimit limit;
+        if (getrlimit(RLIMIT_DATA, &limit) != 0) return errno;
+        limit.rlim_cur = limit.rlim_max;
+        return error_of(setrlimit(RLIMIT_DATA, &limit));
+    }
+    if (strcmp(name, "unshare") == 0) return error_of(unshare(CLONE_NEWUSER));
+    return EINVAL;
+}
+
+int main(int count, char **arguments) {
+    const char *reads[64], *writes[16];
+    struct microapp_sandbox_policy policy = {.read_paths = reads, .write_paths = writes, .cpu_seconds = 60};
+    int sandbox = 1, index = 1;
+    for (; index < count && strcmp(arguments[index], "--") != 0; index++) {
+        if (strcmp(arguments[index], "--read") == 0 && index + 1 < count && policy.read_count < 64) {
+            reads[policy.read_count++] = arguments[++index];
+        } else if (strcmp(arguments[index], "--write") == 0 && index + 1 < count && policy.write_count < 16) {
+            writes[policy.write_count++] = arguments[++index];
+        } else if (strcmp(arguments[index], "--memory") == 0 && index + 1 < count) {
+            policy.memory_limit = strtoull(arguments[++index], NULL, 10);
+        } else if (strcmp(arguments[index], "--network") == 0) {
+            policy.allow_network = 1;
+        } else if (strcmp(arguments[index], "--no-sandbox") == 0) {
+            sandbox = 0;
+        } else {
+            fprintf(stderr, "unknown option %s\n", arguments[index]);
+            return 64;
+        }
+    }
+    if (sandbox) {
+        struct microapp_sandbox_report report;
+        struct timespec start, end;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        int applied = microapp_sandbox_apply(&policy, &report);
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        if (applied != 0) {
+            printf("sandbox failed step %d %s %s\n", report.step, strerrorname_np(report.error_number),
+                   report.path ? report.path : "");
+            return 1;
+        }
+        long micros = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
+        printf("sandbox applied %u landlock %d in %ld us\n", report.applied, report.landlock_abi, micros);
+    }
+    for (index++; index < count; index++) result(arguments[index], attempt(arguments[index]));
+    return 0;
+}
