@@ -20,12 +20,14 @@ public final class AppRuntime: AppDriver {
         public var stopLimit: StopLimit
         /// Time on the host's clock since the run began: when stops happened (a test drives it by hand).
         public var uptime: @Sendable () -> Duration
+        /// Where each feature runs, by id, for the frame's `isolation`.
+        public var isolation: [String: Isolation]
 
         /// Creates options.
         public init(
             name: String = "Microapps", home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [],
             foreign: ForeignRoutes? = nil, stopLimit: StopLimit = StopLimit(),
-            uptime: (@Sendable () -> Duration)? = nil
+            uptime: (@Sendable () -> Duration)? = nil, isolation: [String: Isolation] = [:]
         ) {
             self.name = name
             self.home = home
@@ -35,6 +37,7 @@ public final class AppRuntime: AppDriver {
             self.stopLimit = stopLimit
             let began = ContinuousClock.now
             self.uptime = uptime ?? { ContinuousClock.now - began }
+            self.isolation = isolation
         }
     }
 
@@ -142,6 +145,7 @@ public final class AppRuntime: AppDriver {
         frame.mode = options.mode
         frame.mocks = options.mocks
         frame.depth = max(0, router.stack.count - 1)
+        frame.isolation = options.isolation[frame.feature]
         return frame
     }
 

@@ -24,14 +24,18 @@ public struct Resolution: Sendable {
     public var disabled: [String: Diagnostic]
     /// The verdict on each requirement of each feature, by feature id, in manifest order.
     public var requirements: [String: [RequirementStatus]] = [:]
+    /// What does not stop a feature but should be looked at (a capability granted beyond the policy).
+    public var warnings: [Diagnostic] = []
 }
 
 /// Checks a whole plugin set against the host's container before anything starts: duplicate ids, route
 /// conflicts, missing or mistyped requirements, wrong access, duplicate providers and cycles. Reports all problems
 /// at once and keeps every feature that is sound.
 public enum DependencyResolver {
-    /// Resolves `candidates` (in load order) against what the host offers.
-    public static func resolve(_ candidates: [Candidate], hostOffers: [String: Offer]) -> Resolution {
+    /// Resolves `candidates` (in load order) against what the host offers, under the host's `rules`.
+    public static func resolve(
+        _ candidates: [Candidate], hostOffers: [String: Offer], rules: ResolutionRules = ResolutionRules()
+    ) -> Resolution {
         var problems: [Diagnostic] = []
         var disabled: [String: Diagnostic] = [:]
         func disable(_ id: String, _ diagnostic: Diagnostic) {
@@ -40,9 +44,13 @@ public enum DependencyResolver {
         }
 
         let features = uniqueFeatures(candidates, problems: &problems)
-        checkRoutes(features, disable: disable)
-        checkSignIn(features, disable: disable)
-        checkOwners(features, disable: disable)
+        let review = rules.capabilities.review(features.map(\.manifest))
+        for (id, problem) in review.refused.sorted(by: { $0.key < $1.key }) { disable(id, problem) }
+        // A feature refused for its capabilities claims no routes, sign-in or state from the others.
+        let admitted = features.filter { review.refused[$0.manifest.id] == nil }
+        checkRoutes(admitted, disable: disable)
+        checkSignIn(admitted, owner: rules.signInFeature, disable: disable)
+        checkOwners(admitted, owners: rules.stateOwners, disable: disable)
         let offers = collectOffers(features, hostOffers: hostOffers, disable: disable)
 
         // Requirements against offers; a provider that is itself disabled is reported in the fixpoint below.
@@ -88,7 +96,7 @@ public enum DependencyResolver {
             startOrder: startOrder(sound, offers: offers), problems: problems, disabled: disabled,
             requirements: requirementStatuses(
                 features, offers: offers, cycleEdges: Set(cycles.joined().map { [$0.feature, $0.key] }),
-                disabled: disabled))
+                disabled: disabled), warnings: review.warnings)
     }
 
     /// The first feature with an id wins; later ones are refused, naming both files.

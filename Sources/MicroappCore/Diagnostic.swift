@@ -7,6 +7,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case unsafePermissions = "unsafe-permissions"
         case lockMismatch = "lock-mismatch"
         case lockMissing = "lock-missing"
+        case untrustedFile = "untrusted-file"
         case probeCrashed = "probe-crashed"
         case probeHung = "probe-hung"
         case probeFailed = "probe-failed"
@@ -30,6 +31,8 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case cycle = "dependency-cycle"
         case providerDisabled = "provider-disabled"
         case startFailed = "start-failed"
+        case unknownCapability = "unknown-capability"
+        case capabilityNotAllowed = "capability-not-allowed"
     }
 
     /// The kind of problem.

@@ -26,6 +26,8 @@ public struct Frame: Codable, Sendable, Equatable {
     public var depth: Int
     /// The app's tab bar: the running features' top-level entry points, empty while signed out.
     public var tabs: [Tab]
+    /// Where the feature on screen runs (`process` or `none`); nil on the host's own screens and in previews.
+    public var isolation: Isolation?
 
     /// One tab of the tab bar. Its JSON form is `{"id":"tab.characters","title":…,"route":…,"selected":…}`.
     public struct Tab: Codable, Sendable, Equatable {
@@ -59,7 +61,7 @@ public struct Frame: Codable, Sendable, Equatable {
 
     // `modeDetail` is for the header only: JSON lines carry the mode as data.
     private enum CodingKeys: String, CodingKey {
-        case feature, featureName, version, route, screen, account, mode, mocks, depth, tabs
+        case feature, featureName, version, route, screen, account, mode, mocks, depth, tabs, isolation
     }
 
     /// Creates a frame.

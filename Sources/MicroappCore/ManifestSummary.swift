@@ -34,6 +34,8 @@ public struct ManifestSummary: Codable, Sendable, Equatable {
     public var provides: [Provision]
     /// Whether it ships mocks for every requirement.
     public var hasMocks: Bool
+    /// What it declares it does beyond its requirements (`network`, `files:scratch`).
+    public var capabilities: [Capability]
 
     /// Summarizes `manifest`.
     public init(_ manifest: FeatureManifest) {
@@ -47,5 +49,6 @@ public struct ManifestSummary: Codable, Sendable, Equatable {
         }
         provides = manifest.provides
         hasMocks = manifest.hasMocks
+        capabilities = manifest.capabilities
     }
 }

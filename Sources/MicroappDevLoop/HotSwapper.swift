@@ -10,7 +10,7 @@ import MicroappSDK
 /// Takes a new build of a running feature's library and swaps it in: copy to a unique path (never over a loaded
 /// file), probe the copy in a child process (one started ahead of time and waiting for it), load it, then
 /// `AppRuntime.swap` between two events. A build that fails any step never replaces the running version; the reason
-/// is posted as an `error` notice.
+/// is posted as an `error` notice. In a folder with a `plugins.lock`, a build the lock does not pin is refused.
 @MainActor
 public final class HotSwapper {
     /// The app whose features are swapped.
@@ -83,6 +83,9 @@ public final class HotSwapper {
         case .success(let made): copy = made
         case .failure(let problem): return refuse(problem, feature: id)
         }
+        // A locked folder pins its libraries' bytes: a build the lock does not pin is not run (checked on the copy, so
+        // the bytes checked are the bytes loaded).
+        if let problem = PluginLock.swapProblem(for: path, copy: copy) { return refuse(problem, feature: id) }
         if let probe {
             let waiting = standby
             let verdict = await BlockingWork.run { probe.verdict(for: copy, using: waiting) }

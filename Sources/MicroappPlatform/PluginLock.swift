@@ -11,6 +11,8 @@ public struct PluginLock: Codable, Sendable, Equatable {
         public var feature: String
         /// Hex SHA-256 of the file.
         public var sha256: String
+        /// Where the library runs under `--isolation auto` (`"process"` or `"none"`); absent: as its folder decides.
+        public var isolation: Isolation?
     }
 
     /// The file name of the lock in a plugin folder.
@@ -20,13 +22,43 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// Locked libraries by file name (`libAuth.so`).
     public var libraries: [String: Entry]
 
-    /// A lock of `images` (their files as they are now).
-    public init(images: [PluginImage]) throws {
+    /// A lock of `images` (their files as they are now), each with `isolation`, else the setting its entry has in
+    /// `previous` (the lock being replaced).
+    public init(images: [PluginImage], isolation: Isolation? = nil, keeping previous: PluginLock? = nil) throws {
         libraries = [:]
         for image in images {
             let name = (image.path as NSString).lastPathComponent
-            libraries[name] = Entry(feature: image.manifest.id, sha256: try Self.digest(of: image.path))
+            libraries[name] = Entry(
+                feature: image.manifest.id, sha256: try Self.digest(of: image.path),
+                isolation: isolation ?? previous?.libraries[name]?.isolation)
         }
+    }
+
+    /// Why the lock in `folder` is not believed (it or the folder could be written by someone else), nil when it is
+    /// or there is none: such a lock is ignored, and its libraries count as not pinned.
+    public static func distrust(in folder: String) -> (weakness: String, warning: Diagnostic)? {
+        FileTrust.distrust(
+            (folder as NSString).appendingPathComponent(fileName), what: fileName,
+            ignoring: "its libraries are not checked against it, and run isolated under --isolation auto",
+            ownerFix: "remove it and lock the folder again as yourself: `microapp lock \(folder)`")
+    }
+
+    /// Why a new build of the library at `path`, copied to `copy`, may not be swapped in: its folder has a trusted
+    /// lock that does not pin the copy's bytes (or a lock that cannot be read); nil when nothing stands in the way.
+    /// An ignored lock pins nothing, as at start-up, where it was reported.
+    public static func swapProblem(for path: String, copy: String) -> Diagnostic? {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard distrust(in: folder) == nil else { return nil }
+        do {
+            return try load(in: folder)?.problem(with: path, bytesAt: copy)
+        } catch {
+            return error
+        }
+    }
+
+    /// What this lock says about the library at `path` once it matched: pinned, with its entry's isolation.
+    public func pin(of path: String) -> LibraryTrust.Lock {
+        .pinned(setting: libraries[(path as NSString).lastPathComponent]?.isolation)
     }
 
     /// The lock in `folder`, nil when there is none; throws when it exists but cannot be read.
@@ -50,8 +82,9 @@ public struct PluginLock: Codable, Sendable, Equatable {
             to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent(Self.fileName)), options: .atomic)
     }
 
-    /// Why the library at `path` may not be loaded under this lock, or nil if it matches.
-    public func problem(with path: String) -> Diagnostic? {
+    /// Why the library at `path` may not be loaded under this lock, or nil if it matches; the bytes checked are those
+    /// at `bytes` when given (the private copy of a new build about to be swapped in).
+    public func problem(with path: String, bytesAt bytes: String? = nil) -> Diagnostic? {
         let name = (path as NSString).lastPathComponent
         let folder = (path as NSString).deletingLastPathComponent
         guard let entry = libraries[name] else {
@@ -61,7 +94,7 @@ public struct PluginLock: Codable, Sendable, Equatable {
         }
         let actual: String
         do {
-            actual = try Self.digest(of: path)
+            actual = try Self.digest(of: bytes ?? path)
         } catch {
             // Fail closed: a library the lock cannot check is not known to be the one locked.
             return Diagnostic(

@@ -12,6 +12,11 @@ public enum PluginSet {
         public var problems: [Diagnostic]
         /// What did not stop a library from loading but should be looked at (a folder whose lock is gone).
         public var warnings: [Diagnostic] = []
+        /// What its folder's lock says about each library that loaded, by path (`absent` when locks were not read).
+        public var locks: [String: LibraryTrust.Lock] = [:]
+
+        /// What its folder's lock says about the library at `path`.
+        public func lock(of path: String) -> LibraryTrust.Lock { locks[path] ?? .absent }
     }
 
     /// The `lib*.so` files in `directories` (sorted, the SDK itself left out).
@@ -66,10 +71,16 @@ public enum PluginSet {
         var report = LoadReport(images: [], problems: [])
         var opened: [OpenedPlugin] = []
         var locks: [String: PluginLock?] = [:]
+        var ignoredLocks: [String: String] = [:]
         for path in paths {
             let folder = (path as NSString).deletingLastPathComponent
             do {
-                if enforcingLocks && locks[folder] == nil {
+                if enforcingLocks && locks[folder] == nil, let distrust = PluginLock.distrust(in: folder) {
+                    // Ignored: its libraries load as if unlocked, counted as not pinned.
+                    report.warnings.append(distrust.warning)
+                    ignoredLocks[folder] = distrust.weakness
+                    locks[folder] = .some(nil)
+                } else if enforcingLocks && locks[folder] == nil {
                     let lock = try PluginLock.load(in: folder)
                     locks[folder] = .some(lock)
                     if let warning = remember(lock, of: folder, in: lockHistory) { report.warnings.append(warning) }
@@ -78,9 +89,14 @@ public enum PluginSet {
                 report.problems.append(error)
                 continue
             }
-            if let lock = locks[folder] ?? nil, let problem = lock.problem(with: path) {
-                report.problems.append(problem)
-                continue
+            if let lock = locks[folder] ?? nil {
+                if let problem = lock.problem(with: path) {
+                    report.problems.append(problem)
+                    continue
+                }
+                report.locks[path] = lock.pin(of: path)
+            } else if let ignored = ignoredLocks[folder] {
+                report.locks[path] = .untrusted(ignored)
             }
             switch screen(path) {
             case .blocked(let problem), .refused(let problem):
@@ -120,10 +136,12 @@ public enum PluginSet {
         }
     }
 
-    /// Resolves loaded images against what `container` offers.
+    /// Resolves loaded images against what `container` offers, under the host's `rules`.
     @MainActor
-    public static func resolve(_ images: [PluginImage], container: Container) -> Resolution {
+    public static func resolve(
+        _ images: [PluginImage], container: Container, rules: ResolutionRules = ResolutionRules()
+    ) -> Resolution {
         DependencyResolver.resolve(
-            images.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers)
+            images.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers, rules: rules)
     }
 }

@@ -32,13 +32,23 @@ public struct ProbeCache: Sendable {
     /// Whether a verdict was recorded since the cache was read: an unchanged cache is not written again (a warm start
     /// would spend milliseconds encoding and replacing the file it just read).
     private var isChanged = false
+    /// Why the cache on disk was not believed (it or its folder could be written by someone else), nil when it was.
+    public let distrust: Diagnostic?
 
     /// The cache at `file` (`$XDG_CACHE_HOME/microapp/probe-cache.json` by default); a missing or unreadable cache
-    /// is an empty one, so the worst case is probing again.
+    /// is an empty one, so the worst case is probing again. So is one that another user, or this user's group,
+    /// could have written: an entry marking a crashing library usable must come from this user's own probe.
     public init(file: String = ProbeCache.defaultFile) {
         self.file = file
+        distrust =
+            FileTrust.distrust(
+                file, what: "the probe cache", ignoring: "every library is probed again",
+                ownerFix: "delete \(file); microapp writes it again")?.warning
         entries =
-            (try? JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: URL(fileURLWithPath: file)))) ?? [:]
+            distrust != nil
+            ? [:]
+            : (try? JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: URL(fileURLWithPath: file))))
+                ?? [:]
     }
 
     /// `$XDG_CACHE_HOME/microapp/probe-cache.json`, or under `~/.cache`.

@@ -101,25 +101,13 @@ enum SharedObjectCheck {
         return nil
     }
 
-    /// Like ssh with keys: code that someone else could have replaced is not loaded. A file or folder writable by
-    /// group or others, or owned by another user than us or root, is refused.
+    /// Code that someone else could have replaced is not loaded (see `FileTrust`).
     private static func ownershipProblem(
         _ path: String, _ info: stat, what: String, file: String? = nil
     ) -> Diagnostic? {
-        let subject = file ?? path
-        let sticky = what == "folder" && info.st_mode & S_ISVTX != 0
-        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
-            return Diagnostic(
-                .unsafePermissions, subject: subject,
-                reason: "its \(what) \(path) is writable by \(info.st_mode & S_IWOTH != 0 ? "everyone" : "its group")",
-                fix: "run `chmod go-w \(path)`")
-        }
-        if info.st_uid != geteuid() && info.st_uid != 0 {
-            return Diagnostic(
-                .unsafePermissions, subject: subject,
-                reason: "its \(what) \(path) belongs to another user (uid \(info.st_uid))",
-                fix: "copy the plugin into a folder you own, or `chown` it to yourself")
-        }
-        return nil
+        guard let weakness = FileTrust.weakness(path, info, what: what) else { return nil }
+        return Diagnostic(
+            .unsafePermissions, subject: file ?? path, reason: weakness.reason,
+            fix: weakness.modeFix ?? "copy the plugin into a folder you own, or `chown` it to yourself")
     }
 }

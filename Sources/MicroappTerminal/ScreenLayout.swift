@@ -190,7 +190,9 @@ struct ScreenLayout {
     }
 
     private func footerLine(frame: Frame, focusedID: String?, columns: Int) -> StyledLine {
-        let route = frame.route.sanitized + " "
+        // Where the feature on screen runs, before its route: `in-process · characters://list`.
+        let place = frame.isolation.map { $0 == .process ? "isolated · " : "in-process · " } ?? ""
+        let route = place + frame.route.sanitized + " "
         let left: Span
         if let addressBar {
             let prompt = " open URL: "

@@ -25,13 +25,22 @@ enum Commands {
     private static let noBuild = Option.flag("--no-build", help: "do not rebuild stale plugin libraries first")
     private static let noProbe = Option.flag(
         "--no-probe", help: "load new libraries without trying them in a child process first (faster, unsafe)")
+    private static let json = Option.flag("--json", help: "one JSON object per line (fields in the README)")
     private static let isolation = Option.value(
         "--isolation", "MODE",
         help: """
             process: each feature runs in a sandboxed child process of its own (a crash or a
-            hostile plugin stops that feature only); none: every feature runs in this process
+            hostile plugin stops that feature only); none: every feature runs in this process;
+            auto (the default): decided per library (libraries from --plugins or not pinned by a
+            trusted plugins.lock isolated, this repository's features in this process; routes and
+            doctor say which and why), though this build still runs every feature in this process
             """)
-    private static let json = Option.flag("--json", help: "one JSON object per line (fields in the README)")
+    private static let allow = Option.repeatable(
+        "--allow", "CAPABILITY",
+        help: """
+            a capability features may declare beyond files:scratch (network); with --strict a
+            feature declaring one not allowed is refused, without it the capability is granted with a warning
+            """)
     private static let settleTimeout = Option.value(
         "--settle-timeout", "SECONDS",
         help: """
@@ -50,8 +59,13 @@ enum Commands {
                     terminal (default on a terminal), text, or json (one JSON event per line on stdin,
                     one JSON frame/notice/error per line on stdout)
                     """),
-            settleTimeout, isolation,
-            .flag("--strict", help: "any plugin problem is fatal (exit 2) instead of skipping that plugin"),
+            settleTimeout, isolation, allow,
+            .flag(
+                "--strict",
+                help: """
+                    any plugin problem is fatal (exit 2) instead of skipping that plugin; a feature declaring a
+                    capability --allow does not name is a problem
+                    """),
             .value(
                 "--data", "DIR",
                 help: """
@@ -121,7 +135,11 @@ enum Commands {
 
     static let doctor = CommandSpec(
         "microapp doctor", summary: "check a plugin folder; exit 2 if anything is wrong",
-        operands: [.repeatable("DIR")], options: [json, noBuild, noProbe],
+        operands: [.repeatable("DIR")],
+        options: [
+            json, noBuild, noProbe, allow,
+            .flag("--strict", help: "a library whose feature declares a capability --allow does not name is refused"),
+        ],
         discussion: """
             Loads every plugin in each DIR (default: the plugins beside this executable), resolves them together,
             and prints one row per library: feature, version, file, verdict and reason. Exit 2 if any is bad.
@@ -159,7 +177,8 @@ enum Commands {
                     library beside this executable
                     """),
             .flag("--no-build", help: "do not build the feature's library first"),
-            noProbe,
+            noProbe, isolation, allow,
+            .flag("--strict", help: "refuse the feature if it declares a capability --allow does not name"),
             .flag(
                 "--watch",
                 help: """
@@ -246,7 +265,16 @@ enum Commands {
 
     static let lock = CommandSpec(
         "microapp lock", summary: "write DIR/plugins.lock (SHA-256 per library); then only those load",
-        operands: [.optional("DIR")], options: [noBuild],
+        operands: [.optional("DIR")],
+        options: [
+            noBuild,
+            .value(
+                "--isolation", "MODE",
+                help: """
+                    write this setting (process or none) into every library's entry: where it runs
+                    under --isolation auto (without it, entries keep the setting they had)
+                    """),
+        ],
         discussion: """
             Writes DIR/plugins.lock (default: the folder of this executable) with the SHA-256 of each library in
             DIR. While it exists, a library in DIR that is not in it or does not match is refused; run

@@ -16,6 +16,8 @@ struct FeatureLibrary {
     let others: [String: String]
     /// The start-up build's failure, when it was built first and that failed (the library built before loaded).
     var buildFailure: Notice?
+    /// Where the feature runs and why (`--isolation`, where the library was found, its folder's lock).
+    var placement: FeaturePlacement
 
     /// The Swift type name of the feature (`CharactersFeature`), for messages.
     var typeName: String { String(describing: feature) }
@@ -59,9 +61,11 @@ struct FeatureLibrary {
             throw UsageError(leftOver.message, fix: leftOver.fix)
         }
         let files = explicit + beside
+        let choice = try RunPolicy.isolationChoice(arguments)
         let image: PluginImage
+        let report: PluginSet.LoadReport
         if let file = files.first(where: { wanted.contains(stem(of: $0).lowercased()) }) {
-            let report = await PluginSet.loadOffActor([file], screening: nil).report
+            report = await PluginSet.loadOffActor([file], screening: nil).report
             guard let loaded = report.images.first else {
                 return .failure(
                     report.problems.first
@@ -70,7 +74,7 @@ struct FeatureLibrary {
             image = loaded
         } else {
             // No file by that name: the name may be a feature id or display name that differs from the file's.
-            let report = await PluginSet.loadOffActor(files, screening: nil).report
+            report = await PluginSet.loadOffActor(files, screening: nil).report
             let matching = report.images.first {
                 $0.manifest.id.lowercased() == name.lowercased()
                     || $0.manifest.displayName.lowercased() == name.lowercased()
@@ -90,7 +94,12 @@ struct FeatureLibrary {
             others[other.lowercased()] = others[other.lowercased()] ?? other
         }
         buildFailure?.feature = image.manifest.id
-        return .success(FeatureLibrary(image: image, feature: feature, others: others, buildFailure: buildFailure))
+        let trust = LibraryTrust(origin: locations.origin(of: image.path), lock: report.lock(of: image.path))
+        let placement = FeaturePlacement(
+            plugin: image, decision: IsolationDecision.decide(choice, for: trust), running: .inProcess)
+        return .success(
+            FeatureLibrary(
+                image: image, feature: feature, others: others, buildFailure: buildFailure, placement: placement))
     }
 
     /// The feature folders in the repository's Plugins/ (those with a Sources folder), sorted.

@@ -24,6 +24,8 @@ enum GraphCommand {
         var version: Int
         var provides: [String]
         var requirements: [Edge]
+        /// What the feature declares beyond its requirements (`network`, `files:scratch`).
+        var capabilities: [String]
     }
 
     @MainActor
@@ -56,7 +58,8 @@ enum GraphCommand {
             }
             return Node(
                 feature: image.manifest.id, version: image.manifest.version,
-                provides: image.manifest.provides.map(\.key), requirements: edges)
+                provides: image.manifest.provides.map(\.key), requirements: edges,
+                capabilities: image.manifest.capabilities.map(\.rawValue))
         }
     }
 
@@ -64,7 +67,8 @@ enum GraphCommand {
         var lines: [String] = []
         for node in nodes {
             let provides = node.provides.isEmpty ? "" : "  (provides \(node.provides.joined(separator: ", ")))"
-            lines.append("\(node.feature) v\(node.version)\(provides)")
+            let may = node.capabilities.isEmpty ? "" : "  [may: \(node.capabilities.joined(separator: ", "))]"
+            lines.append("\(node.feature) v\(node.version)\(provides)\(may)")
             for (index, edge) in node.requirements.enumerated() {
                 let branch = index == node.requirements.count - 1 ? "└─" : "├─"
                 let source = edge.provider.map { "← \($0)" } ?? "← nobody"

@@ -23,6 +23,12 @@ public struct HostConfiguration: Sendable {
     /// Opens the container of the app's services for `use`, given the command line (`--data`, say); blocking work
     /// in it runs off the main actor.
     public var services: @MainActor @Sendable (ServicesUse, Arguments) async throws -> Container
+    /// The feature that owns each piece of shared state (`["session": "auth"]`): another feature claiming it
+    /// read-write is refused, naming the owner, and the owner runs; a key not named here refuses every claimant.
+    public var stateOwners: [String: String] = [:]
+    /// The feature whose sign-in route the app uses (`auth`): another feature declaring one is refused; nil refuses
+    /// every sign-in route when there are two.
+    public var signInFeature: String?
 
     /// Describes an app: its name, home route, sign-in fallback and how its services are opened.
     public init(

@@ -12,16 +12,25 @@ enum InspectCommands {
         var requiresSession: Bool
         var isSignIn: Bool
         var running: Bool
+        /// Where the feature runs: `process` or `none`.
+        var isolation: Isolation
+        /// Why there (`from the plugin folder /opt/extra`).
+        var isolationReason: String
+        /// What the feature declares it does beyond its requirements.
+        var capabilities: [String]
     }
 
     @MainActor
     static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let set = try await LoadedPluginSet.load(arguments, host: host)
         let rows = set.images.flatMap { image in
-            image.manifest.routes.map {
+            let placement = set.placement(of: image)
+            return image.manifest.routes.map {
                 RouteRow(
                     pattern: $0.pattern, feature: image.manifest.id, requiresSession: $0.requiresSession,
-                    isSignIn: $0.isSignIn, running: set.resolution.startOrder.contains(image.manifest.id))
+                    isSignIn: $0.isSignIn, running: set.resolution.startOrder.contains(image.manifest.id),
+                    isolation: placement.decision.mode, isolationReason: placement.why,
+                    capabilities: image.manifest.capabilities.map(\.rawValue))
             }
         }
         if arguments.flag("--json") {
@@ -39,6 +48,17 @@ enum InspectCommands {
                     row.pattern.padding(toLength: width, withPad: " ", startingAt: 0)
                         + row.feature.padding(toLength: 13, withPad: " ", startingAt: 0) + guards)
             }
+            Console.out("")
+            Console.out("FEATURE      ISOLATION   CAPABILITIES   WHY")
+            for placement in set.placements {
+                let manifest = placement.plugin.manifest
+                let capabilities = manifest.capabilities.map(\.rawValue).joined(separator: ",")
+                Console.out(
+                    manifest.id.sanitized.padding(toLength: 13, withPad: " ", startingAt: 0)
+                        + placement.decision.mode.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+                        + (capabilities.isEmpty ? "-" : capabilities).sanitized.padding(
+                            toLength: 15, withPad: " ", startingAt: 0) + placement.why.sanitized)
+            }
             Console.report(set.problems)
         }
         return .ok
@@ -53,6 +73,11 @@ enum InspectCommands {
         var code: String?
         var reason: String?
         var fix: String?
+        /// Where the feature runs (`process` or `none`) and why; absent for a library that did not load.
+        var isolation: Isolation?
+        var isolationReason: String?
+        /// What the feature declares it does beyond its requirements; absent for a library that did not load.
+        var capabilities: [String]?
     }
 
     @MainActor
@@ -63,10 +88,12 @@ enum InspectCommands {
             let problem =
                 set.resolution.disabled[image.manifest.id]
                 ?? set.problems.first { $0.subject == image.path }
+            let placement = set.placement(of: image)
             return DoctorRow(
                 feature: image.manifest.id, version: image.manifest.version, file: image.path,
                 verdict: problem == nil ? "ok" : "refused", code: problem?.code.rawValue, reason: problem?.reason,
-                fix: problem?.fix)
+                fix: problem?.fix, isolation: placement.decision.mode, isolationReason: placement.why,
+                capabilities: image.manifest.capabilities.map(\.rawValue))
         }
         let loadedPaths = Set(set.images.map(\.path))
         for problem in set.problems where !loadedPaths.contains(problem.subject) && problem.subject.hasSuffix(".so") {
@@ -84,6 +111,12 @@ enum InspectCommands {
                     (row.feature ?? "-").padding(toLength: 14, withPad: " ", startingAt: 0)
                         + (row.version.map { "v\($0)" } ?? "-").padding(toLength: 9, withPad: " ", startingAt: 0)
                         + row.verdict.padding(toLength: 9, withPad: " ", startingAt: 0) + row.file.sanitized)
+                if let mode = row.isolation, let why = row.isolationReason {
+                    let capabilities =
+                        row.capabilities.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "none"
+                    Console.out(
+                        "    isolation \(mode.rawValue) (\(why.sanitized)); capabilities: \(capabilities.sanitized)")
+                }
                 if let reason = row.reason, let fix = row.fix {
                     Console.out("    \(reason.sanitized)\n    to fix: \(fix.sanitized)")
                 }

@@ -11,9 +11,10 @@ enum KeysCommand {
     struct Row: Codable, Equatable {
         /// The key's string id, as features declare it (`auth.sign-in`, `session`).
         var key: String
-        /// `service` or `state`.
+        /// `service`, `state` or `capability`.
         var kind: String
-        /// `service` (called with read access), `read-only` or `read-write` (the most a feature may get).
+        /// `service` (called with read access), `read-only` or `read-write` (the most a feature may get), or
+        /// `capability` (declared in the manifest's `capabilities`, not required).
         var access: String
         /// The type name requirements must match (`Service<Credentials, Session>`, `Optional<Session>`).
         var type: String
@@ -60,7 +61,14 @@ enum KeysCommand {
                     provider: image.manifest.id, summary: provision.summary, usedBy: users(of: provision.key))
             }
         }
-        return (hosted + provided).sorted { ($0.key, $0.provider) < ($1.key, $1.provider) }
+        // What the host can grant beyond keys: a feature asks for a capability in its manifest's `capabilities`.
+        let capabilities = CapabilityPolicy.known.map { capability in
+            Row(
+                key: capability.rawValue, kind: "capability", access: "capability", type: "Capability",
+                provider: "host", summary: CapabilityPolicy.summaries[capability],
+                usedBy: set.images.filter { $0.manifest.capabilities.contains(capability) }.map(\.manifest.id).sorted())
+        }
+        return (hosted + provided + capabilities).sorted { ($0.key, $0.provider) < ($1.key, $1.provider) }
     }
 
     private static func row(

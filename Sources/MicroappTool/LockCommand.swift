@@ -18,8 +18,19 @@ enum LockCommand {
             throw UsageError(
                 "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
         }
+        var setting: Isolation?
+        if let text = arguments.value("--isolation") {
+            guard let chosen = Isolation(rawValue: text) else {
+                throw UsageError(
+                    "--isolation \(text) is not a setting of a lock entry",
+                    fix: "write --isolation process or --isolation none (auto is what an entry without it does)")
+            }
+            setting = chosen
+        }
+        // Entries keep the isolation they had, unless --isolation sets it; a lock that cannot be read keeps none.
+        let previous = try? PluginLock.load(in: folder)
         do {
-            try PluginLock(images: report.images).write(in: folder)
+            try PluginLock(images: report.images, isolation: setting, keeping: previous ?? nil).write(in: folder)
         } catch {
             Console.err(
                 Problem(

@@ -21,6 +21,13 @@ struct LoadedPluginSet {
     let leftOver: LeftOverLibraries?
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
     var buildFailure: Notice?
+    /// Where each feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
+    var isolation: [String: IsolationDecision] = [:]
+
+    /// Where the feature of the library at `path` runs and why.
+    func isolation(of path: String) -> IsolationDecision {
+        isolation[path] ?? IsolationDecision(.inProcess, reason: "not decided")
+    }
 
     /// Finds, screens and loads the plugins the command line names, and resolves them against the container
     /// `host` opens for `services` (`.live` for `run`, `.inspection` for the commands that only describe).
@@ -45,13 +52,17 @@ struct LoadedPluginSet {
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
         // New or changed libraries are loaded in a child process first (verdicts are cached); probes, hashes and
         // dlopen run off the main actor.
-        if try Isolation.chosen(by: arguments) == .process {
-            return try await loadIsolated(arguments, paths: paths, host: host, services: services, leftOver: leftOver)
+        let choice = try RunPolicy.isolationChoice(arguments)
+        let rules = try RunPolicy.rules(arguments, host: host)
+        if choice == .process {
+            return try await loadIsolated(
+                arguments, paths: paths, host: host, services: services, leftOver: leftOver, rules: rules)
         }
         let (report, screening) = await PluginSet.loadOffActor(
             paths, lockHistory: LockHistory(), screening: arguments.flag("--no-probe") ? nil : PluginScreening())
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
-        if services == .inspection { Console.warn(report.warnings) }
+        let loadWarnings = report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
+        if services == .inspection { Console.warn(loadWarnings) }
         var images = report.images
         let only = arguments.values("--only")
         if !only.isEmpty {
@@ -64,18 +75,20 @@ struct LoadedPluginSet {
             images = images.filter { only.contains($0.manifest.id) }
         }
         let container = try await openServices(host, services, arguments)
-        let resolution = PluginSet.resolve(images, container: container)
+        let resolution = PluginSet.resolve(images, container: container, rules: rules)
+        if services == .inspection { Console.warn(resolution.warnings) }
         return LoadedPluginSet(
             images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems, warnings: report.warnings, leftOver: leftOver,
-            buildFailure: buildFailure)
+            problems: report.problems + resolution.problems, warnings: loadWarnings + resolution.warnings,
+            leftOver: leftOver, buildFailure: buildFailure,
+            isolation: RunPolicy.decisions(for: images, choice: choice, locks: report.lock(of:), locations: locations))
     }
 
     /// Each library in a feature-host child of its own, started side by side; the host maps none of them.
     @MainActor
     private static func loadIsolated(
         _ arguments: Arguments, paths: [String], host: HostConfiguration, services: HostConfiguration.ServicesUse,
-        leftOver: LeftOverLibraries?
+        leftOver: LeftOverLibraries?, rules: ResolutionRules
     ) async throws(UsageError) -> LoadedPluginSet {
         // One template process forks every feature's child: a fork instead of a process start each. Without it
         // (MICROAPP_ZYGOTE=0, or it cannot start) each child is started afresh.
@@ -114,10 +127,16 @@ struct LoadedPluginSet {
         }
         let container = try await openServices(host, services, arguments)
         let resolution = DependencyResolver.resolve(
-            plugins.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers)
+            plugins.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers, rules: rules)
+        if services == .inspection { Console.warn(resolution.warnings) }
         var set = LoadedPluginSet(
             images: [], container: container, resolution: resolution, problems: problems + resolution.problems,
-            warnings: [], leftOver: leftOver)
+            warnings: resolution.warnings, leftOver: leftOver,
+            isolation: Dictionary(
+                plugins.map {
+                    ($0.path, IsolationDecision.decide(.process, for: LibraryTrust(origin: .repository, lock: .absent)))
+                },
+                uniquingKeysWith: { first, _ in first }))
         set.isolated = plugins
         set.isolationLog = log
         return set
@@ -137,22 +156,5 @@ struct LoadedPluginSet {
                 "the app's services could not be opened: \(error)",
                 fix: "this is a bug in microapp: report it with this message")
         }
-    }
-}
-
-/// How `run` and `solo` start features (`--isolation`): in sandboxed children, or in this process.
-enum Isolation: String {
-    /// Each feature in a child process of its own.
-    case process
-    /// Every feature in this process.
-    case none
-
-    /// The mode `--isolation` names (`none` when absent).
-    static func chosen(by arguments: Arguments) throws(UsageError) -> Isolation {
-        guard let value = arguments.value("--isolation") else { return .none }
-        guard let mode = Isolation(rawValue: value) else {
-            throw UsageError("--isolation \(value): unknown mode", fix: "use --isolation process or --isolation none")
-        }
-        return mode
     }
 }

@@ -27,10 +27,11 @@ enum RunCommand {
         let stateFile = arguments.value("--state-file")
         let libraries = RecordedState.libraries(of: set.images)
         if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
+        let placements = set.placements
         let runtime = AppRuntime(
-            images: set.images + set.isolated as [any LoadedPlugin], resolution: set.resolution,
-            container: set.container,
-            options: AppRuntime.Options(name: host.name, home: arguments.value("--home") ?? host.home))
+            sources: placements.map(\.source), resolution: set.resolution, container: set.container,
+            options: AppRuntime.Options(
+                name: host.name, home: arguments.value("--home") ?? host.home, isolation: set.running))
         set.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }
@@ -51,7 +52,10 @@ enum RunCommand {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? []))
+            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? [])
+                + placements.filter { set.resolution.startOrder.contains($0.plugin.manifest.id) }.compactMap(
+                    \.shortfall)
+        )
         if let leftOver = set.leftOver {
             runtime.announce([
                 Notice(

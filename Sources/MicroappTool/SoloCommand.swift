@@ -33,12 +33,15 @@ enum SoloCommand {
             Console.err("microapp: \(manifest.displayName) cannot run alone until every requirement has a mock")
             return .invalidPluginSet
         }
-        let resolution = PluginSet.resolve([library.image], container: container)
+        let resolution = PluginSet.resolve(
+            [library.image], container: container, rules: try RunPolicy.rules(arguments, host: host))
+        let placement = library.placement
         let runtime = AppRuntime(
-            images: [library.image], resolution: resolution, container: container,
+            sources: [placement.source], resolution: resolution, container: container,
             options: AppRuntime.Options(
                 name: host.name, home: host.home, mode: .solo, mocks: mocks.inUse(choices),
-                foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback)))
+                foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback),
+                isolation: [manifest.id: placement.running]))
         let problems = resolution.problems + runtime.startProblems
         guard problems.isEmpty, !runtime.runningFeatures.isEmpty else {
             Console.report(problems)
@@ -47,7 +50,9 @@ enum SoloCommand {
         }
         runtime.open(arguments.value("--open"))
         // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
-        runtime.announce(library.buildFailure.map { [$0] } ?? [])
+        runtime.announce(
+            (library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.problem.notice)
+                + (placement.shortfall.map { [$0] } ?? []))
         let watch =
             arguments.flag("--watch")
             ? PluginBuilder.watch(

@@ -2,11 +2,11 @@ import Foundation
 import TestScratch
 import Testing
 
-/// The promise of library evolution, tried for real: the plugins `swift test` built against this SDK (1.0) run
-/// in the `microapp` binary next to an SDK 1.1 that gained a stored property at the front of `Screen` (every
+/// The promise of library evolution, tried for real: the plugins `swift test` built against this SDK (1.1) run
+/// in the `microapp` binary next to an SDK 1.2 that gained a stored property at the front of `Screen` (every
 /// other field moves), a new public type and a new method, compiled here with swiftc from a copy of the SDK's
 /// sources. Without library evolution the same change makes an already-built plugin crash on its first screen.
-@Suite("Plugins built against SDK 1.0 keep working with an SDK that grew additively")
+@Suite("Plugins built against SDK 1.1 keep working with an SDK that grew additively")
 struct SDKEvolutionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -14,7 +14,7 @@ struct SDKEvolutionTests {
     /// `microapp` and the plugins `swift test` built, and the SDK they were built against.
     static let built = AppProcess.buildDirectory
 
-    /// Copies the SDK's sources into `folder`, makes the additive 1.1 changes, and builds `libMicroappSDK.so` there.
+    /// Copies the SDK's sources into `folder`, makes the additive 1.2 changes, and builds `libMicroappSDK.so` there.
     static func buildGrownSDK(in folder: URL) async throws -> URL {
         let files = FileManager.default
         let sources = folder.appendingPathComponent("Swift")
@@ -24,7 +24,7 @@ struct SDKEvolutionTests {
         var header = try String(
             contentsOf: repository.appendingPathComponent("Sources/MicroappSDK/ABI/include/microapp.h"), encoding: .utf8
         )
-        header = header.replacingOccurrences(of: "#define MICROAPP_SDK_MINOR 0", with: "#define MICROAPP_SDK_MINOR 1")
+        header = header.replacingOccurrences(of: "#define MICROAPP_SDK_MINOR 1", with: "#define MICROAPP_SDK_MINOR 2")
         try header.write(to: include.appendingPathComponent("microapp.h"), atomically: true, encoding: .utf8)
         try "module CMicroappABI {\n    header \"microapp.h\"\n    export *\n}\n".write(
             to: include.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
@@ -32,6 +32,7 @@ struct SDKEvolutionTests {
         #include "microapp.h"
         __attribute__((visibility("default"))) const char microapp_sdk_1_0[] = "1.0";
         __attribute__((visibility("default"))) const char microapp_sdk_1_1[] = "1.1";
+        __attribute__((visibility("default"))) const char microapp_sdk_1_2[] = "1.2";
         """.write(to: folder.appendingPathComponent("abi.c"), atomically: true, encoding: .utf8)
 
         let screen = sources.appendingPathComponent("Screen.swift")
@@ -41,14 +42,14 @@ struct SDKEvolutionTests {
         text = text.replacingOccurrences(
             of: declaration,
             with: declaration
-                + "    /// Added in 1.1, first: every older field moves.\n    public var footnote: String? = nil\n")
+                + "    /// Added in 1.2, first: every older field moves.\n    public var footnote: String? = nil\n")
         text += """
 
-            /// Added in 1.1.
+            /// Added in 1.2.
             public struct Badge: Sendable { public var label = "new"; public init() {} }
 
             extension Screen {
-                /// Added in 1.1.
+                /// Added in 1.2.
                 public func badged() -> Badge { Badge() }
             }
 
@@ -84,26 +85,26 @@ struct SDKEvolutionTests {
         return executable.path
     }
 
-    @Test("each demo feature draws the same previews and probes ok with SDK 1.1 as with the SDK it was built against")
+    @Test("each demo feature draws the same previews and probes ok with SDK 1.2 as with the SDK it was built against")
     func oldPluginsDrawTheSameWithAGrownSDK() async throws {
         let folder = Scratch.folder("sdk-evolution")
         defer { Scratch.remove(folder.path) }
-        let grown = try await Self.buildGrownSDK(in: folder.appendingPathComponent("sdk-1.1"))
+        let grown = try await Self.buildGrownSDK(in: folder.appendingPathComponent("sdk-1.2"))
         let before = try Self.host(
-            in: folder.appendingPathComponent("host-1.0"), sdk: Self.built.appendingPathComponent("libMicroappSDK.so"))
-        let after = try Self.host(in: folder.appendingPathComponent("host-1.1"), sdk: grown)
-        #expect(try await runToEnd(["--version"], executable: before).out.contains("SDK 1.0"))
-        #expect(try await runToEnd(["--version"], executable: after).out.contains("SDK 1.1"))
+            in: folder.appendingPathComponent("host-1.1"), sdk: Self.built.appendingPathComponent("libMicroappSDK.so"))
+        let after = try Self.host(in: folder.appendingPathComponent("host-1.2"), sdk: grown)
+        #expect(try await runToEnd(["--version"], executable: before).out.contains("SDK 1.1"))
+        #expect(try await runToEnd(["--version"], executable: after).out.contains("SDK 1.2"))
 
         for feature in ["Auth", "Characters", "Search", "Settings"] {
             let plugin = Self.built.appendingPathComponent("lib\(feature).so").path
             let arguments = ["preview", feature, "--plugins", Self.built.path, "--no-build", "--ui", "json"]
             let old = try await runToEnd(arguments, executable: before)
             let new = try await runToEnd(arguments, executable: after)
-            #expect(old.status == 0, "\(feature) with SDK 1.0: \(old.err)")
-            #expect(new.status == 0, "\(feature) with SDK 1.1: \(new.err)")
+            #expect(old.status == 0, "\(feature) with SDK 1.1: \(old.err)")
+            #expect(new.status == 0, "\(feature) with SDK 1.2: \(new.err)")
             #expect(!new.out.isEmpty)
-            #expect(new.out == old.out, "\(feature) draws differently with SDK 1.1")
+            #expect(new.out == old.out, "\(feature) draws differently with SDK 1.2")
             let probed = try await runToEnd(["probe", plugin, "--json"], executable: after)
             #expect(probed.status == 0, "\(feature): \(probed.out) \(probed.err)")
             #expect(probed.out.contains("first screens"), "\(probed.out)")

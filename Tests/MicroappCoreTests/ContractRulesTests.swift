@@ -118,6 +118,60 @@ struct ContractRulesTests {
         }
     }
 
+    @Test("when the host names the session's owner, a second claimant is refused naming the owner, and the owner runs")
+    func namedOwnerKeepsRunning() throws {
+        let key = DependencyKey<Session?>.session(access: .readWrite)
+        let rules = ResolutionRules(stateOwners: ["session": "auth"], signInFeature: "auth")
+        for order in [["auth", "mallory"], ["mallory", "auth"]] {
+            let resolution = DependencyResolver.resolve(
+                order.map { T.candidate($0, requirements: [key.requirement]) },
+                hostOffers: Self.offer(key, access: .readWrite),
+                rules: rules)
+            #expect(resolution.startOrder == ["auth"])
+            let problem = try #require(resolution.disabled["mallory"])
+            #expect(problem.code == .secondOwner)
+            #expect(problem.reason == "mallory claims session read-write, but the host names auth its one owner")
+            #expect(problem.fix.contains("read access"))
+        }
+    }
+
+    @Test("when the host names the sign-in feature, another sign-in route is refused whichever sorts first")
+    func namedSignInKeepsRunning() throws {
+        let routes = { (id: String) in [RouteDeclaration("\(id)://sign-in", isSignIn: true)] }
+        for order in [["auth", "aaa"], ["aaa", "auth"]] {
+            let resolution = DependencyResolver.resolve(
+                order.map { T.candidate($0, routes: routes($0)) }, hostOffers: [:],
+                rules: ResolutionRules(signInFeature: "auth"))
+            #expect(resolution.startOrder == ["auth"])
+            let problem = try #require(resolution.disabled["aaa"])
+            #expect(problem.code == .secondSignIn && problem.reason.contains("auth's"))
+        }
+    }
+
+    @Test("a named owner that is not loaded changes nothing: every claimant is refused")
+    func absentNamedOwner() {
+        let key = DependencyKey<Session?>.session(access: .readWrite)
+        let resolution = DependencyResolver.resolve(
+            ["mallory", "eve"].map { T.candidate($0, requirements: [key.requirement]) },
+            hostOffers: Self.offer(key, access: .readWrite), rules: ResolutionRules(stateOwners: ["session": "auth"]))
+        #expect(resolution.startOrder.isEmpty)
+        #expect(Set(resolution.disabled.keys) == ["mallory", "eve"])
+    }
+
+    @Test(
+        "a feature refused for its capabilities claims nothing: the owner beside it runs, with no second-owner refusal")
+    func capabilityRefusedClaimsNothing() throws {
+        let key = DependencyKey<Session?>.session(access: .readWrite)
+        var spy = T.manifest("spy", requirements: [key.requirement])
+        spy.capabilities = [Capability(rawValue: "camera")]
+        let resolution = DependencyResolver.resolve(
+            [T.candidate("auth", requirements: [key.requirement]), Candidate(manifest: spy, path: "/p/libSpy.so")],
+            hostOffers: Self.offer(key, access: .readWrite))
+        #expect(resolution.startOrder == ["auth"])
+        #expect(resolution.disabled["spy"]?.code == .unknownCapability)
+        #expect(resolution.problems.count == 1)
+    }
+
     @Test("one sign-in route and one owner per key is a sound set")
     func soundSet() {
         let key = DependencyKey<Session?>.session(access: .readWrite)

@@ -113,3 +113,36 @@ struct ManifestCodingTests {
         }
     }
 }
+
+@Suite("Manifest capabilities (SDK 1.1)")
+struct ManifestCapabilityTests {
+    static let base =
+        #"{"id":"a","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false"#
+
+    @Test("a manifest of SDK 1.0, without the field, decodes as declaring no capabilities")
+    func absentIsEmpty() throws {
+        #expect(try ManifestCoding.decode(Self.base + "}").capabilities == [])
+    }
+
+    @Test("a manifest declaring none encodes without the field, as SDK 1.0 did")
+    func noneIsOmitted() throws {
+        let manifest = FeatureManifest(id: "a", version: 1, displayName: "A", routes: [RouteDeclaration("a://x")])
+        #expect(!(try ManifestCoding.encode(manifest)).contains("capabilities"))
+    }
+
+    @Test("capabilities are names in a list, and one the SDK does not know still decodes")
+    func namesRoundTrip() throws {
+        let manifest = try ManifestCoding.decode(Self.base + #","capabilities":["network","files:scratch","camera"]}"#)
+        #expect(manifest.capabilities == [.network, .scratchFiles, Capability(rawValue: "camera")])
+        #expect(try ManifestCoding.encode(manifest).contains(#""capabilities":["network","files:scratch","camera"]"#))
+    }
+
+    @Test("a capability name with spaces, capitals or control characters is refused")
+    func badNameRefused() {
+        for name in ["", "Network", "files: scratch", "net\\u001b[2Jwork"] {
+            #expect(throws: ManifestError.self, "\(name)") {
+                try ManifestCoding.decode(Self.base + #","capabilities":[""# + name + #""]}"#)
+            }
+        }
+    }
+}

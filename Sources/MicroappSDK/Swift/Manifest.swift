@@ -17,6 +17,19 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
     /// The feature's top-level entry point, shown by the host as a tab of a signed-in app; nil for none (a
     /// manifest without the field decodes to nil).
     public var tab: TabDeclaration?
+    /// What the feature does beyond its screens and requirements (`network`, `files:scratch`): the host grants only
+    /// these. A manifest without the field (plugins built before SDK 1.1) declares none.
+    public var capabilities: [Capability] {
+        get { declaredCapabilities ?? [] }
+        set { declaredCapabilities = newValue.isEmpty ? nil : newValue }
+    }
+    // Optional in the JSON, so manifests of SDK 1.0 decode, and those declaring nothing encode as they did.
+    private var declaredCapabilities: [Capability]?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, version, displayName, routes, requirements, provides, hasMocks, tab
+        case declaredCapabilities = "capabilities"
+    }
 
     /// Creates a manifest; requirements and provisions are usually built from the feature's keys.
     public init(
@@ -42,6 +55,19 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
             id: id, version: version, displayName: displayName, routes: routes, requirements: requirements,
             provides: provides, hasMocks: hasMocks)
         self.tab = tab
+    }
+
+    /// Creates a manifest that declares capabilities (SDK 1.1); the initializers above stay for older plugins.
+    public init(
+        id: String, version: Int, displayName: String, routes: [RouteDeclaration],
+        requirements: [Requirement] = [], provides: [Provision] = [], hasMocks: Bool = false,
+        tab: TabDeclaration? = nil,
+        capabilities: [Capability]
+    ) {
+        self.init(
+            id: id, version: version, displayName: displayName, routes: routes, requirements: requirements,
+            provides: provides, hasMocks: hasMocks, tab: tab)
+        self.capabilities = capabilities
     }
 }
 

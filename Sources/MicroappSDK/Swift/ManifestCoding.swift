@@ -109,6 +109,16 @@ public enum ManifestCoding {
         guard !manifest.routes.isEmpty else {
             throw ManifestError(reason: "it declares no routes, so the feature could never be shown")
         }
+        let nameCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-:.")
+        for capability in manifest.capabilities
+        where capability.rawValue.isEmpty || capability.rawValue.count > 64
+            || !capability.rawValue.allSatisfy(nameCharacters.contains)
+        {
+            throw ManifestError(
+                reason:
+                    "capability '\(capability.rawValue.prefix(64))' is not 1 to 64 lowercase letters, digits, '-', ':' and '.'",
+                fix: "declare capabilities with the SDK's constants (`.network`, `.scratchFiles`) and rebuild")
+        }
         if let tab = manifest.tab {
             guard !tab.title.allSatisfy(\.isWhitespace) else {
                 throw ManifestError(reason: "tab.title is empty, so the tab would show nothing")

@@ -3,7 +3,7 @@ import Foundation
 import MicroappTool
 
 /// The composition root: the demo app's name, routes and services, the one place the generic commands learn them.
-let demoHost = HostConfiguration(
+var demoHost = HostConfiguration(
     name: "Microapps", home: DemoContainer.home, signInFallback: "auth://select",
     services: { use, arguments in
         switch use {
@@ -13,5 +13,8 @@ let demoHost = HostConfiguration(
                 dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
         }
     })
+// Auth alone writes the session and signs people in: a library that claims either is refused, and Auth runs on.
+demoHost.stateOwners = ["session": "auth"]
+demoHost.signInFeature = "auth"
 
 exit(await MicroappTool.main(host: demoHost))

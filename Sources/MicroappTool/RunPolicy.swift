@@ -1,0 +1,64 @@
+import Foundation
+import MicroappCore
+import MicroappPlatform
+import MicroappSDK
+
+/// The rules a command runs its plugins under, read once from the command line and the host's configuration:
+/// where each feature runs (`--isolation`), which capabilities it may declare (`--allow`, `--strict`), and which
+/// feature owns the session and sign-in.
+enum RunPolicy {
+    /// `--isolation auto|process|none` (default `auto`).
+    static func isolationChoice(_ arguments: Arguments) throws(UsageError) -> IsolationChoice {
+        guard let text = arguments.value("--isolation") else { return .auto }
+        guard let choice = IsolationChoice(rawValue: text) else {
+            throw UsageError(
+                "--isolation \(text) is not a mode",
+                fix: "write --isolation auto (the default), process (every feature in a process of its own) or none")
+        }
+        return choice
+    }
+
+    /// The resolver's rules: the capability policy of `--allow` (default `files:scratch`) and `--strict`, and the
+    /// owners `host` names.
+    static func rules(_ arguments: Arguments, host: HostConfiguration) throws(UsageError) -> ResolutionRules {
+        var allowed = CapabilityPolicy.defaultAllowed
+        for name in arguments.values("--allow") {
+            let capability = Capability(rawValue: name)
+            guard CapabilityPolicy.known.contains(capability) else {
+                throw UsageError(
+                    "--allow \(name): no capability has that name",
+                    fix: "use one of: \(CapabilityPolicy.known.map(\.rawValue).joined(separator: ", "))")
+            }
+            allowed.insert(capability)
+        }
+        return ResolutionRules(
+            capabilities: CapabilityPolicy(allowed: allowed, strict: arguments.flag("--strict")),
+            stateOwners: host.stateOwners, signInFeature: host.signInFeature)
+    }
+
+    /// Where each image's feature runs, by library path: `choice` applied to where the library was found and what
+    /// its folder's lock says (`locks`, from the load report).
+    static func decisions(
+        for images: [PluginImage], choice: IsolationChoice, locks: (String) -> LibraryTrust.Lock,
+        locations: PluginLocations
+    ) -> [String: IsolationDecision] {
+        var decisions: [String: IsolationDecision] = [:]
+        for image in images {
+            let trust = LibraryTrust(origin: locations.origin(of: image.path), lock: locks(image.path))
+            decisions[image.path] = IsolationDecision.decide(choice, for: trust)
+        }
+        return decisions
+    }
+}
+
+extension PluginLocations {
+    /// Where the library at `path` was found: the repository's build folder, an installed host's own folder, or a
+    /// `--plugins` folder.
+    func origin(of path: String) -> LibraryTrust.Origin {
+        let folder = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent)
+        guard folder.resolvingSymlinksInPath().path == executableDirectory.resolvingSymlinksInPath().path else {
+            return .pluginsFolder(folder.path)
+        }
+        return repository == nil ? .besideHost : .repository
+    }
+}
