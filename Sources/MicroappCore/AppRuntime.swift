@@ -337,9 +337,7 @@ public final class AppRuntime: AppDriver {
         let started = try version.factory.start(in: environment)
         let services = try manifest.provides.map { provision in
             guard let service = started.services[provision.key] else {
-                throw DependencyError(
-                    key: provision.key, reason: "the manifest promises it but provide(_:) did not add it",
-                    fix: "add it in provide(_:) or remove it from the manifest's provides")
+                throw DependencyError.notProvided(provision.key)
             }
             return (provision: provision, service: service)
         }

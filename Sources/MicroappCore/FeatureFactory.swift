@@ -73,3 +73,13 @@ public final class InProcessFeature: FeatureFactory {
         return StartedFeature(root: try type.makeRoot(context), services: provisions.services)
     }
 }
+
+extension DependencyError {
+    /// A service the manifest's `provides` promises that `provide(_:)` did not add: a start failure, in this process
+    /// or in an isolated feature's child.
+    package static func notProvided(_ key: String) -> DependencyError {
+        DependencyError(
+            key: key, reason: "the manifest promises it but provide(_:) did not add it",
+            fix: "add it in provide(_:) or remove it from the manifest's provides")
+    }
+}

@@ -14,6 +14,9 @@ public struct FeatureStop: Sendable, Equatable {
         case hung(request: String, seconds: Int)
         /// It broke the host↔child protocol (garbage, an oversized or unexpected message), so the host cut it off.
         case protocolViolation(String)
+        /// Its `provide(_:)` or `makeRoot(_:)` threw in the child (a manifest that promises what it does not provide,
+        /// a requirement it cannot use), so the host ended it.
+        case startFailed(String)
     }
 
     /// The library the feature came from.
@@ -39,6 +42,7 @@ public struct FeatureStop: Sendable, Equatable {
         case .killed, .outOfMemory: "feature-killed"
         case .hung: "feature-hung"
         case .protocolViolation: "feature-protocol"
+        case .startFailed: "start-failed"
         }
     }
 
@@ -51,6 +55,7 @@ public struct FeatureStop: Sendable, Equatable {
         case .outOfMemory: "it was killed by the kernel for running out of memory (signal 9, SIGKILL)"
         case .hung(let request, let seconds): "it did not answer \(request) within \(seconds) s, so it was stopped"
         case .protocolViolation(let what): "it broke the feature protocol (\(what)), so it was cut off"
+        case .startFailed(let why): "it failed to start: \(why)"
         }
     }
 

@@ -140,6 +140,11 @@ public final class FeatureHostChild {
             invalidate: { [weak self] in self?.scheduleRedraw() })
         do {
             let provisions = try feature.provide(context)
+            // The host hands out a proxy for each service the manifest promises: one the feature did not add is
+            // refused here, as the runtime refuses it in-process, before anyone calls it.
+            if let missing = manifest.provides.first(where: { provisions.services[$0.key] == nil }) {
+                throw DependencyError.notProvided(missing.key)
+            }
             provided = provisions.services
             source.own = provisions.services
             root = try feature.makeRoot(context)

@@ -33,6 +33,8 @@ public final class RemoteFeature: SettlingRoot {
     private var answering = 0
     private var budget = MessageBudget()
     private var violation: String?
+    /// Why the feature refused to start in its child (`provide` or `makeRoot` threw), once it said so.
+    private var startFailure: String?
     /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child.
     private lazy var watchdog = RequestWatchdog(
         deadline: RequestWatchdog.deadline(from: ProcessInfo.processInfo.environment)
@@ -239,7 +241,9 @@ public final class RemoteFeature: SettlingRoot {
                         fix: "fix the library and rebuild it")))
             welcomed = nil
         case .started: break
-        case .startFailed(let reason): log("failed to start: \(reason.withoutEscapeSequences)")
+        case .startFailed(let reason):
+            startFailure = reason.withoutEscapeSequences
+            child.kill()
         case .screenUpdate(let location, let screen):
             guard asked.contains(location) else {
                 return cutOff("a screen for \(location.url), which the host did not ask for")
@@ -330,7 +334,8 @@ public final class RemoteFeature: SettlingRoot {
         if let welcomed {
             self.welcomed = nil
             let last = stderrTail.last.map { ": \($0)" } ?? ""
-            let ending = FeatureStop(library: library, cause: FeatureExit.cause(of: termination)).reason
+            let cause = violation.map(FeatureStop.Cause.protocolViolation) ?? FeatureExit.cause(of: termination)
+            let ending = FeatureStop(library: library, cause: cause).reason
             welcomed(
                 .failure(
                     Diagnostic(
@@ -344,6 +349,8 @@ public final class RemoteFeature: SettlingRoot {
         let cause: FeatureStop.Cause
         if let violation {
             cause = .protocolViolation(violation)
+        } else if let startFailure {
+            cause = .startFailed(startFailure)
         } else if let request = watchdog.expiredRequest {
             let (seconds, attoseconds) = watchdog.deadline.components
             cause = .hung(request: request, seconds: Int(seconds) + (attoseconds > 0 ? 1 : 0))

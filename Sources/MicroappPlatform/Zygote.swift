@@ -102,6 +102,8 @@ public final class Zygote: Sendable {
         guard threads == 1 else {
             return (nil, "the zygote has \(threads) threads; forking it would copy only one of them")
         }
+        // A status pipe whose reader went away must not end the template (and with it every report still owed).
+        signal(SIGPIPE, SIG_IGN)
         var children: [(pid: Int32, pidDescriptor: Int32, status: Int32)] = []
         while true {
             var descriptors = [pollfd(fd: control, events: Int16(POLLIN), revents: 0)]
@@ -136,6 +138,7 @@ public final class Zygote: Sendable {
             }
             let pid = microapp_fork()
             if pid == 0 {
+                signal(SIGPIPE, SIG_DFL)
                 close(control)
                 for child in children {
                     close(child.pidDescriptor)
