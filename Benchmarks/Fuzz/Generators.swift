@@ -140,16 +140,19 @@ struct Generators {
         ] + unicode
 
     /// Any input for the manifest decoder.
-    mutating func manifestInput() -> String {
+    mutating func manifestInput() -> String { jsonInput(seeds: Self.manifestSeeds) }
+
+    /// Random bytes (as the loader would read them from a broken library, invalid UTF-8 repaired), JSON tokens, or
+    /// one of `seeds` mutated a few times: the inputs of a JSON decoder.
+    mutating func jsonInput(seeds: [String]) -> String {
         switch int(0..<100) {
         case 0..<10:
-            // Random bytes, as the loader would read them from a broken library (invalid UTF-8 repaired).
             let bytes = (0..<int(0..<300)).map { _ in UInt8.random(in: 0...255, using: &random) }
             return String(decoding: bytes, as: UTF8.self)
         case 10..<15:
             return text(Self.jsonTokens, count: int(0..<40))
         default:
-            var text = pick(Self.manifestSeeds)
+            var text = pick(seeds)
             for _ in 0..<int(1..<4) { text = manifestMutation(text) }
             return text
         }

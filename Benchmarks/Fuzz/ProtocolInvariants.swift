@@ -56,17 +56,5 @@ extension Generators {
     }()
 
     /// Any frame body for the protocol decoder: random bytes, tokens, or mutated valid messages.
-    mutating func protocolInput() -> String {
-        switch int(0..<100) {
-        case 0..<10:
-            let bytes = (0..<int(0..<300)).map { _ in UInt8.random(in: 0...255, using: &random) }
-            return String(decoding: bytes, as: UTF8.self)
-        case 10..<15:
-            return text(Self.jsonTokens, count: int(0..<40))
-        default:
-            var text = pick(Self.protocolSeeds)
-            for _ in 0..<int(1..<4) { text = manifestMutation(text) }
-            return text
-        }
-    }
+    mutating func protocolInput() -> String { jsonInput(seeds: Self.protocolSeeds) }
 }

@@ -94,6 +94,18 @@ final class AppProcess: Sendable {
         ])
     }
 
+    /// From the sign-in choice, creates Summer Smith's account under `email` and submits it.
+    func signUpAsSummer(_ email: String) throws {
+        try send([
+            ["type": "tap", "id": "sign-up"],
+            ["type": "input", "id": "name", "text": "Summer Smith"],
+            ["type": "input", "id": "email", "text": email],
+            ["type": "input", "id": "password", "text": "shiny-and-new"],
+            ["type": "input", "id": "confirm", "text": "shiny-and-new"],
+            ["type": "tap", "id": "submit"],
+        ])
+    }
+
     /// Closes stdin (EOF ends the run) and waits for the exit code.
     func finish(timeout: Duration = .seconds(15)) async throws -> Int32 {
         try? input.close()

@@ -12,14 +12,7 @@ struct IsolationTests {
             ["run", "--no-supervise", "--ui", "json", "--isolation", "process"],
             environment: ["MICROAPP_TEST_TOKEN": "secret-token-of-the-host"])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
-        try app.send([
-            ["type": "tap", "id": "sign-up"],
-            ["type": "input", "id": "name", "text": "Summer Smith"],
-            ["type": "input", "id": "email", "text": email],
-            ["type": "input", "id": "password", "text": "shiny-and-new"],
-            ["type": "input", "id": "confirm", "text": "shiny-and-new"],
-            ["type": "tap", "id": "submit"],
-        ])
+        try app.signUpAsSummer(email)
         let firstPage = try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 1 of") }
         #expect(firstPage["account"] as? String == email)
 
