@@ -46,6 +46,7 @@ let commands: [Command] = [
     Command(name: "microapp as run, one library re-probed", arguments: microapp, reprobe: true),
     Command(name: "microapp unsupervised, warm cache", arguments: microapp + ["--no-supervise"]),
     Command(name: "microapp unsupervised, no probe", arguments: microapp + ["--no-supervise", "--no-probe"]),
+    Command(name: "microapp as run, every feature isolated", arguments: microapp + ["--isolation", "process"]),
 ]
 for command in commands where !FileManager.default.isExecutableFile(atPath: command.arguments[0]) {
     FileHandle.standardError.write(Data("missing \(command.arguments[0]); run `swift build -c release` first\n".utf8))
