@@ -15,6 +15,24 @@ public struct SwapResult: Sendable, Equatable {
     public var milliseconds: Int
 }
 
+/// A swap checked and registered, not yet made.
+@MainActor
+struct PendingSwap {
+    let running: AppRuntime.RunningFeature
+    let version: AppRuntime.FeatureVersion
+}
+
+/// A swap whose new Root was made and sent the running state (`AppRuntime.startSwap`), not yet in place.
+@MainActor
+public struct StartedSwap {
+    let pending: PendingSwap
+    let prepared: AppRuntime.PreparedRoot
+    /// The new Root, to wait for its answers.
+    public var root: any Root { prepared.root }
+    /// The feature's location on top of the back stack, if it is there: the new Root's first screen to ask for.
+    public let location: Location?
+}
+
 extension AppRuntime {
     /// True when `feature` has an earlier working version to go back to.
     public func canRollBack(_ feature: String) -> Bool { !(previousVersions[feature] ?? []).isEmpty }
@@ -22,14 +40,8 @@ extension AppRuntime {
     /// The version number `feature` runs at now, nil when it does not run.
     public func version(of feature: String) -> Int? { features[feature]?.version.number }
 
-    /// Replaces running feature `id` with the code of `source` between two events: registers it, makes its Root on the
-    /// same container, moves each live Root's state across as bytes (`snapshot()` → `restore(from:)`) and shows the
-    /// screen on top again. Any failure leaves the running version in place and returns why. `started` is when the
-    /// library was ready, for the reported milliseconds.
-    @discardableResult
-    public func swap(
-        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant = .now
-    ) -> Result<SwapResult, Diagnostic> {
+    /// The checks of a swap (the feature runs, its id and routes are kept) and the new version registered.
+    private func prepareSwap(_ id: String, to source: FeatureSource) -> Result<PendingSwap, Diagnostic> {
         guard let running = features[id] else {
             return .failure(
                 Diagnostic(
@@ -58,14 +70,75 @@ extension AppRuntime {
         }
         let number = max(manifest.version, newestVersion(of: id) + 1)
         let version = FeatureVersion(manifest: manifest, factory: factory, number: number)
-        switch replace(running, with: version, started: started) {
-        case .failure(let problem): return .failure(problem)
-        case .success(let result):
-            previousVersions[id, default: []].append(running.version)
-            newestVersions[id] = number
-            post(swapNotice(result, verb: "swapped"))
-            return .success(result)
+        return .success(PendingSwap(running: running, version: version))
+    }
+
+    /// Replaces running feature `id` with the code of `source` between two events: registers it, makes its Root on the
+    /// same container, moves each live Root's state across as bytes (`snapshot()` → `restore(from:)`) and shows the
+    /// screen on top again. Any failure leaves the running version in place and returns why. `started` is when the
+    /// library was ready, for the reported milliseconds.
+    @discardableResult
+    public func swap(
+        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant = .now
+    ) -> Result<SwapResult, Diagnostic> {
+        prepareSwap(id, to: source).flatMap { pending in
+            replace(pending.running, with: pending.version, started: started).map { result in
+                swapped(pending, result)
+            }
         }
+    }
+
+    /// The first half of a swap whose new Root answers later (an isolated feature's child): the new Root made and
+    /// given the running Root's snapshot, nothing in place yet. Wait for it to answer, then `finishSwap` or
+    /// `abandonSwap`; between the two the running version goes on as before.
+    public func startSwap(_ id: String, to source: FeatureSource) -> Result<StartedSwap, Diagnostic> {
+        prepareSwap(id, to: source).flatMap { pending in
+            prepareRoot(of: pending.version).flatMap { prepared in
+                if let snapshot = pending.running.root.snapshot() {
+                    do {
+                        try prepared.root.restore(from: snapshot)
+                    } catch {
+                        (prepared.root as? any SettlingRoot)?.retire()
+                        return .failure(
+                            Diagnostic(
+                                .startFailed, subject: id, reason: "the new version could not take the state: \(error)",
+                                fix: "make restore(from:) tolerate older snapshots; the running version stays"))
+                    }
+                }
+                let location: Location? =
+                    if case .feature(id, let location) = router.top { location } else { nil }
+                return .success(StartedSwap(pending: pending, prepared: prepared, location: location))
+            }
+        }
+    }
+
+    /// Puts the Root of `swap` in place (its state was taken back), ends the running one, and posts the notice.
+    /// `started` is when the library was ready. Fails when the feature changed meanwhile (stopped, swapped again).
+    public func finishSwap(
+        _ swap: StartedSwap, since started: ContinuousClock.Instant
+    ) -> Result<SwapResult, Diagnostic> {
+        let id = swap.pending.version.manifest.id
+        guard let running = features[id], running.start == swap.pending.running.start else {
+            abandonSwap(swap)
+            return .failure(
+                Diagnostic(
+                    .startFailed, subject: id, reason: "it changed while the new version started",
+                    fix: "save again to swap in the newest build"))
+        }
+        let result = install(
+            running, with: swap.pending.version, prepared: swap.prepared, stateKept: true, started: started)
+        return .success(swapped(swap.pending, result))
+    }
+
+    /// Gives up a swap `startSwap` began: its new Root is ended, the running version stays.
+    public func abandonSwap(_ swap: StartedSwap) { (swap.root as? any SettlingRoot)?.retire() }
+
+    private func swapped(_ pending: PendingSwap, _ result: SwapResult) -> SwapResult {
+        let id = pending.version.manifest.id
+        previousVersions[id, default: []].append(pending.running.version)
+        newestVersions[id] = pending.version.number
+        post(swapNotice(result, verb: "swapped"))
+        return result
     }
 
     /// Goes back to the previous working version of `feature` (its image is still loaded) with the current state.
@@ -122,20 +195,29 @@ extension AppRuntime {
                         fix: "its screens started fresh; make restore(from:) tolerate older snapshots", feature: id))
             }
         }
+        return .success(install(running, with: version, prepared: prepared, stateKept: stateKept, started: started))
+    }
+
+    /// Puts `prepared` in place of `running` and ends the running Root's process, if it has one.
+    private func install(
+        _ running: RunningFeature, with version: FeatureVersion, prepared: PreparedRoot, stateKept: Bool,
+        started: ContinuousClock.Instant
+    ) -> SwapResult {
+        let id = running.manifest.id
         publish(prepared)
         let root = prepared.root
         features[id] = RunningFeature(
             manifest: version.manifest, root: root, version: version, start: prepared.start)
         stopped[id] = nil
+        (running.root as? any SettlingRoot)?.retire()
         if case .feature(id, let location) = router.top { root.willShow(location) }
         scheduleUpdate()
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(
             elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        return .success(
-            SwapResult(
-                feature: id, from: running.version.number, to: version.number, stateKept: stateKept,
-                milliseconds: milliseconds))
+        return SwapResult(
+            feature: id, from: running.version.number, to: version.number, stateKept: stateKept,
+            milliseconds: milliseconds)
     }
 
     /// A new Root of `version` (its services not handed out yet), or why it could not be made.

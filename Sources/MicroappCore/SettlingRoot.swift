@@ -6,4 +6,6 @@ import MicroappSDK
 public protocol SettlingRoot: Root {
     /// What the Root still waits for (`Characters is answering an action`), nil when nothing is in flight.
     var unsettledReason: String? { get }
+    /// Ends what runs this Root (its child process) once another version took its place or a swap gave it up.
+    func retire()
 }

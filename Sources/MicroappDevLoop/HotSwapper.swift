@@ -26,6 +26,9 @@ public final class HotSwapper {
     private var copies = 0
     /// A probe process started ahead of the next swap, so a swap does not wait for a process to start.
     private var standby: PluginProbe.Standby?
+    /// Set when the features run isolated (`--isolation process`): a new build then starts in a child of its own
+    /// (forked through this log's zygote) and is never mapped here.
+    public var isolation: IsolationLog?
 
     /// Swaps features of `runtime`; `libraries` maps the file name of each running feature's library
     /// (`libCharacters.so`) to its feature id, so a new file of that name is known as a new build of that feature.
@@ -47,8 +50,8 @@ public final class HotSwapper {
         standby = nil
     }
 
-    /// Maps each image's file name to its feature id: what `libraries` of `init` expects.
-    public static func libraries(of images: [PluginImage]) -> [String: String] {
+    /// Maps each plugin's file name to its feature id: what `libraries` of `init` expects.
+    public static func libraries(of images: [any LoadedPlugin]) -> [String: String] {
         Dictionary(
             images.map { (($0.path as NSString).lastPathComponent, $0.manifest.id) },
             uniquingKeysWith: { first, _ in first })
@@ -86,6 +89,7 @@ public final class HotSwapper {
         // A locked folder pins its libraries' bytes: a build the lock does not pin is not run (checked on the copy, so
         // the bytes checked are the bytes loaded).
         if let problem = PluginLock.swapProblem(for: path, copy: copy) { return refuse(problem, feature: id) }
+        if let isolation { return await swapIsolated(copy, feature: id, log: isolation, since: started) }
         if let probe {
             let waiting = standby
             let verdict = await BlockingWork.run { probe.verdict(for: copy, using: waiting) }
@@ -102,6 +106,35 @@ public final class HotSwapper {
         }
         willSwap?(id, copy)
         switch runtime.swap(id, to: .plugin(image), since: started) {
+        case .success(let result): return .success(result)
+        case .failure(let problem): return refuse(problem, feature: id)
+        }
+    }
+
+    /// Starts the build at `copy` in a new child, restores the running child's snapshot into it and waits for its
+    /// answers (start, state, the screen on top) before its route switches over and the old child ends. Any failure
+    /// ends the new child and leaves the old one running. The sandbox stands in for the probe: nothing is mapped here.
+    private func swapIsolated(
+        _ copy: String, feature id: String, log: IsolationLog, since started: ContinuousClock.Instant
+    ) async -> Result<SwapResult, Diagnostic> {
+        let plugin: IsolatedPlugin
+        switch await IsolatedPlugin.launch(copy, log: log) {
+        case .success(let launched): plugin = launched
+        case .failure(let problem): return refuse(problem, feature: id)
+        }
+        willSwap?(id, copy)
+        let swap: StartedSwap
+        switch runtime.startSwap(id, to: .plugin(plugin)) {
+        case .success(let made): swap = made
+        case .failure(let problem):
+            plugin.stop()
+            return refuse(problem, feature: id)
+        }
+        if let problem = await (swap.root as? RemoteFeature)?.ready(showing: swap.location) {
+            runtime.abandonSwap(swap)
+            return refuse(problem, feature: id)
+        }
+        switch runtime.finishSwap(swap, since: started) {
         case .success(let result): return .success(result)
         case .failure(let problem): return refuse(problem, feature: id)
         }

@@ -235,12 +235,14 @@ extension PluginBuilder {
     /// copy before its code runs.
     @MainActor
     package static func watch(
-        _ runtime: AppRuntime, images: [PluginImage], directories: [String], probing: Bool,
-        willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
+        _ runtime: AppRuntime, images: [any LoadedPlugin], directories: [String], probing: Bool,
+        isolation: IsolationLog? = nil, willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
     ) -> HotSwapWatch {
         let swapper = HotSwapper(
-            runtime: runtime, libraries: HotSwapper.libraries(of: images), probe: probing ? PluginProbe() : nil)
+            runtime: runtime, libraries: HotSwapper.libraries(of: images),
+            probe: probing && isolation == nil ? PluginProbe() : nil)
         swapper.willSwap = willSwap
+        swapper.isolation = isolation
         var sources: [String: WatchedSources] = [:]
         for image in images {
             if let watched = WatchedSources(library: image.path) { sources[image.manifest.id] = watched }

@@ -14,14 +14,17 @@ final class IsolatedChild: Sendable {
     let channel: FeatureChannel
     let process: FeatureProcess
     let folder: String
+    /// The private copy of the library the child maps.
+    let library: String
     private let outputs: [Int32]
     /// Lines of stderr kept for the stop report.
     static let tailLength = 20
 
-    private init(channel: FeatureChannel, process: FeatureProcess, folder: String, outputs: [Int32]) {
+    private init(channel: FeatureChannel, process: FeatureProcess, folder: String, library: String, outputs: [Int32]) {
         self.channel = channel
         self.process = process
         self.folder = folder
+        self.library = library
         self.outputs = outputs
     }
 
@@ -64,7 +67,7 @@ final class IsolatedChild: Sendable {
                 }
             [socket[1], output[1], errors[1]].forEach { _ = close($0) }
             return IsolatedChild(
-                channel: FeatureChannel(descriptor: socket[0]), process: process, folder: folder,
+                channel: FeatureChannel(descriptor: socket[0]), process: process, folder: folder, library: copy,
                 outputs: [output[0], errors[0]])
         } catch {
             (socket + output + errors).filter { $0 >= 0 }.forEach { _ = close($0) }
@@ -99,6 +102,23 @@ final class IsolatedChild: Sendable {
         }
         thread.start()
     }
+
+    /// A hard link to the copy of the library this child maps, in a folder of this process's pinned copies: later
+    /// children of the same version start from it even after a new build replaced the original file. Nil when the
+    /// link could not be made.
+    func pin() -> String? {
+        let folder = Self.pinnedFolder
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST { return nil }
+        let name = (folder as NSString).appendingPathComponent(
+            (self.folder as NSString).lastPathComponent + "-" + ((library as NSString).lastPathComponent))
+        return link(library, name) == 0 ? name : nil
+    }
+
+    /// Where `pin()` keeps its links: one folder per host process.
+    private static var pinnedFolder: String { NSTemporaryDirectory() + "/microapp-pinned-\(getpid())" }
+
+    /// Removes the pinned copies (the app is quitting).
+    static func removePinned() { try? FileManager.default.removeItem(atPath: pinnedFolder) }
 
     /// Kills the child (its end is reported through `exit`).
     func kill() { process.signal(SIGKILL) }

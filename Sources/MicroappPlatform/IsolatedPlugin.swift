@@ -107,7 +107,8 @@ final class IsolatedFeature: FeatureFactory {
     private var first: RemoteFeature?
 
     init(library: String, executable: String, log: IsolationLog, first: RemoteFeature) {
-        self.library = library
+        // Later children (a restart, a rollback) start from the bytes this one maps, not from a file a build replaces.
+        self.library = first.pinLibrary() ?? library
         self.executable = executable
         self.log = log
         self.first = first
@@ -136,7 +137,7 @@ final class IsolatedFeature: FeatureFactory {
         } else {
             // A restart: a fork of the zygote blocks for about a millisecond, a copy of the library a little more.
             let child = try IsolatedChild.spawn(library: library, executable: executable, zygote: log.zygote)
-            remote = Self.remote(library, child: child, log: log)
+            remote = Self.remote(origin, child: child, log: log)
         }
         remote.begin(in: environment)
         return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))

@@ -47,6 +47,13 @@ public final class RemoteFeature: SettlingRoot {
     var welcomed: ((Result<FeatureManifest, Diagnostic>) -> Void)?
     /// Where the feature's printed lines go (a `log` notice each).
     var log: (String) -> Void = { _ in }
+    /// Whether the child answered `start` (a swap waits for it).
+    private var startAnswered = false
+    /// A `restore` sent whose answer has not come.
+    private var restoring = false
+    /// Called once when a new version's child answered its start, restore and first screen, or why it did not.
+    private var readiness: ((Diagnostic?) -> Void)?
+    private var readyLocation: Location?
 
     /// The most service calls of the child the host answers at once.
     static let maximumAnswering = 64
@@ -134,6 +141,59 @@ public final class RemoteFeature: SettlingRoot {
     /// Ends the child (a refused handshake, the app quitting).
     func stop() { child.kill() }
 
+    /// Keeps the bytes this child maps at a path of their own, for later children of the same version.
+    func pinLibrary() -> String? { child.pin() }
+
+    /// Ends the child of a version swapped out (or of a swap given up): quietly, not as a stopped feature.
+    public func retire() {
+        guard phase != .ended else { return }
+        phase = .ended
+        watchdog.cancelAll()
+        calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) was replaced"))
+        observations = []
+        becameReady(problem: "it was ended before it answered", fix: "save again to swap in the newest build")
+        child.kill()
+    }
+
+    /// Waits until the child answered its start, the state sent with `restore(from:)` and the screen at `location`
+    /// (when given): nil then, or why not (a child that fails, ends or takes longer than the watchdog's deadline).
+    public func ready(showing location: Location?) async -> Diagnostic? {
+        guard phase != .ended else {
+            return Diagnostic(
+                .startFailed, subject: library, reason: "its feature host ended before it started",
+                fix: "run `microapp probe \(library)` to see why")
+        }
+        return await withCheckedContinuation { continuation in
+            readiness = { continuation.resume(returning: $0) }
+            readyLocation = location
+            if let location { _ = screen(at: location) }
+            let (seconds, attoseconds) = watchdog.deadline.components
+            DispatchQueue.main.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+                MainActor.assumeIsolated { [weak self] in
+                    guard let self, self.readiness != nil else { return }
+                    self.becameReady(
+                        problem: "its new child did not answer its start and state within \(seconds) s",
+                        fix: "look at what its makeRoot and restore(from:) wait for")
+                    self.child.kill()
+                }
+            }
+            checkReady()
+        }
+    }
+
+    /// Answers `ready` once every answer it waits for came.
+    private func checkReady() {
+        guard readiness != nil, startAnswered, !restoring else { return }
+        if let location = readyLocation, screens[location] == nil || pending > 0 { return }
+        becameReady(problem: nil, fix: "")
+    }
+
+    private func becameReady(problem: String?, fix: String) {
+        guard let readiness else { return }
+        self.readiness = nil
+        readiness(problem.map { Diagnostic(.startFailed, subject: library, reason: $0, fix: fix) })
+    }
+
     /// The features whose children are running.
     private static var running: [ObjectIdentifier: RemoteFeature] = [:]
 
@@ -146,6 +206,7 @@ public final class RemoteFeature: SettlingRoot {
             try? FileManager.default.removeItem(atPath: feature.child.folder)
         }
         running = [:]
+        IsolatedChild.removePinned()
     }
 
     // MARK: Root
@@ -179,7 +240,10 @@ public final class RemoteFeature: SettlingRoot {
     public func snapshot() -> Data? { lastSnapshot }
 
     /// Sends the snapshot down; the child takes it back before its next answer.
-    public func restore(from snapshot: Data) throws { deliver(.restore(snapshot)) }
+    public func restore(from snapshot: Data) throws {
+        restoring = true
+        deliver(.restore(snapshot))
+    }
 
     /// Why the app waits for this feature: a request in flight.
     public var unsettledReason: String? {
@@ -240,10 +304,18 @@ public final class RemoteFeature: SettlingRoot {
                         .loadFailed, subject: library, reason: reason.withoutEscapeSequences,
                         fix: "fix the library and rebuild it")))
             welcomed = nil
-        case .started: break
+        case .started:
+            startAnswered = true
+            checkReady()
         case .startFailed(let reason):
-            startFailure = reason.withoutEscapeSequences
-            child.kill()
+            let why = reason.withoutEscapeSequences
+            if readiness != nil {
+                // A new version being swapped in: the running one stays, and the swap says why.
+                becameReady(problem: "the new version failed to start: \(why)", fix: "fix its makeRoot/provide")
+            } else {
+                startFailure = why
+                child.kill()
+            }
         case .screenUpdate(let location, let screen):
             guard asked.contains(location) else {
                 return cutOff("a screen for \(location.url), which the host did not ask for")
@@ -255,6 +327,7 @@ public final class RemoteFeature: SettlingRoot {
             pending -= 1
             if !tickets.isEmpty { watchdog.answered(tickets.removeFirst()) }
             if pending == 0 { environment?.invalidate() }
+            checkReady()
         case .navigate(let step):
             guard let navigation = environment?.navigation else { return }
             switch step {
@@ -268,7 +341,15 @@ public final class RemoteFeature: SettlingRoot {
                 return cutOff("a write of '\(key)', which it may only read")
             }
         case .snapshot(let snapshot): lastSnapshot = snapshot
-        case .restored(let failure): if let failure { log("restore failed: \(failure.withoutEscapeSequences)") }
+        case .restored(let failure):
+            restoring = false
+            if let failure {
+                log("restore failed: \(failure.withoutEscapeSequences)")
+                becameReady(
+                    problem: "the new version could not take the state: \(failure.withoutEscapeSequences)",
+                    fix: "make restore(from:) tolerate older snapshots")
+            }
+            checkReady()
         case .log(let line): log(line.withoutEscapeSequences)
         case .serviceCall(let id, let key, let request): answer(id: id, key: key, request: request)
         case .serviceReply(let id, let response, let error):
@@ -331,6 +412,11 @@ public final class RemoteFeature: SettlingRoot {
         watchdog.cancelAll()
         calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) stopped"))
         observations = []
+        becameReady(
+            problem:
+                "its new child ended: \(FeatureStop(library: library, cause: FeatureExit.cause(of: termination)).reason)"
+                + (stderrTail.last.map { ": \($0)" } ?? ""),
+            fix: "fix the library and rebuild it; the running version stays")
         if let welcomed {
             self.welcomed = nil
             let last = stderrTail.last.map { ": \($0)" } ?? ""

@@ -79,9 +79,10 @@ enum RunCommand {
         let watch =
             arguments.flag("--watch")
             ? PluginBuilder.watch(
-                runtime, images: set.images,
+                runtime, images: set.images + set.isolated.map { $0 as any LoadedPlugin },
                 directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
-                probing: !arguments.flag("--no-probe"), willSwap: recorder.map { recorder in recorder.willSwap }
+                probing: !arguments.flag("--no-probe"), isolation: set.isolated.isEmpty ? nil : set.isolationLog,
+                willSwap: recorder.map { recorder in recorder.willSwap }
             ) : nil
         let driver: any AppDriver = recorder ?? runtime
         await ui.run(driver, settleTimeout: settleTimeout)

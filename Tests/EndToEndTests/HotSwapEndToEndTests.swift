@@ -4,8 +4,8 @@ import Testing
 /// `microapp run --watch` as a process: a new build dropped into a watched plugin folder is swapped in.
 @Suite("Hot swap end to end")
 struct HotSwapEndToEndTests {
-    /// A one-screen feature whose greeting is `greeting`.
-    private static func source(greeting: String) -> String {
+    /// A one-screen feature whose greeting is `greeting` (whose restore refuses every snapshot when `refusing`).
+    private static func source(greeting: String, refusing: Bool = false) -> String {
         """
         import Foundation
         import MicroappSDK
@@ -28,17 +28,20 @@ struct HotSwapEndToEndTests {
                 if case .input(_, let text) = action { name = text }
             }
             func snapshot() -> Data? { Data(name.utf8) }
-            func restore(from snapshot: Data) throws { name = String(decoding: snapshot, as: UTF8.self) }
+            func restore(from snapshot: Data) throws {
+                if \(refusing) { throw CocoaError(.coderReadCorrupt) }
+                name = String(decoding: snapshot, as: UTF8.self)
+            }
         }
 
         @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? { MicroappEntry.export(DropFeature.self) }
         """
     }
 
-    private static func build(greeting: String) async throws -> URL {
+    private static func build(greeting: String, refusing: Bool = false) async throws -> URL {
         let folder = try temporaryFolder("drop-source")
         let file = folder.appendingPathComponent("Drop.swift")
-        try source(greeting: greeting).write(to: file, atomically: true, encoding: .utf8)
+        try source(greeting: greeting, refusing: refusing).write(to: file, atomically: true, encoding: .utf8)
         return try await compilePlugin(module: "Drop", sources: [file]).appendingPathComponent("libDrop.so")
     }
 
@@ -80,6 +83,88 @@ struct HotSwapEndToEndTests {
         #expect(
             app.objects.filter { $0["code"] as? String == "swapped" }.count == 1,
             "a library from another folder was swapped in")
+    }
+
+    @Test(
+        "an isolated feature's new build runs in a new child with its state and the old child ends; a build that cannot take the state leaves it running; rollback starts the previous version again"
+    )
+    func isolatedSwap() async throws {
+        let first = try await Self.build(greeting: "Hello")
+        let second = try await Self.build(greeting: "Howdy")
+        let refusing = try await Self.build(greeting: "Broken", refusing: true)
+        let plugins = try temporaryFolder("drop-isolated")
+        let installed = plugins.appendingPathComponent("libDrop.so")
+        try FileManager.default.copyItem(at: first, to: installed)
+        let app = try AppProcess([
+            "run", "--watch", "--no-supervise", "--isolation", "process", "--plugins", plugins.path, "--only", "drop",
+            "--ui", "json",
+        ])
+        try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello") }
+        try app.send([["type": "input", "id": "name", "text": "Rick"]])
+        try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello Rick") }
+        try await app.waitFor("notice") { $0["code"] as? String == "watching" }
+        let before = Set(Self.featureHosts(of: app.processID))
+        #expect(before.count == 1, "one child runs the feature")
+
+        try Self.install(refusing, at: installed)
+        let refused = try await app.waitFor("error") { $0["code"] as? String == "start-failed" }
+        #expect((refused["message"] as? String)?.contains("could not take the state") == true)
+        #expect((refused["message"] as? String)?.contains("v1 keeps running") == true)
+        try app.send([["type": "input", "id": "name", "text": "Rick!"]])
+        try await app.waitForFrame(route: "drop://home") {
+            screenText($0).contains("Hello Rick!") && $0["version"] as? Int == 1
+        }
+        #expect(Set(Self.featureHosts(of: app.processID)) == before, "the refused build's child ended, v1's stays")
+
+        try Self.install(second, at: installed)
+        let swapped = try await app.waitFor("notice") { $0["code"] as? String == "swapped" }
+        #expect(swapped["from"] as? Int == 1 && swapped["to"] as? Int == 2)
+        #expect((swapped["milliseconds"] as? Int).map { $0 >= 0 } == true)
+        try await app.waitForFrame(route: "drop://home") {
+            screenText($0).contains("Howdy Rick!") && $0["version"] as? Int == 2
+        }
+        let afterSwap = try await Self.waitForOneFeatureHost(of: app.processID)
+        #expect(afterSwap.isDisjoint(with: before), "the old child ended and a new one runs v2")
+        let maps = (try? String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)) ?? ""
+        #expect(!maps.contains("libDrop"), "the host never maps the feature's library")
+
+        try app.send([["type": "rollback", "feature": "drop"]])
+        try await app.waitFor("notice") { $0["code"] as? String == "rolled-back" }
+        // v1's original file was replaced twice: the rollback's child starts from v1's own copy.
+        try await app.waitForFrame(route: "drop://home") {
+            screenText($0).contains("Hello Rick!") && $0["version"] as? Int == 1
+        }
+        let afterRollback = try await Self.waitForOneFeatureHost(of: app.processID)
+        #expect(afterRollback.isDisjoint(with: afterSwap), "v2's child ended and a new one runs v1")
+        #expect(try await app.finish() == 0)
+    }
+
+    /// Puts `build` at `installed` as a linker does: a new file under a temporary name, renamed over the old one.
+    private static func install(_ build: URL, at installed: URL) throws {
+        let staged = installed.deletingLastPathComponent().appendingPathComponent("libDrop.so.partial")
+        try? FileManager.default.removeItem(at: staged)
+        try FileManager.default.copyItem(at: build, to: staged)
+        _ = rename(staged.path, installed.path)
+    }
+
+    /// The feature's running children under the app `pid`: forks of its zygote (the app's grandchildren), or
+    /// children of the app started with `feature-host --library` when there is no zygote.
+    private static func featureHosts(of pid: Int32) -> [Int32] {
+        children(of: pid).filter(isRunning).flatMap { child in
+            commandLine(of: child).contains("--library") ? [child] : children(of: child).filter(isRunning)
+        }
+    }
+
+    /// Waits (10 s at most) until exactly one feature-host child runs, and returns it.
+    private static func waitForOneFeatureHost(of pid: Int32) async throws -> Set<Int32> {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var hosts = Set(featureHosts(of: pid))
+        while hosts.count != 1 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            hosts = Set(featureHosts(of: pid))
+        }
+        #expect(hosts.count == 1, "one child runs the feature, not \(hosts.count)")
+        return hosts
     }
 
     @Test("the probe process kept waiting for the next swap ends with the app, even when the app is killed")
