@@ -47,6 +47,12 @@ public struct ChildProcess: Sendable {
             }
         }
 
+        /// How a child ended, from the status `waitpid` reported for it.
+        public init(waitStatus status: Int32) {
+            let signal = status & 0x7f
+            self = signal != 0 ? .signalled(signal) : .exited((status >> 8) & 0xff)
+        }
+
         /// The status as `waitpid` and shells report it: the exit code shifted left by 8, or the signal number.
         public var waitStatus: Int32 {
             switch self {
@@ -221,9 +227,7 @@ public struct ChildProcess: Sendable {
         var status: Int32 = 0
         _ = try? SystemCall.run("waitpid") { waitpid(pid, &status, 0) }
         close(pidDescriptor)
-        let signal = status & 0x7f
-        let termination: Termination =
-            timedOut ? .timedOut : signal != 0 ? .signalled(signal) : .exited((status >> 8) & 0xff)
+        let termination: Termination = timedOut ? .timedOut : Termination(waitStatus: status)
         return Outcome(
             termination: termination, output: captured[outputPipe] ?? Data(), error: captured[errorPipe] ?? Data())
     }

@@ -50,8 +50,7 @@ public struct ForkedProcess: Sendable {
         var status: Int32 = 0
         // Failing other than by an interruption, the child is not ours to wait for: its end is all that is known.
         guard (try? SystemCall.run("waitpid", { waitpid(pid, &status, 0) })) != nil else { return .signalled(SIGKILL) }
-        let signal = status & 0x7f
-        return signal != 0 ? .signalled(signal) : .exited((status >> 8) & 0xff)
+        return ChildProcess.Termination(waitStatus: status)
     }
 
     /// The threads of this process (`/proc/self/task`); 0 when that cannot be read.

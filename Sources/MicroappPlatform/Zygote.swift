@@ -211,7 +211,6 @@ public struct ZygoteChild: Sendable {
         if timedOut { return .timedOut }
         // No status: the template died before reaping it; the child's end is all that is known.
         guard count == 4 else { return .signalled(SIGKILL) }
-        let signalNumber = status & 0x7f
-        return signalNumber != 0 ? .signalled(signalNumber) : .exited((status >> 8) & 0xff)
+        return ChildProcess.Termination(waitStatus: status)
     }
 }

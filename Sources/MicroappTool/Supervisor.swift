@@ -55,15 +55,15 @@ enum Supervisor {
                 words[..<end] + ["--supervised", "--state-file", stateFile]
                 + skipped.flatMap { ["--skip-library", $0] }
                 + restart + words[end...]
-            let status: Int32
+            let signal: Int32
             switch startApp(executable, Array(arguments), crashFile: crashFile) {
             case .appProcess(let command):
                 isSupervisor = false
                 return .appProcess(command)
-            case .ended(let waitStatus): status = waitStatus
+            case .ended(.exited(let code)): return .ended(ExitCode(rawValue: code) ?? .crashed)
+            case .ended(.signalled(let number)): signal = number
+            case .ended(.timedOut): signal = SIGKILL
             }
-            let signal = status & 0x7f
-            guard signal != 0 else { return .ended(ExitCode(rawValue: (status >> 8) & 0xff) ?? .crashed) }
             // The reader of the output went away (`| head -1`): the app ended as any program in a pipe does.
             guard signal != SIGPIPE else { return .ended(.outputClosed) }
             terminal?.restore()
@@ -145,9 +145,9 @@ enum Supervisor {
         for signal in appSignals { Glibc.signal(signal, SIG_IGN) }
     }
 
-    /// How an app process start went: the wait status of one that ended, or, in a forked app process, its command line.
+    /// How an app process start went: how one that ended ended, or, in a forked app process, its command line.
     private enum AppStart {
-        case ended(Int32)
+        case ended(ChildProcess.Termination)
         case appProcess([String])
     }
 
@@ -158,7 +158,7 @@ enum Supervisor {
         let variables = ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
         switch try? ForkedProcess.fork(environment: variables, defaultSignals: appSignals, crashReport: crashFile) {
         case .child: return .appProcess(arguments)
-        case .parent(let child): return .ended(child.wait().waitStatus)
+        case .parent(let child): return .ended(child.wait())
         case nil: return .ended(spawnAndWait(executable, arguments, environment: variables))
         }
     }
@@ -167,16 +167,16 @@ enum Supervisor {
     private static let appSignals = [SIGINT, SIGQUIT]
 
     private static func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String])
-        -> Int32
+        -> ChildProcess.Termination
     {
         do {
             let child = try ChildProcess(
                 [executable] + arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                 input: .inherit, output: .inherit, error: .inherit, defaultSignals: appSignals)
-            return child.wait().termination.waitStatus
+            return child.wait().termination
         } catch {
             Console.err("microapp: could not start the app process (\(executable)): \(error.problem.reason)")
-            return Int32(ExitCode.crashed.rawValue) << 8
+            return .exited(ExitCode.crashed.rawValue)
         }
     }
 }
