@@ -136,7 +136,8 @@ let package = Package(
                 + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
-            name: "cold-start-benchmark", dependencies: ["CommandLineSpec"], path: "Benchmarks/ColdStart",
+            name: "cold-start-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec"],
+            path: "Benchmarks/ColdStart",
             swiftSettings: strict),
         .executableTarget(
             name: "hot-swap-benchmark",

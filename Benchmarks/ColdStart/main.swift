@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import CommandLineSpec
 import Foundation
 
@@ -18,12 +19,7 @@ let command = CommandSpec(
     "cold-start-benchmark", summary: "time to first frame: microapp against the statically linked monolith",
     operands: [.optional("RUNS")],
     discussion: "Runs each command RUNS times (default 25), alternating; build in release first.")
-let operand = command.parseOrExit(Array(CommandLine.arguments.dropFirst())).operands.first
-let runs = operand.map { Int($0) ?? 0 } ?? 25
-guard runs > 0 else {
-    FileHandle.standardError.write(Data("cold-start-benchmark: RUNS must be a number above 0\n".utf8))
-    exit(1)
-}
+let runs = runsOperand(of: command, fallback: 25)
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cold-start-\(getpid())").path
 let data = scratch + "/data"
 // A probe cache of this run's own, so clearing an entry touches nobody else's cache.

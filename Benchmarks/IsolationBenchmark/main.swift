@@ -16,12 +16,7 @@ let command = CommandSpec(
     "isolation-benchmark", summary: "what running a feature in its own process costs",
     operands: [.optional("RUNS")],
     discussion: "Runs each measurement RUNS times (default 50), alternating; build in release first.")
-let operand = command.parseOrExit(Array(CommandLine.arguments.dropFirst())).operands.first
-let runs = operand.map { Int($0) ?? 0 } ?? 50
-guard runs > 0 else {
-    FileHandle.standardError.write(Data("isolation-benchmark: RUNS must be a number above 0\n".utf8))
-    exit(1)
-}
+let runs = runsOperand(of: command, fallback: 50)
 let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
 let executable = directory.appendingPathComponent("microapp").path
 guard FileManager.default.isExecutableFile(atPath: executable) else {
