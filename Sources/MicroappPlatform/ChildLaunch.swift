@@ -19,11 +19,8 @@ public enum ChildLaunch {
     /// its own `/proc/self/environ`, and tokens live in environments). The backtracer is off: it cannot start its
     /// helper under the sandbox.
     public static func featureEnvironment() -> [String: String] {
-        let host = ProcessInfo.processInfo.environment
         let kept = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "MICROAPP_ALLOW_UNSANDBOXED"]
-        var variables = host.filter { kept.contains($0.key) }
-        variables["SWIFT_BACKTRACE"] = "enable=no"
-        variables["MICROAPP_INTERNAL"] = "1"
-        return variables
+        return ProcessInfo.processInfo.environment.filter { kept.contains($0.key) }
+            .merging(variables(backtrace: "enable=no")) { $1 }
     }
 }
