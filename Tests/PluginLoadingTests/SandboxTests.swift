@@ -136,11 +136,22 @@ struct SandboxTests {
 
     /// A policy as a feature gets it: this machine's runtime and system libraries readable, `scratch` writable.
     static func sandboxed(_ target: Target, network: Bool = false, memory: UInt64? = nil) -> [String] {
-        let policy = SandboxPolicy.feature(library: "/dev/null", scratch: target.scratch.path, network: network)
-        var options = policy.readPaths.flatMap { ["--read", $0] } + policy.writePaths.flatMap { ["--write", $0] }
+        var options = Self.options(
+            SandboxPolicy.feature(library: "/dev/null", scratch: target.scratch.path, network: network))
         if network { options.append("--network") }
         if let memory { options += ["--memory", String(memory)] }
         return options
+    }
+
+    /// The `--read`/`--write` options of `policy`, computed from this test process's own maps, without the files
+    /// other tests of this process loaded from their scratch folders: those tests remove them when they end, often
+    /// while the attacker is still compiling, and a rule on a path that is gone fails the sandbox (step 5, ENOENT).
+    /// The target's own scratch folder is kept.
+    static func options(_ policy: SandboxPolicy) -> [String] {
+        let others = Scratch.root.path + "/"
+        let reads = policy.readPaths.filter { !$0.hasPrefix(others) }
+        let writes = policy.writePaths
+        return reads.flatMap { ["--read", $0] } + writes.flatMap { ["--write", $0] }
     }
 
     @Test("without the sandbox every attack of these tests succeeds: the harness can see an escape")
@@ -260,8 +271,8 @@ struct SandboxTests {
         let target = try Target()
         let program = try await fixture { try Self.feature.get() }
         let library = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
-        let policy = SandboxPolicy.feature(library: library, scratch: target.scratch.path, network: false)
-        let options = policy.readPaths.flatMap { ["--read", $0] } + policy.writePaths.flatMap { ["--write", $0] }
+        let options = Self.options(
+            SandboxPolicy.feature(library: library, scratch: target.scratch.path, network: false))
         let arguments = [program] + options + ["--", library, target.scratch.path, target.secret]
         let outcome = try await BlockingWork.run {
             try ChildProcess(arguments, output: .capture, error: .capture).wait()
