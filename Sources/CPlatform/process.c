@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CPlatform.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -14,6 +15,40 @@ int microapp_end_with_parent(pid_t expected_parent, int signal_number) {
     // will never send the signal, so look once more.
     return getppid() == expected_parent ? 0 : 1;
 }
+
+static volatile sig_atomic_t termination_target = 0;
+static volatile sig_atomic_t termination_received = 0;
+
+static void forward_termination(int signal_number) {
+    int saved = errno;
+    termination_received = signal_number;
+    pid_t target = (pid_t)termination_target;
+    if (target > 0) kill(target, signal_number);
+    errno = saved;
+}
+
+int microapp_forward_termination_install(void) {
+    struct sigaction action = {0};
+    action.sa_handler = forward_termination;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGTERM, &action, NULL) != 0) return -1;
+    if (sigaction(SIGHUP, &action, NULL) != 0) return -1;
+    // A parent may have started this process with them blocked (the mask is inherited): they would never arrive.
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    sigaddset(&wanted, SIGTERM);
+    sigaddset(&wanted, SIGHUP);
+    return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
+}
+
+void microapp_forward_termination_to(pid_t child) {
+    termination_target = child;
+    int received = termination_received;
+    if (child > 0 && received != 0) kill(child, received);
+}
+
+int microapp_forward_termination_received(void) { return termination_received; }
 
 int microapp_pidfd_open(pid_t pid) {
 #ifdef SYS_pidfd_open

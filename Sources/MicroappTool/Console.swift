@@ -84,4 +84,8 @@ enum ExitCode: Int32 {
     /// Whoever read the output closed it (`microapp --ui json | head -1`): a normal end, 128 + SIGPIPE as the shell
     /// reports a program that SIGPIPE ended.
     case outputClosed = 141
+    /// Ended by SIGHUP (its terminal closed): 128 + SIGHUP, as the shell reports it.
+    case hungUp = 129
+    /// Ended by SIGTERM (`kill`): 128 + SIGTERM, as the shell reports it.
+    case terminated = 143
 }

@@ -41,6 +41,8 @@ enum Supervisor {
         let stateFile = folder + "/state.json"
         let terminal = TerminalState.save()
         ignoreInterrupts()
+        // `kill <supervisor>` or a closed terminal ends the app through this process, which then removes its folder.
+        try? TerminationForwarding.install()
         var skipped: [String] = []
         var crashes: [(at: ContinuousClock.Instant, report: String)] = []
         var restart: [String] = []
@@ -61,6 +63,11 @@ enum Supervisor {
                 isSupervisor = false
                 return .appProcess(command)
             case .ended(.exited(let code)): return .ended(ExitCode(rawValue: code) ?? .crashed)
+            case .ended(.signalled(let number)) where terminationSignals.contains(number):
+                // Ended on purpose (this process passed on a SIGTERM or SIGHUP, or someone sent it to the app):
+                // as the shell reports a program a signal ended, not as a crash.
+                terminal?.restore()
+                return .ended(number == SIGHUP ? .hungUp : .terminated)
             case .ended(.signalled(let number)): signal = number
             case .ended(.timedOut): signal = SIGKILL
             }
@@ -156,15 +163,18 @@ enum Supervisor {
     /// executable is started again.
     private static func startApp(_ executable: String, _ arguments: [String], crashFile: String) -> AppStart {
         let variables = ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
-        switch try? ForkedProcess.fork(environment: variables, defaultSignals: appSignals, crashReport: crashFile) {
+        let defaults = appSignals + terminationSignals
+        switch try? ForkedProcess.fork(environment: variables, defaultSignals: defaults, crashReport: crashFile) {
         case .child: return .appProcess(arguments)
-        case .parent(let child): return .ended(child.wait())
+        case .parent(let child): return .ended(TerminationForwarding.forward(to: child.pid) { child.wait() })
         case nil: return .ended(spawnAndWait(executable, arguments, environment: variables))
         }
     }
 
     /// The signals the supervisor ignores and its app process answers (ctrl-C quits the app cleanly).
     private static let appSignals = [SIGINT, SIGQUIT]
+    /// The signals the supervisor passes on to its app process, which ends by them.
+    private static let terminationSignals = TerminationForwarding.signals
 
     private static func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String])
         -> ChildProcess.Termination
@@ -172,8 +182,8 @@ enum Supervisor {
         do {
             let child = try ChildProcess(
                 [executable] + arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
-                input: .inherit, output: .inherit, error: .inherit, defaultSignals: appSignals)
-            return child.wait().termination
+                input: .inherit, output: .inherit, error: .inherit, defaultSignals: appSignals + terminationSignals)
+            return TerminationForwarding.forward(to: child.pid) { child.wait().termination }
         } catch {
             Console.err("microapp: could not start the app process (\(executable)): \(error.problem.reason)")
             return .exited(ExitCode.crashed.rawValue)

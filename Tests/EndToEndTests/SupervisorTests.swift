@@ -50,6 +50,26 @@ struct SupervisorTests {
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 
+    @Test(
+        "kill or a closed terminal (SIGTERM, SIGHUP) to the supervisor ends the app through it: exit 128 + signal, no crash report, its folder removed",
+        arguments: [SIGTERM, SIGHUP])
+    func terminationIsPassedOnAndCleanedUp(signal: Int32) async throws {
+        let temporary = try temporaryFolder("microapp-supervisor-tmp")
+        let app = try AppProcess(["run", "--ui", "json"], environment: ["TMPDIR": temporary.path])
+        try await app.waitForFrame(route: "auth://select")
+        let children = try String(
+            contentsOfFile: "/proc/\(app.processID)/task/\(app.processID)/children", encoding: .utf8)
+        let appProcess = try #require(children.split(separator: " ").first.flatMap { Int32($0) }, "\(children)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).count == 1)
+        #expect(kill(app.processID, signal) == 0)
+        let status = try await app.finish()
+        #expect(status == 128 + signal, "\(status) \(app.errorText)")
+        #expect(!app.errorText.contains("crashed"), "\(app.errorText)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+        // Reaped by the supervisor before it ended: the app process is gone, not left running without it.
+        #expect(kill(appProcess, 0) == -1 && errno == ESRCH)
+    }
+
     /// Also under the file name of a real feature: a crash is traced by full path, so a `libAuth.so` in a --plugins
     /// folder is turned off alone and the real Auth (the build folder's `libAuth.so`) keeps running.
     @Test(

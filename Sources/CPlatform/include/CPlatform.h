@@ -19,6 +19,18 @@
 /// long as the parent (the main thread). Any thread may call this; it keeps no memory.
 int microapp_end_with_parent(pid_t expected_parent, int signal_number);
 
+/// Unblocks SIGTERM and SIGHUP and makes them, sent to this process, go on to its current child (`microapp_forward_termination_to`)
+/// instead of ending this process, and records the last one received: a parent that must clean up after its child
+/// ends (a supervisor) waits for it as usual and then asks `microapp_forward_termination_received`. Returns 0, or -1
+/// with errno set when sigaction failed.
+int microapp_forward_termination_install(void);
+
+/// Sets the child the next SIGTERM or SIGHUP goes to (0: none); one received before is passed on at once.
+void microapp_forward_termination_to(pid_t child);
+
+/// The last SIGTERM or SIGHUP this process received since the install, or 0.
+int microapp_forward_termination_received(void);
+
 /// Copies what putting the terminal back takes, before any handler can need it: `count` bytes for stdout (at most
 /// 64; longer is cut) and, when `settings` is not NULL, the terminal settings for stdin. The handler reads only
 /// these copies. Call from one thread while no terminal guard is installed; the caller keeps its memory.
