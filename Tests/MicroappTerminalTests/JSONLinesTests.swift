@@ -52,7 +52,11 @@ import Testing
             driver.update(Fixtures.characters)
         }
         let output = LineCollector()
-        await JSONLinesDriver(driver: driver, input: input, output: output.write, settle: .zero).run()
+        // A limit no stall of the main actor by other tests reaches (the default 10 s was, once, on CI): the events
+        // wait for the update, however late it runs.
+        await JSONLinesDriver(
+            driver: driver, input: input, output: output.write, settle: .zero, settleTimeout: .seconds(600)
+        ).run()
         #expect(driver.sent == [.back, .action(.select(id: "characters", index: 1))])
         #expect(statesWhenSent == [true, true])
     }
