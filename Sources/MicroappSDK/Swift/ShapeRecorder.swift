@@ -30,18 +30,38 @@ final class ShapeRecorder: Decoder {
     static func sample<T: Decodable>(_ type: T.Type, depth: Int) throws -> (value: T, shape: TypeShape) {
         if let (value, shape) = known(type) { return (value, shape) }
         let recorder = ShapeRecorder(depth: depth + 1)
-        let value = try T(from: recorder)
+        let value: T
+        do {
+            value = try T(from: recorder)
+        } catch {
+            // An enum refuses the samples; asked only now, the conformance checks (a scan of every loaded image's
+            // conformances until cached) cost nothing for the many types that decode.
+            if let (value, shape) = enumeration(type) { return (value, shape) }
+            throw error
+        }
         if typeName(type).hasPrefix("Dictionary<") { return (value, .opaque(typeName(type))) }
         return (value, recorder.shape)
     }
 
-    /// Types whose `init(from:)` checks what it reads (a URL, a UUID, an enum's raw value) get a real sample.
+    /// Types whose `init(from:)` checks what it reads (a URL, a UUID) get a real sample. The type is compared first
+    /// and only its own sample is made: a new `UUID` for every type asked about read `/dev/urandom` each time, and
+    /// every shape of a start-up asks about dozens.
     private static func known<T>(_ type: T.Type) -> (T, TypeShape)? {
-        let samples: [(Any, String)] = [
-            (URL(fileURLWithPath: "/"), "URL"), (UUID(), "UUID"), (Date(timeIntervalSince1970: 0), "Date"),
-            (Data(), "Data"), (Decimal(0), "Decimal"),
-        ]
-        for (sample, name) in samples { if let sample = sample as? T { return (sample, .scalar(name)) } }
+        let sample: (Any, String)? =
+            switch ObjectIdentifier(type) {
+            case ObjectIdentifier(URL.self): (URL(fileURLWithPath: "/"), "URL")
+            case ObjectIdentifier(UUID.self): (UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), "UUID")
+            case ObjectIdentifier(Date.self): (Date(timeIntervalSince1970: 0), "Date")
+            case ObjectIdentifier(Data.self): (Data(), "Data")
+            case ObjectIdentifier(Decimal.self): (Decimal(0), "Decimal")
+            default: nil
+            }
+        guard let (value, name) = sample, let value = value as? T else { return nil }
+        return (value, .scalar(name))
+    }
+
+    /// An enum whose `init(from:)` refused the samples: its first case, a scalar of its raw type or opaque.
+    private static func enumeration<T>(_ type: T.Type) -> (T, TypeShape)? {
         guard let cases = type as? any CaseIterable.Type, let first = firstCase(cases) as? T else { return nil }
         guard let raw = type as? any RawRepresentable.Type else { return (first, .opaque(typeName(type))) }
         return (first, .scalar(rawName(raw)))
@@ -77,11 +97,25 @@ final class ShapeRecorder: Decoder {
 
 /// Samples for the scalars JSON carries, by the type asked for.
 private func scalarSample<T>(_ type: T.Type) -> T? {
-    let samples: [Any] = [
-        "", false, 0 as Int, 0 as Int8, 0 as Int16, 0 as Int32, 0 as Int64, 0 as UInt, 0 as UInt8, 0 as UInt16,
-        0 as UInt32, 0 as UInt64, 0 as Double, 0 as Float,
-    ]
-    return samples.lazy.compactMap { $0 as? T }.first
+    let sample: Any? =
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(String.self): ""
+        case ObjectIdentifier(Bool.self): false
+        case ObjectIdentifier(Int.self): 0 as Int
+        case ObjectIdentifier(Int8.self): 0 as Int8
+        case ObjectIdentifier(Int16.self): 0 as Int16
+        case ObjectIdentifier(Int32.self): 0 as Int32
+        case ObjectIdentifier(Int64.self): 0 as Int64
+        case ObjectIdentifier(UInt.self): 0 as UInt
+        case ObjectIdentifier(UInt8.self): 0 as UInt8
+        case ObjectIdentifier(UInt16.self): 0 as UInt16
+        case ObjectIdentifier(UInt32.self): 0 as UInt32
+        case ObjectIdentifier(UInt64.self): 0 as UInt64
+        case ObjectIdentifier(Double.self): 0 as Double
+        case ObjectIdentifier(Float.self): 0 as Float
+        default: nil
+        }
+    return sample as? T
 }
 
 private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
