@@ -55,6 +55,14 @@ struct TypeShapeTests {
         #expect(TypeShape(parsing: shape.description) == shape)
     }
 
+    @Test("keys with quotes and backslashes are escaped, a name's quotes dropped, and both read back")
+    func escapedText() throws {
+        let shape = TypeShape.object([#"say "hi"\"#: .scalar("String"), "n": .opaque("it's")])
+        #expect(shape.description == #"{"n":'its',"say \"hi\"\\":String}"#)
+        let read = TypeShape(parsing: shape.description)
+        #expect(read == .object([#"say "hi"\"#: .scalar("String"), "n": .opaque("its")]))
+    }
+
     @Test("text that is not a shape is refused", arguments: ["", "{", "[Int", "{a:Int}", "Int??x", "(Int)Int", "'x"])
     func malformed(text: String) {
         #expect(TypeShape(parsing: text) == nil)

@@ -44,15 +44,17 @@ public indirect enum TypeShape: Sendable, Equatable, CustomStringConvertible {
 
     /// The canonical text form, keys sorted.
     public var description: String {
+        // Concatenation of `description`s, not interpolation: interpolating a value goes through
+        // `String(describing:)`, whose conformance checks dominated manifest building at start-up.
         switch self {
-        case .scalar(let name): name
-        case .optional(let wrapped): "\(wrapped)?"
-        case .array(let element): "[\(element)]"
+        case .scalar(let name): return name
+        case .optional(let wrapped): return wrapped.description + "?"
+        case .array(let element): return "[" + element.description + "]"
         case .object(let fields):
-            "{" + fields.sorted { $0.key < $1.key }.map { "\(Self.quoted($0.key)):\($0.value)" }.joined(separator: ",")
-                + "}"
-        case .service(let request, let response): "(\(request))->\(response)"
-        case .opaque(let name): "'\(name.replacingOccurrences(of: "'", with: ""))'"
+            let members = fields.sorted { $0.key < $1.key }.map { Self.quoted($0.key) + ":" + $0.value.description }
+            return "{" + members.joined(separator: ",") + "}"
+        case .service(let request, let response): return "(" + request.description + ")->" + response.description
+        case .opaque(let name): return "'" + name.filter { $0 != "'" } + "'"
         }
     }
 
@@ -64,7 +66,12 @@ public indirect enum TypeShape: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func quoted(_ key: String) -> String {
-        "\"" + key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var text = "\""
+        for character in key {
+            if character == "\\" || character == "\"" { text.append("\\") }
+            text.append(character)
+        }
+        return text + "\""
     }
 }
 
