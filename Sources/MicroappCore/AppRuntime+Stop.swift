@@ -72,7 +72,35 @@ extension AppRuntime {
                     fix: "fix \(state.stop.library) and start the app again", feature: id))
             return
         }
-        switch replace(feature, with: feature.version, started: .now) {
+        guard let preparing = feature.version.factory as? any PreparingFactory else {
+            return restarted(feature, replace(feature, with: feature.version, started: .now))
+        }
+        // Starting a child blocks for a fork and a copy: that part runs off the main actor, events wait for it.
+        let work = "a restart of \(feature.manifest.displayName)"
+        hold(work)
+        Task {
+            defer { release(work) }
+            do {
+                try await preparing.prepareStart()
+            } catch {
+                return restarted(
+                    feature,
+                    .failure(
+                        Diagnostic(
+                            .startFailed, subject: id, reason: "its new process could not start: \(error)",
+                            fix: "check that the feature host can start and the temporary folder is writable")))
+            }
+            // A second Restart (or a swap) got there first: the prepared child is not needed.
+            guard stopped[id] != nil, features[id]?.start == feature.start else {
+                return preparing.discardPreparedStart()
+            }
+            restarted(feature, replace(feature, with: feature.version, started: .now))
+        }
+    }
+
+    private func restarted(_ feature: RunningFeature, _ result: Result<SwapResult, Diagnostic>) {
+        let id = feature.manifest.id
+        switch result {
         case .success:
             post(
                 Notice(
@@ -83,8 +111,8 @@ extension AppRuntime {
             post(
                 Notice(
                     level: .error, code: "restart-failed",
-                    message: "\(feature.manifest.displayName) could not restart: \(problem.reason)", fix: problem.fix,
-                    feature: id))
+                    message: "\(feature.manifest.displayName) could not restart: \(problem.reason); it stays stopped",
+                    fix: problem.fix, feature: id))
         }
     }
 

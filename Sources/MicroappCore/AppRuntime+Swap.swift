@@ -22,17 +22,6 @@ struct PendingSwap {
     let version: AppRuntime.FeatureVersion
 }
 
-/// A swap whose new Root was made and sent the running state (`AppRuntime.startSwap`), not yet in place.
-@MainActor
-public struct StartedSwap {
-    let pending: PendingSwap
-    let prepared: AppRuntime.PreparedRoot
-    /// The new Root, to wait for its answers.
-    public var root: any Root { prepared.root }
-    /// The feature's location on top of the back stack, if it is there: the new Root's first screen to ask for.
-    public let location: Location?
-}
-
 extension AppRuntime {
     /// True when `feature` has an earlier working version to go back to.
     public func canRollBack(_ feature: String) -> Bool { !(previousVersions[feature] ?? []).isEmpty }
@@ -88,50 +77,19 @@ extension AppRuntime {
         }
     }
 
-    /// The first half of a swap whose new Root answers later (an isolated feature's child): the new Root made and
-    /// given the running Root's snapshot, nothing in place yet. Wait for it to answer, then `finishSwap` or
-    /// `abandonSwap`; between the two the running version goes on as before.
-    public func startSwap(_ id: String, to source: FeatureSource) -> Result<StartedSwap, Diagnostic> {
-        prepareSwap(id, to: source).flatMap { pending in
-            prepareRoot(of: pending.version).flatMap { prepared in
-                if let snapshot = pending.running.root.snapshot() {
-                    do {
-                        try prepared.root.restore(from: snapshot)
-                    } catch {
-                        (prepared.root as? any SettlingRoot)?.retire()
-                        return .failure(
-                            Diagnostic(
-                                .startFailed, subject: id, reason: "the new version could not take the state: \(error)",
-                                fix: "make restore(from:) tolerate older snapshots; the running version stays"))
-                    }
-                }
-                let location: Location? =
-                    if case .feature(id, let location) = router.top { location } else { nil }
-                return .success(StartedSwap(pending: pending, prepared: prepared, location: location))
+    /// Replaces running feature `id` with the code of `source` whose Root answers later (an isolated feature's new
+    /// child): see `replaceWhenReady`. Any failure leaves the running version in place and returns why.
+    public func swapWhenReady(
+        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant = .now
+    ) async -> Result<SwapResult, Diagnostic> {
+        switch prepareSwap(id, to: source) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let pending):
+            return await replaceWhenReady(pending.running, with: pending.version, started: started).map { result in
+                swapped(pending, result)
             }
         }
     }
-
-    /// Puts the Root of `swap` in place (its state was taken back), ends the running one, and posts the notice.
-    /// `started` is when the library was ready. Fails when the feature changed meanwhile (stopped, swapped again).
-    public func finishSwap(
-        _ swap: StartedSwap, since started: ContinuousClock.Instant
-    ) -> Result<SwapResult, Diagnostic> {
-        let id = swap.pending.version.manifest.id
-        guard let running = features[id], running.start == swap.pending.running.start else {
-            abandonSwap(swap)
-            return .failure(
-                Diagnostic(
-                    .startFailed, subject: id, reason: "it changed while the new version started",
-                    fix: "save again to swap in the newest build"))
-        }
-        let result = install(
-            running, with: swap.pending.version, prepared: swap.prepared, stateKept: true, started: started)
-        return .success(swapped(swap.pending, result))
-    }
-
-    /// Gives up a swap `startSwap` began: its new Root is ended, the running version stays.
-    public func abandonSwap(_ swap: StartedSwap) { (swap.root as? any SettlingRoot)?.retire() }
 
     private func swapped(_ pending: PendingSwap, _ result: SwapResult) -> SwapResult {
         let id = pending.version.manifest.id
@@ -141,7 +99,9 @@ extension AppRuntime {
         return result
     }
 
-    /// Goes back to the previous working version of `feature` (its image is still loaded) with the current state.
+    /// Goes back to the previous working version of `feature` (its image is still loaded) with the current state. All
+    /// or nothing: when the previous version cannot start again, the version on screen stays as it was and the error
+    /// says so. A version whose Root answers later (an isolated feature) starts in the background; events wait for it.
     public func rollback(_ feature: String) {
         guard let running = features[feature], let previous = previousVersions[feature]?.last else {
             post(
@@ -151,14 +111,34 @@ extension AppRuntime {
                     fix: "rollback works after a hot swap (`microapp run --watch`)", feature: feature))
             return
         }
-        switch replace(running, with: previous, started: .now) {
+        guard running.root is any SettlingRoot || previous.factory is any PreparingFactory else {
+            return rolledBack(running, to: previous, replace(running, with: previous, started: .now))
+        }
+        let work = "a rollback of \(feature)"
+        hold(work)
+        Task {
+            rolledBack(running, to: previous, await replaceWhenReady(running, with: previous, started: .now))
+            release(work)
+        }
+    }
+
+    private func rolledBack(
+        _ running: RunningFeature, to previous: FeatureVersion, _ result: Result<SwapResult, Diagnostic>
+    ) {
+        let id = running.manifest.id
+        switch result {
         case .failure(let problem):
+            let now = features[id]?.version.number ?? running.version.number
+            let state = stopped[id] == nil ? "v\(now) keeps running" : "v\(now) stays stopped"
             post(
                 Notice(
-                    level: .error, code: "rollback-failed", message: "\(feature): \(problem.reason)", fix: problem.fix,
-                    feature: feature))
+                    level: .error, code: "rollback-failed",
+                    message:
+                        "\(running.manifest.displayName) could not roll back to v\(previous.number): "
+                        + "\(problem.reason); \(state)",
+                    fix: problem.fix, feature: id))
         case .success(let result):
-            previousVersions[feature]?.removeLast()
+            previousVersions[id]?.removeLast()
             post(swapNotice(result, verb: "rolled back"))
         }
     }
@@ -199,7 +179,7 @@ extension AppRuntime {
     }
 
     /// Puts `prepared` in place of `running` and ends the running Root's process, if it has one.
-    private func install(
+    func install(
         _ running: RunningFeature, with version: FeatureVersion, prepared: PreparedRoot, stateKept: Bool,
         started: ContinuousClock.Instant
     ) -> SwapResult {
@@ -221,7 +201,7 @@ extension AppRuntime {
     }
 
     /// A new Root of `version` (its services not handed out yet), or why it could not be made.
-    private func prepareRoot(of version: FeatureVersion) -> Result<PreparedRoot, Diagnostic> {
+    func prepareRoot(of version: FeatureVersion) -> Result<PreparedRoot, Diagnostic> {
         do {
             return .success(try prepareRoot(version))
         } catch {

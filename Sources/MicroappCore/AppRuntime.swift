@@ -86,6 +86,10 @@ public final class AppRuntime: AppDriver {
     private var updateScheduled = false
     /// Work under way that the next event waits for (a hot swap), by what it is.
     private var heldWork: [String] = []
+    /// Swaps between their start and their end (`replaceWhenReady`): events wait in `queuedEvents` meanwhile.
+    var swapsUnderWay = 0
+    /// Events that arrived while a swap was under way, in order, for whichever version runs once it ended.
+    var queuedEvents: [Event] = []
     private var sessionObservation: Observation?
     let session: ObservableProperty<Session?>?
 
@@ -176,6 +180,7 @@ public final class AppRuntime: AppDriver {
     /// loading screen, no redraw and no hot swap pending.
     public var unsettledReason: String? {
         if let work = heldWork.first { return "\(work) is under way" }
+        if swapsUnderWay > 0 { return "a swap is under way" }
         if updateScheduled { return "a redraw is pending" }
         for feature in features.values {
             if let reason = (feature.root as? any SettlingRoot)?.unsettledReason { return reason }
@@ -196,6 +201,12 @@ public final class AppRuntime: AppDriver {
 
     /// Handles one event from a front end.
     public func send(_ event: Event) {
+        // An event for the old version while its state moves to the new one would be lost: it waits for the swap's
+        // end. Quitting does not wait.
+        if swapsUnderWay > 0 && event != .quit {
+            queuedEvents.append(event)
+            return
+        }
         switch event {
         case .action(.tap(let id)) where openTab(id): break
         case .action(let action):
@@ -335,13 +346,19 @@ public final class AppRuntime: AppDriver {
             stopped: { [weak self] in self?.featureStopped(manifest.id, $0, start: start) },
             offerOwnServices: { dependencies.provided.merge($0) { _, new in new } })
         let started = try version.factory.start(in: environment)
-        let services = try manifest.provides.map { provision in
-            guard let service = started.services[provision.key] else {
-                throw DependencyError.notProvided(provision.key)
+        do {
+            let services = try manifest.provides.map { provision in
+                guard let service = started.services[provision.key] else {
+                    throw DependencyError.notProvided(provision.key)
+                }
+                return (provision: provision, service: service)
             }
-            return (provision: provision, service: service)
+            return PreparedRoot(root: started.root, manifest: manifest, start: start, services: services)
+        } catch {
+            // A Root that will never run must not keep its process (an isolated feature's child) alive.
+            (started.root as? any SettlingRoot)?.retire()
+            throw error
         }
-        return PreparedRoot(root: started.root, manifest: manifest, start: start, services: services)
     }
 
     /// Hands out the services of a Root that started (on a swap, to the features already holding them).

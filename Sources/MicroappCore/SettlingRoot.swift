@@ -8,4 +8,19 @@ public protocol SettlingRoot: Root {
     var unsettledReason: String? { get }
     /// Ends what runs this Root (its child process) once another version took its place or a swap gave it up.
     func retire()
+    /// Waits until every request in flight was answered (or the Root ended): its snapshot then holds their effects.
+    func settled() async
+    /// Waits until a new Root answered its start, the state it was given and the screen at `location` (when given):
+    /// nil then, or why not.
+    func ready(showing location: Location?) async -> Diagnostic?
+}
+
+/// A factory whose start needs blocking work first (forking a child process): `prepareStart` does it off the main
+/// actor, and the next `start(in:)` uses what it made instead of blocking.
+@MainActor
+public protocol PreparingFactory: FeatureFactory {
+    /// Does the blocking part of the next start; throws when it cannot be done (the start would fail).
+    func prepareStart() async throws
+    /// Ends what `prepareStart` made when the start it was for will not happen.
+    func discardPreparedStart()
 }

@@ -123,19 +123,11 @@ public final class HotSwapper {
         case .failure(let problem): return refuse(problem, feature: id)
         }
         willSwap?(id, copy)
-        let swap: StartedSwap
-        switch runtime.startSwap(id, to: .plugin(plugin)) {
-        case .success(let made): swap = made
-        case .failure(let problem):
-            plugin.stop()
-            return refuse(problem, feature: id)
-        }
-        if let problem = await (swap.root as? RemoteFeature)?.ready(showing: swap.location) {
-            runtime.abandonSwap(swap)
-            return refuse(problem, feature: id)
-        }
-        switch runtime.finishSwap(swap, since: started) {
-        case .success(let result): return .success(result)
+        let result = await runtime.swapWhenReady(id, to: .plugin(plugin), since: started)
+        // A swap refused before its start used the child that answered the handshake: it ends here.
+        plugin.stop()
+        switch result {
+        case .success(let swapped): return .success(swapped)
         case .failure(let problem): return refuse(problem, feature: id)
         }
     }

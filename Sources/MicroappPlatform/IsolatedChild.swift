@@ -31,7 +31,9 @@ final class IsolatedChild: Sendable {
     /// Copies `library` into a new private folder and starts `executable feature-host` on it: forked from `zygote`
     /// when there is one (about a millisecond), else a process of its own. Blocks: call it off the main actor.
     static func spawn(library: String, executable: String, zygote: Zygote?) throws(SystemCallError) -> IsolatedChild {
-        var template = Array((NSTemporaryDirectory() + "/microapp-feature-XXXXXX").utf8CString)
+        _ = leftoversRemoved
+        // The host's pid in the name: a later host removes the folder if this one was killed (`LeftoverFolders`).
+        var template = Array((NSTemporaryDirectory() + "/microapp-feature-\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw SystemCallError(call: "mkdtemp", errno: errno) }
         let folder = String(cString: made)
         let copy = folder + "/" + (library as NSString).lastPathComponent
@@ -116,6 +118,9 @@ final class IsolatedChild: Sendable {
 
     /// Where `pin()` keeps its links: one folder per host process.
     private static var pinnedFolder: String { NSTemporaryDirectory() + "/microapp-pinned-\(getpid())" }
+
+    /// Removes, once per process (at its first child), the folders and pinned copies of hosts that were killed.
+    private static let leftoversRemoved: Void = { LeftoverFolders.removeStale(in: NSTemporaryDirectory()) }()
 
     /// Removes the pinned copies (the app is quitting).
     static func removePinned() { try? FileManager.default.removeItem(atPath: pinnedFolder) }

@@ -99,7 +99,7 @@ public enum FeatureHostLaunch {
 
 /// Starts an isolated feature: the child that answered the handshake first, a new child on every later start.
 @MainActor
-final class IsolatedFeature: FeatureFactory {
+final class IsolatedFeature: PreparingFactory {
     let origin: String
     private let library: String
     private let executable: String
@@ -129,13 +129,29 @@ final class IsolatedFeature: FeatureFactory {
         first = nil
     }
 
+    /// Starts the child of the next start (a restart, a rollback) off the main actor: a fork of the zygote blocks for
+    /// about a millisecond, a copy of the library a little more.
+    func prepareStart() async throws {
+        guard first == nil else { return }
+        let (library, executable, zygote) = (self.library, self.executable, log.zygote)
+        let child = try await BlockingWork.run { () throws(SystemCallError) in
+            try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote)
+        }
+        let remote = Self.remote(origin, child: child, log: log)
+        // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
+        guard first == nil else { return remote.stop() }
+        first = remote
+    }
+
+    func discardPreparedStart() { stopUnstarted() }
+
     func start(in environment: FeatureEnvironment) throws -> StartedFeature {
         let remote: RemoteFeature
         if let first {
             remote = first
             self.first = nil
         } else {
-            // A restart: a fork of the zygote blocks for about a millisecond, a copy of the library a little more.
+            // Only when nobody prepared the start: the fork blocks the main actor for a moment.
             let child = try IsolatedChild.spawn(library: library, executable: executable, zygote: log.zygote)
             remote = Self.remote(origin, child: child, log: log)
         }

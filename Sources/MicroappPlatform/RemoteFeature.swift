@@ -54,6 +54,8 @@ public final class RemoteFeature: SettlingRoot {
     /// Called once when a new version's child answered its start, restore and first screen, or why it did not.
     private var readiness: ((Diagnostic?) -> Void)?
     private var readyLocation: Location?
+    /// Who waits (`settled()`) until no request is in flight.
+    private var settling: [CheckedContinuation<Void, Never>] = []
 
     /// The most service calls of the child the host answers at once.
     static let maximumAnswering = 64
@@ -152,6 +154,7 @@ public final class RemoteFeature: SettlingRoot {
         calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) was replaced"))
         observations = []
         becameReady(problem: "it was ended before it answered", fix: "save again to swap in the newest build")
+        resumeSettling()
         child.kill()
     }
 
@@ -181,6 +184,20 @@ public final class RemoteFeature: SettlingRoot {
         }
     }
 
+    /// Waits until every request in flight was answered (their snapshot came before their `done`) or the child ended.
+    public func settled() async {
+        guard phase != .ended, pending > 0 else { return }
+        await withCheckedContinuation { settling.append($0) }
+    }
+
+    /// Lets those waiting in `settled()` go on once nothing is in flight (or nothing more will come).
+    private func resumeSettling() {
+        guard phase == .ended || pending == 0 else { return }
+        let waiting = settling
+        settling = []
+        waiting.forEach { $0.resume() }
+    }
+
     /// Answers `ready` once every answer it waits for came.
     private func checkReady() {
         guard readiness != nil, startAnswered, !restoring else { return }
@@ -201,6 +218,7 @@ public final class RemoteFeature: SettlingRoot {
     public static func stopAll() {
         for feature in running.values {
             feature.phase = .ended
+            feature.resumeSettling()
             feature.watchdog.cancelAll()
             feature.child.kill()
             try? FileManager.default.removeItem(atPath: feature.child.folder)
@@ -328,6 +346,7 @@ public final class RemoteFeature: SettlingRoot {
             if !tickets.isEmpty { watchdog.answered(tickets.removeFirst()) }
             if pending == 0 { environment?.invalidate() }
             checkReady()
+            resumeSettling()
         case .navigate(let step):
             guard let navigation = environment?.navigation else { return }
             switch step {
@@ -412,6 +431,7 @@ public final class RemoteFeature: SettlingRoot {
         watchdog.cancelAll()
         calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) stopped"))
         observations = []
+        resumeSettling()
         becameReady(
             problem:
                 "its new child ended: \(FeatureStop(library: library, cause: FeatureExit.cause(of: termination)).reason)"

@@ -11,6 +11,8 @@ enum Key: Equatable, Sendable {
     case controlR
     /// Ctrl-O: open a route by URL (the address bar), even while a field is focused.
     case controlO
+    /// Ctrl-L: open or close the log of what isolated features printed, even while a field is focused.
+    case controlL
     /// Alt (Meta) with a digit, sent by terminals as ESC then the digit: pick a tab, even while a field is focused.
     case alt(Character)
     /// A printable character (any UTF-8 character, not a control).
@@ -59,6 +61,7 @@ struct KeyDecoder {
         case 0x04: return (.endOfInput, 1)
         case 0x12: return (.controlR, 1)
         case 0x0F: return (.controlO, 1)
+        case 0x0C: return (.controlL, 1)
         case 0x00..<0x20: return (nil, 1)
         case 0x20..<0x7F: return (.character(Character(Unicode.Scalar(first))), 1)
         default: return utf8Character(bytes, final: final)

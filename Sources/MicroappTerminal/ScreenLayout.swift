@@ -21,6 +21,10 @@ struct ScreenLayout {
     var canRollBack = false
     /// The address bar's text while it is open: it takes the footer's place.
     var addressBar: String?
+    /// The log of printed lines while it is open: it takes the screen's place (title and content).
+    var log: FeatureLog?
+    /// Lines were printed: the key help offers ctrl-l.
+    var hasLog = false
 
     static let spinner: [Character] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     static let keyHelp = "tab/↑↓ move · enter select · esc back · q quit"
@@ -77,11 +81,16 @@ struct ScreenLayout {
         if offset > 0 { more += "↑" }
         if offset + areaHeight < body.count { more += "↓" }
         let titleText = " " + screen.title.sanitized
-        let title =
+        var title =
             more.isEmpty
             ? StyledLine(" " + titleText, .bold)
             : StyledLine(spread(left: " " + titleText, right: more + "more", width: columns), .bold)
 
+        if let log {
+            // The log takes the screen's place, so nothing is written over the app's screen.
+            title = StyledLine("  Log · what isolated features printed, newest last", .bold)
+            visible = logLines(log, columns: columns, rows: areaHeight)
+        }
         var lines = [header] + tabBar + [rule, title, StyledLine()] + visible + [rule, footer]
         if lines.count > height {
             lines = Array(lines.prefix(max(height - 1, 0))) + (height > 0 ? [footer] : [])
@@ -131,6 +140,22 @@ struct ScreenLayout {
                 StyledLine("│ ") + $0.truncated(toWidth: innerWidth).padded(toWidth: innerWidth) + StyledLine(" │")
             }
             + [StyledLine("└\(edge)┘")]
+    }
+
+    /// The newest lines of `log` that fit in `rows`, each after its feature's id, padded to `rows` lines.
+    private func logLines(_ log: FeatureLog, columns: Int, rows: Int) -> [StyledLine] {
+        var lines: [StyledLine]
+        if log.entries.isEmpty {
+            lines = [StyledLine("  Nothing printed yet: lines isolated features print appear here.", .dim)]
+        } else {
+            let width = min(log.entries.map { $0.feature.sanitized.displayWidth }.max() ?? 0, 16)
+            lines = log.entries.suffix(rows).map { entry in
+                let name = entry.feature.sanitized.truncated(toWidth: width)
+                let padding = String(repeating: " ", count: max(0, width - name.displayWidth))
+                return StyledLine("  " + name + padding + " │ ", .dim) + StyledLine(entry.line.sanitized)
+            }
+        }
+        return lines + Array(repeating: StyledLine(), count: max(0, rows - lines.count))
     }
 
     /// The first compiler errors of a failed build in a box, over the still-working screen.
@@ -202,6 +227,9 @@ struct ScreenLayout {
             let caret = color ? Span(" ", .focused) : Span("_")
             let gap = max(3, columns - shown.displayWidth - 1 - help.displayWidth)
             return StyledLine([Span(shown), caret, Span(String(repeating: " ", count: gap)), Span(help, .dim)])
+        } else if let log {
+            let features = Set(log.entries.map(\.feature)).count
+            left = Span(" ctrl-l/esc close log · \(log.entries.count) line(s) of \(features) feature(s)", .dim)
         } else if let notice {
             switch notice.level {
             case .info: left = Span((notice.isProgress ? " ~ " : " ✓ ") + notice.message.sanitized, .success)
@@ -216,7 +244,7 @@ struct ScreenLayout {
                 frame.tabs.isEmpty
                 ? (isField ? Self.fieldKeyHelp : Self.keyHelp)
                 : Self.tabbedKeyHelp(tabCount: frame.tabs.count, isField: isField)
-            left = Span(" " + help + rollback, .dim)
+            left = Span((hasLog ? " ctrl-l log ·" : "") + " " + help + rollback, .dim)
         }
         let room = max(0, columns - route.displayWidth - 3)
         let shown = Span(left.text.truncated(toWidth: room), left.style)

@@ -32,6 +32,9 @@ public final class TerminalUI {
     private var size = (width: 80, height: 24)
     /// The address bar's text while it is open (`:` or ctrl-o), nil when closed.
     private var addressBar: String?
+    /// What isolated features printed: shown in place of the screen while `showsLog` (ctrl-l), never over it.
+    private var log = FeatureLog()
+    private var showsLog = false
 
     /// Drives `driver`; `color` nil means colours unless NO_COLOR is set (or TERM is `dumb`).
     public convenience init(driver: any AppDriver, color: Bool? = nil, noticeDuration: Duration = .seconds(4)) {
@@ -107,6 +110,7 @@ public final class TerminalUI {
     func press(_ key: Key) -> Bool {
         let frame = driver.frame
         if addressBar != nil { return pressInAddressBar(key) }
+        if key == .controlL || showsLog { return pressInLog(key) }
         if key == .escape, buildFailure != nil {
             buildFailure = nil
             draw()
@@ -187,8 +191,25 @@ public final class TerminalUI {
         return true
     }
 
-    /// Shows the last problem among `notices` (else the last notice) in the footer for a while, and redraws.
+    /// Ctrl-l opens and closes the log; while it is open, esc closes it too, ctrl-c quits, other keys do nothing (the
+    /// screen they would act on is not shown).
+    private func pressInLog(_ key: Key) -> Bool {
+        switch key {
+        case .interrupt:
+            driver.send(.quit)
+            return false
+        case .controlL: showsLog.toggle()
+        case .escape: showsLog = false
+        default: return true
+        }
+        draw()
+        return true
+    }
+
+    /// Keeps printed lines in the log; shows the last problem among the other notices (else the last one) in the
+    /// footer for a while, and redraws.
     func show(_ notices: [Notice]) {
+        let notices = log.take(notices)
         for notice in notices {
             switch notice.code {
             case "build-failed": buildFailure = notice
@@ -236,7 +257,7 @@ public final class TerminalUI {
         let layout = ScreenLayout(
             width: size.width, height: size.height, color: color, spinnerFrame: spinnerFrame, notice: notice?.notice,
             preferTop: preferTop, buildFailure: buildFailure, canRollBack: driver.canRollBack(frame.feature),
-            addressBar: addressBar)
+            addressBar: addressBar, log: showsLog ? log : nil, hasLog: !log.entries.isEmpty)
         let laidOut = layout.lines(for: frame, focus: focus, scrollOffset: scrollOffset)
         scrollOffset = laidOut.scrollOffset
         preferTop = false

@@ -109,6 +109,7 @@ enum Commands {
             TERMINAL KEYS
               tab/↑↓ move · enter select (in a form's last field: submit) · esc back · q quit (ctrl-c in a field)
               1-9 pick a tab (alt+1-9 while a field has the keys) · : open a route by URL (ctrl-o in a field)
+              ctrl-l log of what isolated features printed, in place of the screen (ctrl-l or esc closes it)
             Signed in, the features' tabs stand under the header; text mode lists them with their ids and JSON frames
             carry them as "tabs" ({"type":"tap","id":"tab.search"} opens one). A deep link lands with its feature's
             tab route under it, so esc goes back to the list.

@@ -92,13 +92,7 @@ struct HotSwapEndToEndTests {
         let first = try await Self.build(greeting: "Hello")
         let second = try await Self.build(greeting: "Howdy")
         let refusing = try await Self.build(greeting: "Broken", refusing: true)
-        let plugins = try temporaryFolder("drop-isolated")
-        let installed = plugins.appendingPathComponent("libDrop.so")
-        try FileManager.default.copyItem(at: first, to: installed)
-        let app = try AppProcess([
-            "run", "--watch", "--no-supervise", "--isolation", "process", "--plugins", plugins.path, "--only", "drop",
-            "--ui", "json",
-        ])
+        let (app, installed) = try Self.watchIsolated(first, feature: "drop")
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello") }
         try app.send([["type": "input", "id": "name", "text": "Rick"]])
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello Rick") }
@@ -139,8 +133,21 @@ struct HotSwapEndToEndTests {
         #expect(try await app.finish() == 0)
     }
 
+    /// `run --watch --isolation process --ui json` of `library` alone (feature `feature`), from a plugin folder of its
+    /// own; answers the app and the library's path there, where a new build goes.
+    static func watchIsolated(_ library: URL, feature: String) throws -> (app: AppProcess, installed: URL) {
+        let plugins = try temporaryFolder("\(feature)-isolated")
+        let installed = plugins.appendingPathComponent(library.lastPathComponent)
+        try FileManager.default.copyItem(at: library, to: installed)
+        let app = try AppProcess([
+            "run", "--watch", "--no-supervise", "--isolation", "process", "--plugins", plugins.path, "--only", feature,
+            "--ui", "json",
+        ])
+        return (app, installed)
+    }
+
     /// Puts `build` at `installed` as a linker does: a new file under a temporary name, renamed over the old one.
-    private static func install(_ build: URL, at installed: URL) throws {
+    static func install(_ build: URL, at installed: URL) throws {
         let staged = installed.deletingLastPathComponent().appendingPathComponent("libDrop.so.partial")
         try? FileManager.default.removeItem(at: staged)
         try FileManager.default.copyItem(at: build, to: staged)
@@ -156,7 +163,7 @@ struct HotSwapEndToEndTests {
     }
 
     /// Waits (10 s at most) until exactly one feature-host child runs, and returns it.
-    private static func waitForOneFeatureHost(of pid: Int32) async throws -> Set<Int32> {
+    static func waitForOneFeatureHost(of pid: Int32) async throws -> Set<Int32> {
         let deadline = ContinuousClock.now + .seconds(10)
         var hosts = Set(featureHosts(of: pid))
         while hosts.count != 1 && ContinuousClock.now < deadline {

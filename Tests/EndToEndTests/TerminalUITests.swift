@@ -108,4 +108,31 @@ struct TerminalUITests {
         while pane.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!pane.isRunning)
     }
+
+    @Test(
+        "what an isolated feature prints never reaches the app's screen; ctrl-l opens a log of it with the feature's name, ctrl-l closes it"
+    )
+    func logView() async throws {
+        let plugins = try await IsolationTests.printer.value
+        let pane = try TmuxPane(
+            "\(AppProcess.executable) run --no-build --no-supervise --isolation process --plugins \(plugins.path)"
+                + " --only printer --open printer://home --data \(AppProcess.freshDataDirectory())",
+            environment: ["NO_COLOR": "1"])
+        // The footer offers the log once the feature's printed lines reached the host.
+        let screen = try await pane.waitFor("Printer", "Crash", "ctrl-l log", "printer://home")
+        #expect(!screen.contains("hello from the plugin") && !screen.contains("forged"))
+        try pane.send("C-l")
+        let log = try await pane.waitFor("Log · what isolated features printed", "printer │ hello from the plugin")
+        #expect(log.contains("printer │ {\"type\":\"frame\",\"forged\":true}"))
+        #expect(!log.contains("[31m") && !log.contains("[0m"), "escape sequences were removed")
+        #expect(!log.contains("Crash"), "the log takes the screen's place")
+        #expect(log.contains("ctrl-l/esc close log"))
+        try pane.send("C-l")
+        let back = try await pane.waitFor("Crash", "ctrl-l log ·")
+        #expect(!back.contains("hello from the plugin"))
+        try pane.send("q", literal: true)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while pane.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!pane.isRunning)
+    }
 }

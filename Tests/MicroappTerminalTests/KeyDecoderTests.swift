@@ -19,7 +19,8 @@ import Testing
             ([0x09], .tab), ([0x0D], .enter), ([0x0A], .enter), ([0x7F], .backspace), ([0x08], .backspace),
             ([0x03], .interrupt), ([0x04], .endOfInput), ([0x1B], .escape), ([0x71], .character("q")),
             ([0xC3, 0xA9], .character("é")), ([0xE2, 0x82, 0xAC], .character("€")),
-            ([0xF0, 0x9F, 0x98, 0x80], .character("😀")), ([0x0F], .controlO), ([0x1B, 0x32], .alt("2")),
+            ([0xF0, 0x9F, 0x98, 0x80], .character("😀")), ([0x0F], .controlO), ([0x0C], .controlL),
+            ([0x1B, 0x32], .alt("2")),
         ] as [([UInt8], Key)])
     func decodesOneKey(bytes: [UInt8], key: Key) {
         #expect(keys(bytes) == [key])

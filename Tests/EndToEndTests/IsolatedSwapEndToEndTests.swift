@@ -1,0 +1,119 @@
+import Foundation
+import TestScratch
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The isolated hot swap's failure paths, with the real binary: `run --watch --isolation process`.
+@Suite("End to end: isolated swap, rollback and leftovers", .serialized)
+struct IsolatedSwapEndToEndTests {
+    /// A counter feature whose screen says `greeting` and the count. Its snapshot names its version; with
+    /// `abortsOnNewer`, restoring a snapshot of another version aborts the process (as a crash in restore would).
+    private static func source(greeting: String, version: Int, abortsOnNewer: Bool) -> String {
+        """
+        import Foundation
+        import MicroappSDK
+
+        public enum TallyFeature: Feature {
+            public static var manifest: FeatureManifest {
+                FeatureManifest(
+                    id: "tally", version: 1, displayName: "Tally", routes: [RouteDeclaration("tally://home")])
+            }
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { TallyRoot() }
+        }
+
+        @MainActor final class TallyRoot: Root {
+            var count = 0
+            func screen(at location: Location) -> Screen {
+                Screen(title: "Tally", content: [
+                    .text(Text("\(greeting) \\(count)")), .button(Button(id: "bump", title: "Bump")),
+                ])
+            }
+            func handle(_ action: Action, at location: Location) {
+                if case .tap(id: "bump") = action { count += 1 }
+            }
+            func snapshot() -> Data? { Data("\(version):\\(count)".utf8) }
+            func restore(from snapshot: Data) throws {
+                let text = String(decoding: snapshot, as: UTF8.self)
+                if \(abortsOnNewer) && !text.hasPrefix("\(version):") { abort() }
+                count = Int(text.split(separator: ":").last ?? "") ?? 0
+            }
+        }
+
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? {
+            MicroappEntry.export(TallyFeature.self)
+        }
+        """
+    }
+
+    private static func build(greeting: String, version: Int, abortsOnNewer: Bool = false) async throws -> URL {
+        try await compilePlugin(
+            module: "Tally", source: source(greeting: greeting, version: version, abortsOnNewer: abortsOnNewer)
+        ).appendingPathComponent("libTally.so")
+    }
+
+    @Test(
+        "events piped during an isolated swap all reach the new version; a rollback whose old version dies taking the state leaves the new one running and says so"
+    )
+    func swapThenFailedRollback() async throws {
+        let first = try await Self.build(greeting: "One", version: 1, abortsOnNewer: true)
+        let second = try await Self.build(greeting: "Two", version: 2)
+        let (app, installed) = try HotSwapEndToEndTests.watchIsolated(first, feature: "tally")
+        try await app.waitForFrame(route: "tally://home") { screenText($0).contains("One 0") }
+        try await app.waitFor("notice") { $0["code"] as? String == "watching" }
+
+        // The build lands, and a script pipes twenty taps at once without waiting for anything.
+        try HotSwapEndToEndTests.install(second, at: installed)
+        try app.send(Array(repeating: ["type": "tap", "id": "bump"], count: 20))
+        let swapped = try await app.waitFor("notice") { $0["code"] as? String == "swapped" }
+        #expect(swapped["from"] as? Int == 1 && swapped["to"] as? Int == 2)
+        try await app.waitForFrame(route: "tally://home") {
+            screenText($0).contains("Two 20") && $0["version"] as? Int == 2
+        }
+        #expect(!app.objects.contains { $0["code"] as? String == "not-settled" })
+        let running = try await HotSwapEndToEndTests.waitForOneFeatureHost(of: app.processID)
+
+        // v1's restore aborts on v2's state: its new child dies, v2's child runs on, and the error says so.
+        try app.send([["type": "rollback", "feature": "tally"]])
+        let failed = try await app.waitFor("error") { $0["code"] as? String == "rollback-failed" }
+        let message = failed["message"] as? String ?? ""
+        #expect(message.hasPrefix("Tally could not roll back to v1: "))
+        #expect(message.hasSuffix("; v2 keeps running"))
+        try app.send([["type": "tap", "id": "bump"]])
+        try await app.waitForFrame(route: "tally://home") {
+            screenText($0).contains("Two 21") && $0["version"] as? Int == 2
+        }
+        #expect(try await HotSwapEndToEndTests.waitForOneFeatureHost(of: app.processID) == running)
+        #expect(!app.objects.contains { ($0["code"] as? String)?.hasPrefix("feature-") == true })
+        #expect(try await app.finish() == 0)
+    }
+
+    @Test("the private copies and pinned links of a killed host are removed by the next host; a running host's stay")
+    func leftoversOfAKilledHost() async throws {
+        let plugins = try temporaryFolder("tally-leftovers")
+        try FileManager.default.copyItem(
+            at: try await Self.build(greeting: "One", version: 1), to: plugins.appendingPathComponent("libTally.so"))
+        let arguments = [
+            "run", "--no-supervise", "--isolation", "process", "--plugins", plugins.path, "--only", "tally", "--ui",
+            "json",
+        ]
+        let temporary = Scratch.childEnvironment()["TMPDIR"] ?? NSTemporaryDirectory()
+        func leftovers(of pid: Int32) -> [String] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+            return names.filter { $0 == "microapp-pinned-\(pid)" || $0.hasPrefix("microapp-feature-\(pid)-") }
+        }
+        let killed = try AppProcess(arguments)
+        try await killed.waitForFrame(route: "tally://home") { screenText($0).contains("One 0") }
+        #expect(leftovers(of: killed.processID).count == 2, "a pinned folder and a child's folder")
+        #expect(kill(killed.processID, SIGKILL) == 0)
+        _ = try? await killed.finish()
+
+        let next = try AppProcess(arguments)
+        try await next.waitForFrame(route: "tally://home") { screenText($0).contains("One 0") }
+        #expect(leftovers(of: killed.processID).isEmpty, "the killed host's folders are still there")
+        #expect(leftovers(of: next.processID).count == 2, "the running host's own folders were removed")
+        #expect(try await next.finish() == 0)
+    }
+}
