@@ -238,11 +238,14 @@ extension PluginBuilder {
         _ runtime: AppRuntime, images: [any LoadedPlugin], directories: [String], probing: Bool,
         isolation: IsolationLog? = nil, willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
     ) -> HotSwapWatch {
+        // Builds of in-process features are probed; those of isolated ones start in a child (the sandbox stands in).
+        let isolated = Set(images.filter { $0 is IsolatedPlugin }.map(\.manifest.id))
         let swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: images),
-            probe: probing && isolation == nil ? PluginProbe() : nil)
+            probe: probing && images.contains { !($0 is IsolatedPlugin) } ? PluginProbe() : nil)
         swapper.willSwap = willSwap
-        swapper.isolation = isolation
+        swapper.isolation = isolated.isEmpty ? nil : isolation
+        swapper.isolatedFeatures = isolated
         var sources: [String: WatchedSources] = [:]
         for image in images {
             if let watched = WatchedSources(library: image.path) { sources[image.manifest.id] = watched }

@@ -95,8 +95,7 @@ struct FeatureLibrary {
         }
         buildFailure?.feature = image.manifest.id
         let trust = LibraryTrust(origin: locations.origin(of: image.path), lock: report.lock(of: image.path))
-        let placement = FeaturePlacement(
-            plugin: image, decision: IsolationDecision.decide(choice, for: trust), running: .inProcess)
+        let placement = FeaturePlacement(plugin: image, decision: IsolationDecision.decide(choice, for: trust))
         return .success(
             FeatureLibrary(
                 image: image, feature: feature, others: others, buildFailure: buildFailure, placement: placement))

@@ -3,17 +3,21 @@ import MicroappPlatform
 import MicroappSDK
 
 /// Where one loaded feature runs: what was decided for it, what the runtime is handed to start it, and where it
-/// really runs. Under `--isolation process` every library runs in a feature-host child (`IsolatedPlugin`); otherwise
-/// every library is loaded into this process, so a feature that `auto` decided to isolate still runs here for now:
-/// `running` says so and `shortfall` tells the person. Isolating such a library is a change of what `load` hands
-/// this type, not of the decision.
+/// really runs: a library decided `process` is started in a feature-host child (`IsolatedPlugin`), one decided `none`
+/// is loaded into this process (`PluginImage`); `running` is read from which of the two it is.
 struct FeaturePlacement {
     /// The loaded plugin: an image in this process, or a sandboxed child.
     let plugin: any LoadedPlugin
     /// Where it should run, and why.
     let decision: IsolationDecision
     /// Where it runs.
-    let running: Isolation
+    var running: Isolation { plugin is IsolatedPlugin ? .process : .inProcess }
+
+    /// The placement of `plugin`, decided `decision`.
+    init(plugin: any LoadedPlugin, decision: IsolationDecision) {
+        self.plugin = plugin
+        self.decision = decision
+    }
 
     /// What the runtime starts.
     var source: FeatureSource { .plugin(plugin) }
@@ -41,15 +45,12 @@ struct FeaturePlacement {
 }
 
 extension LoadedPluginSet {
-    /// Each loaded feature's placement: the images in this process, then the isolated children.
-    var placements: [FeaturePlacement] {
-        images.map { FeaturePlacement(plugin: $0, decision: isolation(of: $0.path), running: .inProcess) }
-            + isolated.map { FeaturePlacement(plugin: $0, decision: isolation(of: $0.path), running: .process) }
-    }
+    /// Every loaded library: the images in this process, then the isolated children.
+    var plugins: [any LoadedPlugin] { images + isolated }
 
-    /// The placement of the library at `path`.
-    func placement(of image: PluginImage) -> FeaturePlacement {
-        FeaturePlacement(plugin: image, decision: isolation(of: image.path), running: .inProcess)
+    /// Each loaded feature's placement, in the order of `plugins`.
+    var placements: [FeaturePlacement] {
+        plugins.map { FeaturePlacement(plugin: $0, decision: isolation(of: $0.path)) }
     }
 
     /// Where each feature runs, by id (for frames).
