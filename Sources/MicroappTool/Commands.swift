@@ -134,7 +134,7 @@ enum Commands {
 
     static let routes = CommandSpec(
         "microapp routes", summary: "list the routes of the plugins, their owners and guards",
-        options: [json, plugins, only, noBuild, noProbe],
+        options: [json, plugins, only, noBuild, noProbe, allowUnsandboxed],
         discussion: """
             Lists every route of the plugins that load: pattern, owning feature, and guards
             (session = needs a signed-in person; sign-in = where signed-out people are sent).
@@ -144,7 +144,7 @@ enum Commands {
         "microapp doctor", summary: "check a plugin folder; exit 2 if anything is wrong",
         operands: [.repeatable("DIR")],
         options: [
-            json, noBuild, noProbe, allow,
+            json, noBuild, noProbe, allow, allowUnsandboxed,
             .flag("--strict", help: "a library whose feature declares a capability --allow does not name is refused"),
         ],
         discussion: """

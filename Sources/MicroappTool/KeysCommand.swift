@@ -66,7 +66,8 @@ enum KeysCommand {
             Row(
                 key: capability.rawValue, kind: "capability", access: "capability", type: "Capability",
                 provider: "host", summary: CapabilityPolicy.summaries[capability],
-                usedBy: set.plugins.filter { $0.manifest.capabilities.contains(capability) }.map(\.manifest.id).sorted())
+                usedBy: set.plugins.filter { $0.manifest.capabilities.contains(capability) }.map(\.manifest.id).sorted()
+            )
         }
         return (hosted + provided + capabilities).sorted { ($0.key, $0.provider) < ($1.key, $1.provider) }
     }

@@ -127,7 +127,15 @@ struct LoadedPluginSet {
         let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
         var problems: [Diagnostic] = []
-        let launches = paths.map { path in Task { @MainActor in await IsolatedPlugin.launch(path, log: log) } }
+        // What the file shows without being mapped (not a shared object, unsafe permissions, another SDK) is
+        // refused here, as in-process, without a child.
+        let inspected = await BlockingWork.run { paths.map { (path: $0, file: PluginLoader.inspectFile($0)) } }
+        let launches = inspected.map { path, file in
+            Task { @MainActor in
+                if case .failure(let problem) = file { return Result<IsolatedPlugin, Diagnostic>.failure(problem) }
+                return await IsolatedPlugin.launch(path, log: log)
+            }
+        }
         for launch in launches {
             switch await launch.value {
             case .success(let plugin):
