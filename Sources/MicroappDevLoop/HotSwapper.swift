@@ -31,6 +31,8 @@ public final class HotSwapper {
     public var isolation: IsolationLog?
     /// The ids of the features that run isolated; nil: all of them, when `isolation` is set.
     public var isolatedFeatures: Set<String>?
+    /// `solo`: the `--mock` choices an isolated feature's new build starts on (its own mocks, as the first did).
+    public var mocks: [String: String]?
 
     /// Swaps features of `runtime`; `libraries` maps the file name of each running feature's library
     /// (`libCharacters.so`) to its feature id, so a new file of that name is known as a new build of that feature.
@@ -122,7 +124,7 @@ public final class HotSwapper {
         _ copy: String, feature id: String, log: IsolationLog, since started: ContinuousClock.Instant
     ) async -> Result<SwapResult, Diagnostic> {
         let plugin: IsolatedPlugin
-        switch await IsolatedPlugin.launch(copy, log: log) {
+        switch await IsolatedPlugin.launch(copy, log: log, mocks: mocks) {
         case .success(let launched): plugin = launched
         case .failure(let problem): return refuse(problem, feature: id)
         }

@@ -13,12 +13,6 @@ struct FeaturePlacement {
     /// Where it runs.
     var running: Isolation { plugin is IsolatedPlugin ? .process : .inProcess }
 
-    /// The placement of `plugin`, decided `decision`.
-    init(plugin: any LoadedPlugin, decision: IsolationDecision) {
-        self.plugin = plugin
-        self.decision = decision
-    }
-
     /// What the runtime starts.
     var source: FeatureSource { .plugin(plugin) }
 
@@ -26,22 +20,8 @@ struct FeaturePlacement {
     /// know, or, under `--strict`, one the policy does not allow, is refused before it starts).
     var grants: [Capability] { plugin.manifest.capabilities }
 
-    /// Why there; with what really happens when it runs elsewhere.
-    var why: String {
-        running == decision.mode ? decision.reason : "\(decision.reason); runs in-process: not isolated in this build"
-    }
-
-    /// The notice when it runs somewhere else than decided, nil when it runs as decided.
-    var shortfall: Notice? {
-        guard running != decision.mode else { return nil }
-        let manifest = plugin.manifest
-        return Notice(
-            level: .info, code: "not-isolated",
-            message:
-                "\(manifest.displayName) runs in this process: it should run isolated (\(decision.reason)), which only --isolation process does in this build",
-            fix: "run with --isolation process, or run only libraries you trust (`microapp lock DIR`)",
-            feature: manifest.id)
-    }
+    /// Why there.
+    var why: String { decision.reason }
 }
 
 extension LoadedPluginSet {

@@ -61,6 +61,50 @@ struct RunModeTests {
     }
 
     @Test(
+        "solo --isolation process runs the feature alone in a child on its mocks: its mock session signs it in, --open is opened once, --mock picks the variant there, and the app maps no feature library"
+    )
+    func soloInAChild() async throws {
+        let app = try AppProcess([
+            "solo", "Characters", "--no-build", "--ui", "json", "--isolation", "process", "--open",
+            "characters://detail/2", "--mock", "characters.page=failing",
+        ])
+        let detail = try await app.waitForFrame(route: "characters://detail/2") { screenText($0).contains("Episodes") }
+        #expect(detail["isolation"] as? String == "process" && detail["mode"] as? String == "solo")
+        #expect(detail["account"] as? String == "rick@example.com", "the session of the feature's mocks")
+        #expect(detail["depth"] as? Int == 1, "the list below it, as in-process: the route opened once")
+        let maps = try String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)
+        #expect(!maps.contains("libCharacters.so"))
+        let children = descendants(of: app.processID).map {
+            (try? String(contentsOfFile: "/proc/\($0)/maps", encoding: .utf8)) ?? ""
+        }
+        #expect(children.filter { $0.contains("libCharacters.so") }.count == 1)
+        // The failing variant of the list's mock, chosen on the command line, answers in the child.
+        try app.send([["type": "back"], ["type": "open", "url": "characters://list"]])
+        let list = try await app.waitForFrame(route: "characters://list") {
+            screenText($0).contains("Could not load characters")
+        }
+        #expect((list["mocks"] as? [String])?.contains("characters.page=failing") == true)
+        #expect(try await app.finish() == 0)
+    }
+
+    @Test(
+        "solo of a --plugins library runs it in a child under auto; one whose requirement has no mock is refused, naming the key"
+    )
+    func soloUnderAuto() async throws {
+        // The library in a --plugins folder wins over the build folder's.
+        let (folder, _) = try Self.moved("Settings")
+        let app = try AppProcess(["solo", "Settings", "--no-build", "--ui", "json", "--plugins", folder.path])
+        let frame = try await app.waitForFrame(route: "settings://home") { screenText($0).contains("Signed in as") }
+        #expect(frame["isolation"] as? String == "process")
+        #expect(try await app.finish() == 0)
+        let unmocked = try await compilePlugin(module: "Unmocked", source: SoloTests.unmockedSource)
+        let refused = try await runToEnd(["solo", "Unmocked", "--no-build", "--ui", "text", "--plugins", unmocked.path])
+        #expect(refused.status == 2)
+        #expect(refused.err.contains("unmocked.clock") && refused.err.contains("ships no mock"), "\(refused.err)")
+        #expect(refused.err.contains("mocks.service(") && refused.err.contains("UnmockedFeature"))
+    }
+
+    @Test(
         "where the kernel lacks a sandbox mechanism an isolated feature is refused naming it and --allow-unsandboxed; with the flag it runs, said unsandboxed"
     )
     func missingSandboxMechanism() async throws {
