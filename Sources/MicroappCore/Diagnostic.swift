@@ -33,6 +33,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case startFailed = "start-failed"
         case unknownCapability = "unknown-capability"
         case capabilityNotAllowed = "capability-not-allowed"
+        case sandboxMissing = "sandbox-missing"
     }
 
     /// The kind of problem.

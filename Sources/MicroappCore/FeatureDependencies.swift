@@ -7,18 +7,20 @@ import MicroappSDK
 /// nothing), so without this a feature could not consume what it provides. Whatever the container holds from
 /// anyone else wins: in microapp mode that is the mocks, so `--mock KEY=VARIANT` still picks the feature's service.
 @MainActor
-final class FeatureDependencies: DependencySource {
+public final class FeatureDependencies: DependencySource {
     private let container: Container
     private let manifest: FeatureManifest
     /// The services this version of the feature provides, by key id, once `provide(_:)` has run.
-    var provided: [String: ErasedService] = [:]
+    public var provided: [String: ErasedService] = [:]
 
-    init(container: Container, manifest: FeatureManifest) {
+    /// What `manifest`'s feature reads from `container` (and from its own provisions).
+    public init(container: Container, manifest: FeatureManifest) {
         self.container = container
         self.manifest = manifest
     }
 
-    func value(for requirement: Requirement) -> Any? {
+    /// The container's value for `requirement`, or the feature's own service when nobody else provides it.
+    public func value(for requirement: Requirement) -> Any? {
         if let offer = container.offers[requirement.key], offer.provider != manifest.id {
             return container.value(for: requirement)
         }

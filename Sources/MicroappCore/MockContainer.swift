@@ -36,3 +36,21 @@ extension ObservableProperty: SharableState where Value: Codable {
         container.share(DependencyKey<Value>.state(key, access: .readWrite), self)
     }
 }
+
+extension Diagnostic {
+    /// A requirement of feature `id` (Swift type `typeName`) with no mock: which key, and how to ship the mock beside
+    /// the feature.
+    public static func unmocked(_ requirement: Requirement, feature id: String, typeName: String) -> Diagnostic {
+        let add =
+            requirement.kind == .service
+            ? "mocks.service(<the DependencyKey '\(requirement.key)'>, Service { request in … })"
+            : "mocks.state(<the DependencyKey '\(requirement.key)'>, <its first value>)"
+        return Diagnostic(
+            .missingRequirement, subject: id,
+            reason:
+                "it needs \(requirement.key) (\(requirement.kind.rawValue) \(requirement.type)) and ships no mock for it",
+            fix:
+                "add the mock beside the feature: `extension \(typeName) { @MainActor public static func mocks() -> Mocks { var mocks = Mocks(); \(add); return mocks } }`"
+        )
+    }
+}

@@ -26,9 +26,13 @@ public final class HotSwapper {
     private var copies = 0
     /// A probe process started ahead of the next swap, so a swap does not wait for a process to start.
     private var standby: PluginProbe.Standby?
-    /// Set when the features run isolated (`--isolation process`): a new build then starts in a child of its own
-    /// (forked through this log's zygote) and is never mapped here.
+    /// Set when some features run isolated: a new build of one of `isolatedFeatures` then starts in a child of its
+    /// own (forked through this log's zygote) and is never mapped here.
     public var isolation: IsolationLog?
+    /// The ids of the features that run isolated; nil: all of them, when `isolation` is set.
+    public var isolatedFeatures: Set<String>?
+    /// `solo`: the `--mock` choices an isolated feature's new build starts on (its own mocks, as the first did).
+    public var mocks: [String: String]?
 
     /// Swaps features of `runtime`; `libraries` maps the file name of each running feature's library
     /// (`libCharacters.so`) to its feature id, so a new file of that name is known as a new build of that feature.
@@ -89,7 +93,9 @@ public final class HotSwapper {
         // A locked folder pins its libraries' bytes: a build the lock does not pin is not run (checked on the copy, so
         // the bytes checked are the bytes loaded).
         if let problem = PluginLock.swapProblem(for: path, copy: copy) { return refuse(problem, feature: id) }
-        if let isolation { return await swapIsolated(copy, feature: id, log: isolation, since: started) }
+        if let isolation, isolatedFeatures?.contains(id) ?? true {
+            return await swapIsolated(copy, feature: id, log: isolation, since: started)
+        }
         if let probe {
             let waiting = standby
             let verdict = await BlockingWork.run { probe.verdict(for: copy, using: waiting) }
@@ -118,7 +124,7 @@ public final class HotSwapper {
         _ copy: String, feature id: String, log: IsolationLog, since started: ContinuousClock.Instant
     ) async -> Result<SwapResult, Diagnostic> {
         let plugin: IsolatedPlugin
-        switch await IsolatedPlugin.launch(copy, log: log) {
+        switch await IsolatedPlugin.launch(copy, log: log, mocks: mocks) {
         case .success(let launched): plugin = launched
         case .failure(let problem): return refuse(problem, feature: id)
         }

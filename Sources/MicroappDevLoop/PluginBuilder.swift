@@ -232,17 +232,22 @@ extension PluginBuilder {
     /// `--watch`: swaps in each new build of a running feature's library, and rebuilds a feature whose sources
     /// change when its library was built in a repository (the one this executable came from, or another one named
     /// with --plugins). New builds are probed in a child process unless `probing` is false; `willSwap` hears of each
-    /// copy before its code runs.
+    /// copy before its code runs; an isolated feature's new build starts on its mocks with `mocks` (solo).
     @MainActor
     package static func watch(
         _ runtime: AppRuntime, images: [any LoadedPlugin], directories: [String], probing: Bool,
-        isolation: IsolationLog? = nil, willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
+        isolation: IsolationLog? = nil, mocks: [String: String]? = nil,
+        willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
     ) -> HotSwapWatch {
+        // Builds of in-process features are probed; those of isolated ones start in a child (the sandbox stands in).
+        let isolated = Set(images.filter { $0 is IsolatedPlugin }.map(\.manifest.id))
         let swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: images),
-            probe: probing && isolation == nil ? PluginProbe() : nil)
+            probe: probing && images.contains { !($0 is IsolatedPlugin) } ? PluginProbe() : nil)
         swapper.willSwap = willSwap
-        swapper.isolation = isolation
+        swapper.isolation = isolated.isEmpty ? nil : isolation
+        swapper.isolatedFeatures = isolated
+        swapper.mocks = mocks
         var sources: [String: WatchedSources] = [:]
         for image in images {
             if let watched = WatchedSources(library: image.path) { sources[image.manifest.id] = watched }

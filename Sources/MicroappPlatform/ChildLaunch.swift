@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The environment of the copies of itself the host starts (the probe, the supervised app): its own, with
 /// `SWIFT_BACKTRACE` set for the child and `MICROAPP_INTERNAL=1`, the marker under which `microapp` accepts the hidden
@@ -18,9 +19,17 @@ public enum ChildLaunch {
     /// needs (`PATH`, locale, time zone) and the internal markers, never the rest of the host's (a plugin can read
     /// its own `/proc/self/environ`, and tokens live in environments). The backtracer is off: it cannot start its
     /// helper under the sandbox.
+    /// `MICROAPP_ALLOW_UNSANDBOXED=1` is there only after `allowUnsandboxed()`, never inherited.
     public static func featureEnvironment() -> [String: String] {
-        let kept = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "MICROAPP_ALLOW_UNSANDBOXED"]
+        let kept = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"]
+        let unsandboxed = unsandboxedChildren.withLock { $0 } ? ["MICROAPP_ALLOW_UNSANDBOXED": "1"] : [:]
         return ProcessInfo.processInfo.environment.filter { kept.contains($0.key) }
-            .merging(variables(backtrace: "enable=no")) { $1 }
+            .merging(variables(backtrace: "enable=no")) { $1 }.merging(unsandboxed) { $1 }
     }
+
+    /// `--allow-unsandboxed`: the isolated features' children started from now on skip the sandbox mechanisms this
+    /// kernel lacks (`SandboxPolicy.bestEffort`) instead of ending, and still apply the rest.
+    public static func allowUnsandboxed() { unsandboxedChildren.withLock { $0 = true } }
+
+    private static let unsandboxedChildren = Mutex(false)
 }

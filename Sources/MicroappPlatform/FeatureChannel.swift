@@ -98,6 +98,11 @@ public final class FeatureChannel: @unchecked Sendable {
         return true
     }
 
+    /// Closes once every frame sent before is written: a refusal's last words reach the other side.
+    public func closeAfterWrites() {
+        writer.async { [self] in close() }
+    }
+
     /// Closes the channel: the reader sees its end, queued writes finish or fail, nothing more is sent.
     public func close() {
         lock.lock()

@@ -31,12 +31,18 @@ public final class FeatureHostChild {
     /// Counts what happened (answers, calls, redraws), so the idle check sees whether anything did meanwhile.
     private var activity = 0
     private var finished: CheckedContinuation<Int32, Never>?
+    /// `solo`: the container of the feature's own mocks (in the variants chosen), which meets all its requirements.
+    private var mocked: Container?
 
     private init(channel: FeatureChannel) { self.channel = channel }
 
     /// Serves the library at `library` on the connected socket `descriptor` after `sandbox` ran (it answers why it
-    /// could not, or nil); answers the exit status once the host closed the socket.
-    public static func run(descriptor: Int32, library: String, sandbox: () -> String?) async -> Int32 {
+    /// could not, or nil); answers the exit status once the host closed the socket. With `mocks` (`solo`'s
+    /// `--mock` choices) every requirement is met by the feature's own mocks here, and a feature whose mocks cannot
+    /// meet them is refused before the handshake ends, as `solo` refuses it in-process.
+    public static func run(
+        descriptor: Int32, library: String, mocks: [String: String]? = nil, sandbox: () -> String?
+    ) async -> Int32 {
         // What the plugin prints reaches the host's log line by line (its stdout is a pipe, not a terminal).
         microapp_line_buffer_stdio()
         // The sandbox first, while this is the process's only thread: Landlock confines the calling thread and the
@@ -53,6 +59,12 @@ public final class FeatureHostChild {
             switch PluginLoader.load(library).flatMap(PluginLoader.register) {
             case .success(let feature):
                 child.feature = feature
+                if let mocks {
+                    switch child.mockContainer(of: feature, choices: mocks) {
+                    case .success(let container): child.mocked = container
+                    case .failure(let problem): return child.refuse("\(problem.reason); to fix: \(problem.fix)")
+                    }
+                }
                 let manifest = (try? ManifestCoding.encode(feature.manifest)) ?? ""
                 child.channel.send(.welcome(version: FeatureWire.version, manifest: manifest))
             case .failure(let problem):
@@ -63,7 +75,8 @@ public final class FeatureHostChild {
 
     private func refuse(_ reason: String) {
         channel.send(.refused(String(reason.prefix(FeatureWire.maximumLine / 4))))
-        channel.close()
+        // After the refusal is written: closing at once could shut the socket with it still queued.
+        channel.closeAfterWrites()
     }
 
     private func finish(_ status: Int32) {
@@ -112,9 +125,48 @@ public final class FeatureHostChild {
         }
     }
 
+    /// The container of `feature`'s mocks in the variants `choices` names, or why it cannot run alone on them.
+    private func mockContainer(
+        of feature: any Feature.Type, choices: [String: String]
+    ) -> Result<Container, Diagnostic> {
+        let mocks = feature.mocks()
+        let manifest = feature.manifest
+        if let requirement = mocks.missing(in: manifest).first {
+            return .failure(.unmocked(requirement, feature: manifest.id, typeName: String(describing: feature)))
+        }
+        do throws(MockChoiceError) {
+            return .success(try Container.mocked(mocks, choices: choices))
+        } catch {
+            return .failure(
+                Diagnostic(.missingRequirement, subject: manifest.id, reason: "--mock \(error.reason)", fix: error.fix))
+        }
+    }
+
+    /// `solo`: the feature reads everything from its mocks; of each piece of state the host keeps a copy of (those
+    /// `start` sent: the session, for guards and the header), the mocks' value goes up now and after each change.
+    private func mockedSource(
+        _ container: Container, manifest: FeatureManifest, mirrored: Set<String>
+    ) -> FeatureDependencies {
+        let source = FeatureDependencies(container: container, manifest: manifest)
+        for requirement in manifest.requirements where requirement.kind == .state && mirrored.contains(requirement.key)
+        {
+            var owner = requirement
+            owner.access = .readWrite
+            guard let bytes = StateBytes(owner, in: source) else { continue }
+            send(.stateWrite(key: requirement.key, value: bytes.current))
+            observations.append(
+                bytes.observe { [weak self] in self?.send(.stateWrite(key: requirement.key, value: $0)) })
+        }
+        return source
+    }
+
     private func start(state: [String: Data], writable: Set<String>, services: [String]) {
         guard let feature, root == nil else { return }
         let manifest = feature.manifest
+        if let mocked {
+            let source = mockedSource(mocked, manifest: manifest, mirrored: Set(state.keys))
+            return makeRoot(feature, source: source) { source.provided = $0 }
+        }
         let source = ChildDependencies()
         for key in services {
             source.services[key] = ErasedService { [weak self] request in
@@ -135,6 +187,15 @@ public final class FeatureHostChild {
                     self.send(.stateWrite(key: requirement.key, value: new.bytes))
                 })
         }
+        makeRoot(feature, source: source) { source.own = $0 }
+    }
+
+    /// Provides the feature's services and makes its Root on `source`, which hears of the services (`offer`) so the
+    /// feature can use what it provides; answers `started` or `startFailed`.
+    private func makeRoot(
+        _ feature: any Feature.Type, source: any DependencySource, offer: ([String: ErasedService]) -> Void
+    ) {
+        let manifest = feature.manifest
         let context = FeatureContext(
             manifest: manifest, source: source, navigation: ChildNavigation(send: { [weak self] in self?.send($0) }),
             invalidate: { [weak self] in self?.scheduleRedraw() })
@@ -146,7 +207,7 @@ public final class FeatureHostChild {
                 throw DependencyError.notProvided(missing.key)
             }
             provided = provisions.services
-            source.own = provisions.services
+            offer(provisions.services)
             root = try feature.makeRoot(context)
             send(.started)
             sendSnapshotIfChanged()

@@ -29,8 +29,11 @@ final class IsolatedChild: Sendable {
     }
 
     /// Copies `library` into a new private folder and starts `executable feature-host` on it: forked from `zygote`
-    /// when there is one (about a millisecond), else a process of its own. Blocks: call it off the main actor.
-    static func spawn(library: String, executable: String, zygote: Zygote?) throws(SystemCallError) -> IsolatedChild {
+    /// when there is one (about a millisecond), else a process of its own, with `extra` feature-host options
+    /// (`--mocks`). Blocks: call it off the main actor.
+    static func spawn(
+        library: String, executable: String, zygote: Zygote?, extra: [String] = []
+    ) throws(SystemCallError) -> IsolatedChild {
         _ = leftoversRemoved
         // The host's pid in the name: a later host removes the folder if this one was killed (`LeftoverFolders`).
         var template = Array((NSTemporaryDirectory() + "/microapp-feature-\(getpid())-XXXXXX").utf8CString)
@@ -56,7 +59,7 @@ final class IsolatedChild: Sendable {
             }
             try SystemCall.run("pipe2") { microapp_pipe_cloexec(&output) }
             try SystemCall.run("pipe2") { microapp_pipe_cloexec(&errors) }
-            let arguments = ["feature-host", "--library", copy, "--scratch", scratch]
+            let arguments = ["feature-host", "--library", copy, "--scratch", scratch] + extra
             let process: FeatureProcess =
                 if let zygote {
                     .forked(try zygote.fork(arguments, input: socket[1], output: output[1], error: errors[1]))

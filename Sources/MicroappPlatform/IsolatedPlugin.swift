@@ -13,19 +13,21 @@ public struct IsolatedPlugin: LoadedPlugin {
     private let factory: IsolatedFeature
 
     /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
-    /// `timeout`; a library the child cannot load or register is refused with the child's reason.
+    /// `timeout`; a library the child cannot load or register is refused with the child's reason. With `mocks`
+    /// (`solo`: the `--mock KEY=VARIANT` choices), the child meets every requirement from the feature's own mocks.
     @MainActor
     public static func launch(
         _ library: String, executable: String = FeatureHostLaunch.executable, log: IsolationLog,
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10), mocks: [String: String]? = nil
     ) async -> Result<IsolatedPlugin, Diagnostic> {
         let remote: RemoteFeature
+        let extra = mocks.map { ["--mocks", MockChoices.encode($0)] } ?? []
         do {
             let zygote = log.zygote
             let child = try await BlockingWork.run { () throws(SystemCallError) in
-                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote)
+                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
             }
-            remote = IsolatedFeature.remote(library, child: child, log: log)
+            remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocks != nil)
         } catch {
             return .failure(
                 Diagnostic(
@@ -50,7 +52,8 @@ public struct IsolatedPlugin: LoadedPlugin {
         }
         switch welcome {
         case .success(let manifest):
-            let factory = IsolatedFeature(library: library, executable: executable, log: log, first: remote)
+            let factory = IsolatedFeature(
+                library: library, executable: executable, log: log, first: remote, extra: extra)
             return .success(IsolatedPlugin(path: library, manifest: manifest, factory: factory))
         case .failure(let problem):
             remote.stop()
@@ -105,8 +108,11 @@ final class IsolatedFeature: PreparingFactory {
     private let executable: String
     private let log: IsolationLog
     private var first: RemoteFeature?
+    /// The feature-host options every child of this feature gets (`--mocks` in solo).
+    private let extra: [String]
 
-    init(library: String, executable: String, log: IsolationLog, first: RemoteFeature) {
+    init(library: String, executable: String, log: IsolationLog, first: RemoteFeature, extra: [String] = []) {
+        self.extra = extra
         // Later children (a restart, a rollback) start from the bytes this one maps, not from a file a build replaces.
         self.library = first.pinLibrary() ?? library
         self.executable = executable
@@ -115,8 +121,11 @@ final class IsolatedFeature: PreparingFactory {
         origin = library
     }
 
-    static func remote(_ library: String, child: IsolatedChild, log: IsolationLog) -> RemoteFeature {
+    static func remote(
+        _ library: String, child: IsolatedChild, log: IsolationLog, mocked: Bool = false
+    ) -> RemoteFeature {
         let remote = RemoteFeature(library: library, child: child)
+        remote.mocked = mocked
         remote.log = { [weak remote] line in
             log.write(feature: remote?.manifest?.id ?? (library as NSString).lastPathComponent, line)
         }
@@ -133,11 +142,11 @@ final class IsolatedFeature: PreparingFactory {
     /// about a millisecond, a copy of the library a little more.
     func prepareStart() async throws {
         guard first == nil else { return }
-        let (library, executable, zygote) = (self.library, self.executable, log.zygote)
+        let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
         let child = try await BlockingWork.run { () throws(SystemCallError) in
-            try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote)
+            try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
         }
-        let remote = Self.remote(origin, child: child, log: log)
+        let remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
         guard first == nil else { return remote.stop() }
         first = remote
@@ -152,10 +161,26 @@ final class IsolatedFeature: PreparingFactory {
             self.first = nil
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
-            let child = try IsolatedChild.spawn(library: library, executable: executable, zygote: log.zygote)
-            remote = Self.remote(origin, child: child, log: log)
+            let child = try IsolatedChild.spawn(
+                library: library, executable: executable, zygote: log.zygote, extra: extra)
+            remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         }
         remote.begin(in: environment)
         return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))
+    }
+}
+
+/// The `--mock KEY=VARIANT` choices of a solo run as they reach its feature-host child (`--mocks JSON`).
+public enum MockChoices {
+    /// The choices as one JSON object.
+    public static func encode(_ choices: [String: String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: (try? encoder.encode(choices)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// The choices `text` holds, nil when it is not a JSON object of strings.
+    public static func decode(_ text: String) -> [String: String]? {
+        try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
     }
 }

@@ -69,11 +69,10 @@ public enum PluginLoader {
         }
     }
 
-    /// Opens `path` and checks its descriptor up to the manifest text, which is not decoded yet.
-    ///
-    /// The SDK version symbol is read from the file first: a plugin built against an SDK this host cannot run is
-    /// refused before `dlopen` runs its initializers.
-    static func open(_ path: String, sdk: SDKVersion) -> Result<OpenedPlugin, Diagnostic> {
+    /// What the file at `path` shows before anything maps it: a shared object this user may load (owner,
+    /// permissions, ELF header), exporting the entry symbol, built against an SDK `sdk` runs; answers the plugin's SDK
+    /// version. `open` checks it before `dlopen`, and the host before a feature-host child maps the library.
+    public static func inspectFile(_ path: String, sdk: SDKVersion = .current) -> Result<SDKVersion, Diagnostic> {
         if let problem = SharedObjectCheck.problem(at: path) { return .failure(problem) }
         let symbols: PluginSymbols
         switch PluginSymbols.read(path) {
@@ -89,7 +88,19 @@ public enum PluginLoader {
         if let problem = SDKVersionSymbol.problem(with: symbols.sdkVersions, at: path, host: sdk) {
             return .failure(problem)
         }
-        let pluginSDK = symbols.sdkVersions[0]
+        return .success(symbols.sdkVersions[0])
+    }
+
+    /// Opens `path` and checks its descriptor up to the manifest text, which is not decoded yet.
+    ///
+    /// The SDK version symbol is read from the file first: a plugin built against an SDK this host cannot run is
+    /// refused before `dlopen` runs its initializers.
+    static func open(_ path: String, sdk: SDKVersion) -> Result<OpenedPlugin, Diagnostic> {
+        let pluginSDK: SDKVersion
+        switch inspectFile(path, sdk: sdk) {
+        case .success(let version): pluginSDK = version
+        case .failure(let problem): return .failure(problem)
+        }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let message = dlerror().map { String(cString: $0) } ?? "unknown reason"
             if message.contains("position-independent executable") { return .failure(executable(path)) }

@@ -64,40 +64,75 @@ public enum PluginSet {
         }
     }
 
-    private static func load(
-        _ paths: [String], enforcingLocks: Bool, lockHistory: LockHistory?,
-        screen: (String) -> PluginProbe.Verdict?
-    ) -> LoadReport {
-        var report = LoadReport(images: [], problems: [])
-        var opened: [OpenedPlugin] = []
+    /// What the folders' `plugins.lock` files say about a set of library files, read before any of them is opened or
+    /// started: the in-process and the isolated launch paths both go through it.
+    public struct LockCheck: Sendable {
+        /// The files the locks let through, in the order given.
+        public var allowed: [String] = []
+        /// What its folder's lock says about each file let through, by path (none: its folder has no lock).
+        public var locks: [String: LibraryTrust.Lock] = [:]
+        /// Files a trusted lock does not pin (`lock-mismatch`), and locks that cannot be read.
+        public var problems: [Diagnostic] = []
+        /// Ignored locks (writable by someone else), and folders that had a lock and have none now.
+        public var warnings: [Diagnostic] = []
+
+        /// What its folder's lock says about the library at `path`.
+        public func lock(of path: String) -> LibraryTrust.Lock { locks[path] ?? .absent }
+    }
+
+    /// Checks each file against its folder's `plugins.lock`: a trusted lock lets through only the libraries whose
+    /// bytes it pins; a lock `FileTrust` does not believe is ignored (its libraries count as not pinned, with a
+    /// warning). With a `lockHistory`, each locked folder is remembered there, and one that had a lock and has none
+    /// now gets a warning. Hashes every locked file: call it off the main actor.
+    public static func checkLocks(_ paths: [String], lockHistory: LockHistory? = nil) -> LockCheck {
+        var check = LockCheck()
         var locks: [String: PluginLock?] = [:]
         var ignoredLocks: [String: String] = [:]
         for path in paths {
             let folder = (path as NSString).deletingLastPathComponent
             do {
-                if enforcingLocks && locks[folder] == nil, let distrust = PluginLock.distrust(in: folder) {
+                if locks[folder] == nil, let distrust = PluginLock.distrust(in: folder) {
                     // Ignored: its libraries load as if unlocked, counted as not pinned.
-                    report.warnings.append(distrust.warning)
+                    check.warnings.append(distrust.warning)
                     ignoredLocks[folder] = distrust.weakness
                     locks[folder] = .some(nil)
-                } else if enforcingLocks && locks[folder] == nil {
+                } else if locks[folder] == nil {
                     let lock = try PluginLock.load(in: folder)
                     locks[folder] = .some(lock)
-                    if let warning = remember(lock, of: folder, in: lockHistory) { report.warnings.append(warning) }
+                    if let warning = remember(lock, of: folder, in: lockHistory) { check.warnings.append(warning) }
                 }
             } catch {
-                report.problems.append(error)
+                check.problems.append(error)
                 continue
             }
             if let lock = locks[folder] ?? nil {
                 if let problem = lock.problem(with: path) {
-                    report.problems.append(problem)
+                    check.problems.append(problem)
                     continue
                 }
-                report.locks[path] = lock.pin(of: path)
+                check.locks[path] = lock.pin(of: path)
             } else if let ignored = ignoredLocks[folder] {
-                report.locks[path] = .untrusted(ignored)
+                check.locks[path] = .untrusted(ignored)
             }
+            check.allowed.append(path)
+        }
+        return check
+    }
+
+    private static func load(
+        _ paths: [String], enforcingLocks: Bool, lockHistory: LockHistory?,
+        screen: (String) -> PluginProbe.Verdict?
+    ) -> LoadReport {
+        var report = LoadReport(images: [], problems: [])
+        var allowed = paths
+        if enforcingLocks {
+            let check = checkLocks(paths, lockHistory: lockHistory)
+            (allowed, report.locks, report.problems, report.warnings) = (
+                check.allowed, check.locks, check.problems, check.warnings
+            )
+        }
+        var opened: [OpenedPlugin] = []
+        for path in allowed {
             switch screen(path) {
             case .blocked(let problem), .refused(let problem):
                 report.problems.append(problem)

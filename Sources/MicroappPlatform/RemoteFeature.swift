@@ -47,6 +47,9 @@ public final class RemoteFeature: SettlingRoot {
     var welcomed: ((Result<FeatureManifest, Diagnostic>) -> Void)?
     /// Where the feature's printed lines go (a `log` notice each).
     var log: (String) -> Void = { _ in }
+    /// `solo`: the child meets every requirement from the feature's own mocks, which own its state: the host's copy
+    /// of each piece (the session, for guards and the header) follows the mocks' writes.
+    var mocked = false
     /// Whether the child answered `start` (a swap waits for it).
     private var startAnswered = false
     /// A `restore` sent whose answer has not come.
@@ -87,7 +90,9 @@ public final class RemoteFeature: SettlingRoot {
                     services.append(requirement.key)
                 }
             case .state:
-                guard let grant = StateBytes(requirement, in: environment.dependencies) else { continue }
+                var asked = requirement
+                if mocked { asked.access = .readWrite }
+                guard let grant = StateBytes(asked, in: environment.dependencies) else { continue }
                 grants[requirement.key] = grant
                 values[requirement.key] = grant.current
                 if grant.writable { writable.append(requirement.key) }
@@ -213,6 +218,29 @@ public final class RemoteFeature: SettlingRoot {
 
     /// The features whose children are running.
     private static var running: [ObjectIdentifier: RemoteFeature] = [:]
+    /// Who waits in `starts()`.
+    private static var startWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Returns once every isolated feature that was started has answered its start (started or refused) or ended:
+    /// what a child writes while it starts (solo's mocked session) has reached the host by then.
+    public static func starts() async {
+        guard !allStartsAnswered else { return }
+        await withCheckedContinuation { startWaiters.append($0) }
+    }
+
+    private static var allStartsAnswered: Bool {
+        running.values.allSatisfy {
+            $0.environment == nil || $0.startAnswered || $0.startFailure != nil || $0.phase == .ended
+        }
+    }
+
+    /// Lets the waiters of `starts()` go on once no start is unanswered.
+    private static func startAnswerArrived() {
+        guard allStartsAnswered else { return }
+        let waiters = startWaiters
+        startWaiters = []
+        waiters.forEach { $0.resume() }
+    }
 
     /// Ends every isolated feature's child and removes its private folder (the app is quitting).
     public static func stopAll() {
@@ -325,6 +353,7 @@ public final class RemoteFeature: SettlingRoot {
         case .started:
             startAnswered = true
             checkReady()
+            Self.startAnswerArrived()
         case .startFailed(let reason):
             let why = reason.withoutEscapeSequences
             if readiness != nil {
@@ -334,6 +363,7 @@ public final class RemoteFeature: SettlingRoot {
                 startFailure = why
                 child.kill()
             }
+            Self.startAnswerArrived()
         case .screenUpdate(let location, let screen):
             guard asked.contains(location) else {
                 return cutOff("a screen for \(location.url), which the host did not ask for")
@@ -426,6 +456,7 @@ public final class RemoteFeature: SettlingRoot {
     private func exited(_ termination: ChildProcess.Termination, stderrTail: [String]) {
         let wasStarted = phase == .started
         Self.running[ObjectIdentifier(self)] = nil
+        Self.startAnswerArrived()
         guard phase != .ended else { return }
         phase = .ended
         watchdog.cancelAll()

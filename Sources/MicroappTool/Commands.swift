@@ -33,7 +33,14 @@ enum Commands {
             hostile plugin stops that feature only); none: every feature runs in this process;
             auto (the default): decided per library (libraries from --plugins or not pinned by a
             trusted plugins.lock isolated, this repository's features in this process; routes and
-            doctor say which and why), though this build still runs every feature in this process
+            doctor say which and why); one run may mix both
+            """)
+    private static let allowUnsandboxed = Option.flag(
+        "--allow-unsandboxed",
+        help: """
+            run isolated features even where the kernel lacks a sandbox mechanism (Landlock,
+            seccomp; `microapp doctor` says which): their children apply the rest, and routes,
+            doctor and the isolation reason say "unsandboxed"; without it they are refused
             """)
     private static let allow = Option.repeatable(
         "--allow", "CAPABILITY",
@@ -59,7 +66,7 @@ enum Commands {
                     terminal (default on a terminal), text, or json (one JSON event per line on stdin,
                     one JSON frame/notice/error per line on stdout)
                     """),
-            settleTimeout, isolation, allow,
+            settleTimeout, isolation, allowUnsandboxed, allow,
             .flag(
                 "--strict",
                 help: """
@@ -128,7 +135,7 @@ enum Commands {
 
     static let routes = CommandSpec(
         "microapp routes", summary: "list the routes of the plugins, their owners and guards",
-        options: [json, plugins, only, noBuild, noProbe],
+        options: [json, plugins, only, noBuild, noProbe, allowUnsandboxed],
         discussion: """
             Lists every route of the plugins that load: pattern, owning feature, and guards
             (session = needs a signed-in person; sign-in = where signed-out people are sent).
@@ -138,7 +145,7 @@ enum Commands {
         "microapp doctor", summary: "check a plugin folder; exit 2 if anything is wrong",
         operands: [.repeatable("DIR")],
         options: [
-            json, noBuild, noProbe, allow,
+            json, noBuild, noProbe, allow, allowUnsandboxed,
             .flag("--strict", help: "a library whose feature declares a capability --allow does not name is refused"),
         ],
         discussion: """
@@ -178,7 +185,7 @@ enum Commands {
                     library beside this executable
                     """),
             .flag("--no-build", help: "do not build the feature's library first"),
-            noProbe, isolation, allow,
+            noProbe, isolation, allowUnsandboxed, allow,
             .flag("--strict", help: "refuse the feature if it declares a capability --allow does not name"),
             .flag(
                 "--watch",

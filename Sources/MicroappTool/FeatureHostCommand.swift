@@ -1,9 +1,10 @@
 import Foundation
 import MicroappPlatform
 
-/// `microapp feature-host --library FILE --scratch DIR` (internal, started by the host with `MICROAPP_INTERNAL=1`,
-/// or forked by the zygote): one isolated feature's child. Standard input is the protocol socket; standard output
-/// and error are pipes the host turns into log lines.
+/// `microapp feature-host --library FILE --scratch DIR [--mocks JSON]` (internal, started by the host with
+/// `MICROAPP_INTERNAL=1`, or forked by the zygote): one isolated feature's child, on its own mocks (`solo`) with
+/// `--mocks`. Standard input is the protocol socket; standard output and error are pipes the host turns into log
+/// lines.
 enum FeatureHostCommand {
     @MainActor
     static func run(_ words: [String]) async -> Int32 {
@@ -14,7 +15,15 @@ enum FeatureHostCommand {
             Console.err("microapp feature-host: --library FILE and --scratch DIR are required (internal command)")
             return 1
         }
-        return await FeatureHostChild.run(descriptor: 0, library: library) {
+        var mocks: [String: String]?
+        if let text = options["--mocks"] {
+            guard let choices = MockChoices.decode(text) else {
+                Console.err("microapp feature-host: --mocks takes a JSON object of strings (internal command)")
+                return 1
+            }
+            mocks = choices
+        }
+        return await FeatureHostChild.run(descriptor: 0, library: library, mocks: mocks) {
             applySandbox(library: library, scratch: scratch)
         }
     }

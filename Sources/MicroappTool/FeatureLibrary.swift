@@ -6,12 +6,13 @@ import MicroappSDK
 
 /// One feature's library, found by name for `solo` and `preview`: only `lib<Feature>.so` is loaded (built first,
 /// alone, when run from the repository; one in a --plugins folder wins), and the other features are known by name
-/// only, for stub screens.
+/// only, for stub screens. `solo` may start it in a feature-host child on its own mocks instead, where its placement
+/// says so.
 struct FeatureLibrary {
-    /// The loaded library.
-    let image: PluginImage
-    /// The feature it registered.
-    let feature: any Feature.Type
+    /// The loaded library: an image in this process, or a child running the feature on its mocks.
+    let plugin: any LoadedPlugin
+    /// The feature it registered, when it is loaded in this process; nil in a child.
+    let feature: (any Feature.Type)?
     /// Display names of the features that are not loaded, by route scheme (`auth` → `Auth`).
     let others: [String: String]
     /// The start-up build's failure, when it was built first and that failed (the library built before loaded).
@@ -19,13 +20,18 @@ struct FeatureLibrary {
     /// Where the feature runs and why (`--isolation`, where the library was found, its folder's lock).
     var placement: FeaturePlacement
 
-    /// The Swift type name of the feature (`CharactersFeature`), for messages.
-    var typeName: String { String(describing: feature) }
+    /// The child's zygote-less log, when the feature runs in a child.
+    var isolationLog: IsolationLog?
+
+    /// The Swift type name of the feature (`CharactersFeature`), for messages; its display name in a child.
+    var typeName: String { feature.map { String(describing: $0) } ?? plugin.manifest.displayName }
 
     /// `load`, with a refusal reported on stderr (or as JSON) as every command that runs one feature does: nil then.
     @MainActor
-    static func loadReporting(_ name: String, arguments: Arguments) async throws(UsageError) -> FeatureLibrary? {
-        switch try await load(name, arguments: arguments) {
+    static func loadReporting(
+        _ name: String, arguments: Arguments, mocks: [String: String]? = nil
+    ) async throws(UsageError) -> FeatureLibrary? {
+        switch try await load(name, arguments: arguments, mocks: mocks) {
         case .success(let library): return library
         case .failure(let problem):
             Console.report([problem])
@@ -34,12 +40,14 @@ struct FeatureLibrary {
     }
 
     /// Finds `name` (a folder in Plugins/, a library's name, a feature id or display name; any case), builds it
-    /// when run from the repository, and loads it. Throws when no feature has that name; returns the problem
-    /// when the library cannot be built, loaded or registered. The build, lock hashes and dlopen run off the main
-    /// actor.
+    /// when run from the repository, and loads it; with `mocks` (`solo`'s choices), a library found by its file
+    /// name that `--isolation` puts in a process starts in a sandboxed child on its own mocks instead (a name that is
+    /// only a feature id is looked up by loading the libraries here). Throws when no feature has that name; returns
+    /// the problem when the library cannot be built, loaded or registered. The build, lock hashes and dlopen run off
+    /// the main actor.
     @MainActor
     static func load(
-        _ name: String, arguments: Arguments
+        _ name: String, arguments: Arguments, mocks: [String: String]? = nil
     ) async throws(UsageError) -> Result<FeatureLibrary, Diagnostic> {
         let locations = PluginLocations.current()
         let folders = pluginFolders(in: locations.repository)
@@ -62,10 +70,24 @@ struct FeatureLibrary {
         }
         let files = explicit + beside
         let choice = try RunPolicy.isolationChoice(arguments)
+        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
         let image: PluginImage
         let report: PluginSet.LoadReport
+        // What the library's folder lock says, for where it runs.
+        let lock: (String) -> LibraryTrust.Lock
         if let file = files.first(where: { wanted.contains(stem(of: $0).lowercased()) }) {
-            report = await PluginSet.loadOffActor([file], screening: nil).report
+            let locks = await BlockingWork.run { PluginSet.checkLocks([file], lockHistory: LockHistory()) }
+            if let problem = locks.problems.first { return .failure(problem) }
+            let decision = RunPolicy.decisions(
+                for: [file], choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)[file]
+            if let mocks, let decision, decision.mode == .process {
+                let others = otherNames(folders + files.map(stem(of:)), besides: nil)
+                return await launchAlone(
+                    file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
+                    buildFailure: buildFailure)
+            }
+            report = await PluginSet.loadOffActor([file], enforcingLocks: false, screening: nil).report
+            lock = locks.lock(of:)
             guard let loaded = report.images.first else {
                 return .failure(
                     report.problems.first
@@ -73,11 +95,31 @@ struct FeatureLibrary {
             }
             image = loaded
         } else {
-            // No file by that name: the name may be a feature id or display name that differs from the file's.
-            report = await PluginSet.loadOffActor(files, screening: nil).report
-            let matching = report.images.first {
-                $0.manifest.id.lowercased() == name.lowercased()
-                    || $0.manifest.displayName.lowercased() == name.lowercased()
+            // No file by that name: the name may be a feature id or display name that differs from the file's. Under
+            // solo, the libraries placed in a process are asked in children on their mocks, never mapped here.
+            let locks = await BlockingWork.run { PluginSet.checkLocks(files, lockHistory: LockHistory()) }
+            let decisions = RunPolicy.decisions(
+                for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
+            let isolated = mocks == nil ? [] : locks.allowed.filter { decisions[$0]?.mode == .process }
+            report = await PluginSet.loadOffActor(
+                locks.allowed.filter { !isolated.contains($0) }, enforcingLocks: false, screening: nil
+            ).report
+            lock = locks.lock(of:)
+            let named = { (manifest: FeatureManifest) in
+                manifest.id.lowercased() == name.lowercased() || manifest.displayName.lowercased() == name.lowercased()
+            }
+            let matching = report.images.first { named($0.manifest) }
+            if matching == nil, let mocks {
+                let others = otherNames(folders + files.map(stem(of:)), besides: nil)
+                for file in isolated {
+                    guard let decision = decisions[file],
+                        case .success(let library) = await launchAlone(
+                            file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
+                            buildFailure: buildFailure)
+                    else { continue }
+                    if named(library.plugin.manifest) { return .success(library) }
+                    (library.plugin as? IsolatedPlugin)?.stop()
+                }
             }
             guard let matching else {
                 throw unknown(name, folder: folder, folders: folders, loaded: report.images, in: directories)
@@ -89,17 +131,50 @@ struct FeatureLibrary {
         case .success(let registered): feature = registered
         case .failure(let problem): return .failure(problem)
         }
-        var others: [String: String] = [:]
-        for other in folders + files.map(stem(of:)) where other.lowercased() != image.manifest.id {
-            others[other.lowercased()] = others[other.lowercased()] ?? other
-        }
+        let others = otherNames(folders + files.map(stem(of:)), besides: image.manifest.id)
         buildFailure?.feature = image.manifest.id
-        let trust = LibraryTrust(origin: locations.origin(of: image.path), lock: report.lock(of: image.path))
-        let placement = FeaturePlacement(
-            plugin: image, decision: IsolationDecision.decide(choice, for: trust), running: .inProcess)
+        let trust = LibraryTrust(origin: locations.origin(of: image.path), lock: lock(image.path))
+        let placement = FeaturePlacement(plugin: image, decision: IsolationDecision.decide(choice, for: trust))
         return .success(
             FeatureLibrary(
-                image: image, feature: feature, others: others, buildFailure: buildFailure, placement: placement))
+                plugin: image, feature: feature, others: others, buildFailure: buildFailure, placement: placement))
+    }
+
+    /// Starts `file`, decided to run isolated, alone in a sandboxed child on its mocks (`mocks`: the `--mock`
+    /// choices): refused when this kernel lacks part of the sandbox without `--allow-unsandboxed`, or when the file
+    /// is not a library this host runs, before any child starts.
+    @MainActor
+    private static func launchAlone(
+        _ file: String, decision: IsolationDecision, sandbox: SandboxCheck, mocks: [String: String],
+        others: [String: String], buildFailure: Notice?
+    ) async -> Result<FeatureLibrary, Diagnostic> {
+        if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
+        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+        if case .failure(let problem) = await BlockingWork.run({ PluginLoader.inspectFile(file) }) {
+            return .failure(problem)
+        }
+        // One child: a zygote would cost a process start of its own.
+        let log = IsolationLog()
+        switch await IsolatedPlugin.launch(file, log: log, mocks: mocks) {
+        case .success(let plugin):
+            var buildFailure = buildFailure
+            buildFailure?.feature = plugin.manifest.id
+            var library = FeatureLibrary(
+                plugin: plugin, feature: nil, others: others.filter { $0.key != plugin.manifest.id },
+                buildFailure: buildFailure, placement: FeaturePlacement(plugin: plugin, decision: decision))
+            library.isolationLog = log
+            return .success(library)
+        case .failure(let problem): return .failure(problem)
+        }
+    }
+
+    /// Display names by route scheme of the features in `names` (folders, library stems) but `loaded`.
+    private static func otherNames(_ names: [String], besides loaded: String?) -> [String: String] {
+        var others: [String: String] = [:]
+        for other in names where other.lowercased() != loaded {
+            others[other.lowercased()] = others[other.lowercased()] ?? other
+        }
+        return others
     }
 
     /// The feature folders in the repository's Plugins/ (those with a Sources folder), sorted.

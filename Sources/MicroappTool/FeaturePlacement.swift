@@ -3,17 +3,15 @@ import MicroappPlatform
 import MicroappSDK
 
 /// Where one loaded feature runs: what was decided for it, what the runtime is handed to start it, and where it
-/// really runs. Under `--isolation process` every library runs in a feature-host child (`IsolatedPlugin`); otherwise
-/// every library is loaded into this process, so a feature that `auto` decided to isolate still runs here for now:
-/// `running` says so and `shortfall` tells the person. Isolating such a library is a change of what `load` hands
-/// this type, not of the decision.
+/// really runs: a library decided `process` is started in a feature-host child (`IsolatedPlugin`), one decided `none`
+/// is loaded into this process (`PluginImage`); `running` is read from which of the two it is.
 struct FeaturePlacement {
     /// The loaded plugin: an image in this process, or a sandboxed child.
     let plugin: any LoadedPlugin
     /// Where it should run, and why.
     let decision: IsolationDecision
     /// Where it runs.
-    let running: Isolation
+    var running: Isolation { plugin is IsolatedPlugin ? .process : .inProcess }
 
     /// What the runtime starts.
     var source: FeatureSource { .plugin(plugin) }
@@ -22,34 +20,17 @@ struct FeaturePlacement {
     /// know, or, under `--strict`, one the policy does not allow, is refused before it starts).
     var grants: [Capability] { plugin.manifest.capabilities }
 
-    /// Why there; with what really happens when it runs elsewhere.
-    var why: String {
-        running == decision.mode ? decision.reason : "\(decision.reason); runs in-process: not isolated in this build"
-    }
-
-    /// The notice when it runs somewhere else than decided, nil when it runs as decided.
-    var shortfall: Notice? {
-        guard running != decision.mode else { return nil }
-        let manifest = plugin.manifest
-        return Notice(
-            level: .info, code: "not-isolated",
-            message:
-                "\(manifest.displayName) runs in this process: it should run isolated (\(decision.reason)), which only --isolation process does in this build",
-            fix: "run with --isolation process, or run only libraries you trust (`microapp lock DIR`)",
-            feature: manifest.id)
-    }
+    /// Why there.
+    var why: String { decision.reason }
 }
 
 extension LoadedPluginSet {
-    /// Each loaded feature's placement: the images in this process, then the isolated children.
-    var placements: [FeaturePlacement] {
-        images.map { FeaturePlacement(plugin: $0, decision: isolation(of: $0.path), running: .inProcess) }
-            + isolated.map { FeaturePlacement(plugin: $0, decision: isolation(of: $0.path), running: .process) }
-    }
+    /// Every loaded library: the images in this process, then the isolated children.
+    var plugins: [any LoadedPlugin] { images + isolated }
 
-    /// The placement of the library at `path`.
-    func placement(of image: PluginImage) -> FeaturePlacement {
-        FeaturePlacement(plugin: image, decision: isolation(of: image.path), running: .inProcess)
+    /// Each loaded feature's placement, in the order of `plugins`.
+    var placements: [FeaturePlacement] {
+        plugins.map { FeaturePlacement(plugin: $0, decision: isolation(of: $0.path)) }
     }
 
     /// Where each feature runs, by id (for frames).

@@ -48,7 +48,7 @@ enum GraphCommand {
     /// The graph as the resolver decided it: each requirement's provider and status come from the resolution.
     @MainActor
     static func graph(_ set: LoadedPluginSet) -> [Node] {
-        set.images.map { image in
+        set.plugins.map { image in
             let statuses = set.resolution.requirements[image.manifest.id] ?? []
             let edges = statuses.map { status in
                 Edge(

@@ -23,8 +23,8 @@ enum InspectCommands {
     @MainActor
     static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let set = try await LoadedPluginSet.load(arguments, host: host)
-        let rows = set.images.flatMap { image in
-            let placement = set.placement(of: image)
+        let rows = set.placements.flatMap { placement in
+            let image = placement.plugin
             return image.manifest.routes.map {
                 RouteRow(
                     pattern: $0.pattern, feature: image.manifest.id, requiresSession: $0.requiresSession,
@@ -84,18 +84,18 @@ enum InspectCommands {
     static func doctor(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
         let set = try await LoadedPluginSet.load(arguments, host: host, directories: directories)
-        var rows = set.images.map { image -> DoctorRow in
+        var rows = set.placements.map { placement -> DoctorRow in
+            let image = placement.plugin
             let problem =
                 set.resolution.disabled[image.manifest.id]
                 ?? set.problems.first { $0.subject == image.path }
-            let placement = set.placement(of: image)
             return DoctorRow(
                 feature: image.manifest.id, version: image.manifest.version, file: image.path,
                 verdict: problem == nil ? "ok" : "refused", code: problem?.code.rawValue, reason: problem?.reason,
                 fix: problem?.fix, isolation: placement.decision.mode, isolationReason: placement.why,
                 capabilities: image.manifest.capabilities.map(\.rawValue))
         }
-        let loadedPaths = Set(set.images.map(\.path))
+        let loadedPaths = Set(set.placements.map(\.plugin.path))
         for problem in set.problems where !loadedPaths.contains(problem.subject) && problem.subject.hasSuffix(".so") {
             rows.append(
                 DoctorRow(

@@ -47,14 +47,14 @@ enum KeysCommand {
     @MainActor
     static func offers(_ set: LoadedPluginSet) -> [Row] {
         func users(of key: String) -> [String] {
-            set.images.filter { $0.manifest.requirements.contains { $0.key == key } }.map(\.manifest.id).sorted()
+            set.plugins.filter { $0.manifest.requirements.contains { $0.key == key } }.map(\.manifest.id).sorted()
         }
         let hosted = set.container.offers.values.filter { $0.provider == "host" }.map { offer in
             row(
                 key: offer.key, kind: offer.kind, access: offer.access, type: offer.type, provider: offer.provider,
                 summary: offer.summary, usedBy: users(of: offer.key))
         }
-        let provided = set.images.flatMap { image in
+        let provided = set.plugins.flatMap { image in
             image.manifest.provides.map { provision in
                 row(
                     key: provision.key, kind: .service, access: .read, type: provision.type,
@@ -66,7 +66,8 @@ enum KeysCommand {
             Row(
                 key: capability.rawValue, kind: "capability", access: "capability", type: "Capability",
                 provider: "host", summary: CapabilityPolicy.summaries[capability],
-                usedBy: set.images.filter { $0.manifest.capabilities.contains(capability) }.map(\.manifest.id).sorted())
+                usedBy: set.plugins.filter { $0.manifest.capabilities.contains(capability) }.map(\.manifest.id).sorted()
+            )
         }
         return (hosted + provided + capabilities).sorted { ($0.key, $0.provider) < ($1.key, $1.provider) }
     }

@@ -7,7 +7,7 @@ import MicroappSDK
 /// Everything the inspect and run commands share: find, load, filter and resolve the plugins.
 struct LoadedPluginSet {
     let images: [PluginImage]
-    /// The libraries running in sandboxed children (`--isolation process`), instead of `images`.
+    /// The libraries running in sandboxed children (those `isolation` puts in a process), beside `images`.
     var isolated: [IsolatedPlugin] = []
     /// Where isolated features' printed lines go, once the runtime is there.
     var isolationLog: IsolationLog?
@@ -50,46 +50,70 @@ struct LoadedPluginSet {
         // of the same file name in another folder is another plugin and stays.
         let skipped = Set(arguments.values("--skip-library"))
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
-        // New or changed libraries are loaded in a child process first (verdicts are cached); probes, hashes and
-        // dlopen run off the main actor.
+        // Every library is checked against its folder's lock before it is opened or started, then goes where the
+        // decision puts it: in-process libraries are loaded here (new or changed ones tried in a child process first,
+        // verdicts cached), the others start in sandboxed children. Hashes, probes and dlopen run off the main actor.
         let choice = try RunPolicy.isolationChoice(arguments)
         let rules = try RunPolicy.rules(arguments, host: host)
-        if choice == .process {
-            return try await loadIsolated(
-                arguments, paths: paths, host: host, services: services, leftOver: leftOver, rules: rules)
+        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+        let locks = await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
+        let decisions = RunPolicy.decisions(
+            for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
+        let refused = locks.allowed.compactMap { path in decisions[path].flatMap { sandbox.refusal(of: path, $0) } }
+        let isolatedPaths = locks.allowed.filter {
+            decisions[$0]?.mode == .process && !refused.map(\.subject).contains($0)
         }
+        let launching = isolatedPaths.isEmpty ? nil : Task { @MainActor in await launchIsolated(isolatedPaths) }
         let (report, screening) = await PluginSet.loadOffActor(
-            paths, lockHistory: LockHistory(), screening: arguments.flag("--no-probe") ? nil : PluginScreening())
+            locks.allowed.filter { decisions[$0]?.mode != .process }, enforcingLocks: false,
+            screening: arguments.flag("--no-probe") ? nil : PluginScreening())
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
-        let loadWarnings = report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
+        let loadWarnings = locks.warnings + report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
         if services == .inspection { Console.warn(loadWarnings) }
         var images = report.images
+        let launched = await launching?.value
+        var isolated = launched?.plugins ?? []
+        var problems = locks.problems + refused + report.problems + (launched?.problems ?? [])
+        // The same feature from two libraries: the in-process one (or the first child) stays.
+        for plugin in isolated where images.contains(where: { $0.manifest.id == plugin.manifest.id }) {
+            plugin.stop()
+            problems.append(duplicate(plugin))
+        }
+        isolated.removeAll { plugin in images.contains { $0.manifest.id == plugin.manifest.id } }
         let only = arguments.values("--only")
         if !only.isEmpty {
-            let known = Set(images.map(\.manifest.id))
+            let known = Set(images.map(\.manifest.id) + isolated.map(\.manifest.id))
             for id in only where !known.contains(id) {
+                isolated.forEach { $0.stop() }
                 throw UsageError(
                     "--only \(id): no loaded plugin has that id",
                     fix: "use one of: \(known.sorted().joined(separator: ", "))")
             }
             images = images.filter { only.contains($0.manifest.id) }
+            isolated.filter { !only.contains($0.manifest.id) }.forEach { $0.stop() }
+            isolated = isolated.filter { only.contains($0.manifest.id) }
         }
         let container = try await openServices(host, services, arguments)
-        let resolution = PluginSet.resolve(images, container: container, rules: rules)
+        let resolution = DependencyResolver.resolve(
+            (images as [any LoadedPlugin] + isolated).map { Candidate(manifest: $0.manifest, path: $0.path) },
+            hostOffers: container.offers, rules: rules)
         if services == .inspection { Console.warn(resolution.warnings) }
-        return LoadedPluginSet(
-            images: images, container: container, resolution: resolution,
-            problems: report.problems + resolution.problems, warnings: loadWarnings + resolution.warnings,
-            leftOver: leftOver, buildFailure: buildFailure,
-            isolation: RunPolicy.decisions(for: images, choice: choice, locks: report.lock(of:), locations: locations))
+        var set = LoadedPluginSet(
+            images: images, container: container, resolution: resolution, problems: problems + resolution.problems,
+            warnings: loadWarnings + resolution.warnings, leftOver: leftOver, buildFailure: buildFailure,
+            isolation: decisions)
+        set.isolated = isolated
+        set.isolationLog = launched?.log
+        return set
     }
 
-    /// Each library in a feature-host child of its own, started side by side; the host maps none of them.
+    /// Each library in a feature-host child of its own, started side by side; the host maps none of them. A second
+    /// library of a feature already started is refused.
     @MainActor
-    private static func loadIsolated(
-        _ arguments: Arguments, paths: [String], host: HostConfiguration, services: HostConfiguration.ServicesUse,
-        leftOver: LeftOverLibraries?, rules: ResolutionRules
-    ) async throws(UsageError) -> LoadedPluginSet {
+    private static func launchIsolated(
+        _ paths: [String]
+    ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
         // One template process forks every feature's child: a fork instead of a process start each. Without it
         // (MICROAPP_ZYGOTE=0, or it cannot start) each child is started afresh.
         let zygote =
@@ -103,43 +127,36 @@ struct LoadedPluginSet {
         let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
         var problems: [Diagnostic] = []
-        let launches = paths.map { path in Task { @MainActor in await IsolatedPlugin.launch(path, log: log) } }
+        // What the file shows without being mapped (not a shared object, unsafe permissions, another SDK) is
+        // refused here, as in-process, without a child.
+        let inspected = await BlockingWork.run { paths.map { (path: $0, file: PluginLoader.inspectFile($0)) } }
+        let launches = inspected.map { path, file in
+            Task { @MainActor in
+                if case .failure(let problem) = file { return Result<IsolatedPlugin, Diagnostic>.failure(problem) }
+                return await IsolatedPlugin.launch(path, log: log)
+            }
+        }
         for launch in launches {
             switch await launch.value {
             case .success(let plugin):
                 if plugins.contains(where: { $0.manifest.id == plugin.manifest.id }) {
                     plugin.stop()
-                    problems.append(
-                        Diagnostic(
-                            .duplicateFeature, subject: plugin.path,
-                            reason: "feature '\(plugin.manifest.id)' is already loaded from another library",
-                            fix: "remove one of the two libraries"))
+                    problems.append(duplicate(plugin))
                 } else {
                     plugins.append(plugin)
                 }
             case .failure(let problem): problems.append(problem)
             }
         }
-        let only = arguments.values("--only")
-        if !only.isEmpty {
-            plugins.filter { !only.contains($0.manifest.id) }.forEach { $0.stop() }
-            plugins = plugins.filter { only.contains($0.manifest.id) }
-        }
-        let container = try await openServices(host, services, arguments)
-        let resolution = DependencyResolver.resolve(
-            plugins.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers, rules: rules)
-        if services == .inspection { Console.warn(resolution.warnings) }
-        var set = LoadedPluginSet(
-            images: [], container: container, resolution: resolution, problems: problems + resolution.problems,
-            warnings: resolution.warnings, leftOver: leftOver,
-            isolation: Dictionary(
-                plugins.map {
-                    ($0.path, IsolationDecision.decide(.process, for: LibraryTrust(origin: .repository, lock: .absent)))
-                },
-                uniquingKeysWith: { first, _ in first }))
-        set.isolated = plugins
-        set.isolationLog = log
-        return set
+        return (plugins, problems, log)
+    }
+
+    /// The problem of a second library of a feature already loaded.
+    private static func duplicate(_ plugin: IsolatedPlugin) -> Diagnostic {
+        Diagnostic(
+            .duplicateFeature, subject: plugin.path,
+            reason: "feature '\(plugin.manifest.id)' is already loaded from another library",
+            fix: "remove one of the two libraries")
     }
 
     /// The container `host` opens for `services`.

@@ -31,13 +31,16 @@ enum PreviewCommand {
         if output != nil && json {
             throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
         }
-        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments) else {
+        // Loaded without mocks, the library is always an image in this process: previews run its code here.
+        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments),
+            let feature = library.feature
+        else {
             return .invalidPluginSet
         }
-        let manifest = library.image.manifest
+        let manifest = library.plugin.manifest
         let all: [ScreenPreview]
         do {
-            all = try await library.feature.previews()
+            all = try await feature.previews()
         } catch {
             Console.err(
                 Problem(

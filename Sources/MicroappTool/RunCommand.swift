@@ -52,10 +52,7 @@ enum RunCommand {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? [])
-                + placements.filter { set.resolution.startOrder.contains($0.plugin.manifest.id) }.compactMap(
-                    \.shortfall)
-        )
+            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? []))
         if let leftOver = set.leftOver {
             runtime.announce([
                 Notice(
@@ -79,7 +76,7 @@ enum RunCommand {
         let watch =
             arguments.flag("--watch")
             ? PluginBuilder.watch(
-                runtime, images: set.images + set.isolated.map { $0 as any LoadedPlugin },
+                runtime, images: set.plugins,
                 directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
                 probing: !arguments.flag("--no-probe"), isolation: set.isolated.isEmpty ? nil : set.isolationLog,
                 willSwap: recorder.map { recorder in recorder.willSwap }

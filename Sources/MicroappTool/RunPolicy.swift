@@ -36,16 +36,17 @@ enum RunPolicy {
             stateOwners: host.stateOwners, signInFeature: host.signInFeature)
     }
 
-    /// Where each image's feature runs, by library path: `choice` applied to where the library was found and what
-    /// its folder's lock says (`locks`, from the load report).
+    /// Where the feature of each library runs, by path: `choice` applied to where the library was found and what its
+    /// folder's lock says (`locks`, from the lock check), with "unsandboxed" in the reason when `sandbox` lets an
+    /// isolated child run without what this kernel lacks. Decided before any library is opened or started.
     static func decisions(
-        for images: [PluginImage], choice: IsolationChoice, locks: (String) -> LibraryTrust.Lock,
-        locations: PluginLocations
+        for paths: [String], choice: IsolationChoice, locks: (String) -> LibraryTrust.Lock,
+        locations: PluginLocations, sandbox: SandboxCheck
     ) -> [String: IsolationDecision] {
         var decisions: [String: IsolationDecision] = [:]
-        for image in images {
-            let trust = LibraryTrust(origin: locations.origin(of: image.path), lock: locks(image.path))
-            decisions[image.path] = IsolationDecision.decide(choice, for: trust)
+        for path in paths {
+            let trust = LibraryTrust(origin: locations.origin(of: path), lock: locks(path))
+            decisions[path] = sandbox.annotated(IsolationDecision.decide(choice, for: trust))
         }
         return decisions
     }

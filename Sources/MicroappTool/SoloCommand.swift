@@ -5,7 +5,9 @@ import MicroappSDK
 import MicroappTerminal
 
 /// `microapp solo FEATURE`: one feature alone, its requirements met by the mocks it ships, routes into other
-/// features shown as stubs. The fast loop of a feature team: only that feature's library is built and loaded.
+/// features shown as stubs. The fast loop of a feature team: only that feature's library is built and loaded, in
+/// this process or, where `--isolation` places it in a process, in a sandboxed child that meets its requirements
+/// from its mocks there.
 enum SoloCommand {
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
@@ -16,30 +18,32 @@ enum SoloCommand {
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")
         }
         let choices = try mockChoices(arguments.values("--mock"))
-        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments) else {
+        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments, mocks: choices) else {
             return .invalidPluginSet
         }
-        let manifest = library.image.manifest
-        let mocks = library.feature.mocks()
-        let container: Container
-        do {
-            container = try Container.mocked(mocks, choices: choices)
-        } catch {
-            throw UsageError("\(manifest.displayName): --mock \(error.reason)", fix: error.fix)
+        let manifest = library.plugin.manifest
+        let rules = try RunPolicy.rules(arguments, host: host)
+        let setting: MockSetting
+        if let feature = library.feature {
+            guard let mocked = try inProcess(feature, library: library, choices: choices) else {
+                return .invalidPluginSet
+            }
+            setting = mocked
+        } else {
+            setting = isolated(manifest, choices: choices)
         }
-        let missing = mocks.missing(in: manifest)
-        guard missing.isEmpty else {
-            Console.report(missing.map { unmocked($0, of: library) })
-            Console.err("microapp: \(manifest.displayName) cannot run alone until every requirement has a mock")
-            return .invalidPluginSet
-        }
-        let resolution = PluginSet.resolve(
-            [library.image], container: container, rules: try RunPolicy.rules(arguments, host: host))
+        let resolution = DependencyResolver.resolve(
+            [Candidate(manifest: manifest, path: library.plugin.path)], hostOffers: setting.offers, rules: rules)
+        let container = setting.container
         let placement = library.placement
+        let open = arguments.value("--open")
+        // In a child, the mocks' session reaches the host only after the start; signing in opens home, the route
+        // asked for, once it does.
+        let home = library.feature == nil ? open ?? host.home : host.home
         let runtime = AppRuntime(
             sources: [placement.source], resolution: resolution, container: container,
             options: AppRuntime.Options(
-                name: host.name, home: host.home, mode: .solo, mocks: mocks.inUse(choices),
+                name: host.name, home: home, mode: .solo, mocks: setting.inUse,
                 foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback),
                 isolation: [manifest.id: placement.running]))
         let problems = resolution.problems + runtime.startProblems
@@ -48,20 +52,79 @@ enum SoloCommand {
             Console.err("microapp: \(manifest.displayName) did not start on its mocks")
             return .invalidPluginSet
         }
-        runtime.open(arguments.value("--open"))
+        // A child's mocks write the session while it starts: the first route's guard reads it after that, and a
+        // session that arrived opened home already.
+        if library.feature == nil { await RemoteFeature.starts() }
+        if library.feature != nil || runtime.frame.route.isEmpty { runtime.open(open) }
         // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
-        runtime.announce(
-            (library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.problem.notice)
-                + (placement.shortfall.map { [$0] } ?? []))
+        runtime.announce((library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.problem.notice))
+        library.isolationLog?.connect { feature, line in
+            runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
+        }
         let watch =
             arguments.flag("--watch")
             ? PluginBuilder.watch(
-                runtime, images: [library.image],
+                runtime, images: [library.plugin],
                 directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
-                probing: !arguments.flag("--no-probe")) : nil
+                probing: !arguments.flag("--no-probe"), isolation: library.isolationLog,
+                mocks: library.feature == nil ? choices : nil) : nil
         await ui.run(runtime, settleTimeout: settleTimeout)
         watch?.stop()
+        RemoteFeature.stopAll()
         return .ok
+    }
+
+    /// What meets the feature's requirements in a solo run: the container the runtime reads, the offers the
+    /// resolver checks, and the mocks in use (for the header).
+    struct MockSetting {
+        let container: Container
+        let offers: [String: Offer]
+        let inUse: [String]
+    }
+
+    /// The feature's mocks in this process, in the variants `choices` names; nil (reported) when a requirement has
+    /// no mock.
+    @MainActor
+    private static func inProcess(
+        _ feature: any Feature.Type, library: FeatureLibrary, choices: [String: String]
+    ) throws(UsageError) -> MockSetting? {
+        let manifest = library.plugin.manifest
+        let mocks = feature.mocks()
+        let container: Container
+        do {
+            container = try Container.mocked(mocks, choices: choices)
+        } catch {
+            throw UsageError("\(manifest.displayName): --mock \(error.reason)", fix: error.fix)
+        }
+        let missing = mocks.missing(in: manifest)
+        guard missing.isEmpty else {
+            Console.report(missing.map { .unmocked($0, feature: manifest.id, typeName: library.typeName) })
+            Console.err("microapp: \(manifest.displayName) cannot run alone until every requirement has a mock")
+            return nil
+        }
+        return MockSetting(container: container, offers: container.offers, inUse: mocks.inUse(choices))
+    }
+
+    /// A feature running in a child meets every requirement from its mocks there (the child refused it before the
+    /// handshake ended if it could not): the host offers each requirement as the mocks' and keeps only a copy of the
+    /// session, which the child's mocks write, for the guards and the header.
+    @MainActor
+    private static func isolated(_ manifest: FeatureManifest, choices: [String: String]) -> MockSetting {
+        let container = Container()
+        let session = DependencyKey<Session?>.session(access: .readWrite)
+        if manifest.requirements.contains(where: { $0.key == session.id && $0.kind == .state }) {
+            container.share(session, ObservableProperty<Session?>(nil))
+        }
+        var offers = container.offers
+        for requirement in manifest.requirements where offers[requirement.key] == nil {
+            offers[requirement.key] = Offer(
+                key: requirement.key, type: requirement.type, kind: requirement.kind, access: requirement.access,
+                provider: Container.mocks, shape: requirement.shape)
+        }
+        let inUse = manifest.requirements.map {
+            $0.kind == .service ? "\($0.key)=\(choices[$0.key] ?? "default")" : $0.key
+        }
+        return MockSetting(container: container, offers: offers, inUse: inUse.sorted())
     }
 
     /// `--mock KEY=VARIANT` options by key; the last one for a key wins.
@@ -76,20 +139,5 @@ enum SoloCommand {
             choices[parts[0]] = parts[1]
         }
         return choices
-    }
-
-    /// A requirement with no mock: which key, and how to ship the mock beside the feature.
-    private static func unmocked(_ requirement: Requirement, of library: FeatureLibrary) -> Diagnostic {
-        let add =
-            requirement.kind == .service
-            ? "mocks.service(<the DependencyKey '\(requirement.key)'>, Service { request in … })"
-            : "mocks.state(<the DependencyKey '\(requirement.key)'>, <its first value>)"
-        return Diagnostic(
-            .missingRequirement, subject: library.image.manifest.id,
-            reason:
-                "it needs \(requirement.key) (\(requirement.kind.rawValue) \(requirement.type)) and ships no mock for it",
-            fix:
-                "add the mock beside the feature: `extension \(library.typeName) { @MainActor public static func mocks() -> Mocks { var mocks = Mocks(); \(add); return mocks } }`"
-        )
     }
 }

@@ -25,7 +25,10 @@ struct EditSourceHotSwapTests {
     private func editWhileRunning(in copy: RepositoryCopy) async throws {
         // ~17 s on an idle machine; far longer on a loaded CI machine.
         let plugins = try await copy.build(product: "Characters", timeout: .seconds(600))
-        let app = try AppProcess(["solo", "Characters", "--watch", "--ui", "json", "--plugins", plugins.path])
+        // The in-process dev loop (`--isolation none`): a --plugins build would run isolated under auto.
+        let app = try AppProcess([
+            "solo", "Characters", "--watch", "--ui", "json", "--isolation", "none", "--plugins", plugins.path,
+        ])
 
         // Some state to keep: the second page loaded, one character opened from it.
         try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 1 of 3") }

@@ -59,7 +59,10 @@ struct FirstRenderProbeTests {
         let file = try temporaryFolder("microapp-broken").appendingPathComponent("Broken.swift")
         try Self.source.write(to: file, atomically: true, encoding: .utf8)
         let plugins = try await compilePlugin(module: "Broken", sources: [file])
-        let app = try AppProcess(["run", "--ui", "json", "--no-supervise", "--plugins", plugins.path])
+        // The probe guards in-process loading (`--isolation none`); an isolated library never runs here at all.
+        let app = try AppProcess([
+            "run", "--ui", "json", "--no-supervise", "--isolation", "none", "--plugins", plugins.path,
+        ])
         let error = try await app.waitFor("error", timeout: .seconds(20)) { $0["code"] as? String == "probe-crashed" }
         #expect((error["message"] as? String)?.contains("libBroken.so") == true)
         try await app.waitForFrame(route: "auth://select")

@@ -54,7 +54,8 @@ struct HotSwapEndToEndTests {
         try FileManager.default.copyItem(at: first, to: installed)
         let elsewhere = try temporaryFolder("drop-elsewhere")
         let app = try AppProcess([
-            "run", "--watch", "--plugins", plugins.path, "--plugins", elsewhere.path, "--only", "drop", "--ui", "json",
+            "run", "--watch", "--isolation", "none", "--plugins", plugins.path, "--plugins", elsewhere.path, "--only",
+            "drop", "--ui", "json",
         ])
         try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Hello") }
         try app.send([["type": "input", "id": "name", "text": "Rick"]])
@@ -180,7 +181,8 @@ struct HotSwapEndToEndTests {
         try FileManager.default.copyItem(
             at: try await Self.build(greeting: "Hello"), to: plugins.appendingPathComponent("libDrop.so"))
         let app = try AppProcess([
-            "run", "--watch", "--no-supervise", "--plugins", plugins.path, "--only", "drop", "--ui", "json",
+            "run", "--watch", "--no-supervise", "--isolation", "none", "--plugins", plugins.path, "--only", "drop",
+            "--ui", "json",
         ])
         try await app.waitForFrame(route: "drop://home")
         var waiting: [Int32] = []

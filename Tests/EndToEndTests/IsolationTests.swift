@@ -184,18 +184,4 @@ struct IsolationTests {
 
     /// The printer fixture, compiled once for the suite (in the test process's scratch folder, removed at its exit).
     static let printer = Task { try await compilePlugin(module: "Printer", source: printerSource) }
-
-    /// The processes under `ancestor`: its children and theirs (the zygote's forks).
-    private func descendants(of ancestor: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        var parents: [Int32: Int32] = [:]
-        for pid in entries.compactMap(Int32.init) {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 2, let parent = Int32(fields[1]) { parents[pid] = parent }
-        }
-        return parents.keys.filter { parents[$0] == ancestor || parents[parents[$0] ?? 0] == ancestor }
-    }
 }

@@ -69,14 +69,12 @@ struct PolicyEndToEndTests {
         #expect(run.err.contains("weather") && run.err.contains("--allow network"), "\(run.err)")
     }
 
-    @Test("frames say where the feature on screen runs; a feature decided isolated that runs in-process is announced")
+    @Test("frames say where the feature on screen runs: a --plugins feature in a child under auto, Auth in-process")
     func framesCarryIsolation() async throws {
         let folder = try await Self.weather()
         let app = try AppProcess(["run", "--ui", "json", "--plugins", folder.path, "--open", "weather://home"])
         let frame = try await app.waitForFrame(route: "weather://home")
-        #expect(frame["isolation"] as? String == "none", "it runs in this process, and the frame says so")
-        let notice = try await app.waitFor("notice") { $0["code"] as? String == "not-isolated" }
-        #expect((notice["message"] as? String)?.contains("from the plugin folder \(folder.path)") == true)
+        #expect(frame["isolation"] as? String == "process", "it runs in a child, and the frame says so")
         app.send(#"{"type":"open","url":"auth://select"}"#)
         let auth = try await app.waitForFrame(route: "auth://select")
         #expect(auth["isolation"] as? String == "none")

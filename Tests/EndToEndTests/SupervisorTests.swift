@@ -83,7 +83,10 @@ struct SupervisorTests {
         if fileName != "libCrashy.so" {
             try FileManager.default.moveItem(at: plugins.appendingPathComponent("libCrashy.so"), to: library)
         }
-        let app = try AppProcess(["run", "--ui", "json", "--plugins", plugins.path, "--open", "crashy://home"])
+        // In-process (`--isolation none`): the crash takes the app process, and the supervisor traces it.
+        let app = try AppProcess([
+            "run", "--ui", "json", "--isolation", "none", "--plugins", plugins.path, "--open", "crashy://home",
+        ])
         try await app.waitForFrame(route: "crashy://home") { screenText($0).contains("Crash the app") }
         try app.send([["type": "tap", "id": "boom"]])
         let banner = try await app.waitFor("error", timeout: .seconds(20)) { $0["code"] as? String == "plugin-crashed" }

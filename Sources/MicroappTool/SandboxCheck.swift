@@ -1,0 +1,52 @@
+import Foundation
+import MicroappCore
+import MicroappPlatform
+
+/// Whether isolated features can have their sandbox on this kernel: the mechanisms `Sandbox.support` says it lacks,
+/// and whether `--allow-unsandboxed` lets them run without those (their children then apply the rest).
+struct SandboxCheck {
+    /// The mechanisms this kernel lacks.
+    let missing: [SandboxMechanism]
+    /// `--allow-unsandboxed`.
+    let allowsUnsandboxed: Bool
+
+    /// The test-only variable that adds mechanisms to those the kernel lacks (`landlock,seccomp`).
+    static let testVariable = "MICROAPP_TEST_SANDBOX_MISSING"
+
+    /// The check for this kernel under `--allow-unsandboxed` (or not). `MICROAPP_TEST_SANDBOX_MISSING` (test-only)
+    /// adds the mechanisms it names to what the kernel lacks, so that the refusal is tested on a kernel that has them
+    /// all: it can make the host refuse more, or call a child unsandboxed that in fact applied every mechanism the
+    /// kernel has, never weaken a sandbox.
+    static func here(allowingUnsandboxed: Bool) -> SandboxCheck {
+        let pretended = (ProcessInfo.processInfo.environment[testVariable] ?? "").split(separator: ",")
+            .compactMap { SandboxMechanism(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        let missing = Sandbox.support.missing
+        return SandboxCheck(
+            missing: missing + pretended.filter { !missing.contains($0) }, allowsUnsandboxed: allowingUnsandboxed)
+    }
+
+    /// Whether an isolated feature's child runs without some of its sandbox.
+    var unsandboxed: Bool { !missing.isEmpty && allowsUnsandboxed }
+
+    /// `decision`, its reason saying "unsandboxed" when the feature runs isolated without what this kernel lacks.
+    func annotated(_ decision: IsolationDecision) -> IsolationDecision {
+        guard decision.mode == .process, unsandboxed else { return decision }
+        return IsolationDecision(
+            .process, reason: "\(decision.reason); unsandboxed: this kernel lacks \(names) (--allow-unsandboxed)")
+    }
+
+    /// Why the library at `path`, decided to run isolated, may not start here; nil when it may.
+    func refusal(of path: String, _ decision: IsolationDecision) -> Diagnostic? {
+        guard decision.mode == .process, !missing.isEmpty, !allowsUnsandboxed else { return nil }
+        let folder = (path as NSString).deletingLastPathComponent
+        return Diagnostic(
+            .sandboxMissing, subject: path,
+            reason:
+                "it runs isolated (\(decision.reason)), and this kernel lacks \(names), which its sandbox needs",
+            fix:
+                "enable \(names) in the kernel (`microapp doctor` says why each is missing); or run with --allow-unsandboxed to run it in a child without them; or, if you trust it, `microapp lock \(folder) --isolation none`"
+        )
+    }
+
+    private var names: String { missing.map(\.rawValue).joined(separator: ", ") }
+}
