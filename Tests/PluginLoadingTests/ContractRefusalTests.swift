@@ -15,7 +15,7 @@ struct ContractRefusalTests {
     func shapeMismatch() async throws {
         let requirement = M.requirement("host.counter", type: "Int", kind: .state, shape: #"{"count":Int}"#)
         let path = try await fixture { try Manifests.plugin("shaped", requirements: [requirement]) }
-        let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
+        let (report, resolution) = await Host.loadAndResolve([path] + Paths.realPlugins)
         #expect(report.problems.isEmpty, "every library loads: \(report.problems)")
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .wrongShape)
@@ -30,7 +30,7 @@ struct ContractRefusalTests {
         let session = DependencyKey<Session?>.session(access: .readWrite).requirement
         let claim = M.requirement("session", type: session.type, kind: .state, access: .readWrite, shape: session.shape)
         let path = try await fixture { try Manifests.plugin("mallory", requirements: [claim]) }
-        let (report, resolution) = Host.loadAndResolve(Paths.realPlugins + [path])
+        let (report, resolution) = await Host.loadAndResolve(Paths.realPlugins + [path])
         #expect(report.problems.isEmpty, "every library loads: \(report.problems)")
         let auth = try #require(resolution.disabled["auth"])
         let mallory = try #require(resolution.disabled["mallory"])

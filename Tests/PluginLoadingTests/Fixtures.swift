@@ -131,6 +131,11 @@ struct DescriptorFixture {
     }
 }
 
+/// The real plugins' manifests, read once per test process (each read parses their ELF files again).
+enum RealPlugins {
+    static let manifests = PluginSet.load(Paths.realPlugins).images.map(\.manifest)
+}
+
 /// Builds fixture files with the system C compiler, each once per test process (a cache keyed by name).
 ///
 /// Compiling holds the cache lock, so two tests asking for the same fixture wait for one compile; fixtures are

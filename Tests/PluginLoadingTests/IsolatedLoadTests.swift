@@ -68,11 +68,11 @@ struct IsolatedLoadTests {
         "child: load the paths named by the environment and write the outcome",
         .enabled(if: ProcessInfo.processInfo.environment[Isolated.pathsVariable] != nil))
     @MainActor
-    func isolatedChildLoad() throws {
+    func isolatedChildLoad() async throws {
         let environment = ProcessInfo.processInfo.environment
         let paths = try #require(environment[Isolated.pathsVariable]).split(separator: "\n").map(String.init)
         let output = try #require(environment[Isolated.outputVariable])
-        let (report, resolution) = Host.loadAndResolve(paths)
+        let (report, resolution) = await Host.loadAndResolve(paths)
         let outcome = Isolated.Outcome(
             loaded: report.images.map(\.path), problems: report.problems, startOrder: resolution.startOrder)
         try JSONEncoder().encode(outcome).write(to: URL(fileURLWithPath: output))

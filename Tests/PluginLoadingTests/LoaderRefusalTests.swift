@@ -11,8 +11,8 @@ import Testing
 @MainActor
 struct LoaderRefusalTests {
     /// Loads `bad` first and the real plugins after it; returns the one problem about `bad`.
-    func refusal(of bad: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Diagnostic {
-        let (report, resolution) = Host.loadAndResolve([bad] + Paths.realPlugins)
+    func refusal(of bad: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Diagnostic {
+        let (report, resolution) = await Host.loadAndResolve([bad] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution, sourceLocation: sourceLocation)
         #expect(!report.images.contains { $0.path == bad }, sourceLocation: sourceLocation)
         let problems = report.problems.filter { $0.subject == bad }
@@ -29,7 +29,7 @@ struct LoaderRefusalTests {
     @Test("a text file named libText.so is refused as not a shared object")
     func textFile() async throws {
         let path = try await fixture { try FixtureBuilder.file("libText.so", contents: Data("just some text\n".utf8)) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["not an ELF shared object"], fix: [".dynamic", "remove the file"])
@@ -38,7 +38,7 @@ struct LoaderRefusalTests {
     @Test("an empty file named like a plugin is refused as not a shared object")
     func emptyFile() async throws {
         let path = try await fixture { try FixtureBuilder.file("libEmpty.so", contents: Data()) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["not an ELF shared object"], fix: [".dynamic"])
@@ -47,7 +47,7 @@ struct LoaderRefusalTests {
     @Test("a folder named like a plugin is refused as not a regular file")
     func folder() async throws {
         let path = try await fixture { try FixtureBuilder.directory("libFolder.so") }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["not a regular file"], fix: ["lib<Feature>.so"])
@@ -56,7 +56,7 @@ struct LoaderRefusalTests {
     @Test("a missing file is reported as not found")
     func missingFile() async throws {
         let path = (Paths.fixtures as NSString).appendingPathComponent("libNowhere.so")
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .notFound)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["no such file"], fix: ["swift build"])
@@ -68,7 +68,7 @@ struct LoaderRefusalTests {
             try FixtureBuilder.executable(
                 "libExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-no-pie"])
         }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .notSharedObject)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["ELF file but not a shared object"], fix: [".dynamic"])
@@ -84,7 +84,7 @@ struct LoaderRefusalTests {
             try FixtureBuilder.executable(
                 "libPIEExecutable.so", source: "int main(void) { return 0; }\n", flags: ["-pie", "-fPIE"])
         }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .notSharedObject, "got \(problem.code): \(problem.reason); fix: \(problem.fix)")
         #expect(problem.subject == path)
         #expect(problem.reason.contains("executable"), "reason: \(problem.reason)")
@@ -99,7 +99,7 @@ struct LoaderRefusalTests {
             try FixtureBuilder.library(
                 "NoEntry", source: "int microapp_entry_typo(void) { return 0; }\nint helper(void) { return 1; }\n")
         }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .noEntrySymbol)
         #expect(problem.subject == path)
         expectMentions(
@@ -112,7 +112,7 @@ struct LoaderRefusalTests {
         var descriptor = DescriptorFixture(manifest: Self.manifest)
         descriptor.entryReturnsNull = true
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NullDescriptor", descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .nullDescriptor)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["microapp_entry", "null"], fix: ["manifest"])
@@ -127,7 +127,7 @@ struct LoaderRefusalTests {
         descriptor.sdkVersion = "(const char *)1"
         descriptor.rawManifest = "(const char *)1"
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("AbiTwo", descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .abiMismatch)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["ABI 2.3", "ABI 1.x"], fix: ["rebuild", "MicroappSDK"])
@@ -141,7 +141,7 @@ struct LoaderRefusalTests {
         descriptor.sdkVersion = "(const char *)1"
         descriptor.rawManifest = "(const char *)1"
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("ShortDescriptor", descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .shortDescriptor)
         #expect(problem.subject == path)
         let minimum = MemoryLayout<UInt32>.size * 2 + MemoryLayout<UnsafeRawPointer>.size * 3
@@ -156,7 +156,7 @@ struct LoaderRefusalTests {
         descriptor.appendedBytes = 16
         descriptor.structSize = "(uint32_t)sizeof descriptor"
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NewerMinor", descriptor) }
-        let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
+        let (report, resolution) = await Host.loadAndResolve([path] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.images.first?.path == path)
@@ -183,7 +183,7 @@ struct LoaderRefusalTests {
     @Test("a plugin built against SDK 2.0 is refused from its file, before any of its code runs, naming both versions")
     func sdkMajorNewer() async throws {
         let path = try await fixture { try FixtureBuilder.plugin("SDKTwo", Self.needing("microapp_sdk_2_0")) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .sdkMismatch)
         #expect(problem.subject == path)
         expectMentions(
@@ -193,7 +193,7 @@ struct LoaderRefusalTests {
     @Test("a plugin built against a newer minor of the SDK is refused before its code runs, with 'update the host'")
     func sdkMinorNewer() async throws {
         let path = try await fixture { try FixtureBuilder.plugin("SDKNewMinor", Self.needing("microapp_sdk_1_99")) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .sdkMismatch)
         expectMentions(
             problem, reason: ["SDK 1.99", "SDK \(SDKVersion.current)"], fix: ["update the host to SDK 1.99 or later"])
@@ -202,7 +202,7 @@ struct LoaderRefusalTests {
     @Test("a plugin built against an older major of the SDK is refused with 'rebuild the plugin against SDK 1.x'")
     func sdkMajorOlder() async throws {
         let path = try await fixture { try FixtureBuilder.plugin("SDKZero", Self.needing("microapp_sdk_0_4")) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .sdkMismatch)
         expectMentions(problem, reason: ["SDK 0.4"], fix: ["rebuild the plugin against SDK 1.x"])
         #expect(!problem.fix.contains("update the host"))
@@ -216,7 +216,7 @@ struct LoaderRefusalTests {
         descriptor.sdkVersion = "\"1.0\""
         descriptor.versionSymbol = nil
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NoVersionSymbol", descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .sdkMismatch)
         expectMentions(problem, reason: ["no SDK version", "microapp_sdk_"], fix: ["MicroappEntry.export"])
     }
@@ -234,7 +234,7 @@ struct LoaderRefusalTests {
         var descriptor = DescriptorFixture(manifest: Self.manifest)
         descriptor.sdkVersion = expression
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin(name, descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .sdkMismatch)
         expectMentions(problem, reason: [quoted, "SDK \(SDKVersion.current)"], fix: ["MicroappEntry.export"])
     }
@@ -249,7 +249,7 @@ struct LoaderRefusalTests {
             """
         descriptor.sdkVersion = "unterminated"
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("LongVersion", descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .sdkMismatch)
         expectMentions(problem, reason: ["longer than \(MICROAPP_SDK_VERSION_MAX_LENGTH) bytes"], fix: ["by hand"])
     }
@@ -261,7 +261,7 @@ struct LoaderRefusalTests {
         let path = try await fixture {
             try FixtureBuilder.plugin("NotJSON", DescriptorFixture(manifest: "{id: auth, this is not json"))
         }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["not valid JSON"], fix: ["static var manifest"])
@@ -280,7 +280,7 @@ struct LoaderRefusalTests {
             DescriptorFixture.literal(String(json[..<cut.lowerBound])) + " \"\\xe9\" "
             + DescriptorFixture.literal(String(json[cut.lowerBound...]))
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("NotUTF8", descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(
@@ -291,7 +291,7 @@ struct LoaderRefusalTests {
     func manifestTooDeep() async throws {
         let nested = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         let path = try await fixture { try FixtureBuilder.plugin("DeepManifest", DescriptorFixture(manifest: nested)) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(
@@ -304,7 +304,7 @@ struct LoaderRefusalTests {
         let json =
             #"{"id":"nameless","version":1,"routes":[{"pattern":"nameless://home","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#
         let path = try await fixture { try FixtureBuilder.plugin("MissingField", DescriptorFixture(manifest: json)) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["field 'displayName' is missing"], fix: ["manifest"])
@@ -317,7 +317,7 @@ struct LoaderRefusalTests {
         let path = try await fixture {
             try FixtureBuilder.plugin("MissingNestedField", DescriptorFixture(manifest: json))
         }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["routes", "[0]", "isSignIn", "is missing"])
@@ -328,7 +328,7 @@ struct LoaderRefusalTests {
         let json =
             #"{"id":"typed","version":"one","displayName":"Typed","routes":[{"pattern":"typed://home","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false}"#
         let path = try await fixture { try FixtureBuilder.plugin("WrongFieldType", DescriptorFixture(manifest: json)) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["field 'version' has the wrong type"])
@@ -340,7 +340,7 @@ struct LoaderRefusalTests {
         var descriptor = DescriptorFixture(manifest: Manifests.json("huge"))
         descriptor.padManifestTo = ManifestCoding.maximumSize + 1
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("HugeManifest", descriptor) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["longer than \(ManifestCoding.maximumSize) bytes"], fix: ["identity, routes"])
@@ -351,7 +351,7 @@ struct LoaderRefusalTests {
         var descriptor = DescriptorFixture(manifest: Manifests.json("at-limit"))
         descriptor.padManifestTo = ManifestCoding.maximumSize
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("ManifestAtLimit", descriptor) }
-        let report = PluginSet.load([path])
+        let report = await PluginSet.loadOffActor([path], screening: nil).report
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.images.first?.manifest.id == "at-limit")
     }
@@ -359,7 +359,7 @@ struct LoaderRefusalTests {
     @Test("a NULL manifest is refused as a bad manifest")
     func nullManifest() async throws {
         let path = try await fixture { try FixtureBuilder.plugin("NullManifest", DescriptorFixture(manifest: nil)) }
-        let problem = try refusal(of: path)
+        let problem = try await refusal(of: path)
         #expect(problem.code == .badManifest)
         #expect(problem.subject == path)
         expectMentions(problem, reason: ["manifest is null"], fix: ["MicroappEntry.export"])
@@ -372,7 +372,7 @@ struct LoaderRefusalTests {
     func manifestForeignRoute() async throws {
         let json = Manifests.json("owner", routes: ["owner://home", "other://home"])
         let path = try await fixture { try FixtureBuilder.plugin("ForeignRoute", DescriptorFixture(manifest: json)) }
-        let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
+        let (report, resolution) = await Host.loadAndResolve([path] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(resolution.problems.isEmpty, "\(resolution.problems.map(\.description))")
@@ -386,7 +386,7 @@ struct LoaderRefusalTests {
         var descriptor = DescriptorFixture(manifest: Manifests.json("refuser"))
         descriptor.registerStatus = "MICROAPP_STATUS_REFUSED"
         let path = try await fixture { [descriptor] in try FixtureBuilder.plugin("Refuser", descriptor) }
-        let (report, resolution) = Host.loadAndResolve([path] + Paths.realPlugins)
+        let (report, resolution) = await Host.loadAndResolve([path] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         #expect(report.problems.isEmpty, "the manifest is fine, so loading succeeds: \(report.problems)")
         let image = try #require(report.images.first { $0.path == path })

@@ -10,6 +10,7 @@ struct MainActorBlockingTests {
     /// Calls that block their thread for as long as a compiler or a child process runs.
     static let blockingCalls = [
         "waitUntilExit", "readDataToEndOfFile", "usleep(", "Thread.sleep", "FixtureBuilder.", "Manifests.plugin(",
+        " PluginSet.load(",
         "M.plugin(",
     ]
 

@@ -36,10 +36,10 @@ struct RealPluginTests {
     }
 
     @Test("every real plugin beside the runner loads and resolves against the host's container")
-    func realSetResolves() throws {
+    func realSetResolves() async throws {
         let paths = Paths.realPlugins
         #expect(!paths.isEmpty)
-        let (report, resolution) = Host.loadAndResolve(paths)
+        let (report, resolution) = await Host.loadAndResolve(paths)
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(resolution.problems.isEmpty, "\(resolution.problems.map(\.description))")
         #expect(Set(resolution.startOrder) == Set(report.images.map(\.manifest.id)))

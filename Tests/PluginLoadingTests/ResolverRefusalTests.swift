@@ -16,9 +16,9 @@ struct ResolverRefusalTests {
     /// Loads the fixtures and the real plugins in one call; every file must load.
     func resolve(
         _ fixtures: [String], realFirst: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Resolution {
+    ) async -> Resolution {
         let paths = realFirst ? Paths.realPlugins + fixtures : fixtures + Paths.realPlugins
-        let (report, resolution) = Host.loadAndResolve(paths)
+        let (report, resolution) = await Host.loadAndResolve(paths)
         #expect(report.problems.isEmpty, "every fixture loads: \(report.problems)", sourceLocation: sourceLocation)
         Host.expectRealPluginsUnaffected(report, resolution, sourceLocation: sourceLocation)
         return resolution
@@ -41,7 +41,7 @@ struct ResolverRefusalTests {
     func duplicateID() async throws {
         let first = try await plugin("twin", name: "TwinOne")
         let second = try await plugin("twin", name: "TwinTwo")
-        let resolution = resolve([first, second])
+        let resolution = await resolve([first, second])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .duplicateFeature)
         #expect(problem.subject == second)
@@ -53,7 +53,7 @@ struct ResolverRefusalTests {
     func duplicateOfRealAuth() async throws {
         let realAuth = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
         let impostor = try await plugin("auth", name: "AuthImpostor", routes: ["auth://elsewhere"])
-        let resolution = resolve([impostor], realFirst: true)
+        let resolution = await resolve([impostor], realFirst: true)
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .duplicateFeature)
         #expect(problem.subject == impostor)
@@ -65,7 +65,7 @@ struct ResolverRefusalTests {
     @Test("two overlapping routes within one library are a route conflict that disables it")
     func routeConflictWithinFeature() async throws {
         let path = try await plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"])
-        let resolution = resolve([path])
+        let resolution = await resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .routeConflict)
         #expect(problem.subject == path)
@@ -81,7 +81,7 @@ struct ResolverRefusalTests {
     func routeConflictAcrossLibraries() async throws {
         let first = try await plugin("rx", name: "RouteOne", routes: ["rx://a/{id}"])
         let second = try await plugin("rx", name: "RouteTwo", routes: ["rx://a/1"])
-        let resolution = resolve([first, second])
+        let resolution = await resolve([first, second])
         #expect(resolution.problems.map(\.code) == [.duplicateFeature])
         #expect(resolution.problems.first?.subject == second)
     }
@@ -94,7 +94,7 @@ struct ResolverRefusalTests {
         let realAuth = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") })
         let authRoute = try PluginLoader.load(realAuth).get().manifest.routes[0].pattern
         let hijacker = try await plugin("hijack", name: "Hijack", routes: ["hijack://home", authRoute])
-        let (report, resolution) = Host.loadAndResolve([hijacker] + Paths.realPlugins)
+        let (report, resolution) = await Host.loadAndResolve([hijacker] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution)
         let problem = try #require(
             (report.problems + resolution.problems).first { $0.subject == hijacker || $0.subject == "hijack" },
@@ -125,7 +125,7 @@ struct ResolverRefusalTests {
     @Test("a missing requirement is refused with the chain ending in ← provided by nobody")
     func missingRequirement() async throws {
         let path = try await plugin("needy", requirements: [M.requirement("nowhere.service")])
-        let resolution = resolve([path])
+        let resolution = await resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .missingRequirement)
         #expect(problem.subject == "needy")
@@ -138,7 +138,7 @@ struct ResolverRefusalTests {
     @Test("an optional requirement nobody provides is not a problem")
     func optionalRequirement() async throws {
         let path = try await plugin("relaxed", requirements: [M.requirement("nowhere.service", optional: true)])
-        let resolution = resolve([path])
+        let resolution = await resolve([path])
         #expect(resolution.problems.isEmpty, "\(resolution.problems)")
         #expect(resolution.startOrder.contains("relaxed"))
     }
@@ -147,7 +147,7 @@ struct ResolverRefusalTests {
     func wrongType() async throws {
         let path = try await plugin(
             "mistyped", requirements: [M.requirement("session", type: "Int", kind: .state, access: .read)])
-        let resolution = resolve([path])
+        let resolution = await resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .wrongType)
         #expect(problem.subject == "mistyped")
@@ -161,7 +161,7 @@ struct ResolverRefusalTests {
         let path = try await plugin(
             "kindless",
             requirements: [M.requirement("auth.sign-in", type: "Service<Credentials, Session>", kind: .state)])
-        let resolution = resolve([path])
+        let resolution = await resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .wrongType)
         expectMentions(problem, reason: ["host provides it as service"])
@@ -171,7 +171,7 @@ struct ResolverRefusalTests {
     func wrongAccess() async throws {
         let path = try await plugin(
             "writer", requirements: [M.requirement(Host.counter.id, type: "Int", kind: .state, access: .readWrite)])
-        let resolution = resolve([path])
+        let resolution = await resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .wrongAccess)
         #expect(problem.subject == "writer")
@@ -186,7 +186,7 @@ struct ResolverRefusalTests {
     func duplicateProvider() async throws {
         let first = try await plugin("echo-one", provides: [M.provision("echo.run")])
         let second = try await plugin("echo-two", provides: [M.provision("echo.run")])
-        let resolution = resolve([first, second])
+        let resolution = await resolve([first, second])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .duplicateProvider)
         #expect(problem.subject == "echo-two")
@@ -200,7 +200,7 @@ struct ResolverRefusalTests {
     func duplicateOfHostService() async throws {
         let path = try await plugin(
             "shadow", provides: [M.provision("auth.sign-in", type: "Service<Credentials, Session>")])
-        let resolution = resolve([path])
+        let resolution = await resolve([path])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .duplicateProvider)
         expectMentions(problem, reason: ["shadow provides auth.sign-in, which host already provides"])
@@ -209,7 +209,7 @@ struct ResolverRefusalTests {
     @Test("two features needing each other's services form a cycle, and the reason shows the chain")
     func cycle() async throws {
         let paths = try await cyclePair()
-        let resolution = resolve(paths)
+        let resolution = await resolve(paths)
         #expect(resolution.problems.map(\.code) == [.cycle, .cycle])
         #expect(Set(resolution.problems.map(\.subject)) == ["cyc-a", "cyc-b"])
         for problem in resolution.problems {
@@ -224,7 +224,7 @@ struct ResolverRefusalTests {
     @Test("a feature whose provider is disabled is disabled too, with the provider's reason")
     func providerDisabled() async throws {
         let paths = try await providerDisabledPair()
-        let resolution = resolve(paths)
+        let resolution = await resolve(paths)
         #expect(resolution.problems.map(\.code) == [.missingRequirement, .providerDisabled])
         let problem = try #require(resolution.disabled["pd-consumer"])
         #expect(problem.code == .providerDisabled)
@@ -254,7 +254,7 @@ struct ResolverRefusalTests {
                 try await plugin("twin", name: "TwinTwo"),
                 try await plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"]),
             ] + (try await cyclePair()) + (try await providerDisabledPair()) + [try await plugin("healthy")]
-        let resolution = resolve(paths)
+        let resolution = await resolve(paths)
         let expected: [Diagnostic.Code] = [
             .duplicateFeature, .routeConflict, .missingRequirement, .wrongType, .wrongAccess, .missingRequirement,
             .cycle, .cycle, .providerDisabled,

@@ -15,7 +15,7 @@ enum Host {
     /// the services a real plugin provides itself (Search's `search.recent-summary`, which Settings uses).
     static func container() -> Container {
         let container = Container()
-        let manifests = PluginSet.load(Paths.realPlugins).images.map(\.manifest)
+        let manifests = RealPlugins.manifests
         let provided = Set(manifests.flatMap(\.provides).map(\.key))
         let real = manifests.flatMap(\.requirements).filter { !provided.contains($0.key) }
         for requirement in real where requirement.kind == .service {
@@ -27,9 +27,14 @@ enum Host {
         return container
     }
 
-    /// Loads `paths` in one `PluginSet.load` call and resolves the result against `container()`.
-    static func loadAndResolve(_ paths: [String]) -> (PluginSet.LoadReport, Resolution) {
-        let report = PluginSet.load(paths)
+    /// Loads `paths` in one `PluginSet.load` call, on a thread of its own (file checks, ELF reads and `dlopen` take
+    /// seconds over a suite, and the main actor is every main-actor suite's), and resolves the result against
+    /// `container()`.
+    static func loadAndResolve(_ paths: [String]) async -> (PluginSet.LoadReport, Resolution) {
+        let report = await BlockingWork.run { () -> PluginSet.LoadReport in
+            _ = RealPlugins.manifests  // read here the first time, not on the main actor by `container()`
+            return PluginSet.load(paths)
+        }
         return (report, PluginSet.resolve(report.images, container: container()))
     }
 
