@@ -99,7 +99,8 @@ private final class KillableApp: Sendable {
     /// Waits for the first frame and answers it.
     @discardableResult
     func waitForFirstFrame() async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(10)
+        // A limit, not a measure: the whole suite's processes start at once on two cores.
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let frame = output.lines.withLock { $0 }.lazy.compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -107,7 +108,7 @@ private final class KillableApp: Sendable {
             if let frame { return frame }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw AppProcessError("no frame within 10 s")
+        throw AppProcessError("no frame within 60 s")
     }
 
     func send(_ events: [String]) {
