@@ -9,7 +9,10 @@ import MicroappPlatform
 
 // What isolating a feature costs, measured side by side in one run (this machine is shared and noisy):
 // - starting a child that runs `microapp --version`: posix_spawn of the executable against a fork of the zygote,
-//   the template process that has the Swift runtime, Foundation and the SDK mapped already.
+//   the template process that has the Swift runtime, Foundation and the SDK mapped already;
+// - an action's round trip to the frame it leads to, Characters run alone on its mocks (`solo characters --ui json`)
+//   in the app's process against in a child of its own, the two apps driven in turn: `back` from a detail to the
+//   list's drawn screen, and `select` of a row to the detail's drawn screen (which calls the feature's mock service).
 // Build in release:
 //   swift build -c release && swift run -c release isolation-benchmark [runs]
 let command = CommandSpec(
@@ -52,6 +55,111 @@ func timeFork(_ zygote: Zygote) throws -> Double {
     return seconds(ContinuousClock.now - start)
 }
 
+/// One `microapp solo characters --ui json` process, driven line by line through pipes.
+final class DrivenApp {
+    let name: String
+    private let pid: pid_t
+    private let input: Int32
+    private let output: Int32
+    private var pending: [UInt8] = []
+
+    init(name: String, isolation: String) throws {
+        self.name = name
+        var toApp: [Int32] = [-1, -1]
+        var fromApp: [Int32] = [-1, -1]
+        guard pipe(&toApp) == 0, pipe(&fromApp) == 0 else { throw SystemCallError(call: "pipe", errno: errno) }
+        // Close-on-exec, so the app started next does not hold this one's stdin open (it would never see EOF).
+        for descriptor in toApp + fromApp { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toApp[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromApp[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let arguments = [executable, "solo", "characters", "--ui", "json", "--no-build", "--isolation", isolation]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let failure = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(toApp[0])
+        close(fromApp[1])
+        guard failure == 0 else { throw SystemCallError(call: "posix_spawn", path: executable, errno: failure) }
+        (self.pid, input, output) = (pid, toApp[1], fromApp[0])
+    }
+
+    /// Sends one event line.
+    func send(_ event: String) {
+        let line = Array((event + "\n").utf8)
+        _ = line.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads frames until one on a route starting with `route` shows its content (state `view`); false at the end.
+    func waitForView(_ route: String) -> Bool {
+        while let line = nextLine() {
+            guard let frame = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                frame["type"] as? String == "frame", (frame["route"] as? String)?.hasPrefix(route) == true,
+                let screen = frame["screen"] as? [String: Any], let state = screen["state"] as? [String: Any],
+                state["type"] as? String == "view"
+            else { continue }
+            return true
+        }
+        return false
+    }
+
+    /// Milliseconds from sending `event` to the drawn screen of `route`.
+    func roundTrip(_ event: String, to route: String) throws -> Double {
+        let start = ContinuousClock.now
+        send(event)
+        guard waitForView(route) else { throw SystemCallError(call: "\(name): no \(route) frame", errno: EIO) }
+        return seconds(ContinuousClock.now - start)
+    }
+
+    /// Ends the app (EOF) and reaps it.
+    func end() {
+        close(input)
+        while nextLine() != nil {}
+        close(output)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    private func nextLine() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: 0x0A) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            guard count > 0 else { return nil }
+            pending += chunk[..<count]
+        }
+    }
+}
+
+/// Each app's `back` and `select` round trips, the apps taking turns.
+func roundTrips(_ apps: [DrivenApp], runs: Int) throws -> [[String: [Double]]] {
+    var samples = apps.map { _ in ["back": [Double](), "select": [Double]()] }
+    for app in apps where !app.waitForView("characters://list") {
+        throw SystemCallError(call: "\(app.name): no first frame", errno: EIO)
+    }
+    let select = #"{"type":"select","id":"characters","index":0}"#
+    for run in 0..<(runs + 1) {
+        for step in apps.indices {
+            let index = (run + step) % apps.count
+            let opened = try apps[index].roundTrip(select, to: "characters://detail")
+            let back = try apps[index].roundTrip(#"{"type":"back"}"#, to: "characters://list")
+            // The first of each is a warm-up (first use of the detail route, its code paged in).
+            if run > 0 {
+                samples[index]["select"]!.append(opened)
+                samples[index]["back"]!.append(back)
+            }
+        }
+    }
+    return samples
+}
+
 do {
     let zygote = try Zygote.start(executable: executable, environment: environment)
     defer { zygote.stop() }
@@ -71,6 +179,25 @@ do {
                 + " \(fixed(percentile(values, 0.9) * 1000, 2, width: 8))")
     }
     print("  spawn / fork at p50: \(fixed(median(spawned) / median(forked), 1))×")
+
+    let apps = [
+        try DrivenApp(name: "in-process", isolation: "none"), try DrivenApp(name: "isolated", isolation: "process"),
+    ]
+    defer { apps.forEach { $0.end() } }
+    let trips = try roundTrips(apps, runs: runs)
+    print("")
+    print("action → its drawn frame, Characters alone on its mocks, \(runs) runs each, apps in turn (ms)")
+    print("  \(padRight("", 44)) \(pad("p50", 8)) \(pad("p99", 8))")
+    for (event, label) in [("back", "back → the list"), ("select", "select → the detail (mock call)")] {
+        for (app, samples) in zip(apps, trips) {
+            let values = samples[event]!
+            print(
+                "  \(padRight("\(label), \(app.name)", 44)) \(fixed(median(values) * 1000, 2, width: 8))"
+                    + " \(fixed(percentile(values, 0.99) * 1000, 2, width: 8))")
+        }
+        let added = (median(trips[1][event]!) - median(trips[0][event]!)) * 1000
+        print("  \(label): isolated adds \(fixed(added, 2)) ms at p50 \(added <= 1 ? "✓" : "✗") (goal ≤ 1 ms)")
+    }
 } catch {
     FileHandle.standardError.write(Data("isolation-benchmark: \(error)\n".utf8))
     exit(1)
