@@ -13,6 +13,8 @@ final class RecordingDriver: AppDriver {
     private let startedFrom: [String: String]
     private var route = ""
     private var feature = ""
+    /// Whether the file holds what this driver recorded (the first frame is always saved).
+    private var saved = false
 
     init(_ app: any AppDriver, file: String, libraries: [String: RecordedLibrary]) {
         self.app = app
@@ -33,8 +35,10 @@ final class RecordingDriver: AppDriver {
         get { app.onUpdate }
         set {
             app.onUpdate = { [weak self] frame, notices in
-                self?.record(frame)
+                // Drawn first, recorded after: the file is for a restart after a crash, the frame is what a person
+                // waits for.
                 newValue?(frame, notices)
+                self?.record(frame)
             }
         }
     }
@@ -46,7 +50,9 @@ final class RecordingDriver: AppDriver {
         save()
     }
 
+    /// Saves the route on screen when it changed: most frames redraw the route already recorded.
     private func record(_ frame: Frame) {
+        guard frame.route != route || frame.feature != feature || !saved else { return }
         route = frame.route
         feature = frame.feature
         save()
@@ -54,5 +60,6 @@ final class RecordingDriver: AppDriver {
 
     private func save() {
         RecordedState(route: route, feature: feature, libraries: libraries).save(file)
+        saved = true
     }
 }
