@@ -97,25 +97,14 @@ final class ShapeRecorder: Decoder {
 
 /// Samples for the scalars JSON carries, by the type asked for.
 private func scalarSample<T>(_ type: T.Type) -> T? {
-    let sample: Any? =
-        switch ObjectIdentifier(type) {
-        case ObjectIdentifier(String.self): ""
-        case ObjectIdentifier(Bool.self): false
-        case ObjectIdentifier(Int.self): 0 as Int
-        case ObjectIdentifier(Int8.self): 0 as Int8
-        case ObjectIdentifier(Int16.self): 0 as Int16
-        case ObjectIdentifier(Int32.self): 0 as Int32
-        case ObjectIdentifier(Int64.self): 0 as Int64
-        case ObjectIdentifier(UInt.self): 0 as UInt
-        case ObjectIdentifier(UInt8.self): 0 as UInt8
-        case ObjectIdentifier(UInt16.self): 0 as UInt16
-        case ObjectIdentifier(UInt32.self): 0 as UInt32
-        case ObjectIdentifier(UInt64.self): 0 as UInt64
-        case ObjectIdentifier(Double.self): 0 as Double
-        case ObjectIdentifier(Float.self): 0 as Float
-        default: nil
-        }
-    return sample as? T
+    let samples: [Any] = [
+        "", false, 0 as Int, 0 as Int8, 0 as Int16, 0 as Int32, 0 as Int64, 0 as UInt, 0 as UInt8, 0 as UInt16,
+        0 as UInt32, 0 as UInt64, 0 as Double, 0 as Float,
+    ]
+    // Compared by type identity, not cast one by one: a failing cast of every sample to every type asked about
+    // showed up at start-up.
+    let wanted = ObjectIdentifier(type)
+    return samples.first { ObjectIdentifier(Swift.type(of: $0)) == wanted } as? T
 }
 
 private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
