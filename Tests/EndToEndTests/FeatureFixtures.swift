@@ -22,6 +22,15 @@ func temporaryFolder(_ prefix: String) throws -> URL {
     Scratch.folder(prefix)
 }
 
+/// The whole text of a `/proc` file (`maps`, `environ`): its size says 0, and Foundation's `String(contentsOfFile:)`
+/// and `Data(contentsOf:)` then read only the first 4 KiB — of a process's maps, a tenth, so which libraries a check
+/// saw depended on where ASLR put them. Empty when the file cannot be opened (the process is gone).
+func procText(_ path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? handle.close() }
+    return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+}
+
 /// Runs `microapp` in `directory` to completion with no input; returns exit code, stdout and stderr.
 func runMicroapp(_ arguments: [String], in directory: URL) async throws -> (status: Int32, out: String, err: String) {
     try await runToEnd(arguments, in: directory)

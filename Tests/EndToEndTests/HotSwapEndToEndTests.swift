@@ -120,7 +120,7 @@ struct HotSwapEndToEndTests {
         }
         let afterSwap = try await Self.waitForOneFeatureHost(of: app.processID)
         #expect(afterSwap.isDisjoint(with: before), "the old child ended and a new one runs v2")
-        let maps = (try? String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)) ?? ""
+        let maps = procText("/proc/\(app.processID)/maps")
         #expect(!maps.contains("libDrop"), "the host never maps the feature's library")
 
         try app.send([["type": "rollback", "feature": "drop"]])

@@ -17,12 +17,12 @@ struct IsolationTests {
         #expect(firstPage["account"] as? String == email)
 
         // The features' code is mapped in the children, never in the host.
-        let host = try String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)
+        let host = procText("/proc/\(app.processID)/maps")
         let mapped = descendants(of: app.processID).map {
-            (try? String(contentsOfFile: "/proc/\($0)/maps", encoding: .utf8)) ?? ""
+            procText("/proc/\($0)/maps")
         }
         let environments = descendants(of: app.processID).map {
-            (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\($0)/environ"))) ?? Data()
+            Data(procText("/proc/\($0)/environ").utf8)
         }
         // The harness can read them (a child's own marker is there), so the secret's absence means something.
         #expect(environments.filter { String(decoding: $0, as: UTF8.self).contains("MICROAPP_INTERNAL=1") }.count >= 4)

@@ -16,6 +16,13 @@ struct RunModeTests {
         return (folder, ["--plugins", folder.path, "--skip-library", built.resolvingSymlinksInPath().path])
     }
 
+    @Test("the maps these tests read are whole: the stack, mapped last, is in them (Foundation's read stops at 4 KiB)")
+    func mapsAreReadWhole() {
+        let maps = procText("/proc/self/maps")
+        #expect(maps.contains("[stack]"), "\(maps.count) bytes")
+        #expect(maps.split(separator: "\n").count > 100, "a test process maps hundreds of regions")
+    }
+
     @Test(
         "under auto a --plugins feature runs in a child and the repository's own in the app: the app maps only theirs, and session, services both ways and navigation cross between them",
         arguments: ["Search", "Settings"])
@@ -29,11 +36,11 @@ struct RunModeTests {
         // Auth (in-process) writes the session; the isolated feature sees it as a value.
         try app.signUpAsSummer(email)
         try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 1 of") }
-        let maps = try String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)
+        let maps = procText("/proc/\(app.processID)/maps")
         #expect(!maps.contains("lib\(feature).so"), "the --plugins library is not mapped in the app")
         #expect(maps.contains("libAuth.so") && maps.contains("libCharacters.so"), "the repository's own are")
         let children = descendants(of: app.processID).map {
-            (try? String(contentsOfFile: "/proc/\($0)/maps", encoding: .utf8)) ?? ""
+            procText("/proc/\($0)/maps")
         }
         #expect(children.filter { $0.contains("lib\(feature).so") }.count == 1, "one child maps it")
 
@@ -72,10 +79,10 @@ struct RunModeTests {
         #expect(detail["isolation"] as? String == "process" && detail["mode"] as? String == "solo")
         #expect(detail["account"] as? String == "rick@example.com", "the session of the feature's mocks")
         #expect(detail["depth"] as? Int == 1, "the list below it, as in-process: the route opened once")
-        let maps = try String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)
+        let maps = procText("/proc/\(app.processID)/maps")
         #expect(!maps.contains("libCharacters.so"))
         let children = descendants(of: app.processID).map {
-            (try? String(contentsOfFile: "/proc/\($0)/maps", encoding: .utf8)) ?? ""
+            procText("/proc/\($0)/maps")
         }
         #expect(children.filter { $0.contains("libCharacters.so") }.count == 1)
         // The failing variant of the list's mock, chosen on the command line, answers in the child.
@@ -137,7 +144,7 @@ struct RunModeTests {
         let frame = try await allowed.waitForFrame(route: "settings://home")
         #expect(frame["isolation"] as? String == "process")
         let children = descendants(of: allowed.processID).map {
-            (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\($0)/environ"))) ?? Data()
+            Data(procText("/proc/\($0)/environ").utf8)
         }
         #expect(
             children.contains { String(decoding: $0, as: UTF8.self).contains("MICROAPP_ALLOW_UNSANDBOXED=1") },
@@ -175,7 +182,7 @@ struct RunModeTests {
         try app.signUpAsSummer("summer@example.com")
         let frame = try await app.waitForFrame(route: "settings://home")
         #expect(frame["isolation"] as? String == "none")
-        let maps = try String(contentsOfFile: "/proc/\(app.processID)/maps", encoding: .utf8)
+        let maps = procText("/proc/\(app.processID)/maps")
         let mapped = maps.split(separator: "\n").filter { $0.contains("lib") && $0.hasSuffix(".so") }.map {
             $0.split(separator: " ").last ?? ""
         }
