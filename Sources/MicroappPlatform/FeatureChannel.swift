@@ -24,6 +24,9 @@ public final class FeatureChannel: @unchecked Sendable {
     /// Bytes queued for writing and not yet written (guarded by `lock`): past the limit the peer is not reading.
     private var queued = 0
     private var closed = false
+    /// Whether the reader thread closed `reading`: from then on its number may belong to another file, and `close()`
+    /// must not shut it down (it would end an unrelated child's socket).
+    private var readerClosed = false
     private let lock = NSLock()
     /// The most bytes queued for a peer that does not read before the channel gives up on it.
     public static let writeBacklogLimit = 16 * 1024 * 1024
@@ -62,7 +65,10 @@ public final class FeatureChannel: @unchecked Sendable {
                     break reading
                 }
             }
+            self.lock.lock()
             _ = Glibc.close(descriptor)
+            self.readerClosed = true
+            self.lock.unlock()
             DispatchQueue.main.async { MainActor.assumeIsolated { ended(end) } }
         }
         thread.name = "microapp feature channel"
@@ -108,9 +114,10 @@ public final class FeatureChannel: @unchecked Sendable {
         lock.lock()
         let wasClosed = closed
         closed = true
+        // Under the lock the reader closes `reading` with: a number it closed already may be another child's now.
+        if !wasClosed && !readerClosed { shutdown(reading, Int32(SHUT_RDWR)) }
         lock.unlock()
         guard !wasClosed else { return }
-        shutdown(reading, Int32(SHUT_RDWR))
         writer.async { [writing] in _ = Glibc.close(writing) }
     }
 }

@@ -122,11 +122,6 @@ struct HostileCorpusTests {
     @Test(
         "with --isolation process the demo journey completes beside every hostile library, and each is contained",
         .enabled(if: HostileCorpus.isolationAvailable, "microapp does not take --isolation yet"),
-        // Until the sandbox (Landlock, seccomp, limits) is merged the file, network and fork rows cannot pass, and
-        // the one-owner rules disable Auth beside a hostile claimant: run it on purpose until then.
-        .enabled(
-            if: ProcessInfo.processInfo.environment["MICROAPP_HOSTILE_CORPUS"] == "1",
-            "waits for the sandbox; MICROAPP_HOSTILE_CORPUS=1 runs it"),
         .timeLimit(.minutes(10)))
     func corpusIsContained() async throws {
         let rows = try HostileCorpus.rows()

@@ -62,6 +62,12 @@ struct SupervisorTests {
         let appProcess = try #require(children.split(separator: " ").first.flatMap { Int32($0) }, "\(children)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).count == 1)
         #expect(kill(app.processID, signal) == 0)
+        // The signal must end the run, not the end of input `finish` sends: wait until the supervisor reaped the
+        // app process (a generous limit; a loaded machine may run the supervisor late).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while kill(appProcess, 0) == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let status = try await app.finish()
         #expect(status == 128 + signal, "\(status) \(app.errorText)")
         #expect(!app.errorText.contains("crashed"), "\(app.errorText)")
