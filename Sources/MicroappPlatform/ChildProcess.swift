@@ -79,6 +79,7 @@ public struct ChildProcess: Sendable {
     /// The child's process id (not yet reaped until `wait` returns).
     public let pid: pid_t
     private let pidDescriptor: Int32
+    private let reaping = ReapingGuard()
     private let outputPipe: Int32
     private let errorPipe: Int32
 
@@ -174,8 +175,8 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    /// Sends the child `signal` (it is not reaped before `wait`, so the pid cannot belong to another process).
-    public func signal(_ signal: Int32 = SIGKILL) { Glibc.kill(pid, signal) }
+    /// Sends the child `signal` until `wait` reaped it; after that, nothing (its pid may be another process's).
+    public func signal(_ signal: Int32 = SIGKILL) { reaping.signal { Glibc.kill(pid, signal) } }
 
     /// Reads the captured streams until the child ends or `timeout` passes (then kills it), copying what it writes to
     /// `echo` as it comes; reaps it and answers how it ended. Output that a grandchild writes after the child ended
@@ -225,10 +226,35 @@ public struct ChildProcess: Sendable {
             close(descriptor)
         }
         var status: Int32 = 0
-        _ = try? SystemCall.run("waitpid") { waitpid(pid, &status, 0) }
-        close(pidDescriptor)
+        reaping.reap {
+            _ = try? SystemCall.run("waitpid") { waitpid(pid, &status, 0) }
+            close(pidDescriptor)
+        }
         let termination: Termination = timedOut ? .timedOut : Termination(waitStatus: status)
         return Outcome(
             termination: termination, output: captured[outputPipe] ?? Data(), error: captured[errorPipe] ?? Data())
+    }
+}
+
+/// Orders signals against the reaping of a child: a signal sent after the child was reaped (its pid, or its pidfd's
+/// number, may belong to another process or file by then) is not sent. Another thread's `kill()` of a child that just
+/// ended would otherwise reach whatever reused the number.
+final class ReapingGuard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reaped = false
+
+    /// Runs `send` unless the child was reaped.
+    func signal(_ send: () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !reaped { send() }
+    }
+
+    /// Runs `reap` (waitpid, closing the pidfd) and marks the child reaped, with no signal in between.
+    func reap(_ reap: () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        reap()
+        reaped = true
     }
 }

@@ -173,23 +173,35 @@ public final class Zygote: Sendable {
 }
 
 /// A child the zygote forked: signal it through its pidfd, and learn how it ended from the template.
-public struct ZygoteChild: Sendable {
+public final class ZygoteChild: Sendable {
     /// The child's process id.
     public let pid: Int32
     /// A pidfd of the child (this process's copy): readable once it ended; signals never reach a reused pid.
     public let pidDescriptor: Int32
     /// The template writes the child's wait status here when it reaps it.
     let statusDescriptor: Int32
+    /// No signal through `pidDescriptor` once `wait` closed it (its number may be another child's pidfd by then).
+    private let reaping = ReapingGuard()
 
-    /// Sends the child `signal`.
-    public func signal(_ signal: Int32 = SIGKILL) { _ = microapp_pidfd_send_signal(pidDescriptor, signal) }
+    init(pid: Int32, pidDescriptor: Int32, statusDescriptor: Int32) {
+        self.pid = pid
+        self.pidDescriptor = pidDescriptor
+        self.statusDescriptor = statusDescriptor
+    }
+
+    /// Sends the child `signal`, unless `wait` already saw its end.
+    public func signal(_ signal: Int32 = SIGKILL) {
+        reaping.signal { _ = microapp_pidfd_send_signal(pidDescriptor, signal) }
+    }
 
     /// Waits until the child ended (killing it at `timeout`, if given) and answers how; call once, off the main
     /// actor and the cooperative pool. Closes the descriptors.
     public func wait(timeout: Duration? = nil) -> ChildProcess.Termination {
         defer {
-            close(statusDescriptor)
-            close(pidDescriptor)
+            reaping.reap {
+                close(statusDescriptor)
+                close(pidDescriptor)
+            }
         }
         var timedOut = false
         if let timeout {

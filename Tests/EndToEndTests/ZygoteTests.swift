@@ -77,6 +77,25 @@ struct ZygoteTests {
         #expect(try await offThePool { next.wait(timeout: .seconds(60)) } == .exited(0))
     }
 
+    @Test("a signal to a child that already ended reaches nobody, not the process whose pidfd took its number")
+    func signalAfterEndReachesNobody() async throws {
+        let zygote = try Self.startZygote()
+        defer { zygote.stop() }
+        let null = open("/dev/null", O_RDWR)
+        defer { close(null) }
+        let input = try Self.pipe()
+        defer { close(input.read) }
+        let ended = try zygote.fork(["--version"], input: null, output: null, error: null)
+        #expect(try await offThePool { ended.wait(timeout: .seconds(60)) } == .exited(0))
+        let waiting = try zygote.fork(["probe", "--standby"], input: input.read, output: null, error: null)
+        // The ended child's pidfd number now names the waiting child, as a reused number would.
+        #expect(dup2(waiting.pidDescriptor, ended.pidDescriptor) == ended.pidDescriptor)
+        ended.signal(SIGKILL)
+        close(ended.pidDescriptor)
+        close(input.write)  // the standby probe ends on its own at the end of its input
+        #expect(try await offThePool { waiting.wait(timeout: .seconds(60)) } == .exited(0))
+    }
+
     @Test("without the internal marker `microapp zygote` is not a command")
     func zygoteIsInternal() async throws {
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "MICROAPP_INTERNAL" }
