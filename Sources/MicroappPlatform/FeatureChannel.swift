@@ -84,9 +84,19 @@ public final class FeatureChannel: @unchecked Sendable {
             lock.unlock()
             return false
         }
-        queued += frame.count
+        // Nothing queued: the frame goes out on this thread, as much as the socket takes without waiting (a hop to
+        // the writer's thread would cost each message a thread wake-up). Under the lock, so that nothing queued can
+        // start writing meanwhile and the order stays.
+        let written = queued == 0 ? writeNow(frame) : 0
+        guard written < frame.count else {
+            lock.unlock()
+            return true
+        }
+        let rest = written == 0 ? frame : frame.subdata(in: written..<frame.count)
+        queued += rest.count
         lock.unlock()
         writer.async { [self] in
+            let frame = rest
             var offset = 0
             let descriptor = writing
             while offset < frame.count {
@@ -102,6 +112,20 @@ public final class FeatureChannel: @unchecked Sendable {
             lock.unlock()
         }
         return true
+    }
+
+    /// Writes what the socket takes of `frame` without blocking; the count written.
+    private func writeNow(_ frame: Data) -> Int {
+        var offset = 0
+        while offset < frame.count {
+            let count = frame.withUnsafeBytes {
+                Glibc.send(writing, $0.baseAddress! + offset, frame.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            offset += count
+        }
+        return offset
     }
 
     /// Closes once every frame sent before is written: a refusal's last words reach the other side.

@@ -223,8 +223,8 @@ public final class FeatureHostChild {
         return try await calls.call(key, request) { channel.send($0) }
     }
 
-    /// Sends the screen at `location` (the answer to a request) and any snapshot change; `done` follows once the work
-    /// the request started has finished.
+    /// Sends the screen at `location` (the answer to a request) if the host does not have it; the snapshot, if it
+    /// changed, and `done` follow once the work the request started has finished.
     private func answer(_ location: Location) {
         shown.removeAll { $0 == location }
         shown.append(location)
@@ -234,20 +234,24 @@ public final class FeatureHostChild {
         settleSoon()
     }
 
-    /// Looks, once the work a request started had a moment to begin, whether the feature is idle (no call of the
-    /// host's services in flight, no redraw pending, nothing new for a millisecond); then the host hears `done` for
-    /// each request answered, and may settle. The moment matters: a feature's `Task` may hop through the
-    /// cooperative pool before it calls a service, and the host must not settle in between.
+    /// Looks, once the work a request started had its turn to begin, whether the feature is idle (no call of the
+    /// host's services in flight, no redraw pending, nothing new since); then the host hears the snapshot, if it
+    /// changed, and `done` for each request answered, and may settle. The turn is counted, not timed: the main
+    /// queue's jobs queued meanwhile (a Task the request started on the main actor), then one pass through the
+    /// cooperative pool (where a feature's Task may hop before it calls a service), then the main queue again.
+    /// Anything that happened meanwhile starts a new look. The snapshot waits for the idle moment so that it never
+    /// stands between a screen and the host's frame.
     private func settleSoon() {
         activity &+= 1
         let seen = activity
-        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(1)) {
-            MainActor.assumeIsolated {
-                guard self.activity == seen, self.owedDone > 0, !self.calls.inFlight, !self.redrawScheduled else {
-                    return
+        DispatchQueue.main.async {
+            Task.detached {
+                await MainActor.run {
+                    guard self.activity == seen, !self.calls.inFlight, !self.redrawScheduled else { return }
+                    self.sendSnapshotIfChanged()
+                    for _ in 0..<self.owedDone { self.send(.done) }
+                    self.owedDone = 0
                 }
-                for _ in 0..<self.owedDone { self.send(.done) }
-                self.owedDone = 0
             }
         }
     }
@@ -263,16 +267,18 @@ public final class FeatureHostChild {
         }
     }
 
-    /// Sends the screens of the shown locations that changed since they were last sent (`always`: that one anyway).
+    /// Sends the screens of the shown locations that changed since they were last sent (`always`: that one also when
+    /// it was never sent, so every screen request is answered); the snapshot follows at the next idle moment.
     private func redraw(always: Location? = nil) {
         guard let root else { return }
         for location in shown {
             let screen = root.screen(at: location)
-            guard location == always || sentScreens[location] != screen else { continue }
+            guard sentScreens[location] != screen || (location == always && sentScreens[location] == nil) else {
+                continue
+            }
             sentScreens[location] = screen
             send(.screenUpdate(location, screen))
         }
-        sendSnapshotIfChanged()
         settleSoon()
     }
 
