@@ -123,7 +123,11 @@ final class IsolatedChild: Sendable {
     private static var pinnedFolder: String { NSTemporaryDirectory() + "/microapp-pinned-\(getpid())" }
 
     /// Removes, once per process (at its first child), the folders and pinned copies of hosts that were killed.
-    private static let leftoversRemoved: Void = { LeftoverFolders.removeStale(in: NSTemporaryDirectory()) }()
+    /// On a thread of its own: a temporary folder of thousands of entries takes milliseconds to list, which no
+    /// child waits for.
+    private static let leftoversRemoved: Void = {
+        Thread.detachNewThread { LeftoverFolders.removeStale(in: NSTemporaryDirectory()) }
+    }()
 
     /// Removes the pinned copies (the app is quitting).
     static func removePinned() { try? FileManager.default.removeItem(atPath: pinnedFolder) }

@@ -57,6 +57,10 @@ struct LoadedPluginSet {
         let rules = try RunPolicy.rules(arguments, host: host)
         let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
         if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+        // The template process takes longest to be ready (a process start): when children are expected, it starts
+        // now, beside the lock checks.
+        let expectsChildren = choice == .process || (choice == .auto && !arguments.values("--plugins").isEmpty)
+        let earlyZygote = expectsChildren ? Task { await startZygote() } : nil
         let locks = await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
         let decisions = RunPolicy.decisions(
             for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
@@ -64,7 +68,22 @@ struct LoadedPluginSet {
         let isolatedPaths = locks.allowed.filter {
             decisions[$0]?.mode == .process && !refused.map(\.subject).contains($0)
         }
-        let launching = isolatedPaths.isEmpty ? nil : Task { @MainActor in await launchIsolated(isolatedPaths) }
+        let launching =
+            isolatedPaths.isEmpty
+            ? nil
+            : Task { @MainActor in
+                let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote() }
+                return await launchIsolated(isolatedPaths, zygote: zygote)
+            }
+        if isolatedPaths.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
+        // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
+        let opening = Task { @MainActor () -> Result<Container, UsageError> in
+            do throws(UsageError) {
+                return .success(try await openServices(host, services, arguments))
+            } catch {
+                return .failure(error)
+            }
+        }
         let (report, screening) = await PluginSet.loadOffActor(
             locks.allowed.filter { decisions[$0]?.mode != .process }, enforcingLocks: false,
             screening: arguments.flag("--no-probe") ? nil : PluginScreening())
@@ -94,7 +113,7 @@ struct LoadedPluginSet {
             isolated.filter { !only.contains($0.manifest.id) }.forEach { $0.stop() }
             isolated = isolated.filter { only.contains($0.manifest.id) }
         }
-        let container = try await openServices(host, services, arguments)
+        let container = try await opening.value.get()
         let resolution = DependencyResolver.resolve(
             (images as [any LoadedPlugin] + isolated).map { Candidate(manifest: $0.manifest, path: $0.path) },
             hostOffers: container.offers, rules: rules)
@@ -112,18 +131,8 @@ struct LoadedPluginSet {
     /// library of a feature already started is refused.
     @MainActor
     private static func launchIsolated(
-        _ paths: [String]
+        _ paths: [String], zygote: Zygote?
     ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
-        // One template process forks every feature's child: a fork instead of a process start each. Without it
-        // (MICROAPP_ZYGOTE=0, or it cannot start) each child is started afresh.
-        let zygote =
-            ProcessInfo.processInfo.environment["MICROAPP_ZYGOTE"] == "0"
-            ? nil
-            : try? await BlockingWork.run { () throws(SystemCallError) in
-                try Zygote.start(
-                    executable: FeatureHostLaunch.executable,
-                    environment: ChildLaunch.featureEnvironment())
-            }
         let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
         var problems: [Diagnostic] = []
@@ -149,6 +158,15 @@ struct LoadedPluginSet {
             }
         }
         return (plugins, problems, log)
+    }
+
+    /// The template process that forks every feature's child: a fork instead of a process start each. Nil (each child
+    /// is started afresh) with MICROAPP_ZYGOTE=0, or when it cannot start.
+    private static func startZygote() async -> Zygote? {
+        guard ProcessInfo.processInfo.environment["MICROAPP_ZYGOTE"] != "0" else { return nil }
+        return try? await BlockingWork.run { () throws(SystemCallError) in
+            try Zygote.start(executable: FeatureHostLaunch.executable, environment: ChildLaunch.featureEnvironment())
+        }
     }
 
     /// The problem of a second library of a feature already loaded.

@@ -112,7 +112,8 @@ struct IsolatedSwapEndToEndTests {
 
         let next = try AppProcess(arguments)
         try await next.waitForFrame(route: "tally://home") { screenText($0).contains("One 0") }
-        #expect(leftovers(of: killed.processID).isEmpty, "the killed host's folders are still there")
+        // The cleanup runs beside the start, on a thread of its own: it is waited for, not assumed done.
+        try await next.waitUntil { leftovers(of: killed.processID).isEmpty }
         #expect(leftovers(of: next.processID).count == 2, "the running host's own folders were removed")
         #expect(try await next.finish() == 0)
     }
