@@ -79,19 +79,46 @@ func milliseconds(_ elapsed: Duration) -> Double {
     Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
 }
 
+/// Whether the frame on screen shows the name typed before the swaps.
+@MainActor
+func showsRestoredState(_ runtime: AppRuntime) -> Bool {
+    guard case .text(let text) = runtime.frame.screen.content.first else { return false }
+    return text.value.contains("Rick")
+}
+
+/// The first version, loaded here or (with `isolation`) started in a child of its own.
+@MainActor
+func firstVersion(_ library: String, isolation: IsolationLog?) async -> any LoadedPlugin {
+    guard let isolation else { return try! PluginLoader.load(library).get() }
+    switch await IsolatedPlugin.launch(library, executable: build + "/microapp", log: isolation) {
+    case .success(let plugin): return plugin
+    case .failure(let problem): fatalError("the isolated first version did not start: \(problem.reason)")
+    }
+}
+
+/// Swaps the two builds back and forth `swaps` times, `gap` apart, timing each from the call to the new frame.
+/// With `isolation`, the feature runs in a child and every new build starts in a new child (forked by its zygote).
 @MainActor
 func measure(
-    probe: PluginProbe?, swaps: Int, gap: Duration, libraries: [String]
+    probe: PluginProbe?, swaps: Int, gap: Duration, libraries: [String], isolation: IsolationLog? = nil
 ) async -> (latencies: [Double], rss: [Int]) {
-    let image = try! PluginLoader.load(libraries[0]).get()
+    let first = await firstVersion(libraries[0], isolation: isolation)
     let container = Container()
-    let runtime = AppRuntime(
-        images: [image], resolution: PluginSet.resolve([image], container: container), container: container)
+    let resolution = DependencyResolver.resolve(
+        [Candidate(manifest: first.manifest, path: first.path)], hostOffers: container.offers)
+    let runtime = AppRuntime(sources: [.plugin(first)], resolution: resolution, container: container)
     let swapper = HotSwapper(
-        runtime: runtime, libraries: HotSwapper.libraries(of: [image]), probe: probe, swapsDirectory: work + "/swaps")
+        runtime: runtime, libraries: HotSwapper.libraries(of: [first]), probe: probe, swapsDirectory: work + "/swaps")
+    swapper.isolation = isolation
     var framed: ContinuousClock.Instant?
     runtime.onUpdate = { _, _ in framed = .now }
     runtime.open("bench://home")
+    // An isolated feature's first screen is its child's answer: the field to type in is there once it came.
+    let opened = ContinuousClock.now
+    while runtime.frame.screen.content.count < 2 {
+        guard ContinuousClock.now - opened < .seconds(10) else { fatalError("no first screen") }
+        await Task.yield()
+    }
     runtime.send(.action(.input(id: "name", text: "Rick")))
     var latencies: [Double] = []
     var rss: [Int] = [residentKiB()]
@@ -103,12 +130,13 @@ func measure(
         guard case .success = await swapper.swapLibrary(at: libraries[index % 2]) else {
             fatalError("swap \(index) failed")
         }
-        while framed == nil { await Task.yield() }
+        // Until a frame shows the restored state (an isolated feature's screen is its new child's answer).
+        while framed == nil || !showsRestoredState(runtime) {
+            guard ContinuousClock.now - started < .seconds(10) else { fatalError("state lost at swap \(index)") }
+            await Task.yield()
+        }
         let elapsed = framed! - started
         latencies.append(milliseconds(elapsed))
-        guard case .text(let text) = runtime.frame.screen.content.first, text.value.contains("Rick") else {
-            fatalError("state lost at swap \(index)")
-        }
         rss.append(residentKiB())
     }
     swapper.stop()
@@ -153,6 +181,16 @@ print(
     String(
         format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
         percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
+let zygote = try! Zygote.start(executable: build + "/microapp", environment: ChildLaunch.featureEnvironment())
+let isolated = await measure(
+    probe: nil, swaps: 50, gap: .milliseconds(20), libraries: libraries, isolation: IsolationLog(zygote: zygote))
+print(
+    String(
+        format:
+            "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
+        percentile(isolated.latencies, 0.5), percentile(isolated.latencies, 0.9)))
+RemoteFeature.stopAll()
+zygote.stop()
 let growth = Double(direct.rss.last! - direct.rss[10]) / 90
 print(
     "RSS: \(direct.rss[0]) KiB before, \(direct.rss.last!) KiB after 100 more swaps; growth \(String(format: "%.0f", growth)) KiB per swap (swaps 10–100)"

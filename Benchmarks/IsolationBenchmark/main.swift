@@ -55,6 +55,16 @@ func timeFork(_ zygote: Zygote) throws -> Double {
     return seconds(ContinuousClock.now - start)
 }
 
+/// The resident and proportional set sizes of `pid` in KiB (`/proc/PID/smaps_rollup`); 0 for what cannot be read.
+func memory(of pid: Int32) -> (rss: Int, pss: Int) {
+    let text = (try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)) ?? ""
+    func field(_ name: String) -> Int {
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+    return (field("Rss"), field("Pss"))
+}
+
 /// One `microapp solo characters --ui json` process, driven line by line through pipes.
 final class DrivenApp {
     let name: String
@@ -112,6 +122,21 @@ final class DrivenApp {
         send(event)
         guard waitForView(route) else { throw SystemCallError(call: "\(name): no \(route) frame", errno: EIO) }
         return seconds(ContinuousClock.now - start)
+    }
+
+    /// The app process and every process below it (the zygote, the feature's child), each with its command line.
+    func processTree() -> [(pid: Int32, command: String)] {
+        var found: [(pid: Int32, command: String)] = []
+        var queue = [pid]
+        while let next = queue.first {
+            queue.removeFirst()
+            let command = (FileManager.default.contents(atPath: "/proc/\(next)/cmdline") ?? Data())
+                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.dropFirst().joined(separator: " ")
+            found.append((next, command))
+            let children = (try? String(contentsOfFile: "/proc/\(next)/task/\(next)/children", encoding: .utf8)) ?? ""
+            queue += children.split(separator: " ").compactMap { Int32($0) }
+        }
+        return found
     }
 
     /// Ends the app (EOF) and reaps it.
@@ -197,6 +222,19 @@ do {
         }
         let added = (median(trips[1][event]!) - median(trips[0][event]!)) * 1000
         print("  \(label): isolated adds \(fixed(added, 2)) ms at p50 \(added <= 1 ? "✓" : "✗") (goal ≤ 1 ms)")
+    }
+    print("")
+    print(
+        "memory once the round trips ran, KiB: resident (RSS) and proportional (PSS: shared pages split among sharers)")
+    for app in apps {
+        for process in app.processTree() {
+            let role =
+                process.command.hasPrefix("feature-host")
+                ? "the feature's child"
+                : process.command.hasPrefix("zygote") ? "the zygote" : "the app"
+            let (rss, pss) = memory(of: process.pid)
+            print("  \(padRight("\(app.name): \(role)", 44)) RSS \(pad(String(rss), 7))  PSS \(pad(String(pss), 7))")
+        }
     }
 } catch {
     FileHandle.standardError.write(Data("isolation-benchmark: \(error)\n".utf8))
