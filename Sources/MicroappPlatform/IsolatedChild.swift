@@ -31,20 +31,24 @@ final class IsolatedChild: Sendable {
     /// Copies `library` into a new private folder and starts `executable feature-host` on it: forked from `zygote`
     /// when there is one (about a millisecond), else a process of its own, with `extra` feature-host options
     /// (`--mocks`). Blocks: call it off the main actor.
+    ///
+    /// `check` looks at the private copy before any child maps it (the lock of the library's folder: the bytes
+    /// checked are the bytes the child loads, not a file someone may replace meanwhile); its problem refuses the start.
     static func spawn(
-        library: String, executable: String, zygote: Zygote?, extra: [String] = []
-    ) throws(SystemCallError) -> IsolatedChild {
+        library: String, executable: String, zygote: Zygote?, extra: [String] = [],
+        check: (_ copy: String) -> Diagnostic? = { _ in nil }
+    ) throws(StartFailure) -> IsolatedChild {
         _ = leftoversRemoved
         // The host's pid in the name: a later host removes the folder if this one was killed (`LeftoverFolders`).
         var template = Array((NSTemporaryDirectory() + "/microapp-feature-\(getpid())-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw SystemCallError(call: "mkdtemp", errno: errno) }
+        guard let made = mkdtemp(&template) else { throw .system(SystemCallError(call: "mkdtemp", errno: errno)) }
         let folder = String(cString: made)
         let copy = folder + "/" + (library as NSString).lastPathComponent
         let scratch = folder + "/scratch"
         var socket: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
-        do throws(SystemCallError) {
+        do throws(StartFailure) {
             // The child maps this copy, never the file a build may replace.
             do {
                 try FileManager.default.copyItem(atPath: library, toPath: copy)
@@ -52,24 +56,30 @@ final class IsolatedChild: Sendable {
                     atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             } catch {
                 let missing = !FileManager.default.fileExists(atPath: library)
-                throw SystemCallError(call: "copy \(library)", errno: missing ? ENOENT : EIO)
+                throw .system(SystemCallError(call: "copy \(library)", errno: missing ? ENOENT : EIO))
             }
-            try SystemCall.status("socketpair") {
-                socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socket)
-            }
-            try SystemCall.run("pipe2") { microapp_pipe_cloexec(&output) }
-            try SystemCall.run("pipe2") { microapp_pipe_cloexec(&errors) }
-            let arguments = ["feature-host", "--library", copy, "--scratch", scratch] + extra
-            let process: FeatureProcess =
-                if let zygote {
-                    .forked(try zygote.fork(arguments, input: socket[1], output: output[1], error: errors[1]))
-                } else {
-                    .spawned(
-                        try ChildProcess(
-                            [executable] + arguments, environment: ChildLaunch.featureEnvironment(),
-                            directory: scratch, input: .descriptor(socket[1]), output: .descriptor(output[1]),
-                            error: .descriptor(errors[1])))
+            if let problem = check(copy) { throw .refused(problem) }
+            let process: FeatureProcess
+            do throws(SystemCallError) {
+                try SystemCall.status("socketpair") {
+                    socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socket)
                 }
+                try SystemCall.run("pipe2") { microapp_pipe_cloexec(&output) }
+                try SystemCall.run("pipe2") { microapp_pipe_cloexec(&errors) }
+                let arguments = ["feature-host", "--library", copy, "--scratch", scratch] + extra
+                process =
+                    if let zygote {
+                        .forked(try zygote.fork(arguments, input: socket[1], output: output[1], error: errors[1]))
+                    } else {
+                        .spawned(
+                            try ChildProcess(
+                                [executable] + arguments, environment: ChildLaunch.featureEnvironment(),
+                                directory: scratch, input: .descriptor(socket[1]), output: .descriptor(output[1]),
+                                error: .descriptor(errors[1])))
+                    }
+            } catch {
+                throw .system(error)
+            }
             [socket[1], output[1], errors[1]].forEach { _ = close($0) }
             return IsolatedChild(
                 channel: FeatureChannel(descriptor: socket[0]), process: process, folder: folder, library: copy,
@@ -78,6 +88,22 @@ final class IsolatedChild: Sendable {
             (socket + output + errors).filter { $0 >= 0 }.forEach { _ = close($0) }
             try? FileManager.default.removeItem(atPath: folder)
             throw error
+        }
+    }
+
+    /// Why a child was not started.
+    enum StartFailure: Error {
+        /// A system call failed (the copy, the socket, the fork).
+        case system(SystemCallError)
+        /// `check` refused the private copy.
+        case refused(Diagnostic)
+
+        /// The failure as an error of its own kind, for callers that pass it on.
+        var error: any Error {
+            switch self {
+            case .system(let error): error
+            case .refused(let problem): problem
+            }
         }
     }
 

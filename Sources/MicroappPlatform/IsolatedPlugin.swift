@@ -22,17 +22,24 @@ public struct IsolatedPlugin: LoadedPlugin {
     ) async -> Result<IsolatedPlugin, Diagnostic> {
         let remote: RemoteFeature
         let extra = mocks.map { ["--mocks", MockChoices.encode($0)] } ?? []
-        do {
+        do throws(IsolatedChild.StartFailure) {
             let zygote = log.zygote
-            let child = try await BlockingWork.run { () throws(SystemCallError) in
-                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
+            let child = try await BlockingWork.run { () throws(IsolatedChild.StartFailure) in
+                // The folder's lock is checked again on the copy the child maps: the file may have changed since.
+                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra) {
+                    PluginLock.swapProblem(for: library, copy: $0)
+                }
             }
             remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocks != nil)
         } catch {
-            return .failure(
-                Diagnostic(
-                    .loadFailed, subject: library, reason: "its feature host could not start (\(error))",
-                    fix: "check that \(executable) runs and the temporary folder is writable"))
+            switch error {
+            case .refused(let problem): return .failure(problem)
+            case .system(let error):
+                return .failure(
+                    Diagnostic(
+                        .loadFailed, subject: library, reason: "its feature host could not start (\(error))",
+                        fix: "check that \(executable) runs and the temporary folder is writable"))
+            }
         }
         let welcome = await withCheckedContinuation { continuation in
             remote.welcomed = { continuation.resume(returning: $0) }
@@ -143,8 +150,13 @@ final class IsolatedFeature: PreparingFactory {
     func prepareStart() async throws {
         guard first == nil else { return }
         let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
-        let child = try await BlockingWork.run { () throws(SystemCallError) in
-            try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
+        let child: IsolatedChild
+        do throws(IsolatedChild.StartFailure) {
+            child = try await BlockingWork.run { () throws(IsolatedChild.StartFailure) in
+                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
+            }
+        } catch {
+            throw error.error
         }
         let remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
@@ -161,8 +173,13 @@ final class IsolatedFeature: PreparingFactory {
             self.first = nil
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
-            let child = try IsolatedChild.spawn(
-                library: library, executable: executable, zygote: log.zygote, extra: extra)
+            let child: IsolatedChild
+            do throws(IsolatedChild.StartFailure) {
+                child = try IsolatedChild.spawn(
+                    library: library, executable: executable, zygote: log.zygote, extra: extra)
+            } catch {
+                throw error.error
+            }
             remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         }
         remote.begin(in: environment)

@@ -1,4 +1,6 @@
 import Foundation
+import MicroappCore
+import MicroappPlatform
 import Testing
 
 #if canImport(Glibc)
@@ -190,6 +192,28 @@ struct RunModeTests {
             mapped.contains { $0.hasSuffix(library.lastPathComponent) && $0.contains(folder.lastPathComponent) },
             "the pinned library is mapped in the app: \(Set(mapped))")
         #expect(try await app.finish() == 0)
+    }
+
+    @Test(
+        "an isolated start checks the lock on the private copy the child maps: bytes replaced after the run's own lock check never start"
+    )
+    @MainActor
+    func lockCheckedOnTheCopy() async throws {
+        let (folder, _) = try Self.moved("Settings")
+        #expect(try await runToEnd(["lock", folder.path, "--no-build"]).status == 0)
+        // The library changes after the lock was checked: the launch (which copies it) is the last word.
+        let library = folder.appendingPathComponent("libSettings.so")
+        try FileManager.default.removeItem(at: library)
+        try FileManager.default.copyItem(
+            at: AppProcess.buildDirectory.appendingPathComponent("libSearch.so"), to: library)
+        let launched = await IsolatedPlugin.launch(library.path, executable: AppProcess.executable, log: IsolationLog())
+        guard case .failure(let problem) = launched else {
+            if case .success(let plugin) = launched { plugin.stop() }
+            Issue.record("bytes the lock does not pin started in a child")
+            return
+        }
+        #expect(problem.code == .lockMismatch, "\(problem)")
+        #expect(problem.reason.contains("SHA-256"), "\(problem)")
     }
 }
 
