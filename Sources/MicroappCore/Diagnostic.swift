@@ -34,6 +34,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case unknownCapability = "unknown-capability"
         case capabilityNotAllowed = "capability-not-allowed"
         case sandboxMissing = "sandbox-missing"
+        case mockChoice = "mock-choice"
     }
 
     /// The kind of problem.

@@ -28,8 +28,9 @@ public enum FeatureMessage: Codable, Sendable, Equatable {
     /// The child's first message: its protocol version and the manifest of the library it registered, as JSON
     /// (the host decodes it with `ManifestCoding`, bounds and all).
     case welcome(version: Int, manifest: String)
-    /// The library could not be loaded or registered; the child exits after this.
-    case refused(String)
+    /// The library could not be loaded or registered, or (solo) cannot run on its own mocks; the child exits after
+    /// this. A refusal about the mocks names its kind (`missing-requirement`, `mock-choice`) and the fix.
+    case refused(String, fix: String? = nil, code: String? = nil)
     /// The feature started (its Root and provisions are made).
     case started
     /// The feature refused to start.

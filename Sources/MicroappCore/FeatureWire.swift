@@ -52,7 +52,8 @@ public enum FeatureWire {
             names = [location.url, location.pattern]
         case .stateChanged(let key, _), .stateWrite(let key, _), .serviceCall(_, let key, _): names = [key]
         case .navigate(.push(let url)), .navigate(.open(let url)): names = [url]
-        case .refused(let line), .startFailed(let line), .log(let line), .restored(.some(let line)): lines = [line]
+        case .refused(let line, let fix, let code): lines = [line, fix ?? "", code ?? ""]
+        case .startFailed(let line), .log(let line), .restored(.some(let line)): lines = [line]
         default: break
         }
         if let long = names.first(where: { $0.utf8.count > maximumName }) {

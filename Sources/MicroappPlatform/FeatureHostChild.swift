@@ -62,7 +62,7 @@ public final class FeatureHostChild {
                 if let mocks {
                     switch child.mockContainer(of: feature, choices: mocks) {
                     case .success(let container): child.mocked = container
-                    case .failure(let problem): return child.refuse("\(problem.reason); to fix: \(problem.fix)")
+                    case .failure(let problem): return child.refuse(problem.reason, fix: problem.fix, code: problem.code)
                     }
                 }
                 let manifest = (try? ManifestCoding.encode(feature.manifest)) ?? ""
@@ -73,8 +73,9 @@ public final class FeatureHostChild {
         }
     }
 
-    private func refuse(_ reason: String) {
-        channel.send(.refused(String(reason.prefix(FeatureWire.maximumLine / 4))))
+    private func refuse(_ reason: String, fix: String? = nil, code: Diagnostic.Code? = nil) {
+        let bound = FeatureWire.maximumLine / 4
+        channel.send(.refused(String(reason.prefix(bound)), fix: fix.map { String($0.prefix(bound)) }, code: code?.rawValue))
         // After the refusal is written: closing at once could shut the socket with it still queued.
         channel.closeAfterWrites()
     }
@@ -125,21 +126,34 @@ public final class FeatureHostChild {
         }
     }
 
-    /// The container of `feature`'s mocks in the variants `choices` names, or why it cannot run alone on them.
+    /// The container of `feature`'s mocks in the variants `choices` names, or why it cannot run alone on them: the
+    /// choices first (a usage error, as in-process), then every requirement without a mock, each named.
     private func mockContainer(
         of feature: any Feature.Type, choices: [String: String]
     ) -> Result<Container, Diagnostic> {
         let mocks = feature.mocks()
         let manifest = feature.manifest
-        if let requirement = mocks.missing(in: manifest).first {
-            return .failure(.unmocked(requirement, feature: manifest.id, typeName: String(describing: feature)))
-        }
+        let container: Container
         do throws(MockChoiceError) {
-            return .success(try Container.mocked(mocks, choices: choices))
+            container = try Container.mocked(mocks, choices: choices)
         } catch {
             return .failure(
-                Diagnostic(.missingRequirement, subject: manifest.id, reason: "--mock \(error.reason)", fix: error.fix))
+                Diagnostic(
+                    .mockChoice, subject: manifest.id, reason: "\(manifest.displayName): --mock \(error.reason)",
+                    fix: error.fix))
         }
+        let missing = mocks.missing(in: manifest).map {
+            Diagnostic.unmocked($0, feature: manifest.id, typeName: String(describing: feature))
+        }
+        guard missing.isEmpty else {
+            return .failure(
+                Diagnostic(
+                    .missingRequirement, subject: manifest.id,
+                    reason: missing.map(\.reason).joined(separator: "; ")
+                        + "; \(manifest.displayName) cannot run alone until every requirement has a mock",
+                    fix: missing.map(\.fix).joined(separator: "; ")))
+        }
+        return .success(container)
     }
 
     /// `solo`: the feature reads everything from its mocks; of each piece of state the host keeps a copy of (those

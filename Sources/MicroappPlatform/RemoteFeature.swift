@@ -342,13 +342,17 @@ public final class RemoteFeature: SettlingRoot {
             } catch {
                 cutOff("a manifest the host refuses: \(error.reason)")
             }
-        case .refused(let reason):
+        case .refused(let reason, let fix, let code):
             guard phase == .handshake else { return cutOff("a refusal after the handshake") }
+            // Only a refusal about the feature's own mocks (solo) has a kind and fix of its own.
+            let kind = code.flatMap(Diagnostic.Code.init(rawValue:)).flatMap {
+                [.missingRequirement, .mockChoice].contains($0) ? $0 : nil
+            }
             welcomed?(
                 .failure(
                     Diagnostic(
-                        .loadFailed, subject: library, reason: reason.withoutEscapeSequences,
-                        fix: "fix the library and rebuild it")))
+                        kind ?? .loadFailed, subject: library, reason: reason.withoutEscapeSequences,
+                        fix: kind == nil ? "fix the library and rebuild it" : (fix ?? "").withoutEscapeSequences)))
             welcomed = nil
         case .started:
             startAnswered = true

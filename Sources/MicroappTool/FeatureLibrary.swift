@@ -33,6 +33,9 @@ struct FeatureLibrary {
     ) async throws(UsageError) -> FeatureLibrary? {
         switch try await load(name, arguments: arguments, mocks: mocks) {
         case .success(let library): return library
+        case .failure(let problem) where problem.code == .mockChoice:
+            // A child's answer to the --mock choices: the usage error the in-process check gives.
+            throw UsageError(problem.reason, fix: problem.fix)
         case .failure(let problem):
             Console.report([problem])
             return nil

@@ -82,16 +82,20 @@ struct SoloTests {
         #expect(try await app.finish() == 0)
     }
 
-    @Test("an unknown --mock key or variant is a usage error listing the mocks there are")
-    func unknownMock() async throws {
+    @Test(
+        "an unknown --mock key or variant is a usage error listing the mocks there are, in the app or in a child",
+        arguments: ["none", "process"])
+    func unknownMock(isolation: String) async throws {
         let key = try await runToEnd([
-            "solo", "Characters", "--ui", "text", "--no-build", "--mock", "characters.nope=failing",
+            "solo", "Characters", "--ui", "text", "--no-build", "--mock", "characters.nope=failing", "--isolation",
+            isolation,
         ])
         #expect(key.status == 1)
         #expect(key.err.contains("there is no mock for 'characters.nope'"))
         #expect(key.err.contains("characters.page = default | failing") && key.err.contains("session (state)"))
         let variant = try await runToEnd([
-            "solo", "Characters", "--ui", "text", "--no-build", "--mock", "characters.page=slowish",
+            "solo", "Characters", "--ui", "text", "--no-build", "--mock", "characters.page=slowish", "--isolation",
+            isolation,
         ])
         #expect(variant.status == 1)
         #expect(
@@ -110,14 +114,20 @@ struct SoloTests {
         #expect(result.err.contains("Auth") && result.err.contains("Characters"))
     }
 
-    @Test("a requirement without a mock stops solo with exit 2, naming the key and how to add the mock")
-    func unmockedRequirement() async throws {
+    @Test(
+        "a requirement without a mock stops solo with exit 2, naming every such key and how to add the mock, in the app or in a child",
+        arguments: ["none", "process"])
+    func unmockedRequirement(isolation: String) async throws {
         let source = try temporaryFolder("microapp-unmocked").appendingPathComponent("Unmocked.swift")
         try Self.unmockedSource.write(to: source, atomically: true, encoding: .utf8)
         let plugins = try await compilePlugin(module: "Unmocked", sources: [source])
-        let result = try await runToEnd(["solo", "Unmocked", "--ui", "text", "--no-build", "--plugins", plugins.path])
+        let result = try await runToEnd([
+            "solo", "Unmocked", "--ui", "text", "--no-build", "--plugins", plugins.path, "--isolation", isolation,
+        ])
         #expect(result.status == 2, "\(result.err)")
-        #expect(result.err.contains("unmocked.clock"))
+        #expect(result.err.contains("unmocked.clock") && result.err.contains("unmocked.weather"), "\(result.err)")
+        #expect(result.err.contains("cannot run alone until every requirement has a mock"), "\(result.err)")
+        #expect(!result.err.contains("rebuild"), "a mock problem is not the library's build: \(result.err)")
         #expect(result.err.contains("ships no mock") && result.err.contains("mocks.service("))
         #expect(result.err.contains("UnmockedFeature"))
         let preview = try await runToEnd(["preview", "Unmocked", "--no-build", "--plugins", plugins.path])
@@ -178,10 +188,11 @@ struct SoloTests {
 
         public enum UnmockedFeature: Feature {
             static let clock = DependencyKey<Service<Nothing, Nothing>>.service("unmocked.clock")
+            static let weather = DependencyKey<Service<Nothing, Nothing>>.service("unmocked.weather")
 
             public static let manifest = FeatureManifest(
                 id: "unmocked", version: 1, displayName: "Unmocked", routes: [RouteDeclaration("unmocked://home")],
-                requirements: [clock.requirement])
+                requirements: [clock.requirement, weather.requirement])
 
             @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
                 throw DependencyError(key: "unmocked.clock", reason: "never started in this test", fix: "none")
