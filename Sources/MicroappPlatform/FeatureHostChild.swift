@@ -62,7 +62,8 @@ public final class FeatureHostChild {
                 if let mocks {
                     switch child.mockContainer(of: feature, choices: mocks) {
                     case .success(let container): child.mocked = container
-                    case .failure(let problem): return child.refuse(problem.reason, fix: problem.fix, code: problem.code)
+                    case .failure(let problem):
+                        return child.refuse(problem.reason, fix: problem.fix, code: problem.code)
                     }
                 }
                 let manifest = (try? ManifestCoding.encode(feature.manifest)) ?? ""
@@ -75,7 +76,8 @@ public final class FeatureHostChild {
 
     private func refuse(_ reason: String, fix: String? = nil, code: Diagnostic.Code? = nil) {
         let bound = FeatureWire.maximumLine / 4
-        channel.send(.refused(String(reason.prefix(bound)), fix: fix.map { String($0.prefix(bound)) }, code: code?.rawValue))
+        channel.send(
+            .refused(String(reason.prefix(bound)), fix: fix.map { String($0.prefix(bound)) }, code: code?.rawValue))
         // After the refusal is written: closing at once could shut the socket with it still queued.
         channel.closeAfterWrites()
     }

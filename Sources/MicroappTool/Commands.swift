@@ -300,7 +300,7 @@ enum Commands {
                     dot: Graphviz (`microapp graph --format dot | dot -Tsvg > graph.svg`)
                     json: one object per feature (fields in the README, "Inspect commands' JSON")
                     """),
-            plugins, only, noBuild, noProbe,
+            plugins, only, noBuild, noProbe, allowUnsandboxed,
         ],
         discussion: """
             Loads the plugins as `run` does and shows who needs what from whom: each feature, the services it
@@ -311,7 +311,7 @@ enum Commands {
 
     static let keys = CommandSpec(
         "microapp keys", summary: "every service and shared state the host offers: types, access, what each is for",
-        options: [json, plugins, only, noBuild, noProbe],
+        options: [json, plugins, only, noBuild, noProbe, allowUnsandboxed],
         discussion: """
             Lists what a feature can ask for: each key the host's container offers and each service a loaded
             feature provides, with its access (service, read-only or read-write state), its type (a service's

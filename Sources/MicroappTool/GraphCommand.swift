@@ -41,6 +41,8 @@ enum GraphCommand {
         case "dot": Console.out(dot(nodes))
         default: Console.out(text(nodes))
         }
+        // On stderr: a library that did not load is said, not left out of the graph silently.
+        Console.report(set.problems)
         return nodes.contains { $0.requirements.contains { !["ok", "optional-missing"].contains($0.status) } }
             ? .invalidPluginSet : .ok
     }

@@ -59,8 +59,9 @@ enum InspectCommands {
                         + (capabilities.isEmpty ? "-" : capabilities).sanitized.padding(
                             toLength: 15, withPad: " ", startingAt: 0) + placement.why.sanitized)
             }
-            Console.report(set.problems)
         }
+        // On stderr also beside JSON rows: a library that did not load is said, not left out silently.
+        Console.report(set.problems)
         return .ok
     }
 

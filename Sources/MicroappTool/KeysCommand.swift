@@ -38,8 +38,9 @@ enum KeysCommand {
             rows.forEach(Console.json)
         } else {
             Console.out(text(rows))
-            Console.report(set.problems)
         }
+        // On stderr also beside JSON rows: a library that did not load is said, not left out silently.
+        Console.report(set.problems)
         return .ok
     }
 

@@ -155,6 +155,26 @@ struct RunModeTests {
     }
 
     @Test(
+        "graph and keys load a --plugins feature in a child too: refused where the sandbox is missing, run with --allow-unsandboxed"
+    )
+    func inspectCommandsAllowUnsandboxed() async throws {
+        let source = try temporaryFolder("run-mode-unmocked").appendingPathComponent("Unmocked.swift")
+        try SoloTests.unmockedSource.write(to: source, atomically: true, encoding: .utf8)
+        let plugins = try await compilePlugin(module: "Unmocked", sources: [source])
+        let environment = ["MICROAPP_INTERNAL": "1", "MICROAPP_TEST_SANDBOX_MISSING": "landlock"]
+        for command in [["graph", "--format", "json"], ["keys", "--json"]] {
+            let base = command + ["--no-build", "--plugins", plugins.path]
+            let refused = try await runToEnd(base, environment: environment)
+            #expect(refused.err.contains("sandbox-missing") || refused.err.contains("landlock"), "\(refused.err)")
+            #expect(refused.err.contains("--allow-unsandboxed"), "\(command[0]): \(refused.err)")
+            let allowed = try await runToEnd(base + ["--allow-unsandboxed"], environment: environment)
+            #expect(!allowed.err.contains("--allow-unsandboxed"), "\(command[0]): \(allowed.err)")
+            // The graph shows the feature; keys lists offers, and it offers none.
+            #expect(command[0] == "keys" || allowed.out.contains("unmocked"), "the graph shows it: \(allowed.out)")
+        }
+    }
+
+    @Test(
         "the lock holds on the isolated path: a library it does not pin is refused with lock-mismatch, one it pins runs, an entry saying none runs in-process"
     )
     func lockOnIsolatedPath() async throws {
