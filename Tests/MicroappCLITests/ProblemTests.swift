@@ -39,6 +39,7 @@ private let notProblems: Set<String> = [
     "ServiceError",  // the plugin boundary's code and message, shown by features in their own screens
     "CommandLineError",  // its module sees no host types; the CLI turns it into a UsageError
     "ELFReadError",  // a clause the loader puts into an `sdk-mismatch` Diagnostic's reason, never shown alone
+    "StartFailure",  // why a feature's child did not start: turned into a Diagnostic, or its cause rethrown
     "BenchmarkError",  // a benchmark's own failure
     "Failure",  // RootDriver's: a test's or preview's failure with the screen; `microapp preview` wraps it
     "ParseFailure",  // an input line that is not an event: the front end posts it as a `bad-event` notice
