@@ -85,13 +85,20 @@ struct ZygoteTests {
         defer { close(null) }
         let input = try Self.pipe()
         defer { close(input.read) }
-        let ended = try zygote.fork(["--version"], input: null, output: null, error: null)
-        #expect(try await offThePool { ended.wait(timeout: .seconds(60)) } == .exited(0))
         let waiting = try zygote.fork(["probe", "--standby"], input: input.read, output: null, error: null)
-        // The ended child's pidfd number now names the waiting child, as a reused number would.
-        #expect(dup2(waiting.pidDescriptor, ended.pidDescriptor) == ended.pidDescriptor)
-        ended.signal(SIGKILL)
-        close(ended.pidDescriptor)
+        // The ended child's pidfd number made to name the waiting child, as a reused number would. F_DUPFD takes the
+        // lowest free number from the ended one's up, so it never replaces a descriptor another test opened in the
+        // meantime (dup2 would); when another took the number first, a new child is tried.
+        var reused = false
+        for _ in 0..<20 where !reused {
+            let ended = try zygote.fork(["--version"], input: null, output: null, error: null)
+            #expect(try await offThePool { ended.wait(timeout: .seconds(60)) } == .exited(0))
+            let copy = fcntl(waiting.pidDescriptor, F_DUPFD_CLOEXEC, ended.pidDescriptor)
+            reused = copy == ended.pidDescriptor
+            if reused { ended.signal(SIGKILL) }
+            if copy >= 0 { close(copy) }
+        }
+        #expect(reused, "no ended child's pidfd number was free to reuse in 20 tries")
         close(input.write)  // the standby probe ends on its own at the end of its input
         #expect(try await offThePool { waiting.wait(timeout: .seconds(60)) } == .exited(0))
     }
