@@ -1,10 +1,6 @@
 import Foundation
 import MicroappPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What each source of a module was (its SHA-256) when the module was last compiled, kept in a file beside the build.
 /// The Swift driver cannot tell on its own: its build record keeps modification times in whole seconds (swiftc 6.3),
 /// so a file saved again within the second of the save it last compiled looks unchanged and is skipped — a library
@@ -27,7 +23,9 @@ struct CompiledSources {
         for (source, object) in objects {
             let digest = try? PluginLock.digest(of: source)
             digests[source] = digest
-            if let recorded, digest == nil || recorded[source] != digest { unlink(object) }
+            if let recorded, digest == nil || recorded[source] != digest {
+                try? FileManager.default.removeItem(atPath: object)
+            }
         }
         return digests
     }

@@ -2,10 +2,6 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `--watch`: watches the plugin folders for new `lib<Feature>.so` files (built by any tool) and, for each running
 /// feature whose library SwiftPM built, its sources (`Plugins/<Feature>/{Sources,Entry}` of a repository, or the
 /// folders of a package of its own, see `WatchedSources`); a changed

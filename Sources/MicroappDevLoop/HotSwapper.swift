@@ -3,10 +3,6 @@ import MicroappCore
 import MicroappPlatform
 import MicroappSDK
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Takes a new build of a running feature's library and swaps it in: copy to a unique path (never over a loaded
 /// file), probe the copy in a child process (one started ahead of time and waiting for it), load it, then
 /// `AppRuntime.swap` between two events. A build that fails any step never replaces the running version; the reason
@@ -156,13 +152,13 @@ public final class HotSwapper {
     private func copyToUniquePath(_ path: String) -> Result<String, Diagnostic> {
         copies += 1
         let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        let copy = (swapsDirectory as NSString).appendingPathComponent("\(name)-\(getpid())-\(copies).so")
+        let copy = (swapsDirectory as NSString).appendingPathComponent("\(name)-\(ProcessStatus.current)-\(copies).so")
         do {
             try FileManager.default.createDirectory(
                 atPath: swapsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try? FileManager.default.removeItem(atPath: copy)
             try FileManager.default.copyItem(atPath: path, toPath: copy)
-            chmod(copy, 0o500)
+            try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: copy)
             return .success(copy)
         } catch {
             return .failure(
@@ -177,8 +173,8 @@ public final class HotSwapper {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names where name.hasSuffix(".so") {
             let parts = name.dropLast(3).split(separator: "-")
-            guard parts.count >= 3, let pid = pid_t(parts[parts.count - 2]) else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH {
+            guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) else { continue }
+            if ProcessStatus.isGone(pid) {
                 try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
             }
         }

@@ -1,10 +1,6 @@
 import Foundation
 import MicroappPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Rebuilds one feature's library as fast as it honestly can: from the watch loop's shadow build when it is primed
 /// (`ShadowBuild`), else by replaying the exact compiler and linker commands SwiftPM planned for that feature (read
 /// from its build manifest, `<scratch>/<configuration>.yaml`), and with `swift build --product <Feature>` when there is
@@ -116,7 +112,7 @@ public struct PluginRebuilder: Sendable {
         guard let (plan, compile, entry, planned) = commands(of: feature), sourcesUnchanged(feature: feature),
             let output = planned.firstIndex(of: "-o"), output + 1 < planned.count
         else { return nil }
-        let temporary = library + ".tmp-\(getpid())"
+        let temporary = library + ".tmp-\(ProcessStatus.current)"
         var link = planned
         link[output + 1] = temporary
         link = Self.withLLD(link)
@@ -141,7 +137,7 @@ public struct PluginRebuilder: Sendable {
                 : Self.run(command, in: repository)
             steps.append("\(name) \(Self.milliseconds(since: started)) ms")
             if status != 0 {
-                unlink(temporary)
+                try? FileManager.default.removeItem(atPath: temporary)
                 return ((status, text), steps)
             }
         }
@@ -169,7 +165,12 @@ public struct PluginRebuilder: Sendable {
 
     /// Renames the linked `temporary` over `library` (a new inode: the loaded copy is never written over).
     private static func rename(_ temporary: String, to library: String) -> (Int32, String) {
-        Glibc.rename(temporary, library) == 0 ? (0, "") : (1, "could not rename \(temporary) to \(library)")
+        do {
+            try FileReplacement.replace(library, with: temporary)
+            return (0, "")
+        } catch {
+            return (1, "could not rename \(temporary) to \(library): \(error.problem.reason)")
+        }
     }
 
     /// What the replays compiled `feature`'s module from, kept beside the shadow (see `CompiledSources`).
@@ -222,13 +223,13 @@ public struct PluginRebuilder: Sendable {
                 }
                 return inSources ? ((status, text), steps) : nil
             }
-            let temporary = library + ".tmp-\(getpid())"
+            let temporary = library + ".tmp-\(ProcessStatus.current)"
             guard let link = shadow.linkArguments(writing: temporary) else { return nil }
             started = .now
             let (linked, _) = Self.run(Self.withLLD(link), in: repository)
             steps.append("link \(Self.milliseconds(since: started)) ms")
             guard linked == 0 else {
-                unlink(temporary)
+                try? FileManager.default.removeItem(atPath: temporary)
                 return nil
             }
             return (Self.rename(temporary, to: library), steps)
@@ -240,16 +241,10 @@ public struct PluginRebuilder: Sendable {
     private func entryIsCurrent(feature: String, outputs: [String]?) -> Bool {
         guard let outputs, !outputs.isEmpty else { return false }
         let sources = Self.sources(in: folders(of: feature).entry)
-        guard let newestSource = sources.map(Self.modified).max(), let oldestOutput = outputs.map(Self.modified).min()
+        guard let newestSource = sources.map(FileStamp.modified).max(),
+            let oldestOutput = outputs.map(FileStamp.modified).min()
         else { return false }
         return oldestOutput > newestSource
-    }
-
-    /// The modification time of `path` in nanoseconds, 0 when it does not exist.
-    private static func modified(_ path: String) -> Int {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return 0 }
-        return status.st_mtim.tv_sec * 1_000_000_000 + status.st_mtim.tv_nsec
     }
 
     /// True when the Swift files of the feature's sources folder are those SwiftPM planned with.

@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import MicroappPlatform
 
 /// The watch loop's own incremental build of one feature, beside SwiftPM's: SwiftPM's compile arguments without
 /// the module, header and index outputs, with an output file map of its own under
@@ -68,11 +65,9 @@ struct ShadowBuild {
     /// Runs `body` holding the shadow's lock, so no two builds of it (in this process or another) overlap; nil
     /// without running it when another holds the lock or the shadow's folder cannot be made.
     func locked<Result>(_ body: () -> Result?) -> Result? {
-        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
-            let lock = Self.lock(folder + "/lock")
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
         else { return nil }
-        defer { close(lock) }
-        return body()
+        return FileLock.withExclusiveLock(folder + "/lock", body)
     }
 
     /// Compiles the module into the shadow's state (every file the first time, then what changed) in `repository`,
@@ -141,17 +136,5 @@ struct ShadowBuild {
     /// The argument after `option` in `arguments`.
     static func value(of option: String, in arguments: [String]) -> String? {
         arguments.firstIndex(of: option).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    }
-
-    /// An exclusive lock on `path` (created when missing), without waiting: the descriptor, or nil when someone else
-    /// holds it. `flock` locks conflict between descriptors of one process too.
-    private static func lock(_ path: String) -> Int32? {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return nil }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            return nil
-        }
-        return descriptor
     }
 }

@@ -19,7 +19,7 @@ public enum LeftoverFolders {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var removed: [String] = []
         for name in names {
-            guard let pid = owner(of: name, prefixes: prefixes), isGone(pid) else { continue }
+            guard let pid = owner(of: name, prefixes: prefixes), ProcessStatus.isGone(pid) else { continue }
             let path = (directory as NSString).appendingPathComponent(name)
             guard isOwnFolder(path) else { continue }
             // In a sticky temporary folder only its owner (this user) can rename or replace the entry checked above.
@@ -35,9 +35,6 @@ public enum LeftoverFolders {
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let pid = pid_t(digits), pid > 0 else { return nil }
         return pid
     }
-
-    /// True when no process has `pid` (a process of another user still counts as existing).
-    private static func isGone(_ pid: pid_t) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
 
     /// True for a directory itself (not a link to one) owned by this process's user.
     private static func isOwnFolder(_ path: String) -> Bool {

@@ -41,6 +41,17 @@ struct LayerTests {
         #expect(Self.uses(forbidden, in: core) == [])
     }
 
+    @Test("the dev loop calls the system only through the platform: no Glibc, no C calls of its own")
+    func devLoopCallsThroughThePlatform() throws {
+        let devLoop = try Self.sources("Sources/MicroappDevLoop")
+        #expect(devLoop.count > 5, "the dev loop's sources were not found under \(Self.root.path)")
+        let forbidden = [
+            "import Glibc", "import CPlatform", "Glibc.", "inotify_", " stat(", "lstat(", "flock(", "unlink(",
+            "chmod(", "getpid(", "kill(", "errno", "usleep", " open(", " close(", "waitpid", "posix_spawn",
+        ]
+        #expect(Self.uses(forbidden, in: devLoop) == [])
+    }
+
     @Test("imports point one way: the core sees only the SDK, the platform never the dev loop")
     func importsPointOneWay() throws {
         let core = try Self.sources("Sources/MicroappCore")
