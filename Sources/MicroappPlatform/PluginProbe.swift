@@ -51,7 +51,9 @@ public struct PluginProbe: Sendable {
     /// The verdict on `path` from `standby` when it is still waiting (it is used up), else from a new probe process.
     public func verdict(for path: String, using standby: Standby?) -> Verdict {
         guard let child = standby?.take() else { return verdict(for: path) }
-        guard child.send(path) else {
+        // Its end is seen on its pidfd, not only by a failed send: another process (a child forked meanwhile) may
+        // hold the socket's other end open.
+        guard !child.process.hasEnded, child.send(path) else {
             // It ended while waiting (killed, out of memory): not the library's fault.
             child.end()
             return verdict(for: path)

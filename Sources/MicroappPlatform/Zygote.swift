@@ -191,7 +191,7 @@ public final class ZygoteChild: Sendable {
 
     /// Sends the child `signal`, unless `wait` already saw its end.
     public func signal(_ signal: Int32 = SIGKILL) {
-        reaping.signal { _ = microapp_pidfd_send_signal(pidDescriptor, signal) }
+        reaping.unlessReaped { _ = microapp_pidfd_send_signal(pidDescriptor, signal) }
     }
 
     /// Waits until the child ended (killing it at `timeout`, if given) and answers how; call once, off the main
