@@ -11,7 +11,7 @@ import Testing
 @Suite("Faults: corrupt, read-only, locked database; data directory not writable")
 struct FaultTests {
     @Test("a file of garbage is refused as corrupt and left byte for byte as it was")
-    @MainActor func corruptDatabase() async throws {
+    func corruptDatabase() async throws {
         let directory = TemporaryDirectory()
         let data = try DataDirectory(directory.path)
         var garbage = Data(String(repeating: "this is not a SQLite database\n", count: 200).utf8)
@@ -31,7 +31,7 @@ struct FaultTests {
     }
 
     @Test("a read-only database opens for reading; writing fails clearly and changes nothing")
-    @MainActor func readOnlyDatabase() async throws {
+    func readOnlyDatabase() async throws {
         let directory = TemporaryDirectory()
         let path = try DataDirectory(directory.path).databasePath
         do {
@@ -66,7 +66,7 @@ struct FaultTests {
     }
 
     @Test("a database locked by another connection fails with busy after the timeout, without damage")
-    @MainActor func lockedDatabase() async throws {
+    func lockedDatabase() async throws {
         let store = try TestStore(busyTimeoutMilliseconds: 300)
         _ = try store.accounts.signUp(NewAccount(name: "Rick", email: "rick@example.com", password: "portal-gun"))
         let holder = try Database(path: store.database.path)
@@ -105,12 +105,12 @@ struct FaultTests {
     @Test(
         "a database locked by another process (the sqlite3 shell) stops the app's start with busy",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
-    @MainActor func lockedByAnotherProcess() async throws {
+    func lockedByAnotherProcess() async throws {
         let directory = TemporaryDirectory()
         let path: String
         do {
             let backend = try await DemoBackend.open(.init(dataDirectory: directory.path), report: { _ in })
-            path = backend.database.path
+            path = await MainActor.run { backend.database.path }
         }
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
@@ -145,7 +145,7 @@ struct FaultTests {
     }
 
     @Test("a data directory that cannot be written is refused with the fix")
-    @MainActor func dataDirectoryNotWritable() async throws {
+    func dataDirectoryNotWritable() async throws {
         let directory = TemporaryDirectory()
         let locked = directory.file("locked")
         try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)

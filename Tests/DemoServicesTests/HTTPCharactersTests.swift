@@ -203,7 +203,7 @@ struct HTTPCharactersTests {
     }
 
     @Test("the app's characters.search service, which Search calls, asks the API by name")
-    @MainActor func appSearchService() async throws {
+    func appSearchService() async throws {
         let (server, _) = try Self.api()
         defer { server.stop() }
         let directory = TemporaryDirectory()
@@ -217,7 +217,7 @@ struct HTTPCharactersTests {
     }
 
     @Test("a characters URL that is not http(s) is a configuration error")
-    @MainActor func badURL() async throws {
+    func badURL() async throws {
         let directory = TemporaryDirectory()
         for text in ["not a url", "ftp://example.com", "/just/a/path", "http://"] {
             #expect(HTTPCharactersService.baseURL(text) == nil)
