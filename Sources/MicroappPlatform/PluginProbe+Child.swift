@@ -1,13 +1,20 @@
 import MicroappCore
 import MicroappSDK
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The child half of the probe: what `microapp probe` does in the process the host started for it. It loads the
 /// library, registers it and draws its first screens here, where a trap ends only this process.
 extension PluginProbe {
     /// The path a standby probe is to examine, read from its standard input; nil when the input closed first (the
-    /// host ended or no longer needs it).
+    /// host ended or no longer needs it). The host is told it arrived (one byte back on the socket) before anything
+    /// of the library runs, so an end before that byte is never blamed on the library.
     public static func awaitLibrary() -> String? {
         guard let line = readLine(), !line.isEmpty else { return nil }
+        // On a terminal (a person typing the path) standard input is no socket: send fails there and says nothing.
+        _ = send(0, [UInt8(ascii: "\n")], 1, Int32(MSG_NOSIGNAL))
         return line
     }
 

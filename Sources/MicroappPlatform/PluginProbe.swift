@@ -97,6 +97,9 @@ public struct PluginProbe: Sendable {
                     reason:
                         "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
                     fix: "fix the plugin's entry or registration; it stays blocked until the file changes"))
+        case .signalled where !child.tookTheLibrary:
+            // A standby killed before it had the path (out of memory, a kill of its own): not the library's fault.
+            return verdict(for: path)
         case .signalled(let signal):
             let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
             return .blocked(
@@ -172,6 +175,14 @@ struct ProbeChild: Sendable {
     func send(_ path: String) -> Bool {
         let line = Array((path + "\n").utf8)
         return line.withUnsafeBytes { Glibc.send(input, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == line.count
+    }
+
+    /// False for a standby child that ended before it said it had the library's path (it never loaded it); true for
+    /// a child started on the library. Read before `finish`.
+    var tookTheLibrary: Bool {
+        guard input >= 0 else { return true }
+        var byte: UInt8 = 0
+        return recv(input, &byte, 1, Int32(MSG_DONTWAIT)) == 1
     }
 
     /// Ends a child that is not needed (or could not be told what to probe) and reaps it.

@@ -173,6 +173,20 @@ struct StandbyProbeTests {
         #expect(waiting.processID == nil)
     }
 
+    @Test("killed after the host sent it the library but before it read it, the library is not blamed")
+    func killedBeforeReading() async throws {
+        let waiting = try #require(Self.probe.standby())
+        let pid = try #require(waiting.processID)
+        #expect(kill(pid, SIGSTOP) == 0)  // it cannot read the path from here on, nor say that it has it
+        let library = "\(Paths.runnerDirectory)/libAuth.so"
+        let verdict = Task { await BlockingWork.run { Self.probe.verdict(for: library, using: waiting) } }
+        // Whether the kill lands before the host's send or after it, a stopped standby never took the library. The
+        // pause only makes "after" the likely order (the one an unacknowledged send got wrong); it decides nothing.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(kill(pid, SIGKILL) == 0)
+        #expect(await verdict.value == .usable)
+    }
+
     @Test("ends when it is cancelled, and is used only once")
     func cancelledAndUsedOnce() throws {
         let waiting = try #require(Self.probe.standby())
