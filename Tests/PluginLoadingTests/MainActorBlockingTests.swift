@@ -18,22 +18,42 @@ struct MainActorBlockingTests {
     static let offTheActor = ["fixture {", "BlockingWork.run", "offThePool {"]
 
     /// The 1-based numbers of the lines of `source` that block the main actor: blocking calls in a file with a
-    /// main-actor suite (`@MainActor` next to `@Suite` or on a type), unless the line itself or one of the two before
-    /// it hands them off.
+    /// main-actor suite (`@MainActor` next to `@Suite` or on a type), or in the body of a function marked
+    /// `@MainActor`, unless the line itself or one of the two before it hands them off.
     static func blockingLines(in source: String) -> [Int] {
-        let lines = source.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let raw = source.components(separatedBy: "\n")
+        let lines = raw.map { $0.trimmingCharacters(in: .whitespaces) }
         let typeStarts = ["@Suite", "struct ", "final class ", "class ", "enum "]
         let isMainActorSuite = lines.indices.contains { index in
             lines[index] == "@MainActor"
                 && ((index > 0 && lines[index - 1].hasPrefix("@Suite"))
                     || (index + 1 < lines.count && typeStarts.contains(where: lines[index + 1].hasPrefix)))
         }
-        guard isMainActorSuite else { return [] }
+        let candidates = isMainActorSuite ? Set(lines.indices) : mainActorFunctionBodies(raw, lines)
         return lines.indices.filter { index in
-            guard blockingCalls.contains(where: lines[index].contains) else { return false }
+            guard candidates.contains(index), blockingCalls.contains(where: lines[index].contains) else { return false }
             let window = lines[max(0, index - 2)...index]
             return !window.contains { line in offTheActor.contains(where: line.contains) }
         }.map { $0 + 1 }
+    }
+
+    /// The indices of the lines inside functions marked `@MainActor` (on the line of `func` or the line before):
+    /// from the `func` line to the closing brace at its indentation.
+    private static func mainActorFunctionBodies(_ raw: [String], _ lines: [String]) -> Set<Int> {
+        var inside: Set<Int> = []
+        for index in lines.indices {
+            let marked =
+                lines[index].hasPrefix("@MainActor func")
+                || (lines[index].contains("func ") && index > 0 && lines[index - 1] == "@MainActor")
+            guard marked else { continue }
+            let indentation = raw[index].prefix { $0 == " " }.count
+            var end = index + 1
+            while end < raw.count, !(lines[end] == "}" && raw[end].prefix { $0 == " " }.count == indentation) {
+                end += 1
+            }
+            inside.formUnion(index..<min(end + 1, raw.count))
+        }
+        return inside
     }
 
     @Test("no test source calls a compiler or waits for a process on the main actor")
@@ -56,7 +76,7 @@ struct MainActorBlockingTests {
     }
 
     @Test(
-        "a fixture compiled directly in a main-actor suite is found; one handed to fixture { }, or in a suite that is not main-actor, is not"
+        "a blocking call directly in a main-actor suite or a @MainActor function is found; one handed to fixture { }, or in a function that is not main-actor, is not"
     )
     func checkFindsDirectCalls() {
         let direct =
@@ -65,10 +85,14 @@ struct MainActorBlockingTests {
         let handedOff =
             "@MainActor\nstruct S {\n    func t() async throws {\n        let p = try await fixture {\n"
             + "            try M.plugin(\"x\")\n        }\n    }\n}"
-        let notMainActor =
+        let markedAbove =
             "struct S {\n    @MainActor\n    func t() throws {\n        let p = try M.plugin(\"x\")\n    }\n}"
+        let mainActorFunction =
+            "struct S {\n    @MainActor func t() throws {\n        shell.waitUntilExit()\n    }\n\n"
+            + "    func u() {\n        shell.waitUntilExit()\n    }\n}"
         #expect(Self.blockingLines(in: direct) == [4])
         #expect(Self.blockingLines(in: handedOff).isEmpty)
-        #expect(Self.blockingLines(in: notMainActor).isEmpty)
+        #expect(Self.blockingLines(in: markedAbove) == [4])
+        #expect(Self.blockingLines(in: mainActorFunction) == [3])
     }
 }
