@@ -150,13 +150,8 @@ final class IsolatedFeature: PreparingFactory {
     func prepareStart() async throws {
         guard first == nil else { return }
         let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
-        let child: IsolatedChild
-        do throws(IsolatedChild.StartFailure) {
-            child = try await BlockingWork.run { () throws(IsolatedChild.StartFailure) in
-                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
-            }
-        } catch {
-            throw error.error
+        let child = try await BlockingWork.run {
+            try Self.newChild(library: library, executable: executable, zygote: zygote, extra: extra)
         }
         let remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
@@ -166,6 +161,17 @@ final class IsolatedFeature: PreparingFactory {
 
     func discardPreparedStart() { stopUnstarted() }
 
+    /// A new child for a later start (a restart, a rollback); its failure as an error of its own kind. Blocks.
+    nonisolated private static func newChild(
+        library: String, executable: String, zygote: Zygote?, extra: [String]
+    ) throws -> IsolatedChild {
+        do throws(IsolatedChild.StartFailure) {
+            return try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
+        } catch {
+            throw error.error
+        }
+    }
+
     func start(in environment: FeatureEnvironment) throws -> StartedFeature {
         let remote: RemoteFeature
         if let first {
@@ -173,13 +179,7 @@ final class IsolatedFeature: PreparingFactory {
             self.first = nil
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
-            let child: IsolatedChild
-            do throws(IsolatedChild.StartFailure) {
-                child = try IsolatedChild.spawn(
-                    library: library, executable: executable, zygote: log.zygote, extra: extra)
-            } catch {
-                throw error.error
-            }
+            let child = try Self.newChild(library: library, executable: executable, zygote: log.zygote, extra: extra)
             remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         }
         remote.begin(in: environment)
