@@ -178,16 +178,6 @@ public struct ChildProcess: Sendable {
     /// Sends the child `signal` until `wait` reaped it; after that, nothing (its pid may be another process's).
     public func signal(_ signal: Int32 = SIGKILL) { reaping.unlessReaped { Glibc.kill(pid, signal) } }
 
-    /// True once the child has ended (killed, crashed or exited), reaped or not; does not wait.
-    public var hasEnded: Bool {
-        var ended = true
-        reaping.unlessReaped {
-            var entry = pollfd(fd: pidDescriptor, events: Int16(POLLIN), revents: 0)
-            ended = Glibc.poll(&entry, 1, 0) != 0
-        }
-        return ended
-    }
-
     /// Reads the captured streams until the child ends or `timeout` passes (then kills it), copying what it writes to
     /// `echo` as it comes; reaps it and answers how it ended. Output that a grandchild writes after the child ended
     /// is not waited for.
@@ -253,7 +243,7 @@ final class ReapingGuard: @unchecked Sendable {
     private let lock = NSLock()
     private var reaped = false
 
-    /// Runs `send` (a signal, a look at the pidfd) unless the child was reaped.
+    /// Runs `send` unless the child was reaped.
     func unlessReaped(_ send: () -> Void) {
         lock.lock()
         defer { lock.unlock() }

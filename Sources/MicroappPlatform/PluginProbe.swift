@@ -51,9 +51,7 @@ public struct PluginProbe: Sendable {
     /// The verdict on `path` from `standby` when it is still waiting (it is used up), else from a new probe process.
     public func verdict(for path: String, using standby: Standby?) -> Verdict {
         guard let child = standby?.take() else { return verdict(for: path) }
-        // Its end is seen on its pidfd, not only by a failed send: another process (a child forked meanwhile) may
-        // hold the socket's other end open.
-        guard !child.process.hasEnded, child.send(path) else {
+        guard child.send(path) else {
             // It ended while waiting (killed, out of memory): not the library's fault.
             child.end()
             return verdict(for: path)
@@ -88,8 +86,13 @@ public struct PluginProbe: Sendable {
     /// Waits for `child` (probing `path`) within the time limit and reads what it found.
     private func verdict(of child: ProbeChild, for path: String) -> Verdict {
         defer { child.finish() }
+        let termination = child.process.wait(timeout: timeout).termination
+        // A standby that ended, or was stopped at the time limit, before it said it had the path never ran the
+        // library (killed while waiting, out of memory): the verdict is a new probe process's. A send can succeed
+        // to such a child while it dies, or while another process holds the socket's far end.
+        guard child.tookTheLibrary else { return verdict(for: path) }
         let status: Int32
-        switch child.process.wait(timeout: timeout).termination {
+        switch termination {
         case .timedOut:
             return .blocked(
                 Diagnostic(
@@ -97,9 +100,6 @@ public struct PluginProbe: Sendable {
                     reason:
                         "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
                     fix: "fix the plugin's entry or registration; it stays blocked until the file changes"))
-        case .signalled where !child.tookTheLibrary:
-            // A standby killed before it had the path (out of memory, a kill of its own): not the library's fault.
-            return verdict(for: path)
         case .signalled(let signal):
             let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
             return .blocked(
