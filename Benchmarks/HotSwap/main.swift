@@ -105,7 +105,7 @@ func measure(
     let first = await firstVersion(libraries[0], isolation: isolation)
     let container = Container()
     let resolution = DependencyResolver.resolve(
-        [Candidate(manifest: first.manifest, path: first.path)], hostOffers: container.offers)
+        [Candidate(manifest: first.manifest, path: first.path, trust: .own)], hostOffers: container.offers)
     let runtime = AppRuntime(sources: [.plugin(first)], resolution: resolution, container: container)
     let swapper = HotSwapper(
         runtime: runtime, libraries: HotSwapper.libraries(of: [first]), probe: probe, swapsDirectory: work + "/swaps")

@@ -114,7 +114,9 @@ struct LoaderBenchmark {
             for image in report.images { registered.append(try PluginLoader.register(image).get()) }
         }
         var resolution: Resolution?
-        let resolve = clock.measure { resolution = PluginSet.resolve(report.images, container: container) }
+        let resolve = clock.measure {
+            resolution = PluginSet.resolve(report.images, container: container, trust: { _ in .own })
+        }
         guard let resolution, resolution.problems.isEmpty, resolution.startOrder == copies.map(\.id) else {
             throw BenchmarkError("the copies did not resolve as distinct features: \(resolution?.problems ?? [])")
         }

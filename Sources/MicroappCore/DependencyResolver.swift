@@ -6,11 +6,14 @@ public struct Candidate: Sendable {
     public var manifest: FeatureManifest
     /// The file it came from (for messages).
     public var path: String
+    /// How far the host trusts its library (what it may be granted, how its screens are marked).
+    public var trust: FeatureTrust
 
-    /// Creates a candidate.
-    public init(manifest: FeatureManifest, path: String) {
+    /// Creates a candidate; `trust` has no default, so that no load path forgets to say it.
+    public init(manifest: FeatureManifest, path: String, trust: FeatureTrust) {
         self.manifest = manifest
         self.path = path
+        self.trust = trust
     }
 }
 
@@ -26,6 +29,8 @@ public struct Resolution: Sendable {
     public var requirements: [String: [RequirementStatus]] = [:]
     /// What does not stop a feature but should be looked at (a capability granted beyond the policy).
     public var warnings: [Diagnostic] = []
+    /// How far the host trusts each feature, by id (the first library of an id).
+    public var trust: [String: FeatureTrust] = [:]
 }
 
 /// Checks a whole plugin set against the host's container before anything starts: duplicate ids, route
@@ -92,11 +97,13 @@ public enum DependencyResolver {
             }
         }
         let sound = features.filter { disabled[$0.manifest.id] == nil }
-        return Resolution(
+        var resolution = Resolution(
             startOrder: startOrder(sound, offers: offers), problems: problems, disabled: disabled,
             requirements: requirementStatuses(
                 features, offers: offers, cycleEdges: Set(cycles.joined().map { [$0.feature, $0.key] }),
                 disabled: disabled), warnings: review.warnings)
+        resolution.trust = Dictionary(uniqueKeysWithValues: features.map { ($0.manifest.id, $0.trust) })
+        return resolution
     }
 
     /// The first feature with an id wins; later ones are refused, naming both files.

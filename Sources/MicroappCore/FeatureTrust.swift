@@ -16,10 +16,12 @@ public enum FeatureTrust: String, Codable, Sendable, CaseIterable, Comparable {
 }
 
 extension LibraryTrust {
-    /// The trust its origin and lock earn: the repository's own build is `own`, a library a trusted lock pins is
-    /// `pinned`, anything else (no lock, an ignored lock) is `untrusted`.
+    /// The trust its origin and lock earn: a folder whose lock was ignored (someone else could write it) is
+    /// `untrusted` wherever it is; else the repository's own build is `own`, a library a trusted lock pins is
+    /// `pinned`, and anything else (no lock) is `untrusted`.
     public var level: FeatureTrust {
         switch (origin, lock) {
+        case (_, .untrusted): .untrusted
         case (.repository, _): .own
         case (_, .pinned): .pinned
         default: .untrusted

@@ -171,12 +171,14 @@ public enum PluginSet {
         }
     }
 
-    /// Resolves loaded images against what `container` offers, under the host's `rules`.
+    /// Resolves loaded images, each trusted as `trust` says, against what `container` offers, under the host's `rules`.
     @MainActor
     public static func resolve(
-        _ images: [PluginImage], container: Container, rules: ResolutionRules = ResolutionRules()
+        _ images: [PluginImage], container: Container, rules: ResolutionRules = ResolutionRules(),
+        trust: (PluginImage) -> FeatureTrust
     ) -> Resolution {
         DependencyResolver.resolve(
-            images.map { Candidate(manifest: $0.manifest, path: $0.path) }, hostOffers: container.offers, rules: rules)
+            images.map { Candidate(manifest: $0.manifest, path: $0.path, trust: trust($0)) },
+            hostOffers: container.offers, rules: rules)
     }
 }

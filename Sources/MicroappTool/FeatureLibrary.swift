@@ -19,6 +19,8 @@ struct FeatureLibrary {
     var buildFailure: Notice?
     /// Where the feature runs and why (`--isolation`, where the library was found, its folder's lock).
     var placement: FeaturePlacement
+    /// How far the host trusts the library (where it was found, its folder's lock).
+    var trust: FeatureTrust
 
     /// The child's zygote-less log, when the feature runs in a child.
     var isolationLog: IsolationLog?
@@ -87,7 +89,8 @@ struct FeatureLibrary {
                 let others = otherNames(folders + files.map(stem(of:)), besides: nil)
                 return await launchAlone(
                     file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
-                    buildFailure: buildFailure)
+                    buildFailure: buildFailure,
+                    trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level)
             }
             report = await PluginSet.loadOffActor([file], enforcingLocks: false, screening: nil).report
             lock = locks.lock(of:)
@@ -118,7 +121,8 @@ struct FeatureLibrary {
                     guard let decision = decisions[file],
                         case .success(let library) = await launchAlone(
                             file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
-                            buildFailure: buildFailure)
+                            buildFailure: buildFailure,
+                            trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level)
                     else { continue }
                     if named(library.plugin.manifest) { return .success(library) }
                     (library.plugin as? IsolatedPlugin)?.stop()
@@ -140,7 +144,8 @@ struct FeatureLibrary {
         let placement = FeaturePlacement(plugin: image, decision: IsolationDecision.decide(choice, for: trust))
         return .success(
             FeatureLibrary(
-                plugin: image, feature: feature, others: others, buildFailure: buildFailure, placement: placement))
+                plugin: image, feature: feature, others: others, buildFailure: buildFailure, placement: placement,
+                trust: trust.level))
     }
 
     /// Starts `file`, decided to run isolated, alone in a sandboxed child on its mocks (`mocks`: the `--mock`
@@ -149,7 +154,7 @@ struct FeatureLibrary {
     @MainActor
     private static func launchAlone(
         _ file: String, decision: IsolationDecision, sandbox: SandboxCheck, mocks: [String: String],
-        others: [String: String], buildFailure: Notice?
+        others: [String: String], buildFailure: Notice?, trust: FeatureTrust
     ) async -> Result<FeatureLibrary, Diagnostic> {
         if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
         if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
@@ -164,7 +169,8 @@ struct FeatureLibrary {
             buildFailure?.feature = plugin.manifest.id
             var library = FeatureLibrary(
                 plugin: plugin, feature: nil, others: others.filter { $0.key != plugin.manifest.id },
-                buildFailure: buildFailure, placement: FeaturePlacement(plugin: plugin, decision: decision))
+                buildFailure: buildFailure, placement: FeaturePlacement(plugin: plugin, decision: decision),
+                trust: trust)
             library.isolationLog = log
             return .success(library)
         case .failure(let problem): return .failure(problem)

@@ -23,6 +23,8 @@ struct LoadedPluginSet {
     var buildFailure: Notice?
     /// Where each feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
     var isolation: [String: IsolationDecision] = [:]
+    /// How far the host trusts each library, by path (its origin and its folder's lock); absent is untrusted.
+    var trust: [String: FeatureTrust] = [:]
 
     /// Where the feature of the library at `path` runs and why.
     func isolation(of path: String) -> IsolationDecision {
@@ -64,6 +66,7 @@ struct LoadedPluginSet {
         let locks = await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
         let decisions = RunPolicy.decisions(
             for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
+        let trust = RunPolicy.trust(for: locks.allowed, locks: locks.lock(of:), locations: locations)
         let refused = locks.allowed.compactMap { path in decisions[path].flatMap { sandbox.refusal(of: path, $0) } }
         let isolatedPaths = locks.allowed.filter {
             decisions[$0]?.mode == .process && !refused.map(\.subject).contains($0)
@@ -115,13 +118,15 @@ struct LoadedPluginSet {
         }
         let container = try await opening.value.get()
         let resolution = DependencyResolver.resolve(
-            (images as [any LoadedPlugin] + isolated).map { Candidate(manifest: $0.manifest, path: $0.path) },
+            (images as [any LoadedPlugin] + isolated).map {
+                Candidate(manifest: $0.manifest, path: $0.path, trust: trust[$0.path] ?? .untrusted)
+            },
             hostOffers: container.offers, rules: rules)
         if services == .inspection { Console.warn(resolution.warnings) }
         var set = LoadedPluginSet(
             images: images, container: container, resolution: resolution, problems: problems + resolution.problems,
             warnings: loadWarnings + resolution.warnings, leftOver: leftOver, buildFailure: buildFailure,
-            isolation: decisions)
+            isolation: decisions, trust: trust)
         set.isolated = isolated
         set.isolationLog = launched?.log
         return set

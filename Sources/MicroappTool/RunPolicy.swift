@@ -50,6 +50,17 @@ enum RunPolicy {
         }
         return decisions
     }
+
+    /// How far the host trusts the library at each of `paths`, from where it was found and what its folder's lock
+    /// says (`locks`): the same facts the isolation decision rests on, whatever `--isolation` chose.
+    static func trust(
+        for paths: [String], locks: (String) -> LibraryTrust.Lock, locations: PluginLocations
+    ) -> [String: FeatureTrust] {
+        Dictionary(
+            uniqueKeysWithValues: paths.map {
+                ($0, LibraryTrust(origin: locations.origin(of: $0), lock: locks($0)).level)
+            })
+    }
 }
 
 extension PluginLocations {

@@ -33,7 +33,8 @@ enum SoloCommand {
             setting = isolated(manifest, choices: choices)
         }
         let resolution = DependencyResolver.resolve(
-            [Candidate(manifest: manifest, path: library.plugin.path)], hostOffers: setting.offers, rules: rules)
+            [Candidate(manifest: manifest, path: library.plugin.path, trust: library.trust)],
+            hostOffers: setting.offers, rules: rules)
         let container = setting.container
         let placement = library.placement
         let open = arguments.value("--open")

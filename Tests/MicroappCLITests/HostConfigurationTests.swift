@@ -50,7 +50,8 @@ struct HostConfigurationTests {
     @Test("the host's own screens carry the configured app name")
     func hostScreensCarryTheName() {
         let runtime = AppRuntime(
-            images: [], resolution: PluginSet.resolve([], container: Container()), container: Container(),
+            images: [], resolution: PluginSet.resolve([], container: Container(), trust: { _ in .own }),
+            container: Container(),
             options: AppRuntime.Options(name: "Portal", home: "portal://home"))
         #expect(runtime.frame.featureName == "Portal")
     }

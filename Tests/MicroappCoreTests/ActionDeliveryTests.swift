@@ -50,7 +50,7 @@ struct ActionDeliveryTests {
         let source = FeatureSource.linked(Offering.self)
         let container = Container()
         let resolution = DependencyResolver.resolve(
-            [Candidate(manifest: source.manifest, path: source.origin)], hostOffers: container.offers)
+            [Candidate(manifest: source.manifest, path: source.origin, trust: .own)], hostOffers: container.offers)
         let runtime = AppRuntime(sources: [source], resolution: resolution, container: container)
         var notices: [Notice] = []
         runtime.onUpdate = { _, posted in notices += posted }

@@ -165,7 +165,10 @@ struct ContractRulesTests {
         var spy = T.manifest("spy", requirements: [key.requirement])
         spy.capabilities = [Capability(rawValue: "camera")]
         let resolution = DependencyResolver.resolve(
-            [T.candidate("auth", requirements: [key.requirement]), Candidate(manifest: spy, path: "/p/libSpy.so")],
+            [
+                T.candidate("auth", requirements: [key.requirement]),
+                Candidate(manifest: spy, path: "/p/libSpy.so", trust: .own),
+            ],
             hostOffers: Self.offer(key, access: .readWrite))
         #expect(resolution.startOrder == ["auth"])
         #expect(resolution.disabled["spy"]?.code == .unknownCapability)

@@ -100,7 +100,8 @@ struct DependencyResolverTests {
     @Test("the second library with a feature id is refused, naming both files")
     func duplicateID() throws {
         let resolution = DependencyResolver.resolve(
-            [T.candidate("a"), Candidate(manifest: T.manifest("a"), path: "/other/libA.so")], hostOffers: [:])
+            [T.candidate("a"), Candidate(manifest: T.manifest("a"), path: "/other/libA.so", trust: .own)],
+            hostOffers: [:])
         let problem = try #require(resolution.problems.first)
         #expect(problem.code == .duplicateFeature)
         #expect(problem.subject == "/other/libA.so")
@@ -132,7 +133,7 @@ struct DependencyResolverTests {
             [
                 T.candidate("a", requirements: [T.service("nobody").requirement]),
                 T.candidate("b", requirements: [T.service("svc").requirement]),
-                Candidate(manifest: T.manifest("a"), path: "/x/libA.so"),
+                Candidate(manifest: T.manifest("a"), path: "/x/libA.so", trust: .own),
                 T.candidate("c"),
             ], hostOffers: ["svc": T.hostOffer("svc", type: "Service<Int, Int>")])
         #expect(Set(resolution.problems.map(\.code)) == [.duplicateFeature, .missingRequirement, .wrongType])

@@ -53,3 +53,28 @@ struct IsolationDecisionTests {
         }
     }
 }
+
+@Suite("How far the host trusts a library: from its origin and its folder's lock")
+struct FeatureTrustTests {
+    @Test(
+        "the repository's build is own, a trusted lock pins, anything else or an ignored lock anywhere is untrusted",
+        arguments: [
+            (LibraryTrust.Origin.repository, LibraryTrust.Lock.absent, FeatureTrust.own),
+            (.repository, .pinned(setting: .process), .own),
+            (.repository, .untrusted("it is writable by its group"), .untrusted),
+            (.besideHost, .absent, .untrusted),
+            (.besideHost, .pinned(setting: nil), .pinned),
+            (.pluginsFolder("/opt/extra"), .absent, .untrusted),
+            (.pluginsFolder("/opt/extra"), .pinned(setting: .inProcess), .pinned),
+            (.pluginsFolder("/opt/extra"), .untrusted("it belongs to uid 1001"), .untrusted),
+        ])
+    func level(origin: LibraryTrust.Origin, lock: LibraryTrust.Lock, expected: FeatureTrust) {
+        #expect(LibraryTrust(origin: origin, lock: lock).level == expected)
+    }
+
+    @Test("trust is ordered from untrusted to the repository's own")
+    func order() {
+        #expect(FeatureTrust.untrusted < .pinned && FeatureTrust.pinned < .own)
+        #expect(FeatureTrust.allCases.sorted() == [.untrusted, .pinned, .own])
+    }
+}

@@ -98,7 +98,7 @@ struct MockContainerTests {
         #expect((container.value(for: Self.session.requirement) as? StateGrant)?.access == .read)
         let manifest = TestManifests.manifest("demo", requirements: [Self.page.requirement, Self.session.requirement])
         let resolution = DependencyResolver.resolve(
-            [Candidate(manifest: manifest, path: "libDemo.so")], hostOffers: container.offers)
+            [Candidate(manifest: manifest, path: "libDemo.so", trust: .own)], hostOffers: container.offers)
         #expect(resolution.problems.isEmpty, "\(resolution.problems)")
     }
 

@@ -164,7 +164,8 @@ struct ProviderSwapTests {
         let sources: [FeatureSource] = [.linked(GreeterV1.self), .linked(Visitor.self)]
         let container = Container()
         let resolution = DependencyResolver.resolve(
-            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers
+        )
         #expect(resolution.problems.isEmpty)
         let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
         runtime.open("visitor://home")

@@ -95,7 +95,7 @@ struct SelfProvidedServiceTests {
     private func start(_ feature: any Feature.Type, in container: Container) throws -> AppRuntime {
         let source = FeatureSource.linked(feature)
         let resolution = DependencyResolver.resolve(
-            [Candidate(manifest: source.manifest, path: source.origin)], hostOffers: container.offers)
+            [Candidate(manifest: source.manifest, path: source.origin, trust: .own)], hostOffers: container.offers)
         #expect(resolution.problems.isEmpty, "\(resolution.problems)")
         let runtime = AppRuntime(sources: [source], resolution: resolution, container: container)
         #expect(runtime.startProblems.isEmpty, "\(runtime.startProblems)")

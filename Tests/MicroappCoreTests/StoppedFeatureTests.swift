@@ -125,7 +125,8 @@ private final class Harness {
         let sources: [FeatureSource] = [.plugin(FakeIsolatedPlugin(factory: counter)), .linked(Notes.self)]
         let container = Container()
         let resolution = DependencyResolver.resolve(
-            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers
+        )
         let clock = clock
         runtime = AppRuntime(
             sources: sources, resolution: resolution, container: container,

@@ -122,7 +122,8 @@ private final class Rig {
         let sources: [FeatureSource] = [.plugin(ChildPlugin(first))]
         let container = Container()
         let resolution = DependencyResolver.resolve(
-            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers
+        )
         runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
         runtime.onUpdate = { [weak self] _, posted in self?.notices += posted }
         runtime.open("echo://home")

@@ -48,7 +48,8 @@ struct TabsTests {
         container.share(.session(access: .readWrite), session)
         let sources: [FeatureSource] = [.linked(Listing.self), .linked(Gate.self), .linked(Account.self)]
         let resolution = DependencyResolver.resolve(
-            sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers
+        )
         runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
     }
 

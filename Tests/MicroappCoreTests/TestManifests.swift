@@ -18,7 +18,7 @@ enum TestManifests {
     ) -> Candidate {
         Candidate(
             manifest: manifest(id, routes: routes, requirements: requirements, provides: provides),
-            path: "/plugins/lib\(id.capitalized).so")
+            path: "/plugins/lib\(id.capitalized).so", trust: .own)
     }
 
     static func service(_ id: String, optional: Bool = false) -> DependencyKey<Service<Nothing, Nothing>> {

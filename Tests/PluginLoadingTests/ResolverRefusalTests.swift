@@ -109,9 +109,11 @@ struct ResolverRefusalTests {
     func routeConflictAcrossCandidates() throws {
         let resolution = DependencyResolver.resolve(
             [
-                Candidate(manifest: M.manifest("a", routes: ["shared://x/{id}"]), path: "/plugins/libA.so"),
-                Candidate(manifest: M.manifest("b", routes: ["shared://x/1"]), path: "/plugins/libB.so"),
-                Candidate(manifest: M.manifest("c", routes: ["shared://x/1/more"]), path: "/plugins/libC.so"),
+                Candidate(
+                    manifest: M.manifest("a", routes: ["shared://x/{id}"]), path: "/plugins/libA.so", trust: .own),
+                Candidate(manifest: M.manifest("b", routes: ["shared://x/1"]), path: "/plugins/libB.so", trust: .own),
+                Candidate(
+                    manifest: M.manifest("c", routes: ["shared://x/1/more"]), path: "/plugins/libC.so", trust: .own),
             ], hostOffers: [:])
         let problem = try #require(resolution.problems.only)
         #expect(problem.code == .routeConflict)

@@ -39,7 +39,7 @@ func runMonolith() async -> Int32 {
     ]
     let sources = features.map(FeatureSource.linked)
     let resolution = DependencyResolver.resolve(
-        sources.map { Candidate(manifest: $0.manifest, path: $0.origin) }, hostOffers: container.offers)
+        sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers)
     let runtime = AppRuntime(
         sources: sources, resolution: resolution, container: container,
         options: AppRuntime.Options(home: DemoContainer.home))
