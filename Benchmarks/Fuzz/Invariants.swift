@@ -92,7 +92,10 @@ enum ManifestInvariants {
         let table = RouteTable([decoded])
         for route in decoded.routes.prefix(3) { _ = table.match(route.pattern) }
         _ = DependencyResolver.resolve(
-            [Candidate(manifest: decoded, path: "a", trust: .own), Candidate(manifest: decoded, path: "b", trust: .own)], hostOffers: [:])
+            [
+                Candidate(manifest: decoded, path: "a", trust: .own),
+                Candidate(manifest: decoded, path: "b", trust: .own),
+            ], hostOffers: [:])
         return violations
     }
 

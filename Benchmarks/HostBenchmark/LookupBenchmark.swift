@@ -68,7 +68,9 @@ struct SyntheticSet {
         return container
     }
 
-    var candidates: [Candidate] { manifests.map { Candidate(manifest: $0, path: "/plugins/lib\($0.id).so", trust: .own) } }
+    var candidates: [Candidate] {
+        manifests.map { Candidate(manifest: $0, path: "/plugins/lib\($0.id).so", trust: .own) }
+    }
 }
 
 /// p50 and p90 of one timed operation, in seconds.
