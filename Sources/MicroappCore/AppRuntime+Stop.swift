@@ -39,7 +39,8 @@ extension AppRuntime {
         let isOff = recent.count >= options.stopLimit.stops
         stopped[id] = StoppedFeature(stop: stop, isOff: isOff)
         refuseServices(of: feature.manifest)
-        let name = feature.manifest.displayName
+        // Named by id: the display name is the plugin's own words and may pass for another feature's.
+        let name = id
         post(
             Notice(
                 level: .error, code: stop.code, message: "\(name) stopped: \(stop.reason) — \(stop.library)",
@@ -105,13 +106,13 @@ extension AppRuntime {
             post(
                 Notice(
                     level: .info, code: "feature-restarted",
-                    message: "\(feature.manifest.displayName) restarted (v\(feature.version.number))", feature: id))
+                    message: "\(id) restarted (v\(feature.version.number))", feature: id))
             showTop()
         case .failure(let problem):
             post(
                 Notice(
                     level: .error, code: "restart-failed",
-                    message: "\(feature.manifest.displayName) could not restart: \(problem.reason); it stays stopped",
+                    message: "\(id) could not restart: \(problem.reason); it stays stopped",
                     fix: problem.fix, feature: id))
         }
     }
@@ -130,7 +131,7 @@ extension AppRuntime {
         Frame(
             feature: feature.manifest.id, featureName: feature.manifest.displayName, version: feature.version.number,
             route: location.url,
-            screen: StoppedScreen.screen(name: feature.manifest.displayName, state: state))
+            screen: StoppedScreen.screen(name: feature.manifest.id, state: state))
     }
 
     /// Swaps each service `manifest` provides for one that fails with `feature-stopped`, so callers get an answer
@@ -140,7 +141,7 @@ extension AppRuntime {
             let error = ServiceError(
                 code: "feature-stopped",
                 message:
-                    "\(manifest.displayName) stopped, so '\(provision.key)' cannot answer; restart it from its screen")
+                    "\(manifest.id) stopped, so '\(provision.key)' cannot answer; restart it from its screen")
             container.provide(
                 provision.key, type: provision.type, service: ErasedService { _ in throw error }, by: manifest.id,
                 summary: provision.summary, shape: provision.shape)

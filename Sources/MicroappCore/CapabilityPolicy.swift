@@ -36,8 +36,9 @@ public struct CapabilityPolicy: Sendable, Equatable {
         public init() {}
     }
 
-    /// Reviews each manifest's capabilities.
-    public func review(_ manifests: [FeatureManifest]) -> Review {
+    /// Reviews each manifest's capabilities; the features in `sandboxed` run in a sandboxed child, which gets no
+    /// capability the policy does not allow (the others run in the app's process, where nothing can be withheld).
+    public func review(_ manifests: [FeatureManifest], sandboxed: Set<String> = []) -> Review {
         var review = Review()
         let knownNames = Self.known.map(\.rawValue).joined(separator: ", ")
         for manifest in manifests {
@@ -59,13 +60,22 @@ public struct CapabilityPolicy: Sendable, Equatable {
                     .capabilityNotAllowed, subject: manifest.id,
                     reason: "it declares \(Self.list(beyond)), and --strict allows only \(allowing)",
                     fix: "if you trust \(manifest.id) with it, add \(options); otherwise leave the feature out")
+            } else if sandboxed.contains(manifest.id) {
+                review.warnings.append(
+                    Diagnostic(
+                        .capabilityNotAllowed, subject: manifest.id,
+                        reason:
+                            "it declares \(Self.list(beyond)), beyond what the policy allows (\(allowing)); not granted: it runs in its sandbox without it",
+                        fix: "add \(options) if you trust it with that, or run with --strict to refuse it"))
             } else {
                 review.warnings.append(
                     Diagnostic(
                         .capabilityNotAllowed, subject: manifest.id,
                         reason:
-                            "it declares \(Self.list(beyond)), beyond what the policy allows (\(allowing)); granted",
-                        fix: "add \(options) to say you trust it, or run with --strict to refuse it"))
+                            "it declares \(Self.list(beyond)), beyond what the policy allows (\(allowing)); it has it anyway: it runs in the app's process, with every right of the app",
+                        fix:
+                            "add \(options) to say you trust it, run it isolated (--isolation process) to withhold it, or run with --strict to refuse it"
+                    ))
             }
         }
         return review

@@ -8,12 +8,16 @@ public struct Candidate: Sendable {
     public var path: String
     /// How far the host trusts its library (what it may be granted, how its screens are marked).
     public var trust: FeatureTrust
+    /// Whether it runs in a sandboxed child, which has only the capabilities the policy grants (in the app's process
+    /// a feature has every right of the app).
+    public var sandboxed: Bool
 
     /// Creates a candidate; `trust` has no default, so that no load path forgets to say it.
-    public init(manifest: FeatureManifest, path: String, trust: FeatureTrust) {
+    public init(manifest: FeatureManifest, path: String, trust: FeatureTrust, sandboxed: Bool = false) {
         self.manifest = manifest
         self.path = path
         self.trust = trust
+        self.sandboxed = sandboxed
     }
 }
 
@@ -49,7 +53,8 @@ public enum DependencyResolver {
         }
 
         let features = uniqueFeatures(candidates, problems: &problems)
-        let review = rules.capabilities.review(features.map(\.manifest))
+        let review = rules.capabilities.review(
+            features.map(\.manifest), sandboxed: Set(features.filter(\.sandboxed).map(\.manifest.id)))
         for (id, problem) in review.refused.sorted(by: { $0.key < $1.key }) { disable(id, problem) }
         // A feature refused for its capabilities claims no routes, sign-in or state from the others.
         let admitted = features.filter { review.refused[$0.manifest.id] == nil }

@@ -19,6 +19,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case sdkMismatch = "sdk-mismatch"
         case badManifest = "bad-manifest"
         case registerFailed = "register-failed"
+        case registerHung = "register-hung"
         case duplicateFeature = "duplicate-feature"
         case routeConflict = "route-conflict"
         case missingRequirement = "missing-requirement"

@@ -15,13 +15,30 @@ public struct IsolatedPlugin: LoadedPlugin {
     /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
     /// `timeout`; a library the child cannot load or register is refused with the child's reason. With `mocks`
     /// (`solo`: the `--mock KEY=VARIANT` choices), the child meets every requirement from the feature's own mocks.
+    /// With `allowingNetwork` (`--allow network`), a feature that declares `network` gets it: the sandbox is applied
+    /// before the library is mapped, so the child that answered the handshake (without network) is replaced by one
+    /// whose sandbox lets it connect; its later children (a restart, a swap) get it too.
     @MainActor
     public static func launch(
         _ library: String, executable: String = FeatureHostLaunch.executable, log: IsolationLog,
-        timeout: Duration = .seconds(10), mocks: [String: String]? = nil
+        timeout: Duration = .seconds(10), mocks: [String: String]? = nil, allowingNetwork: Bool = false
+    ) async -> Result<IsolatedPlugin, Diagnostic> {
+        let extra = mocks.map { ["--mocks", MockChoices.encode($0)] } ?? []
+        let first = await launch(library, executable: executable, log: log, timeout: timeout, extra: extra)
+        guard allowingNetwork, case .success(let plugin) = first, plugin.manifest.capabilities.contains(.network)
+        else { return first }
+        plugin.stop()
+        return await launch(
+            library, executable: executable, log: log, timeout: timeout, extra: extra + FeatureHostLaunch.network)
+    }
+
+    /// Starts one child with the feature-host options `extra` and waits for its handshake.
+    @MainActor
+    private static func launch(
+        _ library: String, executable: String, log: IsolationLog, timeout: Duration, extra: [String]
     ) async -> Result<IsolatedPlugin, Diagnostic> {
         let remote: RemoteFeature
-        let extra = mocks.map { ["--mocks", MockChoices.encode($0)] } ?? []
+        let mocked = extra.contains("--mocks")
         do throws(IsolatedChild.StartFailure) {
             let zygote = log.zygote
             let child = try await BlockingWork.run { () throws(IsolatedChild.StartFailure) in
@@ -30,7 +47,7 @@ public struct IsolatedPlugin: LoadedPlugin {
                     PluginLock.swapProblem(for: library, copy: $0)
                 }
             }
-            remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocks != nil)
+            remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocked)
         } catch {
             switch error {
             case .refused(let problem): return .failure(problem)
@@ -51,9 +68,13 @@ public struct IsolatedPlugin: LoadedPlugin {
                     welcomed(
                         .failure(
                             Diagnostic(
-                                .probeHung, subject: library,
-                                reason: "its feature host did not register it within \(seconds) s",
-                                fix: "run `microapp probe \(library)` to see where it hangs")))
+                                .registerHung, subject: library,
+                                reason:
+                                    "its feature host did not load and register it within \(seconds) s (the library's constructors or its manifest code hang, or the machine is overloaded)",
+                                fix:
+                                    "run `microapp probe \(library)` to see where it hangs; if the machine was busy, start the app again"
+                            )
+                        ))
                 }
             }
         }
@@ -105,6 +126,8 @@ public final class IsolationLog {
 public enum FeatureHostLaunch {
     /// This process's executable.
     public static var executable: String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
+    /// The feature-host option that lets the child's sandbox open network connections.
+    public static let network = ["--network", "granted"]
 }
 
 /// Starts an isolated feature: the child that answered the handshake first, a new child on every later start.
@@ -153,7 +176,7 @@ final class IsolatedFeature: PreparingFactory {
         let child = try await BlockingWork.run {
             try Self.newChild(library: library, executable: executable, zygote: zygote, extra: extra)
         }
-        let remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
+        let remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
         guard first == nil else { return remote.stop() }
         first = remote
@@ -180,7 +203,7 @@ final class IsolatedFeature: PreparingFactory {
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
             let child = try Self.newChild(library: library, executable: executable, zygote: log.zygote, extra: extra)
-            remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
+            remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
         }
         remote.begin(in: environment)
         return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))

@@ -156,7 +156,7 @@ public final class RemoteFeature: SettlingRoot {
         guard phase != .ended else { return }
         phase = .ended
         watchdog.cancelAll()
-        calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) was replaced"))
+        calls.failAll(ServiceError(code: "unavailable", message: "\(faultName) was replaced"))
         observations = []
         becameReady(problem: "it was ended before it answered", fix: "save again to swap in the newest build")
         resumeSettling()
@@ -255,6 +255,10 @@ public final class RemoteFeature: SettlingRoot {
         IsolatedChild.removePinned()
     }
 
+    /// The feature as fault messages name it: its id and library path, which the host vouches for (a display name is
+    /// the plugin's own words and may pass for another feature's).
+    private var faultName: String { "\(manifest?.id ?? "the feature") (\(library))" }
+
     // MARK: Root
 
     /// The last screen the child sent for `location`; a loading screen until the first arrives (it is asked for).
@@ -262,10 +266,9 @@ public final class RemoteFeature: SettlingRoot {
         if let screen = screens[location] { return screen }
         if phase == .ended {
             // Not a loading screen: nothing will come, and a script must not wait for it.
-            let name = manifest?.displayName ?? library
             return Screen(
-                title: name, content: [],
-                state: .error(ErrorPanel(title: "\(name) stopped", message: "Its process ended.", actions: [])))
+                title: faultName, content: [],
+                state: .error(ErrorPanel(title: "\(faultName) stopped", message: "Its process ended.", actions: [])))
         }
         if !asked.contains(location) {
             request(.screen(location), about: location)
@@ -464,7 +467,7 @@ public final class RemoteFeature: SettlingRoot {
         guard phase != .ended else { return }
         phase = .ended
         watchdog.cancelAll()
-        calls.failAll(ServiceError(code: "unavailable", message: "\(manifest?.displayName ?? library) stopped"))
+        calls.failAll(ServiceError(code: "unavailable", message: "\(faultName) stopped"))
         observations = []
         resumeSettling()
         becameReady(

@@ -1,7 +1,7 @@
 import Foundation
 import MicroappPlatform
 
-/// `microapp feature-host --library FILE --scratch DIR [--mocks JSON]` (internal, started by the host with
+/// `microapp feature-host --library FILE --scratch DIR [--mocks JSON] [--network granted]` (internal, started by the host with
 /// `MICROAPP_INTERNAL=1`, or forked by the zygote): one isolated feature's child, on its own mocks (`solo`) with
 /// `--mocks`. Standard input is the protocol socket; standard output and error are pipes the host turns into log
 /// lines.
@@ -23,16 +23,18 @@ enum FeatureHostCommand {
             }
             mocks = choices
         }
+        let network = options["--network"] == FeatureHostLaunch.network[1]
         return await FeatureHostChild.run(descriptor: 0, library: library, mocks: mocks) {
-            applySandbox(library: library, scratch: scratch)
+            applySandbox(library: library, scratch: scratch, network: network)
         }
     }
 
     /// Confines this process before the library is mapped (`Sandbox.apply` with the feature's policy: read the
-    /// library's private copy and the runtime, write the scratch folder, no network); answers why it could not, or
-    /// nil. `MICROAPP_ALLOW_UNSANDBOXED=1` (set by the host for `--allow-unsandboxed`) skips what the kernel lacks.
-    static func applySandbox(library: String, scratch: String) -> String? {
-        var policy = SandboxPolicy.feature(library: library, scratch: scratch, network: false)
+    /// library's private copy and the runtime, write the scratch folder, network only when the host granted it);
+    /// answers why it could not, or nil. `MICROAPP_ALLOW_UNSANDBOXED=1` (set by the host for `--allow-unsandboxed`)
+    /// skips what the kernel lacks.
+    static func applySandbox(library: String, scratch: String, network: Bool) -> String? {
+        var policy = SandboxPolicy.feature(library: library, scratch: scratch, network: network)
         policy.bestEffort = ProcessInfo.processInfo.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
         do {
             try Sandbox.apply(policy)

@@ -90,7 +90,8 @@ struct FeatureLibrary {
                 return await launchAlone(
                     file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
                     buildFailure: buildFailure,
-                    trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level)
+                    trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level,
+                    arguments: arguments)
             }
             report = await PluginSet.loadOffActor([file], enforcingLocks: false, screening: nil).report
             lock = locks.lock(of:)
@@ -122,7 +123,8 @@ struct FeatureLibrary {
                         case .success(let library) = await launchAlone(
                             file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
                             buildFailure: buildFailure,
-                            trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level)
+                            trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level,
+                            arguments: arguments)
                     else { continue }
                     if named(library.plugin.manifest) { return .success(library) }
                     (library.plugin as? IsolatedPlugin)?.stop()
@@ -154,7 +156,7 @@ struct FeatureLibrary {
     @MainActor
     private static func launchAlone(
         _ file: String, decision: IsolationDecision, sandbox: SandboxCheck, mocks: [String: String],
-        others: [String: String], buildFailure: Notice?, trust: FeatureTrust
+        others: [String: String], buildFailure: Notice?, trust: FeatureTrust, arguments: Arguments
     ) async -> Result<FeatureLibrary, Diagnostic> {
         if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
         if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
@@ -163,7 +165,8 @@ struct FeatureLibrary {
         }
         // One child: a zygote would cost a process start of its own.
         let log = IsolationLog()
-        switch await IsolatedPlugin.launch(file, log: log, mocks: mocks) {
+        let network = (try? RunPolicy.capabilities(arguments))?.allowed.contains(.network) ?? false
+        switch await IsolatedPlugin.launch(file, log: log, mocks: mocks, allowingNetwork: network) {
         case .success(let plugin):
             var buildFailure = buildFailure
             buildFailure?.feature = plugin.manifest.id

@@ -76,7 +76,8 @@ struct LoadedPluginSet {
             ? nil
             : Task { @MainActor in
                 let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote() }
-                return await launchIsolated(isolatedPaths, zygote: zygote)
+                return await launchIsolated(
+                    isolatedPaths, zygote: zygote, allowingNetwork: rules.capabilities.allowed.contains(.network))
             }
         if isolatedPaths.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
@@ -119,7 +120,9 @@ struct LoadedPluginSet {
         let container = try await opening.value.get()
         let resolution = DependencyResolver.resolve(
             (images as [any LoadedPlugin] + isolated).map {
-                Candidate(manifest: $0.manifest, path: $0.path, trust: trust[$0.path] ?? .untrusted)
+                Candidate(
+                    manifest: $0.manifest, path: $0.path, trust: trust[$0.path] ?? .untrusted,
+                    sandboxed: $0 is IsolatedPlugin && !sandbox.unsandboxed)
             },
             hostOffers: container.offers, rules: rules)
         if services == .inspection { Console.warn(resolution.warnings) }
@@ -136,7 +139,7 @@ struct LoadedPluginSet {
     /// library of a feature already started is refused.
     @MainActor
     private static func launchIsolated(
-        _ paths: [String], zygote: Zygote?
+        _ paths: [String], zygote: Zygote?, allowingNetwork: Bool
     ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
         let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
@@ -147,7 +150,7 @@ struct LoadedPluginSet {
         let launches = inspected.map { path, file in
             Task { @MainActor in
                 if case .failure(let problem) = file { return Result<IsolatedPlugin, Diagnostic>.failure(problem) }
-                return await IsolatedPlugin.launch(path, log: log)
+                return await IsolatedPlugin.launch(path, log: log, allowingNetwork: allowingNetwork)
             }
         }
         for launch in launches {

@@ -21,6 +21,13 @@ enum RunPolicy {
     /// The resolver's rules: the capability policy of `--allow` (default `files:scratch`) and `--strict`, and the
     /// owners `host` names.
     static func rules(_ arguments: Arguments, host: HostConfiguration) throws(UsageError) -> ResolutionRules {
+        ResolutionRules(
+            capabilities: try capabilities(arguments), stateOwners: host.stateOwners,
+            signInFeature: host.signInFeature)
+    }
+
+    /// The capability policy of `--allow` (default `files:scratch`) and `--strict`.
+    static func capabilities(_ arguments: Arguments) throws(UsageError) -> CapabilityPolicy {
         var allowed = CapabilityPolicy.defaultAllowed
         for name in arguments.values("--allow") {
             let capability = Capability(rawValue: name)
@@ -31,9 +38,7 @@ enum RunPolicy {
             }
             allowed.insert(capability)
         }
-        return ResolutionRules(
-            capabilities: CapabilityPolicy(allowed: allowed, strict: arguments.flag("--strict")),
-            stateOwners: host.stateOwners, signInFeature: host.signInFeature)
+        return CapabilityPolicy(allowed: allowed, strict: arguments.flag("--strict"))
     }
 
     /// Where the feature of each library runs, by path: `choice` applied to where the library was found and what its

@@ -33,7 +33,12 @@ enum SoloCommand {
             setting = isolated(manifest, choices: choices)
         }
         let resolution = DependencyResolver.resolve(
-            [Candidate(manifest: manifest, path: library.plugin.path, trust: library.trust)],
+            [
+                Candidate(
+                    manifest: manifest, path: library.plugin.path, trust: library.trust,
+                    sandboxed: library.feature == nil
+                        && !SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed")).unsandboxed)
+            ],
             hostOffers: setting.offers, rules: rules)
         let container = setting.container
         let placement = library.placement

@@ -35,12 +35,18 @@ struct CapabilityPolicyTests {
         #expect(review.refused.isEmpty)
     }
 
-    @Test("without --strict, a capability beyond the policy is granted with a warning")
+    @Test(
+        "without --strict, a capability beyond the policy is withheld from a sandboxed feature and the warning says so; in-process it says the feature has it anyway"
+    )
     func lenientWarns() throws {
-        let review = CapabilityPolicy().review([Self.manifest("weather", [.network])])
+        let review = CapabilityPolicy().review(
+            [Self.manifest("weather", [.network]), Self.manifest("radio", [.network])], sandboxed: ["radio"])
         #expect(review.refused.isEmpty)
-        let warning = try #require(review.warnings.first)
-        #expect(warning.subject == "weather" && warning.reason.contains("granted"))
+        let weather = try #require(review.warnings.first { $0.subject == "weather" })
+        #expect(weather.reason.contains("it has it anyway: it runs in the app's process"))
+        let radio = try #require(review.warnings.first { $0.subject == "radio" })
+        #expect(radio.reason.contains("not granted: it runs in its sandbox without it"))
+        #expect(radio.fix.contains("--allow network"))
     }
 
     @Test("an unknown capability is refused by name even when the policy is lenient")

@@ -169,23 +169,27 @@ private final class Harness {
 // Serialized: `Notes.latest` is the one Notes Root a test reads.
 @Suite("A feature whose process stops", .serialized)
 struct StoppedFeatureTests {
-    @Test("its routes show '<Feature> stopped: <reason>' with Restart and Back, and an error names library and cause")
+    @Test(
+        "its routes show '<feature id> stopped: <reason>' with Restart and Back, and an error names id, library and cause, never the plugin's own display name"
+    )
     func stoppedScreenAndError() async {
         let harness = Harness(opening: "counter://home")
         harness.counter.stop(.crashed(signal: 11))
         await harness.settle()
         let frame = harness.runtime.frame
-        #expect(frame.screen.title == "Counter stopped: it crashed (signal 11, SIGSEGV)")
+        #expect(frame.screen.title == "counter stopped: it crashed (signal 11, SIGSEGV)")
         #expect(frame.route == "counter://home")
         #expect(harness.buttons == ["restart", "back"])
         let error = harness.notices.first { $0.code == "feature-crashed" }
         #expect(error?.message.contains("/plugins/libCounter.so") == true)
+        #expect(error?.message.hasPrefix("counter stopped") == true)
+        #expect(error.map { !$0.message.contains("Counter stopped") } == true, "the display name is the plugin's words")
         #expect(error?.detail == ["fatal: counter gave up"])
         #expect(error?.fix?.contains("Restart") == true)
         harness.runtime.open("notes://home")
         harness.runtime.open("counter://home")
         #expect(
-            harness.runtime.frame.screen.title.hasPrefix("Counter stopped"), "a route into it opened something else")
+            harness.runtime.frame.screen.title.hasPrefix("counter stopped"), "a route into it opened something else")
     }
 
     @Test("every other feature keeps its state, its place on the back stack and its typed input")
@@ -238,7 +242,7 @@ struct StoppedFeatureTests {
         harness.counter.stop(.crashed(signal: 6))
         await harness.settle()
         #expect(harness.notices.contains { $0.code == "feature-off" && $0.message.contains("3 times within 30 s") })
-        #expect(harness.runtime.frame.screen.title.hasPrefix("Counter is off"))
+        #expect(harness.runtime.frame.screen.title.hasPrefix("counter is off"))
         #expect(harness.buttons == ["back"])
         harness.runtime.send(.action(.tap(id: "restart")))
         #expect(harness.counter.starts == 3, "Restart was taken although it was not on screen")

@@ -48,6 +48,24 @@ struct ProbeTests {
         #expect(problem.reason.contains("did not finish within"))
     }
 
+    @Test(
+        "a feature's child that does not register within the limit is refused as register-hung, not as a probe's hang"
+    )
+    @MainActor
+    func isolatedRegistrationTimeout() async throws {
+        let hanging = try Self.plugin(
+            "HangChildRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        let launched = await IsolatedPlugin.launch(
+            hanging, executable: Self.probe.executable, log: IsolationLog(), timeout: .milliseconds(1500))
+        guard case .failure(let problem) = launched else {
+            if case .success(let plugin) = launched { plugin.stop() }
+            Issue.record("a library whose registration hangs started")
+            return
+        }
+        #expect(problem.code == .registerHung, "\(problem)")
+        #expect(problem.subject == hanging && problem.reason.contains("did not load and register it within"))
+    }
+
     @Test("a refused library is refused with the child's diagnostic, and a good one is usable")
     func refusedAndUsable() throws {
         var descriptor = DescriptorFixture(manifest: Manifests.json("wrongabi"))
