@@ -8,6 +8,9 @@ final class AuthRoot: Root {
     private let select: SelectViewModel
     private let signIn: SignInViewModel
     private let signUp: SignUpViewModel
+    /// Empties both forms whenever the session changes: signed in, what was typed has done its work; signed out,
+    /// the next person at the keyboard must not find the last one's email and password filled in.
+    private var sessionChanges: Observation?
 
     init(context: FeatureContext) throws {
         let signInService = try context.service(AuthKeys.signIn)
@@ -24,6 +27,11 @@ final class AuthRoot: Root {
         signUp = SignUpViewModel(
             dependencies: .init(signUp: signUpService.callAsFunction, saveSession: saveSession),
             onChange: invalidate)
+        sessionChanges = session.observe { [weak self] _ in
+            self?.signIn.form.clear()
+            self?.signUp.form.clear()
+            invalidate()
+        }
     }
 
     func screen(at location: Location) -> Screen {

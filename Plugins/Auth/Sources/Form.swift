@@ -36,6 +36,14 @@ struct Form {
         return fields.allSatisfy { $0.error == nil }
     }
 
+    /// Empties every field and its message: what a form holds must not outlive the session it was typed for.
+    mutating func clear() {
+        for index in fields.indices {
+            fields[index].text = ""
+            fields[index].error = nil
+        }
+    }
+
     /// The texts of the fields that are not secure, by id: what a hot swap keeps (passwords never leave).
     var draft: [String: String] {
         Dictionary(uniqueKeysWithValues: fields.filter { !$0.isSecure }.map { ($0.id, $0.text) })

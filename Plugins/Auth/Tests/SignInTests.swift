@@ -96,4 +96,19 @@ struct SignInTests {
         _ = try await auth.harness.next { $0.state == .view }
         #expect(auth.session.value == MockAccount.rick.session)
     }
+
+    @Test("signing in empties the form, and so does signing out: the next visit finds no email or password filled in")
+    func sessionChangesEmptyTheForm() async throws {
+        let auth = try AuthFixture(open: "auth://sign-in")
+        try auth.submit(["email": "rick@example.com", "password": "portal-gun"])
+        _ = try await auth.harness.next { $0.state == .view }
+        #expect(auth.session.value == MockAccount.rick.session)
+        #expect(auth.harness.field("email")?.text == "" && auth.harness.field("password")?.text == "")
+
+        try auth.harness.type("morty@example.com", into: "email")
+        try auth.harness.type("oh-geez", into: "password")
+        auth.session.value = nil
+        #expect(auth.harness.field("email")?.text == "", "signed out, the form forgets what was typed")
+        #expect(auth.harness.field("password")?.text == "")
+    }
 }
