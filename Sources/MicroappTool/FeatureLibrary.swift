@@ -57,7 +57,7 @@ struct FeatureLibrary {
         let locations = PluginLocations.current()
         let folders = pluginFolders(in: locations.repository)
         let folder = folders.first { $0.lowercased() == name.lowercased() }
-        let directories = locations.directories(adding: arguments.values("--plugins"))
+        let directories = try locations.directories(adding: arguments.values("--plugins"))
         let wanted = Set([name.lowercased(), folder?.lowercased()].compactMap { $0 })
         // A folder named with --plugins says which build to run: its library wins over the one beside the executable,
         // which is then not built either.

@@ -32,10 +32,27 @@ struct PluginLocations: BuildFolders {
 
     /// The plugin folders to load: beside the executable, then each `--plugins DIR`; a folder named again (by
     /// another path or through a symlink, e.g. `--plugins .build/debug`) is loaded once, not reported as duplicates.
-    func directories(adding extra: [String]) -> [String] {
+    /// A named folder that does not exist or is not a folder is a usage error: a typo must not run the app without it.
+    func directories(adding extra: [String]) throws(UsageError) -> [String] {
+        try Self.checkFolders(extra, option: "--plugins")
         var seen: Set<String> = []
         return ([executableDirectory.path] + extra).filter { directory in
             seen.insert(URL(fileURLWithPath: directory).resolvingSymlinksInPath().standardizedFileURL.path).inserted
+        }
+    }
+
+    /// Throws a usage error naming the first of `folders` that does not exist or is not a folder (`option` is how
+    /// the command line named it: `--plugins`, or `doctor DIR`).
+    static func checkFolders(_ folders: [String], option: String) throws(UsageError) {
+        for folder in folders {
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
+            guard !exists || !isFolder.boolValue else { continue }
+            throw UsageError(
+                "\(option) \(folder): \(exists ? "is a file, not a folder" : "no such folder")",
+                fix:
+                    "name the folder that holds the lib<Feature>.so files (a package's .build/debug, say); check the spelling"
+            )
         }
     }
 

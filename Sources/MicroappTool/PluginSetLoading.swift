@@ -39,12 +39,19 @@ struct LoadedPluginSet {
         services: HostConfiguration.ServicesUse = .inspection
     ) async throws(UsageError) -> LoadedPluginSet {
         let locations = PluginLocations.current()
+        // A folder that is not there is a typo: said before anything is built or loaded.
+        let directories: [String]
+        if let extra {
+            try PluginLocations.checkFolders(extra, option: "doctor")
+            directories = extra
+        } else {
+            directories = try locations.directories(adding: arguments.values("--plugins"))
+        }
         var buildFailure: Notice?
         if !arguments.flag("--no-build") && locations.repository != nil {
             // Seconds (minutes on a cold build) of `swift build`: awaited on a thread of its own.
             buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).refresh() }
         }
-        let directories = extra ?? locations.directories(adding: arguments.values("--plugins"))
         let (found, leftOver) = locations.libraries(in: directories)
         // The inspect commands say so on stderr; `run` tells its front end.
         if let leftOver, services == .inspection { Console.err(leftOver.note, label: "note") }

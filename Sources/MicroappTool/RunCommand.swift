@@ -77,7 +77,7 @@ enum RunCommand {
             arguments.flag("--watch")
             ? PluginBuilder.watch(
                 runtime, images: set.plugins,
-                directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
+                directories: try PluginLocations.current().directories(adding: arguments.values("--plugins")),
                 probing: !arguments.flag("--no-probe"), isolation: set.isolated.isEmpty ? nil : set.isolationLog,
                 willSwap: recorder.map { recorder in recorder.willSwap }
             ) : nil

@@ -71,7 +71,7 @@ enum SoloCommand {
             arguments.flag("--watch")
             ? PluginBuilder.watch(
                 runtime, images: [library.plugin],
-                directories: PluginLocations.current().directories(adding: arguments.values("--plugins")),
+                directories: try PluginLocations.current().directories(adding: arguments.values("--plugins")),
                 probing: !arguments.flag("--no-probe"), isolation: library.isolationLog,
                 mocks: library.feature == nil ? choices : nil) : nil
         await ui.run(runtime, settleTimeout: settleTimeout)

@@ -61,6 +61,28 @@ struct CommandLineTests {
         #expect(ui.err.contains("--ui terminal, --ui text or --ui json"))
     }
 
+    @Test(
+        "a --plugins or doctor folder that does not exist, or is a file, is a usage error naming it (exit 1), even without --strict",
+        arguments: [
+            ["run", "--ui", "json", "--plugins", "/nonexistent/.build/degub"],
+            ["solo", "Characters", "--ui", "json", "--plugins", "/nonexistent/.build/degub"],
+            ["routes", "--plugins", "/nonexistent/.build/degub"],
+            ["doctor", "/nonexistent/.build/degub"],
+        ])
+    func missingPluginFolder(command: [String]) async throws {
+        let result = try await runToEnd(command + ["--no-build"], input: "")
+        #expect(result.status == 1, "\(result.err)")
+        #expect(result.err.contains("/nonexistent/.build/degub: no such folder") && result.err.contains("to fix:"))
+        #expect(!result.err.contains("loaded from"), "the missing folder is not listed as a place features came from")
+    }
+
+    @Test("a --plugins argument that is a file is a usage error saying so")
+    func pluginFolderIsAFile() async throws {
+        let result = try await runToEnd(["routes", "--no-build", "--plugins", AppProcess.executable])
+        #expect(result.status == 1)
+        #expect(result.err.contains("\(AppProcess.executable): is a file, not a folder"), "\(result.err)")
+    }
+
     @Test("routes --json lists every route with its owner and guards")
     func routes() async throws {
         let result = try await runToEnd(["routes", "--json", "--no-build"])

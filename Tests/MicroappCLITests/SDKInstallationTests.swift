@@ -40,7 +40,7 @@ struct PluginFolderTests {
         let other = root.appendingPathComponent("other")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         let locations = PluginLocations(executableDirectory: build, repository: nil)
-        let named = locations.directories(adding: [
+        let named = try locations.directories(adding: [
             root.appendingPathComponent("debug").path, other.path, build.path + "/", other.path + "/../other",
         ])
         #expect(named == [build.path, other.path])
