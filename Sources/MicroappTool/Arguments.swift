@@ -62,6 +62,20 @@ struct UsageError: ProblemDescribing, CustomStringConvertible {
     var description: String { "microapp: \(problem.text)" }
 }
 
+extension Arguments {
+    /// `--open URL`, checked before anything starts: nil when absent or empty; a URL that is not `feature://path`
+    /// (no scheme, an empty segment as in `characters//detail/2`) is a usage error naming it.
+    func openURL() throws(UsageError) -> String? {
+        guard let url = value("--open"), !url.isEmpty else { return nil }
+        do {
+            _ = try RoutePattern.components(of: url)
+        } catch {
+            throw UsageError("--open \(url): \(error.reason)", fix: "write a route like --open characters://detail/2")
+        }
+        return url
+    }
+}
+
 extension FrontEnd {
     /// How long `--ui json` and `--ui text` wait for the app to settle before each event: `--settle-timeout
     /// SECONDS`, 10 s by default.

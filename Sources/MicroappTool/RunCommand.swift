@@ -17,6 +17,7 @@ enum RunCommand {
         if arguments.flag("--supervised") { endWithSupervisor() }
         let ui = try FrontEnd.chosen(by: arguments)
         let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
+        let openURL = try arguments.openURL()
         let set = try await LoadedPluginSet.load(arguments, host: host, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
             Console.report(set.problems)
@@ -48,7 +49,7 @@ enum RunCommand {
                     fix: "build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"))
             return .invalidPluginSet
         }
-        runtime.open(arguments.value("--open").flatMap { $0.isEmpty ? nil : $0 })
+        runtime.open(openURL)
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(

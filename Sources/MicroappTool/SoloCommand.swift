@@ -13,6 +13,7 @@ enum SoloCommand {
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let ui = try FrontEnd.chosen(by: arguments)
         let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
+        let open = try arguments.openURL()
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError(
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")
@@ -42,7 +43,6 @@ enum SoloCommand {
             hostOffers: setting.offers, rules: rules)
         let container = setting.container
         let placement = library.placement
-        let open = arguments.value("--open")
         // In a child, the mocks' session reaches the host only after the start; signing in opens home, the route
         // asked for, once it does.
         let home = library.feature == nil ? open ?? host.home : host.home

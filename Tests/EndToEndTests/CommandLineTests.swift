@@ -76,6 +76,17 @@ struct CommandLineTests {
         #expect(!result.err.contains("loaded from"), "the missing folder is not listed as a place features came from")
     }
 
+    @Test(
+        "a malformed --open URL is a usage error before the app starts, in run and solo",
+        arguments: [["run"], ["solo", "Characters"]])
+    func malformedOpen(command: [String]) async throws {
+        let result = try await runToEnd(
+            command + ["--no-build", "--ui", "json", "--open", "characters//detail/2"], input: "")
+        #expect(result.status == 1, "\(result.err)")
+        #expect(result.err.contains("--open characters//detail/2: it has no scheme"), "\(result.err)")
+        #expect(result.out.isEmpty, "no frame was drawn")
+    }
+
     @Test("a --plugins argument that is a file is a usage error saying so")
     func pluginFolderIsAFile() async throws {
         let result = try await runToEnd(["routes", "--no-build", "--plugins", AppProcess.executable])
