@@ -52,11 +52,14 @@ extension CommandSpec {
             let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let name = parts[0] == "-h" ? "--help" : parts[0]
             guard let option = option(name), allowingHidden || !option.isHidden else {
+                let names = visibleOptions.map(\.name)
+                if let meant = NearMiss.closest(to: name, among: names) {
+                    throw CommandLineError(
+                        "`\(self.name)` has no option \(name)", fix: "did you mean \(meant)? see `\(self.name) --help`")
+                }
                 throw CommandLineError(
                     "`\(self.name)` has no option \(name)",
-                    fix:
-                        "its options are \(visibleOptions.map(\.name).joined(separator: ", ")); see `\(self.name) --help`"
-                )
+                    fix: "its options are \(names.joined(separator: ", ")); see `\(self.name) --help`")
             }
             guard let placeholder = option.placeholder else {
                 guard parts.count == 1 else {

@@ -27,6 +27,12 @@ public struct Arguments {
             isCommandNamed = false
         }
         guard let spec = Commands.spec(named: command) else {
+            let names = Commands.all.map { String($0.name.dropFirst("microapp ".count)) }
+            if let meant = NearMiss.closest(to: command, among: names) {
+                throw UsageError(
+                    "unknown command '\(command)'",
+                    fix: "did you mean `microapp \(meant)`? (`microapp --help` lists them)")
+            }
             throw UsageError("unknown command '\(command)'", fix: "run `microapp --help` to see the commands")
         }
         do {

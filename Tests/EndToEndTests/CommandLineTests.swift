@@ -94,6 +94,18 @@ struct CommandLineTests {
         #expect(result.err.contains("\(AppProcess.executable): is a file, not a folder"), "\(result.err)")
     }
 
+    @Test("a near miss of a command or an option is answered with the word meant, not the list of everything")
+    func didYouMean() async throws {
+        let command = try await runToEnd(["doctr"])
+        #expect(command.status == 1 && command.err.contains("did you mean `microapp doctor`?"), "\(command.err)")
+        let option = try await runToEnd(["run", "--plugin", "x"])
+        #expect(option.status == 1 && option.err.contains("did you mean --plugins?"), "\(option.err)")
+        let swapped = try await runToEnd(["routes", "--jsno"])
+        #expect(swapped.err.contains("did you mean --json?"), "two letters swapped count as one edit")
+        let far = try await runToEnd(["routes", "--colour"])
+        #expect(far.err.contains("its options are --json"), "nothing close: the list")
+    }
+
     @Test("routes --json lists every route with its owner and guards")
     func routes() async throws {
         let result = try await runToEnd(["routes", "--json", "--no-build"])
