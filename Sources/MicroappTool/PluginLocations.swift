@@ -58,9 +58,13 @@ struct PluginLocations: BuildFolders {
 
     /// The `lib*.so` files in `directories`, less those of the repository's build folder whose feature folder is gone
     /// from Plugins/ (deleted or renamed since the library was built: it would run code that is no longer there).
-    /// Libraries in any other folder, `--plugins DIR` included, are all kept.
+    /// Libraries in any other folder, `--plugins DIR` included, are all kept. The rule is this repository's layout:
+    /// a package without a `Plugins/` folder (an app's own host, its features as ordinary targets) keeps every
+    /// library of its build folder, and a library whose target is in `Sources/<Name>` is never a leftover.
     func libraries(in directories: [String]) -> (paths: [String], leftOver: LeftOverLibraries?) {
-        guard let repository else { return (PluginSet.discover(in: directories), nil) }
+        guard let repository,
+            FileManager.default.fileExists(atPath: repository.appendingPathComponent("Plugins").path)
+        else { return (PluginSet.discover(in: directories), nil) }
         let buildFolder = executableDirectory.resolvingSymlinksInPath().path
         var kept: [String] = []
         var skipped: [(file: String, why: String)] = []
@@ -73,7 +77,8 @@ struct PluginLocations: BuildFolders {
             for file in files {
                 let folder = "Plugins/\(FeatureLibrary.stem(of: file))"
                 let sources = repository.appendingPathComponent(folder + "/Sources").path
-                if FileManager.default.fileExists(atPath: sources) {
+                let target = repository.appendingPathComponent("Sources/\(FeatureLibrary.stem(of: file))").path
+                if FileManager.default.fileExists(atPath: sources) || FileManager.default.fileExists(atPath: target) {
                     kept.append(file)
                 } else if FileManager.default.fileExists(atPath: repository.appendingPathComponent(folder).path) {
                     skipped.append((file, "\(folder) has no Sources folder"))

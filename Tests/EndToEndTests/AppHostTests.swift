@@ -117,12 +117,14 @@ struct AppHostTests {
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: file, atomically: true, encoding: .utf8)
         }
-        // Its own scratch path (the repository's .build is locked by this test run), no shared manifest cache entry.
+        // Built as a person builds it: a plain `swift build` in the package, into its own `.build` (not the
+        // repository's, which this test run locks), so the host finds its feature where SwiftPM put it — a package
+        // with a Package.swift beside its `.build` is not taken for this repository. No shared manifest cache entry.
         // Without index store and debug information: the claim is that the host compiles, links and runs against
         // MicroappTool as a package outside the repository, which a build without them shows as well; the hosts
         // below run with --no-build, so nothing builds the package again with other options.
-        let scratch = folder.appendingPathComponent("build")
-        let options = ["--scratch-path", scratch.path, "--manifest-cache", "none"] + SwiftPM.fixtureOptions
+        let scratch = package.appendingPathComponent(".build")
+        let options = ["--manifest-cache", "none"] + SwiftPM.fixtureOptions
         let started = ContinuousClock.now
         let (status, output) = try await SwiftPM.run(["build"] + options, in: package, timeout: .seconds(900))
         guard status == 0 else {

@@ -45,4 +45,30 @@ struct PluginFolderTests {
         ])
         #expect(named == [build.path, other.path])
     }
+
+    @Test(
+        "an app's own package (no Plugins/ folder, its feature a target in Sources/) keeps the libraries SwiftPM built beside its host; this repository's layout drops only libraries with no folder at all"
+    )
+    func ownHostKeepsItsFeatures() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("own-host-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let build = root.appendingPathComponent(".build/debug")
+        try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("Sources/Hello"), withIntermediateDirectories: true)
+        for name in ["libHello.so", "libGone.so"] {
+            #expect(FileManager.default.createFile(atPath: build.appendingPathComponent(name).path, contents: Data()))
+        }
+        let locations = PluginLocations(executableDirectory: build, repository: root)
+        let plain = locations.libraries(in: [build.path])
+        #expect(plain.paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["libGone.so", "libHello.so"])
+        #expect(plain.leftOver == nil, "no Plugins/ folder: not this repository's layout, nothing is a leftover")
+
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("Plugins"), withIntermediateDirectories: true)
+        let laidOut = locations.libraries(in: [build.path])
+        #expect(
+            laidOut.paths.map { ($0 as NSString).lastPathComponent } == ["libHello.so"], "its target is in Sources/")
+        #expect(laidOut.leftOver?.libraries.map(\.why) == ["Plugins/Gone no longer exists"])
+    }
 }
