@@ -24,7 +24,7 @@ package struct PluginBuilder {
     /// A builder for the host built in `locations`.
     package init(
         locations: any BuildFolders,
-        log: @escaping (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        log: @escaping (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) }
     ) {
         self.locations = locations
         self.log = log

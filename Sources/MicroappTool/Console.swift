@@ -4,12 +4,14 @@ import Synchronization
 
 /// Writing to the standard streams (Swift 6 forbids the C `stdout`/`stderr` globals).
 enum Console {
+    // A stream that is gone (a closed terminal answers EIO) loses the line: `FileHandle.write(_:)` would trap on the
+    // error and end the process before it cleans up.
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
     }
 
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 
     /// One JSON object per line, keys sorted, for scripts. A value that cannot be encoded is never skipped quietly:

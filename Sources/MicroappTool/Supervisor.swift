@@ -205,8 +205,9 @@ private struct TerminalState {
     func restore() {
         var settings = self.settings
         tcsetattr(0, TCSANOW, &settings)
-        // Leave the alternate screen and show the cursor again.
-        FileHandle.standardOutput.write(Data("\u{1B}[?1049l\u{1B}[?25h".utf8))
+        // Leave the alternate screen and show the cursor again; a terminal that was closed answers EIO, which must
+        // not end the supervisor before it removes its folder.
+        try? FileHandle.standardOutput.write(contentsOf: Data("\u{1B}[?1049l\u{1B}[?25h".utf8))
     }
 }
 

@@ -83,6 +83,9 @@ final class TmuxPane {
         return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }
 
+    /// Closes the terminal as a person closing its window does: the tmux server goes, the app's terminal hangs up.
+    func close() throws { _ = try tmux(["kill-server"]) }
+
     deinit { _ = try? tmux(["kill-server"]) }
 }
 
@@ -107,6 +110,28 @@ struct TerminalUITests {
         let deadline = ContinuousClock.now + .seconds(5)
         while pane.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!pane.isRunning)
+    }
+
+    @Test(
+        "closing the terminal of a supervised app (SIGHUP, a terminal answering EIO) leaves no folder of the run behind"
+    )
+    func closedTerminalLeavesNothing() async throws {
+        let temporary = Scratch.root.appendingPathComponent("hangup-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let runFolders = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).filter {
+                $0.hasPrefix("microapp-run-")
+            }
+        }
+        let pane = try TmuxPane(
+            "\(AppProcess.executable) --no-build --data \(AppProcess.freshDataDirectory())",
+            environment: ["NO_COLOR": "1", "TMPDIR": temporary.path])
+        try await pane.waitFor("Microapps · Auth", "auth://select")
+        #expect(runFolders().count == 1, "the supervisor made its folder")
+        try pane.close()
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !runFolders().isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(runFolders().isEmpty, "left behind: \(runFolders())")
     }
 
     @Test(

@@ -24,14 +24,14 @@ let command = CommandSpec(
 func runMonolith() async -> Int32 {
     let options = command.parseOrExit(Array(CommandLine.arguments.dropFirst()))
     guard let frontEnd = FrontEnd.choose(options.value("--ui")) else {
-        FileHandle.standardError.write(Data("monolith: --ui takes terminal, text or json\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("monolith: --ui takes terminal, text or json\n".utf8))
         return 1
     }
     let container: Container
     do {
         container = try await DemoContainer.open(dataDirectory: options.value("--data"), charactersURL: nil)
     } catch {
-        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("\(error)\n".utf8))
         return 1
     }
     let features: [any Feature.Type] = [

@@ -15,7 +15,9 @@ public enum DemoContainer {
     @MainActor
     public static func open(
         dataDirectory: String?, charactersURL: String?,
-        report: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        report: @escaping @Sendable (String) -> Void = {
+            try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8))
+        }
     ) async throws -> Container {
         let backend = try await DemoBackend.open(
             DemoBackend.Configuration(
