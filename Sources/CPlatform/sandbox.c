@@ -1,20 +1,17 @@
 #define _GNU_SOURCE
 #include "sandbox.h"
+#include "sandbox_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -58,14 +55,6 @@ struct sandbox_path_beneath_attr {
     int32_t parent_fd;
 } __attribute__((packed));
 
-#if defined(__x86_64__)
-#define SANDBOX_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SANDBOX_ARCH AUDIT_ARCH_AARCH64
-#else
-#define SANDBOX_ARCH 0
-#endif
-
 static int landlock_version(void) {
     return (int)syscall(__NR_landlock_create_ruleset, NULL, 0, SANDBOX_LANDLOCK_VERSION_FLAG);
 }
@@ -78,7 +67,7 @@ int microapp_sandbox_support(struct microapp_sandbox_support *support) {
     uint32_t action = SECCOMP_RET_ERRNO;
     support->seccomp = syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
     support->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
-    support->seccomp_architecture = SANDBOX_ARCH;
+    support->seccomp_architecture = sandbox_filter_architecture();
     return 0;
 }
 
@@ -234,153 +223,12 @@ static int apply_landlock(
 
 // -- seccomp ---------------------------------------------------------------------------------------------------------
 
-#define FILTER_CAPACITY 256
-// Little-endian (x86_64, aarch64): the low 32 bits of an argument come first, the high ones 4 bytes later.
-#define ARGUMENT_LOW(index) (offsetof(struct seccomp_data, args) + (index) * sizeof(uint64_t))
-#define ARGUMENT_HIGH(index) (ARGUMENT_LOW(index) + sizeof(uint32_t))
-#define DENY(error) (SECCOMP_RET_ERRNO | ((error) & SECCOMP_RET_DATA))
-
-struct filter {
-    struct sock_filter code[FILTER_CAPACITY];
-    unsigned short length;
-    int overflow;
-};
-
-static void emit(struct filter *filter, struct sock_filter instruction) {
-    if (filter->length == FILTER_CAPACITY) {
-        filter->overflow = 1;
-        return;
-    }
-    filter->code[filter->length++] = instruction;
-}
-
-static void load_number(struct filter *filter) {
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-}
-
-// The accumulator holds the system call number: when it is `number`, answer `action`.
-static void answer(struct filter *filter, long number, uint32_t action) {
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)number, 0, 1));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
-}
-
-// When the call is `number`: answer `match` if the low 32 bits of argument `index` (an int: a pid, a family, an
-// ioctl request) are `first` or `second`, and `otherwise` if not. Any other call goes on with its number loaded.
-static void answer_by_argument(
-    struct filter *filter, long number, int index, uint32_t first, uint32_t second, uint32_t match,
-    uint32_t otherwise) {
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)number, 0, 5));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_LOW(index)));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, first, 2, 0));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, second, 1, 0));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, otherwise));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, match));
-}
-
-// Calls a plugin has no use for and that widen what the kernel exposes to it, or reach outside its process.
-static const long denied_calls[] = {
-    SYS_execve, SYS_execveat, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp,
-#ifdef SYS_fork
-    SYS_fork,
-#endif
-#ifdef SYS_vfork
-    SYS_vfork,
-#endif
-#ifdef SYS_process_madvise
-    SYS_process_madvise,
-#endif
-#ifdef SYS_pidfd_getfd
-    SYS_pidfd_getfd,
-#endif
-#ifdef SYS_pidfd_send_signal
-    SYS_pidfd_send_signal,
-#endif
-    SYS_setrlimit, SYS_tkill, SYS_unshare, SYS_setns, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_bpf,
-    SYS_perf_event_open, SYS_keyctl, SYS_add_key, SYS_request_key, SYS_userfaultfd, SYS_kexec_load,
-#ifdef SYS_kexec_file_load
-    SYS_kexec_file_load,
-#endif
-    SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_reboot, SYS_swapon, SYS_swapoff, SYS_acct,
-    SYS_quotactl, SYS_name_to_handle_at, SYS_open_by_handle_at, SYS_fanotify_init, SYS_syslog, SYS_vhangup,
-    SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex, SYS_sethostname, SYS_setdomainname,
-#ifdef SYS_io_uring_setup
-    // io_uring performs socket, connect, openat… without passing through this filter.
-    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
-#endif
-#ifdef SYS_open_tree
-    SYS_open_tree, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick,
-#endif
-#ifdef SYS_mount_setattr
-    SYS_mount_setattr,
-#endif
-#ifdef SYS_quotactl_fd
-    SYS_quotactl_fd,
-#endif
-#ifdef SYS_modify_ldt
-    SYS_modify_ldt, SYS_iopl, SYS_ioperm, SYS_uselib, SYS_lookup_dcookie,
-#endif
-};
-
-static void build_filter(struct filter *filter, int allow_network) {
-    uint32_t self = (uint32_t)getpid();
-    uint32_t denied = DENY(EPERM);
-    // A call from another architecture's table (i386's int 0x80 on x86_64) would be read with the wrong numbers:
-    // there is no safe errno for it, only the end of the process.
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    load_number(filter);
-#if defined(__x86_64__)
-    // x32 calls share x86_64's architecture value and carry bit 30 in their number: none of them is allowed.
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY(ENOSYS)));
-#endif
-    for (size_t index = 0; index < sizeof denied_calls / sizeof denied_calls[0]; index++) {
-        answer(filter, denied_calls[index], denied);
-    }
-    // clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc fall back to clone for threads.
-#ifdef SYS_clone3
-    answer(filter, SYS_clone3, DENY(ENOSYS));
-#endif
-    // clone: threads only (CLONE_THREAD), and never with a new namespace.
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 5));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_LOW(0)));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x7E020000, 2, 0)); // CLONE_NEW*
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, denied));
-    // Each block above and below either answers or leaves the call's number in the accumulator.
-    // Signals only to this process (its own threads): not to the host, its process group or anyone else.
-    uint32_t allowed = SECCOMP_RET_ALLOW;
-    answer_by_argument(filter, SYS_kill, 0, self, self, allowed, denied);
-    answer_by_argument(filter, SYS_tgkill, 0, self, self, allowed, denied);
-    answer_by_argument(filter, SYS_rt_sigqueueinfo, 0, self, self, allowed, denied);
-    answer_by_argument(filter, SYS_rt_tgsigqueueinfo, 0, self, self, allowed, denied);
-    // Limits may be read (glibc's getrlimit is prlimit64 with no new limit), never set: not raised back by a process
-    // that still could, not lowered for another process of the user (the host).
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prlimit64, 0, 6));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_LOW(2)));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARGUMENT_HIGH(2)));
-    emit(filter, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, denied));
-    // ioctl: no typing into the terminal of whoever holds it (TIOCSTI), no console selection pastes (TIOCLINUX).
-    answer_by_argument(filter, SYS_ioctl, 1, TIOCSTI, TIOCLINUX, denied, allowed);
-    // socket: no new unix sockets ever (a connect to the user's D-Bus or ssh-agent socket is an escape; the child
-    // already holds its socketpair to the host), network families only when granted, nothing else (netlink,
-    // packet, …). socketpair stays: it reaches nobody.
-    if (allow_network) {
-        answer_by_argument(filter, SYS_socket, 0, AF_INET, AF_INET6, allowed, denied);
-    } else {
-        answer(filter, SYS_socket, denied);
-    }
-    emit(filter, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, allowed));
-}
-
 static int apply_seccomp(const struct microapp_sandbox_policy *policy, struct microapp_sandbox_report *report) {
-    struct filter filter = {.length = 0, .overflow = 0};
-    build_filter(&filter, policy->allow_network);
+    // About 4 KiB of instructions: static, so that a thread with a small stack could apply it as well.
+    static struct sandbox_filter filter;
+    filter.length = 0;
+    filter.overflow = 0;
+    sandbox_filter_build(&filter, policy->allow_network);
     if (filter.overflow) return fail(report, MICROAPP_SANDBOX_STEP_SECCOMP, E2BIG, NULL);
     struct sock_fprog program = {.len = filter.length, .filter = filter.code};
     // TSYNC: every thread of the process gets the filter, should one exist despite the check.
@@ -418,7 +266,8 @@ int microapp_sandbox_apply(const struct microapp_sandbox_policy *policy, struct 
 
     struct microapp_sandbox_support support;
     microapp_sandbox_support(&support);
-    if (SANDBOX_ARCH != 0 && support.seccomp) return apply_seccomp(policy, report);
-    if (!policy->best_effort) return fail(report, MICROAPP_SANDBOX_STEP_SECCOMP, SANDBOX_ARCH ? ENOSYS : ENOTSUP, NULL);
+    uint32_t architecture = sandbox_filter_architecture();
+    if (architecture != 0 && support.seccomp) return apply_seccomp(policy, report);
+    if (!policy->best_effort) return fail(report, MICROAPP_SANDBOX_STEP_SECCOMP, architecture ? ENOSYS : ENOTSUP, NULL);
     return 0;
 }

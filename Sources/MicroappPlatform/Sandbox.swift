@@ -15,7 +15,7 @@ public enum SandboxMechanism: String, Sendable, CaseIterable, Codable {
     case capabilities
     /// Landlock: which files may be read and written, TCP, signals and abstract sockets.
     case landlock
-    /// seccomp-bpf: which system calls may be made (sockets, processes, exec, ptrace…).
+    /// seccomp-bpf: an allow list of system calls with argument checks (docs/sandbox.md); the rest fail.
     case seccomp
 }
 

@@ -87,7 +87,8 @@ public struct SandboxPolicy: Sendable, Equatable {
     }
 
     /// System libraries, the dynamic linker's cache, time zones, CPU counts, `/proc` and randomness. Not `/etc`
-    /// (passwd, host keys), not `/home`.
+    /// (passwd, host keys), not `/home`, not `/dev/zero` (a shared mapping of it is shared anonymous memory, which
+    /// the data limit does not count; nothing of the runtime opens it).
     ///
     /// `/proc` whole, because Dispatch's worker monitor reads `/proc/<thread id>/stat` of threads that do not exist
     /// yet when the sandbox is applied, and traps when it cannot (Swift concurrency then dies within a second). What
@@ -97,7 +98,7 @@ public struct SandboxPolicy: Sendable, Equatable {
     static let systemFolders = ["/usr/lib", "/usr/lib64", "/lib", "/lib64"]
     static let systemFiles = [
         "/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/sys/devices/system/cpu", "/proc",
-        "/dev/urandom", "/dev/random", "/dev/zero",
+        "/dev/urandom", "/dev/random",
     ]
     /// Name lookup and TLS: read only with the network capability.
     static let networkReadPaths = [

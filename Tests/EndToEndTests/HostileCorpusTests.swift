@@ -4,6 +4,10 @@ import TestScratch
 import TestServers
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One row of `Tests/HostileFixtures/expected.json`: a hostile library and what must happen when it acts.
 struct HostileRow: Decodable, Sendable, CustomStringConvertible {
     /// The module; the library is `lib<module>.so`.
@@ -134,6 +138,11 @@ struct HostileCorpusTests {
         try FileManager.default.createDirectory(
             at: home.appendingPathComponent(".ssh"), withIntermediateDirectories: true)
         try secret.write(to: home.appendingPathComponent(".ssh/id_hostile"), atomically: true, encoding: .utf8)
+        // The library the chmod row finds through the host's command line, and its mode before.
+        let chmodTarget = plugins.appendingPathComponent("libHostileChmod.so").path
+        let modeBefore = try FileManager.default.attributesOfItem(atPath: chmodTarget)[.posixPermissions] as? Int
+        // The key the shared-memory row asks for (its template's: 0x4D410000 | the port).
+        let segmentKey = key_t(0x4D41_0000 | Int32(listener.port))
         let data = AppProcess.freshDataDirectory()
         let sessionFile = URL(fileURLWithPath: data).appendingPathComponent("session.json")
         let app = try AppProcess(
@@ -222,6 +231,11 @@ struct HostileCorpusTests {
         #expect(!lines.joined().contains(secret), "the planted secret reached the app's output")
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("hostile-was-here").path))
         #expect(listener.targets.isEmpty, "a plugin without the network capability reached the loopback server")
+        let modeAfter = try FileManager.default.attributesOfItem(atPath: chmodTarget)[.posixPermissions] as? Int
+        #expect(modeAfter == modeBefore, "a plugin changed the mode of a library in its --plugins folder")
+        let segment = shmget(segmentKey, 0, 0)
+        if segment >= 0 { shmctl(segment, IPC_RMID, nil) }
+        #expect(segment < 0, "a plugin left a SysV shared memory segment behind")
         #expect(!sessionWhileSignedIn.contains("Mallory"))
         #expect(!((try? String(contentsOf: sessionFile, encoding: .utf8)) ?? "").contains("Mallory"))
         for error in app.objects where error["type"] as? String == "error" {

@@ -84,6 +84,7 @@ struct SandboxTests {
             flags: [
                 "-O1", "-I", cPlatform.appendingPathComponent("include").path,
                 cPlatform.appendingPathComponent("sandbox.c").path,
+                cPlatform.appendingPathComponent("sandbox_filter.c").path,
             ])
     }
 
@@ -93,6 +94,7 @@ struct SandboxTests {
         let fixtures = Paths.repository.appendingPathComponent("Tests/SandboxFixtures")
         let cPlatform = Paths.repository.appendingPathComponent("Sources/CPlatform")
         let object = (Paths.fixtures as NSString).appendingPathComponent("sandbox.o")
+        let filterObject = (Paths.fixtures as NSString).appendingPathComponent("sandbox_filter.o")
         let bridge = (Paths.fixtures as NSString).appendingPathComponent("sandboxed-feature.h")
         let program = (Paths.fixtures as NSString).appendingPathComponent("sandboxed-feature")
         let include = cPlatform.appendingPathComponent("include").path
@@ -102,9 +104,14 @@ struct SandboxTests {
             let steps: [[String]] = [
                 ["cc", "-O1", "-c", "-I", include, cPlatform.appendingPathComponent("sandbox.c").path, "-o", object],
                 [
+                    "cc", "-O1", "-c", cPlatform.appendingPathComponent("sandbox_filter.c").path, "-o",
+                    filterObject,
+                ],
+                [
                     "swiftc", "-swift-version", "6", "-import-objc-header", bridge, "-Xcc", "-I\(include)", "-Xcc",
-                    "-I\(Paths.include)", fixtures.appendingPathComponent("sandboxed_feature.swift").path, object, "-o",
-                    program,
+                    "-I\(Paths.include)", fixtures.appendingPathComponent("sandboxed_feature.swift").path, object,
+                    filterObject,
+                    "-o", program,
                 ],
             ]
             for step in steps {
@@ -287,6 +294,128 @@ struct SandboxTests {
             ], "\(output)")
         #expect(outcome.termination == .exited(0), "\(output)")
         #expect(FileManager.default.fileExists(atPath: target.scratch.appendingPathComponent("note.json").path))
+    }
+
+    /// A file of the user's planted in the target's home: mode 0600, modified on 1 January 2001; answers its path.
+    static func plant(_ name: String, in target: Target) throws -> String {
+        let path = target.home.appendingPathComponent(name).path
+        try "planted".write(toFile: path, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o600, .modificationDate: Date(timeIntervalSinceReferenceDate: 0)], ofItemAtPath: path)
+        return path
+    }
+
+    @Test("a file's mode, owner, times and extended attributes stay as they were, even where it may read the file")
+    func metadataStays() async throws {
+        let target = try Target()
+        let hidden = try Self.plant("plugins.lock", in: target)
+        // Readable under the policy: the owner may change the mode of any file it can open, even to read.
+        let readable = try Self.plant("readable", in: target)
+        let attempts = [
+            "chmod:\(hidden)", "fchmodat:\(hidden)", "chown:\(hidden)", "utimensat:\(hidden)", "setxattr:\(hidden)",
+            "removexattr:\(hidden)", "fchmod:\(readable)", "chmod:\(readable)",
+        ]
+        let (results, output) = try await Self.attack(Self.sandboxed(target) + ["--read", readable], attempts)
+        for attempt in attempts {
+            #expect(results[attempt] == "EPERM", "\(attempt): \(output)")
+        }
+        for path in [hidden, readable] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(path): \(attributes)")
+            #expect((attributes[.modificationDate] as? Date) == Date(timeIntervalSinceReferenceDate: 0), "\(path)")
+        }
+        // Read unsandboxed: no attribute (ENODATA), or none possible on this file system (ENOTSUP).
+        let after = try await Self.attack(["--no-sandbox"], ["getxattr:\(hidden)"])
+        #expect(["ENODATA", "EOPNOTSUPP"].contains(after.results["getxattr:\(hidden)"]), "\(after.output)")
+    }
+
+    @Test("no SysV shared memory, semaphores or message queues and no POSIX message queue: nothing to leave behind")
+    func noSharedObjects() async throws {
+        let target = try Target()
+        let attempts = ["shmget", "semget", "msgget", "mqueue"]
+        let (results, output) = try await Self.attack(Self.sandboxed(target), attempts)
+        for attempt in attempts {
+            #expect(results[attempt] == "EPERM", "\(attempt): \(output)")
+        }
+    }
+
+    @Test("no watching folders (inotify, fanotify, dnotify) and no signals by descriptor ownership (F_SETOWN)")
+    func noWatching() async throws {
+        let target = try Target()
+        let attempts = ["inotify:\(target.home.path)", "fanotify", "dnotify:\(target.scratch.path)", "setown"]
+        let (results, output) = try await Self.attack(Self.sandboxed(target), attempts)
+        for attempt in attempts {
+            #expect(results[attempt] == "EPERM", "\(attempt): \(output)")
+        }
+    }
+
+    @Test("memory the data limit does not count is refused (shared anonymous, memfd); private memory below it is there")
+    func noUncountedMemory() async throws {
+        let target = try Target()
+        let attempts = ["shared-anon:\(96 << 20)", "memfd:\(96 << 20)", "alloc:\(16 << 20)"]
+        let (results, output) = try await Self.attack(Self.sandboxed(target, memory: 64 << 20), attempts)
+        #expect(results["shared-anon:\(96 << 20)"] == "EPERM", "\(output)")
+        #expect(results["memfd:\(96 << 20)"] == "EPERM", "\(output)")
+        #expect(results["alloc:\(16 << 20)"] == "ok", "\(output)")
+    }
+
+    @Test("a call off the allow list fails with EPERM even when it only asks (personality)")
+    func offTheList() async throws {
+        let target = try Target()
+        let unsandboxed = try await Self.attack(["--no-sandbox"], ["personality"])
+        #expect(unsandboxed.results["personality"] == "ok", "\(unsandboxed.output)")
+        let (results, output) = try await Self.attack(Self.sandboxed(target), ["personality", "kill-self"])
+        #expect(results["personality"] == "EPERM", "\(output)")
+        #expect(results["kill-self"] == "ok", "\(output)")
+    }
+
+    /// A library that applies the sandbox in its constructor (`Tests/SandboxFixtures/sandbox_preload.c`), preloaded
+    /// into a program that then runs sandboxed from its first instruction.
+    static func preload() throws -> String {
+        let source = Paths.repository.appendingPathComponent("Tests/SandboxFixtures/sandbox_preload.c")
+        let cPlatform = Paths.repository.appendingPathComponent("Sources/CPlatform")
+        return try FixtureBuilder.executable(
+            "libsandbox-preload.so", source: String(contentsOf: source, encoding: .utf8),
+            flags: [
+                "-O1", "-shared", "-fPIC", "-I", cPlatform.appendingPathComponent("include").path,
+                cPlatform.appendingPathComponent("sandbox.c").path,
+                cPlatform.appendingPathComponent("sandbox_filter.c").path,
+            ])
+    }
+
+    @Test(
+        "a probe sandboxed from its first instruction loads, registers and draws the first screens of each demo feature"
+    )
+    func probeRunsSandboxed() async throws {
+        let target = try Target()
+        let preload = try await fixture { try Self.preload() }
+        let executable = "\(Paths.runnerDirectory)/microapp"
+        let plugins = Paths.realPlugins
+        try #require(plugins.count >= 4, "the demo's libraries are built beside the test runner")
+        for library in plugins {
+            var policy = SandboxPolicy.feature(library: library, scratch: target.scratch.path, network: false)
+            // The probe's own executable and the SDK beside it: the test runner maps neither.
+            policy.readPaths += [executable, "\(Paths.runnerDirectory)/libMicroappSDK.so"]
+            let others = Scratch.root.path + "/"
+            let environment = [
+                "LD_PRELOAD": preload,
+                "MICROAPP_SANDBOX_READ": policy.readPaths.filter { !$0.hasPrefix(others) }.joined(separator: ":"),
+                "MICROAPP_SANDBOX_WRITE": policy.writePaths.joined(separator: ":"),
+            ]
+            let outcome = try await BlockingWork.run {
+                try ChildProcess(
+                    [executable, "probe", "--json", library], environment: environment, output: .capture,
+                    error: .capture
+                ).wait()
+            }
+            let errors = String(decoding: outcome.error, as: UTF8.self)
+            #expect(errors.hasPrefix("sandbox applied"), "\(library): \(errors)")
+            let report = try JSONSerialization.jsonObject(with: Data(outcome.text.utf8)) as? [String: Any]
+            #expect(report?["verdict"] as? String == "ok", "\(library): \(outcome.text) \(errors)")
+            #expect(
+                (report?["checked"] as? [String])?.contains("first screens") == true, "\(library): \(outcome.text)")
+            #expect(outcome.termination == .exited(0), "\(library): \(errors)")
+        }
     }
 
     @Test("another process's environment, memory map and files stay closed; command lines are as public as ps shows")

@@ -1,9 +1,14 @@
 // A hostile program for the sandbox tests: applies the sandbox described by its options (the same C code the host
 // uses, compiled in), then makes each attempt named after `--` and prints one line per attempt: `<attempt> ok` or
-// `<attempt> <ERRNO NAME>`. Attempts are harmless when they succeed (signal 0, PTRACE_TRACEME, reads).
+// `<attempt> <ERRNO NAME>`. Attempts are harmless when they succeed (signal 0, PTRACE_TRACEME, reads), but for the
+// metadata ones (chmod… setxattr), which the tests aim at files they planted.
 //   sandbox-attacks [--read PATH]... [--write PATH]... [--network] [--memory BYTES] [--no-sandbox] -- ATTEMPT...
 // Attempts: read:PATH write:PATH tcp:PORT unix:PATH socketpair fork exec:PATH ptrace vm-read kill-parent
 // kill-self kill-group raise-limit tiocsti i386 alloc:BYTES thread clone3 io_uring unshare
+// chmod:PATH fchmodat:PATH fchmod:PATH chown:PATH utimensat:PATH setxattr:PATH removexattr:PATH getxattr:PATH
+// shmget semget msgget mqueue inotify:PATH fanotify dnotify:PATH setown memfd:BYTES shared-anon:BYTES personality
+// Metadata attempts ask for the harmful change itself (a setuid bit, an old mtime); IPC objects that do get made
+// are removed at once, so a run leaves nothing behind.
 #define _GNU_SOURCE
 #include "sandbox.h"
 
@@ -17,7 +22,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mqueue.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/personality.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -127,7 +142,119 @@ static int attempt_i386(void) {
 #endif
 }
 
+// `bytes` of memory the data limit does not count, touched page by page: a shared anonymous mapping, or a memfd.
+static int attempt_shared_memory(size_t bytes, int memfd) {
+    int descriptor = -1;
+    if (memfd) {
+        descriptor = memfd_create("sandbox-attack", MFD_CLOEXEC);
+        if (descriptor < 0) return errno;
+        if (ftruncate(descriptor, (off_t)bytes) != 0) {
+            int saved = errno;
+            close(descriptor);
+            return saved;
+        }
+    }
+    int flags = memfd ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS;
+    char *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, descriptor, 0);
+    int outcome = memory == MAP_FAILED ? errno : 0;
+    if (memory != MAP_FAILED) {
+        memset(memory, 1, bytes);
+        munmap(memory, bytes);
+    }
+    if (descriptor >= 0) close(descriptor);
+    return outcome;
+}
+
+static int attempt_ipc(const char *name) {
+    if (strcmp(name, "shmget") == 0) {
+        int segment = shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600);
+        if (segment < 0) return errno;
+        shmctl(segment, IPC_RMID, NULL);
+    } else if (strcmp(name, "semget") == 0) {
+        int set = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+        if (set < 0) return errno;
+        semctl(set, 0, IPC_RMID);
+    } else if (strcmp(name, "msgget") == 0) {
+        int queue = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+        if (queue < 0) return errno;
+        msgctl(queue, IPC_RMID, NULL);
+    } else {
+        char queue_name[64];
+        snprintf(queue_name, sizeof queue_name, "/microapp-sandbox-attack-%d", (int)getpid());
+        mqd_t queue = mq_open(queue_name, O_CREAT | O_RDWR | O_CLOEXEC, 0600, NULL);
+        if (queue == (mqd_t)-1) return errno;
+        mq_close(queue);
+        mq_unlink(queue_name);
+    }
+    return 0;
+}
+
+static int attempt_metadata(const char *name, const char *path) {
+    if (strncmp(name, "chmod:", 6) == 0) return error_of(chmod(path, 04777));
+    if (strncmp(name, "fchmodat:", 9) == 0) return error_of(fchmodat(AT_FDCWD, path, 04777, 0));
+    if (strncmp(name, "chown:", 6) == 0) return error_of(chown(path, getuid(), getgid()));
+    if (strncmp(name, "utimensat:", 10) == 0) {
+        struct timespec times[2] = {{.tv_sec = 1}, {.tv_sec = 1}};
+        return error_of(utimensat(AT_FDCWD, path, times, 0));
+    }
+    if (strncmp(name, "setxattr:", 9) == 0) return error_of(setxattr(path, "user.microapp", "x", 1, 0));
+    if (strncmp(name, "removexattr:", 12) == 0) return error_of(removexattr(path, "user.microapp"));
+    if (strncmp(name, "getxattr:", 9) == 0) {
+        char value[8];
+        return error_of(getxattr(path, "user.microapp", value, sizeof value));
+    }
+    if (strncmp(name, "fchmod:", 7) == 0) {
+        // Through a descriptor opened only to read: the owner may change the mode of any file it can open.
+        int descriptor = open(path, O_RDONLY | O_CLOEXEC);
+        if (descriptor < 0) return errno;
+        int outcome = error_of(fchmod(descriptor, 04777));
+        close(descriptor);
+        return outcome;
+    }
+    if (strncmp(name, "inotify:", 8) == 0) {
+        int descriptor = inotify_init1(IN_CLOEXEC);
+        if (descriptor < 0) return errno;
+        int outcome = error_of(inotify_add_watch(descriptor, path, IN_ALL_EVENTS));
+        close(descriptor);
+        return outcome;
+    }
+    if (strncmp(name, "dnotify:", 8) == 0) {
+        int descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (descriptor < 0) return errno;
+        int outcome = error_of(fcntl(descriptor, F_NOTIFY, DN_CREATE | DN_MULTISHOT));
+        close(descriptor);
+        return outcome;
+    }
+    return EINVAL;
+}
+
 static int attempt(const char *name) {
+    const char *colon = strchr(name, ':');
+    static const char *const metadata[] = {"chmod:", "fchmodat:", "fchmod:", "chown:", "utimensat:", "setxattr:",
+                                           "removexattr:", "getxattr:", "inotify:", "dnotify:"};
+    for (size_t index = 0; colon != NULL && index < sizeof metadata / sizeof metadata[0]; index++) {
+        if (strncmp(name, metadata[index], strlen(metadata[index])) == 0) return attempt_metadata(name, colon + 1);
+    }
+    if (strcmp(name, "shmget") == 0 || strcmp(name, "semget") == 0 || strcmp(name, "msgget") == 0 ||
+        strcmp(name, "mqueue") == 0) {
+        return attempt_ipc(name);
+    }
+    if (strncmp(name, "memfd:", 6) == 0) return attempt_shared_memory((size_t)strtoull(name + 6, NULL, 10), 1);
+    if (strncmp(name, "shared-anon:", 12) == 0) {
+        return attempt_shared_memory((size_t)strtoull(name + 12, NULL, 10), 0);
+    }
+    if (strcmp(name, "fanotify") == 0) return error_of(syscall(SYS_fanotify_init, 0, O_RDONLY));
+    if (strcmp(name, "setown") == 0) {
+        // SIGIO for this socketpair's events would go to the parent.
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return errno;
+        int outcome = error_of(fcntl(pair[0], F_SETOWN, getppid()));
+        close(pair[0]);
+        close(pair[1]);
+        return outcome;
+    }
+    // A call nobody needs, harmless here (it only asks): off the list, it fails like any other.
+    if (strcmp(name, "personality") == 0) return error_of(personality(0xffffffff));
     if (strncmp(name, "read:", 5) == 0) return attempt_read(name + 5);
     if (strncmp(name, "write:", 6) == 0) return attempt_write(name + 6);
     if (strncmp(name, "tcp:", 4) == 0) return attempt_tcp(atoi(name + 4));

@@ -1,6 +1,7 @@
 // The sandbox an isolated feature's child process applies to itself before it loads the plugin library: no new
-// privileges, Landlock (files, TCP, signals, abstract sockets), seccomp-bpf (no network sockets unless granted, no
-// new processes, no exec, no ptrace, no kernel attack surface a plugin has no use for) and resource limits.
+// privileges, Landlock (files, TCP, signals, abstract sockets), seccomp-bpf (an allow list of the system calls the
+// runtime and the feature protocol need, with argument checks; network sockets only when granted) and resource
+// limits. docs/sandbox.md lists the calls and what the sandbox does not cover.
 // Linux only; raw system calls, no libraries. Everything here is one-way: nothing undoes a sandbox once applied.
 #ifndef MICROAPP_SANDBOX_H
 #define MICROAPP_SANDBOX_H
