@@ -15,20 +15,22 @@ public struct IsolatedPlugin: LoadedPlugin {
     /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
     /// `timeout`; a library the child cannot load or register is refused with the child's reason. With `mocks`
     /// (`solo`: the `--mock KEY=VARIANT` choices), the child meets every requirement from the feature's own mocks.
+    /// With `prepared` (the private copy the start-up lock check read, hashed and checked), the child maps that copy
+    /// and the library is not read again.
     @MainActor
     public static func launch(
-        _ library: String, executable: String = FeatureHostLaunch.executable, log: IsolationLog,
-        timeout: Duration = .seconds(10), mocks: [String: String]? = nil
+        _ library: String, prepared: LibraryCopy? = nil, executable: String = FeatureHostLaunch.executable,
+        log: IsolationLog, timeout: Duration = .seconds(10), mocks: [String: String]? = nil
     ) async -> Result<IsolatedPlugin, Diagnostic> {
         let remote: RemoteFeature
         let extra = mocks.map { ["--mocks", MockChoices.encode($0)] } ?? []
         do throws(IsolatedChild.StartFailure) {
             let zygote = log.zygote
             let child = try await BlockingWork.run { () throws(IsolatedChild.StartFailure) in
-                // The folder's lock is checked again on the copy the child maps: the file may have changed since.
-                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra) {
-                    PluginLock.swapProblem(for: library, copy: $0)
-                }
+                // The folder's lock is checked on the digest of the copy the child maps: the bytes checked are those run.
+                try IsolatedChild.spawn(
+                    library: library, prepared: prepared, executable: executable, zygote: zygote, extra: extra
+                ) { PluginLock.swapProblem(for: library, sha256: $0.sha256) }
             }
             remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocks != nil)
         } catch {
@@ -150,8 +152,9 @@ final class IsolatedFeature: PreparingFactory {
     func prepareStart() async throws {
         guard first == nil else { return }
         let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
+        let origin = self.origin
         let child = try await BlockingWork.run {
-            try Self.newChild(library: library, executable: executable, zygote: zygote, extra: extra)
+            try Self.newChild(library: library, origin: origin, executable: executable, zygote: zygote, extra: extra)
         }
         let remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
@@ -161,12 +164,15 @@ final class IsolatedFeature: PreparingFactory {
 
     func discardPreparedStart() { stopUnstarted() }
 
-    /// A new child for a later start (a restart, a rollback); its failure as an error of its own kind. Blocks.
+    /// A new child for a later start (a restart, a rollback), its copy checked against the lock of `origin`'s folder
+    /// as the first was; its failure as an error of its own kind. Blocks.
     nonisolated private static func newChild(
-        library: String, executable: String, zygote: Zygote?, extra: [String]
+        library: String, origin: String, executable: String, zygote: Zygote?, extra: [String]
     ) throws -> IsolatedChild {
         do throws(IsolatedChild.StartFailure) {
-            return try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
+            return try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra) {
+                PluginLock.swapProblem(for: origin, sha256: $0.sha256)
+            }
         } catch {
             throw error.error
         }
@@ -179,7 +185,8 @@ final class IsolatedFeature: PreparingFactory {
             self.first = nil
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
-            let child = try Self.newChild(library: library, executable: executable, zygote: log.zygote, extra: extra)
+            let child = try Self.newChild(
+                library: library, origin: origin, executable: executable, zygote: log.zygote, extra: extra)
             remote = Self.remote(origin, child: child, log: log, mocked: !extra.isEmpty)
         }
         remote.begin(in: environment)

@@ -88,11 +88,11 @@ struct FeatureLibrary {
             if let mocks, let decision, decision.mode == .process {
                 let others = otherNames(folders + files.map(stem(of:)), besides: nil)
                 return await launchAlone(
-                    file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
-                    buildFailure: buildFailure,
+                    file, copy: locks.copies[file], decision: decision, sandbox: sandbox, mocks: mocks,
+                    others: others, buildFailure: buildFailure,
                     trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level)
             }
-            report = await PluginSet.loadOffActor([file], enforcingLocks: false, screening: nil).report
+            report = await PluginSet.loadOffActor(locks.only { _ in true }, screening: nil).report
             lock = locks.lock(of:)
             guard let loaded = report.images.first else {
                 return .failure(
@@ -107,9 +107,7 @@ struct FeatureLibrary {
             let decisions = RunPolicy.decisions(
                 for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
             let isolated = mocks == nil ? [] : locks.allowed.filter { decisions[$0]?.mode == .process }
-            report = await PluginSet.loadOffActor(
-                locks.allowed.filter { !isolated.contains($0) }, enforcingLocks: false, screening: nil
-            ).report
+            report = await PluginSet.loadOffActor(locks.only { !isolated.contains($0) }, screening: nil).report
             lock = locks.lock(of:)
             let named = { (manifest: FeatureManifest) in
                 manifest.id.lowercased() == name.lowercased() || manifest.displayName.lowercased() == name.lowercased()
@@ -120,8 +118,8 @@ struct FeatureLibrary {
                 for file in isolated {
                     guard let decision = decisions[file],
                         case .success(let library) = await launchAlone(
-                            file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
-                            buildFailure: buildFailure,
+                            file, copy: locks.copies[file], decision: decision, sandbox: sandbox, mocks: mocks,
+                            others: others, buildFailure: buildFailure,
                             trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level)
                     else { continue }
                     if named(library.plugin.manifest) { return .success(library) }
@@ -153,17 +151,21 @@ struct FeatureLibrary {
     /// is not a library this host runs, before any child starts.
     @MainActor
     private static func launchAlone(
-        _ file: String, decision: IsolationDecision, sandbox: SandboxCheck, mocks: [String: String],
-        others: [String: String], buildFailure: Notice?, trust: FeatureTrust
+        _ file: String, copy: LibraryCopy?, decision: IsolationDecision, sandbox: SandboxCheck,
+        mocks: [String: String], others: [String: String], buildFailure: Notice?, trust: FeatureTrust
     ) async -> Result<FeatureLibrary, Diagnostic> {
         if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
         if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
-        if case .failure(let problem) = await BlockingWork.run({ PluginLoader.inspectFile(file) }) {
-            return .failure(problem)
+        // What the copy the lock check read shows without being mapped: the bytes the child will map.
+        let inspected = await BlockingWork.run { () -> Diagnostic? in
+            guard let copy else { return nil }
+            guard case .failure(let problem) = PluginLoader.inspectFile(copy.path) else { return nil }
+            return copy.naming(problem)
         }
+        if let inspected { return .failure(inspected) }
         // One child: a zygote would cost a process start of its own.
         let log = IsolationLog()
-        switch await IsolatedPlugin.launch(file, log: log, mocks: mocks) {
+        switch await IsolatedPlugin.launch(file, prepared: copy, log: log, mocks: mocks) {
         case .success(let plugin):
             var buildFailure = buildFailure
             buildFailure?.feature = plugin.manifest.id
