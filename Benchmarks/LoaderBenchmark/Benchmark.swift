@@ -183,7 +183,9 @@ struct LoaderBenchmark {
             }
             let digest = try PluginLock.digest(of: copy.path)
             lap(\.lockDigest)
-            guard cache.verdict(for: copy.path, sha256: digest) == .usable else { throw BenchmarkError("\(copy.path) is not cached") }
+            guard cache.verdict(for: copy.path, sha256: digest) == .usable else {
+                throw BenchmarkError("\(copy.path) is not cached")
+            }
             lap(\.cachedVerdict)
             var info = stat()
             guard stat(copy.path, &info) == 0, let file = FileHandle(forReadingAtPath: copy.path),

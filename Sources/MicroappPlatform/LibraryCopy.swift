@@ -23,8 +23,9 @@ public struct LibraryCopy: Sendable, Equatable {
 
     /// Opens `original` once (`O_NOFOLLOW`; a symbolic link resolved once), checks it, and copies it while hashing
     /// into `folder` (a folder only this user can write), as `name` (the library's file name by default).
-    public static func make(_ original: String, in folder: String, name: String? = nil) -> Result<LibraryCopy, Diagnostic>
-    {
+    public static func make(_ original: String, in folder: String, name: String? = nil) -> Result<
+        LibraryCopy, Diagnostic
+    > {
         let source: Int32
         switch open(original) {
         case .success(let descriptor): source = descriptor

@@ -26,7 +26,9 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// entry has in `previous` (the lock being replaced).
     public init(images: [PluginImage], isolation: Isolation? = nil, keeping previous: PluginLock? = nil) throws {
         self.init(
-            libraries: try images.map { (path: $0.path, feature: $0.manifest.id, sha256: try Self.digest(of: $0.file)) },
+            libraries: try images.map {
+                (path: $0.path, feature: $0.manifest.id, sha256: try Self.digest(of: $0.file))
+            },
             isolation: isolation, keeping: previous)
     }
 

@@ -22,7 +22,8 @@ extension PluginProbe {
         } catch {
             return Diagnostic(
                 .sandboxMissing, subject: library,
-                reason: "it is probed in a sandboxed process, and the sandbox could not be applied: \(error.problem.reason)",
+                reason:
+                    "it is probed in a sandboxed process, and the sandbox could not be applied: \(error.problem.reason)",
                 fix: error.problem.fix)
         }
     }

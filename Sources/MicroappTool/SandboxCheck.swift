@@ -54,7 +54,8 @@ struct SandboxCheck {
         guard !missing.isEmpty, !allowsUnsandboxed else { return nil }
         return Diagnostic(
             .sandboxMissing, subject: path,
-            reason: "its code runs only in a sandboxed probe process, and this kernel lacks \(names), which that sandbox needs",
+            reason:
+                "its code runs only in a sandboxed probe process, and this kernel lacks \(names), which that sandbox needs",
             fix:
                 "enable \(names) in the kernel (`microapp doctor` says why each is missing); or run with --allow-unsandboxed to probe it in a child without them"
         )

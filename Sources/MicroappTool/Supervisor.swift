@@ -231,7 +231,10 @@ struct RecordedState: Codable {
     static func libraries(of images: [PluginImage]) -> [String: RecordedLibrary] {
         Dictionary(
             images.map { image in
-                (canonicalPath(image.file), RecordedLibrary(feature: image.manifest.id, library: canonicalPath(image.path)))
+                (
+                    canonicalPath(image.file),
+                    RecordedLibrary(feature: image.manifest.id, library: canonicalPath(image.path))
+                )
             }, uniquingKeysWith: { first, _ in first })
     }
 
