@@ -88,12 +88,19 @@ public struct LibraryCopy: Sendable, Equatable {
     public static let loadedFolderPrefix = "microapp-loaded-"
 
     private static let copies = Atomic<Int>(0)
+    /// Where `make(_:)` makes its folder: the temporary folder, unless `keepCopies(in:)` named another.
+    private static let parent = Mutex<String?>(nil)
+
+    /// Makes this process's folder of loaded copies inside `folder` (a private folder someone else removes when this
+    /// process ends, however it ends: the supervised app's, in its supervisor's folder). Call it before the first copy.
+    public static func keepCopies(in folder: String) { parent.withLock { $0 = folder } }
 
     /// This process's folder of copies loaded here, made on first use (0700, the pid in its name), removed when the
     /// process exits (mapped copies stay mapped); one left by a killed process goes with the next host's sweep of
     /// `LeftoverFolders`, started here too.
     private static let loadedFolder: Result<String, SystemCallError> = {
-        var template = Array((NSTemporaryDirectory() + "/\(loadedFolderPrefix)\(getpid())-XXXXXX").utf8CString)
+        let base = parent.withLock { $0 } ?? NSTemporaryDirectory()
+        var template = Array((base + "/\(loadedFolderPrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { return .failure(SystemCallError(call: "mkdtemp", errno: errno)) }
         atexit { LibraryCopy.removeLoadedFolder() }
         Thread.detachNewThread { LeftoverFolders.removeStale(in: NSTemporaryDirectory()) }

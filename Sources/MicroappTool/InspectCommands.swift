@@ -130,8 +130,9 @@ enum InspectCommands {
 
     @MainActor
     static func probe(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        if arguments.flag("--sandboxed") { return try probeHere(arguments) }
-        guard arguments.operands.count == 1, let file = arguments.operands.first, !arguments.flag("--standby") else {
+        // A standby probe is always the sandboxed probe process (both flags are internal).
+        if arguments.flag("--sandboxed") || arguments.flag("--standby") { return try probeHere(arguments) }
+        guard arguments.operands.count == 1, let file = arguments.operands.first else {
             throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
         }
         // The library runs in a sandboxed child only: here it is read once into a private copy, which the child maps.
