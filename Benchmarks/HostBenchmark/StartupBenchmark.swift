@@ -47,7 +47,10 @@ func loadChild(paths: [String], cache: String?, probe: String?) {
         result.cacheSave = seconds(clock.measure { screening.cache.save() })
         result.probed = screening.probed
         let cache = screening.cache
-        result.cacheCheck = seconds(clock.measure { for path in paths { _ = cache.verdict(for: path) } })
+        let digests = paths.map { (try? PluginLock.digest(of: $0)) ?? "" }
+        result.cacheCheck = seconds(
+            clock.measure { for (path, digest) in zip(paths, digests) { _ = cache.verdict(for: path, sha256: digest) } }
+        )
         result.digest = seconds(clock.measure { for path in paths { _ = try? PluginLock.digest(of: path) } })
     } else {
         result.load = seconds(clock.measure { report = PluginSet.load(paths) })

@@ -82,10 +82,9 @@ struct LoaderBenchmark {
         var cache = ProbeCache(file: folder + "/\(name)-probe-cache.json")
         var libraries: [String: Any] = [:]
         for copy in copies {
-            cache.record(.usable, for: copy.path, before: ProbeCache.status(of: copy.path))
-            libraries[(copy.path as NSString).lastPathComponent] = [
-                "feature": copy.id, "sha256": try PluginLock.digest(of: copy.path),
-            ]
+            let digest = try PluginLock.digest(of: copy.path)
+            cache.record(.usable, for: copy.path, sha256: digest)
+            libraries[(copy.path as NSString).lastPathComponent] = ["feature": copy.id, "sha256": digest]
         }
         cache.save()
         let lock = try JSONSerialization.data(withJSONObject: ["version": 1, "libraries": libraries])
@@ -182,9 +181,11 @@ struct LoaderBenchmark {
                 timing[keyPath: step] += seconds(now - start)
                 start = now
             }
-            _ = try PluginLock.digest(of: copy.path)
+            let digest = try PluginLock.digest(of: copy.path)
             lap(\.lockDigest)
-            guard cache.verdict(for: copy.path) == .usable else { throw BenchmarkError("\(copy.path) is not cached") }
+            guard cache.verdict(for: copy.path, sha256: digest) == .usable else {
+                throw BenchmarkError("\(copy.path) is not cached")
+            }
             lap(\.cachedVerdict)
             var info = stat()
             guard stat(copy.path, &info) == 0, let file = FileHandle(forReadingAtPath: copy.path),

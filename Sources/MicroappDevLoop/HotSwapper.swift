@@ -81,16 +81,16 @@ public final class HotSwapper {
                     .notFound, subject: path, reason: "no running feature was loaded from a file of that name",
                     fix: "restart the host to load a new feature"), feature: nil)
         }
-        let copy: String
+        let copy: LibraryCopy
         switch copyToUniquePath(path) {
         case .success(let made): copy = made
         case .failure(let problem): return refuse(problem, feature: id)
         }
-        // A locked folder pins its libraries' bytes: a build the lock does not pin is not run (checked on the copy, so
-        // the bytes checked are the bytes loaded).
-        if let problem = PluginLock.swapProblem(for: path, copy: copy) { return refuse(problem, feature: id) }
+        // A locked folder pins its libraries' bytes: a build the lock does not pin is not run (checked on the digest of
+        // the copy, read once, so the bytes checked are the bytes loaded).
+        if let problem = PluginLock.swapProblem(for: path, sha256: copy.sha256) { return refuse(problem, feature: id) }
         if let isolation, isolatedFeatures?.contains(id) ?? true {
-            return await swapIsolated(copy, feature: id, log: isolation, since: started)
+            return await swapIsolated(copy.path, feature: id, log: isolation, since: started)
         }
         if let probe {
             let waiting = standby
@@ -106,7 +106,7 @@ public final class HotSwapper {
         case .success(let loaded): image = loaded
         case .failure(let problem): return refuse(problem, feature: id)
         }
-        willSwap?(id, copy)
+        willSwap?(id, copy.path)
         switch runtime.swap(id, to: .plugin(image), since: started) {
         case .success(let result): return .success(result)
         case .failure(let problem): return refuse(problem, feature: id)
@@ -148,24 +148,23 @@ public final class HotSwapper {
         return .failure(problem)
     }
 
-    /// Copies `path` to a new file in `swapsDirectory`, readable by its owner only.
-    private func copyToUniquePath(_ path: String) -> Result<String, Diagnostic> {
+    /// Copies `path` (opened once, `LibraryCopy`: hashed while copied, a symbolic link resolved once) to a new file
+    /// in `swapsDirectory`, readable by its owner only.
+    private func copyToUniquePath(_ path: String) -> Result<LibraryCopy, Diagnostic> {
         copies += 1
         let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        let copy = (swapsDirectory as NSString).appendingPathComponent("\(name)-\(ProcessStatus.current)-\(copies).so")
+        let copy = "\(name)-\(ProcessStatus.current)-\(copies).so"
         do {
             try FileManager.default.createDirectory(
                 atPath: swapsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try? FileManager.default.removeItem(atPath: copy)
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-            try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: copy)
-            return .success(copy)
+            try? FileManager.default.removeItem(atPath: (swapsDirectory as NSString).appendingPathComponent(copy))
         } catch {
             return .failure(
                 Diagnostic(
-                    .loadFailed, subject: path, reason: "it could not be copied to \(copy): \(error)",
+                    .loadFailed, subject: path, reason: "it could not be copied to \(swapsDirectory): \(error)",
                     fix: "make \(swapsDirectory) writable, or free some disk space"))
         }
+        return LibraryCopy.make(path, in: swapsDirectory, name: copy)
     }
 
     /// Removes copies left by processes that are gone (their pid is part of the name); live ones stay.

@@ -28,35 +28,35 @@ final class IsolatedChild: Sendable {
         self.outputs = outputs
     }
 
-    /// Copies `library` into a new private folder and starts `executable feature-host` on it: forked from `zygote`
+    /// Copies `library` into a new private folder (opened once, `LibraryCopy`: a symbolic link is resolved once and
+    /// its target copied, never the link) and starts `executable feature-host` on the copy: forked from `zygote`
     /// when there is one (about a millisecond), else a process of its own, with `extra` feature-host options
-    /// (`--mocks`). Blocks: call it off the main actor.
+    /// (`--mocks`). With `prepared` (the copy the start-up lock check made and hashed), that copy is moved into the
+    /// folder instead of reading the library again. Blocks: call it off the main actor.
     ///
-    /// `check` looks at the private copy before any child maps it (the lock of the library's folder: the bytes
-    /// checked are the bytes the child loads, not a file someone may replace meanwhile); its problem refuses the start.
+    /// `check` looks at the copy (its digest: the folder's lock) before any child maps it; the bytes checked are the
+    /// bytes the child loads, not a file someone may replace meanwhile; its problem refuses the start.
     static func spawn(
-        library: String, executable: String, zygote: Zygote?, extra: [String] = [],
-        check: (_ copy: String) -> Diagnostic? = { _ in nil }
+        library: String, prepared: LibraryCopy? = nil, executable: String, zygote: Zygote?, extra: [String] = [],
+        check: (_ copy: LibraryCopy) -> Diagnostic? = { _ in nil }
     ) throws(StartFailure) -> IsolatedChild {
         _ = leftoversRemoved
         // The host's pid in the name: a later host removes the folder if this one was killed (`LeftoverFolders`).
         var template = Array((NSTemporaryDirectory() + "/microapp-feature-\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw .system(SystemCallError(call: "mkdtemp", errno: errno)) }
         let folder = String(cString: made)
-        let copy = folder + "/" + (library as NSString).lastPathComponent
         let scratch = folder + "/scratch"
         var socket: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
         do throws(StartFailure) {
             // The child maps this copy, never the file a build may replace.
+            let copy = try privateCopy(of: library, prepared: prepared, in: folder)
             do {
-                try FileManager.default.copyItem(atPath: library, toPath: copy)
                 try FileManager.default.createDirectory(
                     atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             } catch {
-                let missing = !FileManager.default.fileExists(atPath: library)
-                throw .system(SystemCallError(call: "copy \(library)", errno: missing ? ENOENT : EIO))
+                throw .system(SystemCallError(call: "mkdir", path: scratch, errno: EIO))
             }
             if let problem = check(copy) { throw .refused(problem) }
             let process: FeatureProcess
@@ -66,7 +66,7 @@ final class IsolatedChild: Sendable {
                 }
                 try SystemCall.run("pipe2") { microapp_pipe_cloexec(&output) }
                 try SystemCall.run("pipe2") { microapp_pipe_cloexec(&errors) }
-                let arguments = ["feature-host", "--library", copy, "--scratch", scratch] + extra
+                let arguments = ["feature-host", "--library", copy.path, "--scratch", scratch] + extra
                 process =
                     if let zygote {
                         .forked(try zygote.fork(arguments, input: socket[1], output: output[1], error: errors[1]))
@@ -82,12 +82,32 @@ final class IsolatedChild: Sendable {
             }
             [socket[1], output[1], errors[1]].forEach { _ = close($0) }
             return IsolatedChild(
-                channel: FeatureChannel(descriptor: socket[0]), process: process, folder: folder, library: copy,
+                channel: FeatureChannel(descriptor: socket[0]), process: process, folder: folder, library: copy.path,
                 outputs: [output[0], errors[0]])
         } catch {
             (socket + output + errors).filter { $0 >= 0 }.forEach { _ = close($0) }
             try? FileManager.default.removeItem(atPath: folder)
             throw error
+        }
+    }
+
+    /// The copy the child maps, in its `folder`: `prepared` moved there (the same file system), else `library` read
+    /// once into it.
+    private static func privateCopy(
+        of library: String, prepared: LibraryCopy?, in folder: String
+    ) throws(StartFailure) -> LibraryCopy {
+        let name = (library as NSString).lastPathComponent
+        if let prepared {
+            let moved = folder + "/" + name
+            if rename(prepared.path, moved) == 0 {
+                return LibraryCopy(original: prepared.original, path: moved, sha256: prepared.sha256)
+            }
+        }
+        switch LibraryCopy.make(prepared?.path ?? library, in: folder, name: name) {
+        case .success(let copy):
+            guard let prepared else { return copy }
+            return LibraryCopy(original: prepared.original, path: copy.path, sha256: copy.sha256)
+        case .failure(let problem): throw .refused(prepared?.naming(problem) ?? problem)
         }
     }
 

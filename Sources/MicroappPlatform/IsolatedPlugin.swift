@@ -15,37 +15,51 @@ public struct IsolatedPlugin: LoadedPlugin {
     /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
     /// `timeout`; a library the child cannot load or register is refused with the child's reason. With `mocks`
     /// (`solo`: the `--mock KEY=VARIANT` choices), the child meets every requirement from the feature's own mocks.
-    /// With `allowingNetwork` (`--allow network`), a feature that declares `network` gets it: the sandbox is applied
-    /// before the library is mapped, so the child that answered the handshake (without network) is replaced by one
-    /// whose sandbox lets it connect; its later children (a restart, a swap) get it too.
+    /// With `prepared` (the private copy the start-up lock check read, hashed and checked), the child maps that copy
+    /// and the library is not read again. With `allowingNetwork` (`--allow network`), a feature that declares
+    /// `network` gets it: the sandbox is applied before the library is mapped, so the child that answered the
+    /// handshake (without network) is replaced by one whose sandbox lets it connect, started from a new copy checked
+    /// against the lock again and refused unless it registers the same manifest; its later children (a restart, a
+    /// swap) get network too.
     @MainActor
     public static func launch(
-        _ library: String, executable: String = FeatureHostLaunch.executable, log: IsolationLog,
-        timeout: Duration = .seconds(10), mocks: [String: String]? = nil, allowingNetwork: Bool = false
+        _ library: String, prepared: LibraryCopy? = nil, executable: String = FeatureHostLaunch.executable,
+        log: IsolationLog, timeout: Duration = .seconds(10), mocks: [String: String]? = nil,
+        allowingNetwork: Bool = false
     ) async -> Result<IsolatedPlugin, Diagnostic> {
         let extra = mocks.map { ["--mocks", MockChoices.encode($0)] } ?? []
-        let first = await launch(library, executable: executable, log: log, timeout: timeout, extra: extra)
+        let first = await launch(
+            library, prepared: prepared, executable: executable, log: log, timeout: timeout, extra: extra)
         guard allowingNetwork, case .success(let plugin) = first, plugin.manifest.capabilities.contains(.network)
         else { return first }
         plugin.stop()
-        return await launch(
-            library, executable: executable, log: log, timeout: timeout, extra: extra + FeatureHostLaunch.network)
+        let granted = await launch(
+            library, prepared: nil, executable: executable, log: log, timeout: timeout,
+            extra: extra + FeatureHostLaunch.network)
+        guard case .success(let again) = granted, again.manifest != plugin.manifest else { return granted }
+        again.stop()
+        return .failure(
+            Diagnostic(
+                .lockMismatch, subject: library,
+                reason: "it changed while it was started again with network (it registered another manifest)",
+                fix: "start the app again once the library is no longer being replaced"))
     }
 
     /// Starts one child with the feature-host options `extra` and waits for its handshake.
     @MainActor
     private static func launch(
-        _ library: String, executable: String, log: IsolationLog, timeout: Duration, extra: [String]
+        _ library: String, prepared: LibraryCopy?, executable: String, log: IsolationLog, timeout: Duration,
+        extra: [String]
     ) async -> Result<IsolatedPlugin, Diagnostic> {
         let remote: RemoteFeature
         let mocked = extra.contains("--mocks")
         do throws(IsolatedChild.StartFailure) {
             let zygote = log.zygote
             let child = try await BlockingWork.run { () throws(IsolatedChild.StartFailure) in
-                // The folder's lock is checked again on the copy the child maps: the file may have changed since.
-                try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra) {
-                    PluginLock.swapProblem(for: library, copy: $0)
-                }
+                // The folder's lock is checked on the digest of the copy the child maps: the bytes checked are those run.
+                try IsolatedChild.spawn(
+                    library: library, prepared: prepared, executable: executable, zygote: zygote, extra: extra
+                ) { PluginLock.swapProblem(for: library, sha256: $0.sha256) }
             }
             remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocked)
         } catch {
@@ -173,8 +187,9 @@ final class IsolatedFeature: PreparingFactory {
     func prepareStart() async throws {
         guard first == nil else { return }
         let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
+        let origin = self.origin
         let child = try await BlockingWork.run {
-            try Self.newChild(library: library, executable: executable, zygote: zygote, extra: extra)
+            try Self.newChild(library: library, origin: origin, executable: executable, zygote: zygote, extra: extra)
         }
         let remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
@@ -184,12 +199,15 @@ final class IsolatedFeature: PreparingFactory {
 
     func discardPreparedStart() { stopUnstarted() }
 
-    /// A new child for a later start (a restart, a rollback); its failure as an error of its own kind. Blocks.
+    /// A new child for a later start (a restart, a rollback), its copy checked against the lock of `origin`'s folder
+    /// as the first was; its failure as an error of its own kind. Blocks.
     nonisolated private static func newChild(
-        library: String, executable: String, zygote: Zygote?, extra: [String]
+        library: String, origin: String, executable: String, zygote: Zygote?, extra: [String]
     ) throws -> IsolatedChild {
         do throws(IsolatedChild.StartFailure) {
-            return try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra)
+            return try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra) {
+                PluginLock.swapProblem(for: origin, sha256: $0.sha256)
+            }
         } catch {
             throw error.error
         }
@@ -202,7 +220,8 @@ final class IsolatedFeature: PreparingFactory {
             self.first = nil
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
-            let child = try Self.newChild(library: library, executable: executable, zygote: log.zygote, extra: extra)
+            let child = try Self.newChild(
+                library: library, origin: origin, executable: executable, zygote: log.zygote, extra: extra)
             remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
         }
         remote.begin(in: environment)

@@ -4,13 +4,14 @@ import Foundation
     import Glibc
 #endif
 
-/// Folders a host process names after itself (`microapp-pinned-<pid>`, `microapp-feature-<pid>-XXXXXX`) and removes
+/// Folders a host process names after itself (`microapp-pinned-<pid>`, `microapp-feature-<pid>-XXXXXX`,
+/// `microapp-loaded-<pid>-XXXXXX`) and removes
 /// when it ends: a host that was killed leaves them behind. The next host removes those of processes that are gone,
 /// and nothing else: only real folders (never a symbolic link or what it points to), owned by this user, whose
 /// process no longer exists.
 public enum LeftoverFolders {
     /// The name prefixes of the folders isolated features leave in the temporary folder.
-    public static let prefixes = ["microapp-pinned-", "microapp-feature-"]
+    public static let prefixes = ["microapp-pinned-", "microapp-feature-", LibraryCopy.loadedFolderPrefix]
 
     /// Removes the leftover folders in `directory` whose names start with one of `prefixes` followed by the pid of a
     /// process that no longer exists; answers the paths removed. Blocks on the file system: not on the main actor.

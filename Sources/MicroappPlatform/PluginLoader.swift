@@ -9,8 +9,11 @@ import MicroappSDK
 
 /// A plugin library that loaded and described itself: its manifest is read, none of its feature code ran.
 public struct PluginImage: @unchecked Sendable {
-    /// The file it was loaded from.
+    /// The library as it was found (what messages, locks and trust name).
     public let path: String
+    /// The file that was mapped: the private copy of `path` made when it was checked (`LibraryCopy`), or `path`
+    /// itself when it was loaded directly (a feature's child, a probe, a test).
+    public let file: String
     /// What the plugin says about itself.
     public let manifest: FeatureManifest
     /// The SDK version the plugin was built against.
@@ -33,6 +36,8 @@ extension PluginImage: LoadedPlugin {
 /// A library that is open and whose descriptor passed its checks; its manifest is still bytes, not yet decoded.
 struct OpenedPlugin: @unchecked Sendable {
     let path: String
+    /// The file mapped (see `PluginImage.file`).
+    let file: String
     let sdkVersion: SDKVersion
     let descriptor: UnsafePointer<microapp_descriptor>
     /// The manifest's bytes in the plugin's image (valid for the life of the process, as the descriptor is).
@@ -50,6 +55,24 @@ public enum PluginLoader {
         open(path, sdk: sdk).flatMap(describe)
     }
 
+    /// Loads the private copy of a library (`LibraryCopy`): the bytes that were checked and hashed are the bytes
+    /// mapped; messages and the image name the library as it was found.
+    public static func load(_ copy: LibraryCopy, sdk: SDKVersion = .current) -> Result<PluginImage, Diagnostic> {
+        open(copy, sdk: sdk).flatMap(describe)
+    }
+
+    /// Opens the private copy of a library and checks its descriptor, naming the original.
+    static func open(_ copy: LibraryCopy, sdk: SDKVersion) -> Result<OpenedPlugin, Diagnostic> {
+        switch open(copy.path, sdk: sdk) {
+        case .success(let opened):
+            return .success(
+                OpenedPlugin(
+                    path: copy.original, file: copy.path, sdkVersion: opened.sdkVersion,
+                    descriptor: opened.descriptor, manifestJSON: opened.manifestJSON))
+        case .failure(let problem): return .failure(copy.naming(problem))
+        }
+    }
+
     /// Decodes the manifest of an opened library.
     ///
     /// `PluginSet.load` opens every library first and decodes afterwards: decoding right after each `dlopen` is
@@ -59,7 +82,7 @@ public enum PluginLoader {
             let manifest = try ManifestCoding.decode(utf8: opened.manifestJSON)
             return .success(
                 PluginImage(
-                    path: opened.path, manifest: manifest, sdkVersion: opened.sdkVersion,
+                    path: opened.path, file: opened.file, manifest: manifest, sdkVersion: opened.sdkVersion,
                     descriptor: opened.descriptor))
         } catch {
             return .failure(
@@ -215,6 +238,7 @@ public enum PluginLoader {
         }
         // Kept as bytes: the decoder refuses text that is not UTF-8 instead of repairing it.
         let bytes = UnsafeRawBufferPointer(start: json, count: length)
-        return .success(OpenedPlugin(path: path, sdkVersion: sdk, descriptor: descriptor, manifestJSON: bytes))
+        return .success(
+            OpenedPlugin(path: path, file: path, sdkVersion: sdk, descriptor: descriptor, manifestJSON: bytes))
     }
 }

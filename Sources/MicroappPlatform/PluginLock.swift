@@ -22,14 +22,27 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// Locked libraries by file name (`libAuth.so`).
     public var libraries: [String: Entry]
 
-    /// A lock of `images` (their files as they are now), each with `isolation`, else the setting its entry has in
-    /// `previous` (the lock being replaced).
+    /// A lock of `images` (the bytes each mapped: `PluginImage.file`), each with `isolation`, else the setting its
+    /// entry has in `previous` (the lock being replaced).
     public init(images: [PluginImage], isolation: Isolation? = nil, keeping previous: PluginLock? = nil) throws {
+        self.init(
+            libraries: try images.map {
+                (path: $0.path, feature: $0.manifest.id, sha256: try Self.digest(of: $0.file))
+            },
+            isolation: isolation, keeping: previous)
+    }
+
+    /// A lock of `libraries` (each library's path, its feature id and the SHA-256 of the bytes that were examined),
+    /// each with `isolation`, else the setting its entry has in `previous` (the lock being replaced).
+    public init(
+        libraries locked: [(path: String, feature: String, sha256: String)], isolation: Isolation? = nil,
+        keeping previous: PluginLock? = nil
+    ) {
         libraries = [:]
-        for image in images {
-            let name = (image.path as NSString).lastPathComponent
+        for library in locked {
+            let name = (library.path as NSString).lastPathComponent
             libraries[name] = Entry(
-                feature: image.manifest.id, sha256: try Self.digest(of: image.path),
+                feature: library.feature, sha256: library.sha256,
                 isolation: isolation ?? previous?.libraries[name]?.isolation)
         }
     }
@@ -43,14 +56,14 @@ public struct PluginLock: Codable, Sendable, Equatable {
             ownerFix: "remove it and lock the folder again as yourself: `microapp lock \(folder)`")
     }
 
-    /// Why a new build of the library at `path`, copied to `copy`, may not be swapped in: its folder has a trusted
-    /// lock that does not pin the copy's bytes (or a lock that cannot be read); nil when nothing stands in the way.
-    /// An ignored lock pins nothing, as at start-up, where it was reported.
-    public static func swapProblem(for path: String, copy: String) -> Diagnostic? {
+    /// Why the private copy of the library at `path` (a new build, a feature's child), whose bytes hash to
+    /// `sha256`, may not run: its folder has a trusted lock that does not pin those bytes (or a lock that cannot be
+    /// read); nil when nothing stands in the way. An ignored lock pins nothing, as at start-up, where it was reported.
+    public static func swapProblem(for path: String, sha256: String) -> Diagnostic? {
         let folder = (path as NSString).deletingLastPathComponent
         guard distrust(in: folder) == nil else { return nil }
         do {
-            return try load(in: folder)?.problem(with: path, bytesAt: copy)
+            return try load(in: folder)?.problem(with: path, sha256: sha256)
         } catch {
             return error
         }
@@ -85,13 +98,8 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// Why the library at `path` may not be loaded under this lock, or nil if it matches; the bytes checked are those
     /// at `bytes` when given (the private copy of a new build about to be swapped in).
     public func problem(with path: String, bytesAt bytes: String? = nil) -> Diagnostic? {
-        let name = (path as NSString).lastPathComponent
-        let folder = (path as NSString).deletingLastPathComponent
-        guard let entry = libraries[name] else {
-            return Diagnostic(
-                .lockMismatch, subject: path, reason: "it is not in \(Self.fileName)",
-                fix: "if you trust it, run `microapp lock \(folder)` to add it; otherwise remove it")
-        }
+        // Not in the lock: said without reading the file.
+        guard libraries[(path as NSString).lastPathComponent] != nil else { return problem(with: path, sha256: "") }
         let actual: String
         do {
             actual = try Self.digest(of: bytes ?? path)
@@ -101,6 +109,19 @@ public struct PluginLock: Codable, Sendable, Equatable {
                 .lockMismatch, subject: path,
                 reason: "it cannot be read to check it against \(Self.fileName) (\(Self.describe(error)))",
                 fix: "make it readable by this user, or remove it; a library the lock cannot check is not loaded")
+        }
+        return problem(with: path, sha256: actual)
+    }
+
+    /// Why the library at `path`, whose bytes (as read once, into its private copy) hash to `actual`, may not be
+    /// loaded under this lock, or nil if it matches.
+    public func problem(with path: String, sha256 actual: String) -> Diagnostic? {
+        let name = (path as NSString).lastPathComponent
+        let folder = (path as NSString).deletingLastPathComponent
+        guard let entry = libraries[name] else {
+            return Diagnostic(
+                .lockMismatch, subject: path, reason: "it is not in \(Self.fileName)",
+                fix: "if you trust it, run `microapp lock \(folder)` to add it; otherwise remove it")
         }
         guard actual == entry.sha256 else {
             return Diagnostic(

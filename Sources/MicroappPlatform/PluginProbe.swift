@@ -7,8 +7,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// Loads an untrusted library in a child process first (`microapp probe --json FILE`), so a plugin that traps or
-/// hangs while loading or registering takes down the child, not the host.
+/// Loads an untrusted library in a sandboxed child process first (`microapp probe --json --sandboxed FILE`), so a
+/// plugin that traps or hangs while loading or registering takes down the child, not the host, and its code (its
+/// constructors, its entry, its first screens) runs only under the sandbox an isolated feature gets
+/// (`PluginProbe+Sandbox.swift`).
 public struct PluginProbe: Sendable {
     /// What the child found.
     public enum Verdict: Sendable, Equatable {
@@ -35,11 +37,48 @@ public struct PluginProbe: Sendable {
     }
 
     /// The child's verdict on the library at `path`, from a probe process started for it.
-    public func verdict(for path: String) -> Verdict {
+    public func verdict(for path: String) -> Verdict { Self.verdict(outcome(for: path)) }
+
+    /// The child's verdict on the private copy of a library; its messages name the library as it was found.
+    public func verdict(for library: LibraryCopy) -> Verdict {
+        switch verdict(for: library.path) {
+        case .usable: .usable
+        case .refused(let problem): .refused(library.naming(problem))
+        case .blocked(let problem): .blocked(library.naming(problem))
+        }
+    }
+
+    /// What the child found in the private copy of a library: its report (the manifest of a usable one, or the
+    /// problem), naming the library as it was found. `microapp probe` and `microapp lock` show it.
+    public func report(for library: LibraryCopy) -> ProbeReport {
+        var report: ProbeReport
+        switch outcome(for: library.path) {
+        case .report(let found): report = found
+        case .blocked(let problem): report = ProbeReport(file: library.path, verdict: "refused", problem: problem)
+        }
+        report.file = library.original
+        report.problem = report.problem.map(library.naming)
+        return report
+    }
+
+    /// What a probe process said, or why it said nothing usable (it crashed, hung or could not start).
+    private enum Outcome {
+        case report(ProbeReport)
+        case blocked(Diagnostic)
+    }
+
+    private static func verdict(_ outcome: Outcome) -> Verdict {
+        switch outcome {
+        case .blocked(let problem): .blocked(problem)
+        case .report(let report): report.problem.map(Verdict.refused) ?? .usable
+        }
+    }
+
+    private func outcome(for path: String) -> Outcome {
         guard let child = ProbeChild(executable: executable, library: path) else {
             return .blocked(cannotStart(path))
         }
-        return verdict(of: child, for: path)
+        return outcome(of: child, for: path)
     }
 
     /// Starts a probe process ahead of time: it loads the runtime, then waits for the one library it is to probe, so
@@ -56,7 +95,16 @@ public struct PluginProbe: Sendable {
             child.end()
             return verdict(for: path)
         }
-        return verdict(of: child, for: path)
+        return Self.verdict(outcome(of: child, for: path))
+    }
+
+    /// `verdict(for:using:)` on the private copy of a library, naming the library as it was found.
+    public func verdict(for library: LibraryCopy, using standby: Standby?) -> Verdict {
+        switch verdict(for: library.path, using: standby) {
+        case .usable: .usable
+        case .refused(let problem): .refused(library.naming(problem))
+        case .blocked(let problem): .blocked(library.naming(problem))
+        }
     }
 
     /// A probe process started ahead of time and waiting on its standard input for a library path; used once.
@@ -84,13 +132,13 @@ public struct PluginProbe: Sendable {
     }
 
     /// Waits for `child` (probing `path`) within the time limit and reads what it found.
-    private func verdict(of child: ProbeChild, for path: String) -> Verdict {
+    private func outcome(of child: ProbeChild, for path: String) -> Outcome {
         defer { child.finish() }
         let termination = child.process.wait(timeout: timeout).termination
         // A standby that ended, or was stopped at the time limit, before it said it had the path never ran the
         // library (killed while waiting, out of memory): the verdict is a new probe process's. A send can succeed
         // to such a child while it dies, or while another process holds the socket's far end.
-        guard child.tookTheLibrary else { return verdict(for: path) }
+        guard child.tookTheLibrary else { return outcome(for: path) }
         let status: Int32
         switch termination {
         case .timedOut:
@@ -119,8 +167,7 @@ public struct PluginProbe: Sendable {
                     reason: "the probe process exited \(status >> 8) without a verdict",
                     fix: "run `microapp probe \(path)` by hand to see what it prints"))
         }
-        if let problem = result.problem { return .refused(problem) }
-        return .usable
+        return .report(result)
     }
 
     private func cannotStart(_ path: String) -> Diagnostic {
@@ -130,8 +177,9 @@ public struct PluginProbe: Sendable {
     }
 }
 
-/// One `microapp probe --json …` process: its verdict goes to a file of its own; with `--standby` it reads the
-/// library's path from a socket on its standard input first.
+/// One `microapp probe --json --sandboxed …` process: it sandboxes itself before the library is mapped, its verdict
+/// goes to a file of its own (its standard output, opened here), and with `--standby` it reads the library's path
+/// from a socket on its standard input first. Its environment is an isolated feature's (`featureEnvironment`).
 struct ProbeChild: Sendable {
     /// The running probe.
     let process: ChildProcess
@@ -160,8 +208,8 @@ struct ProbeChild: Sendable {
         // A crash report would only slow the child down: the verdict is the signal.
         guard
             let process = try? ChildProcess(
-                [executable, "probe", "--json", library ?? "--standby"],
-                environment: ChildLaunch.environment(backtrace: "enable=no"),
+                [executable, "probe", "--json", "--sandboxed", library ?? "--standby"],
+                environment: ChildLaunch.featureEnvironment(),
                 input: standby ? .descriptor(ends[1]) : .null, output: .file(output), error: .null)
         else {
             if standby { close(ends[0]) }

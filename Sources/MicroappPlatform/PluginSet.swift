@@ -31,64 +31,109 @@ public enum PluginSet {
         }
     }
 
-    /// Loads each file; a file that fails does not stop the others. A folder's `plugins.lock`, when there is one,
-    /// is enforced unless `enforcingLocks` is false (for `microapp lock` itself). With a `lockHistory`, each locked
-    /// folder is remembered there, and one that had a lock and has none now gets a warning.
+    /// Loads each file; a file that fails does not stop the others. Each is read once into a private copy
+    /// (`LibraryCopy`), checked against its folder's `plugins.lock` when there is one (unless `enforcingLocks` is
+    /// false), and the copy is what is mapped. With a `lockHistory`, each locked folder is remembered there, and one
+    /// that had a lock and has none now gets a warning.
     public static func load(
         _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil
     ) -> LoadReport {
-        load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory) { _ in nil }
+        load(checkLocks(paths, lockHistory: lockHistory, enforcing: enforcingLocks)) { _ in nil }
     }
 
-    /// Like `load(_:enforcingLocks:)`, but each library is first loaded in a child process (or known from the
-    /// cache): one that crashes or hangs there is refused and never loaded in this process.
+    /// Like `load(_:enforcingLocks:)`, but each library's copy is first loaded in a sandboxed child process (or its
+    /// bytes known from the cache): one that crashes or hangs there is refused and never loaded in this process.
     public static func load(
         _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil,
         screening: inout PluginScreening
     ) -> LoadReport {
-        load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory) { screening.verdict(for: $0) }
+        load(checkLocks(paths, lockHistory: lockHistory, enforcing: enforcingLocks)) { screening.verdict(for: $0) }
     }
 
-    /// `load(_:enforcingLocks:lockHistory:screening:)` (without probes when `screening` is nil) on a thread of its
-    /// own, awaited: lock hashes, probe processes and dlopen never hold the caller's actor, so the main actor goes
-    /// on while a start-up probe runs. Answers the report and the screening with the verdicts it learned.
+    /// Loads the copies a lock check let through (`check.copies` of `check.allowed`), screened first when `screening`
+    /// is given, on a thread of its own, awaited: probe processes and dlopen never hold the caller's actor, so the
+    /// main actor goes on while a start-up probe runs. Answers the report (with the check's locks, problems and
+    /// warnings) and the screening with the verdicts it learned.
     public static func loadOffActor(
-        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil, screening: PluginScreening?
+        _ check: LockCheck, screening: PluginScreening?
     ) async -> (report: LoadReport, screening: PluginScreening?) {
         await BlockingWork.run { () -> (report: LoadReport, screening: PluginScreening?) in
-            guard var screening else {
-                return (load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory), nil)
-            }
-            let report = load(paths, enforcingLocks: enforcingLocks, lockHistory: lockHistory, screening: &screening)
+            guard var screening else { return (load(check) { _ in nil }, nil) }
+            let report = load(check) { screening.verdict(for: $0) }
             return (report, screening)
         }
     }
 
-    /// What the folders' `plugins.lock` files say about a set of library files, read before any of them is opened or
-    /// started: the in-process and the isolated launch paths both go through it.
+    /// `loadOffActor(_:screening:)` of the libraries at `paths`, each read once into a private copy and checked
+    /// against its folder's lock (unless `enforcingLocks` is false) on the same thread.
+    public static func loadOffActor(
+        _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil, screening: PluginScreening?
+    ) async -> (report: LoadReport, screening: PluginScreening?) {
+        await BlockingWork.run { () -> (report: LoadReport, screening: PluginScreening?) in
+            let check = checkLocks(paths, lockHistory: lockHistory, enforcing: enforcingLocks)
+            guard var screening else { return (load(check) { _ in nil }, nil) }
+            let report = load(check) { screening.verdict(for: $0) }
+            return (report, screening)
+        }
+    }
+
+    /// What the folders' `plugins.lock` files say about a set of library files, each read once into a private copy
+    /// first: the in-process and the isolated launch paths both go through it, and use only the copies.
     public struct LockCheck: Sendable {
         /// The files the locks let through, in the order given.
         public var allowed: [String] = []
+        /// The private copy of each file let through, by path: the bytes hashed and checked, the only ones to map.
+        public var copies: [String: LibraryCopy] = [:]
         /// What its folder's lock says about each file let through, by path (none: its folder has no lock).
         public var locks: [String: LibraryTrust.Lock] = [:]
-        /// Files a trusted lock does not pin (`lock-mismatch`), and locks that cannot be read.
+        /// Files that could not be read or copied, files a trusted lock does not pin (`lock-mismatch`), and locks
+        /// that cannot be read.
         public var problems: [Diagnostic] = []
         /// Ignored locks (writable by someone else), and folders that had a lock and have none now.
         public var warnings: [Diagnostic] = []
 
         /// What its folder's lock says about the library at `path`.
         public func lock(of path: String) -> LibraryTrust.Lock { locks[path] ?? .absent }
+
+        /// The copies of `paths` (those let through), in that order.
+        public func copies(of paths: [String]) -> [LibraryCopy] { paths.compactMap { copies[$0] } }
+
+        /// The files let through that `keep` accepts, with their copies and locks, and none of the problems or
+        /// warnings (already reported from the whole check): what one launch path loads.
+        public func only(_ keep: (String) -> Bool) -> LockCheck {
+            var part = LockCheck()
+            part.allowed = allowed.filter(keep)
+            part.copies = copies.filter { keep($0.key) }
+            part.locks = locks.filter { keep($0.key) }
+            return part
+        }
     }
 
-    /// Checks each file against its folder's `plugins.lock`: a trusted lock lets through only the libraries whose
-    /// bytes it pins; a lock `FileTrust` does not believe is ignored (its libraries count as not pinned, with a
-    /// warning). With a `lockHistory`, each locked folder is remembered there, and one that had a lock and has none
-    /// now gets a warning. Hashes every locked file: call it off the main actor.
-    public static func checkLocks(_ paths: [String], lockHistory: LockHistory? = nil) -> LockCheck {
+    /// Reads each file once into a private copy (`LibraryCopy`: opened with `O_NOFOLLOW`, a regular file owned as
+    /// `FileTrust` requires, hashed while copied) and checks the copy's digest against its folder's `plugins.lock`: a
+    /// trusted lock lets through only the libraries whose bytes it pins; a lock `FileTrust` does not believe is
+    /// ignored (its libraries count as not pinned, with a warning). `enforcing` false (tests, tools) copies without
+    /// reading the locks. With a `lockHistory`, each locked folder is remembered there, and one that had a lock and
+    /// has none now gets a warning. Reads every file: call it off the main actor.
+    public static func checkLocks(
+        _ paths: [String], lockHistory: LockHistory? = nil, enforcing: Bool = true
+    ) -> LockCheck {
         var check = LockCheck()
         var locks: [String: PluginLock?] = [:]
         var ignoredLocks: [String: String] = [:]
         for path in paths {
+            let copy: LibraryCopy
+            switch LibraryCopy.make(path) {
+            case .success(let made): copy = made
+            case .failure(let problem):
+                check.problems.append(problem)
+                continue
+            }
+            guard enforcing else {
+                check.allowed.append(path)
+                check.copies[path] = copy
+                continue
+            }
             let folder = (path as NSString).deletingLastPathComponent
             do {
                 if locks[folder] == nil, let distrust = PluginLock.distrust(in: folder) {
@@ -106,7 +151,7 @@ public enum PluginSet {
                 continue
             }
             if let lock = locks[folder] ?? nil {
-                if let problem = lock.problem(with: path) {
+                if let problem = lock.problem(with: path, sha256: copy.sha256) {
                     check.problems.append(problem)
                     continue
                 }
@@ -115,32 +160,24 @@ public enum PluginSet {
                 check.locks[path] = .untrusted(ignored)
             }
             check.allowed.append(path)
+            check.copies[path] = copy
         }
         return check
     }
 
-    private static func load(
-        _ paths: [String], enforcingLocks: Bool, lockHistory: LockHistory?,
-        screen: (String) -> PluginProbe.Verdict?
-    ) -> LoadReport {
-        var report = LoadReport(images: [], problems: [])
-        var allowed = paths
-        if enforcingLocks {
-            let check = checkLocks(paths, lockHistory: lockHistory)
-            (allowed, report.locks, report.problems, report.warnings) = (
-                check.allowed, check.locks, check.problems, check.warnings
-            )
-        }
+    /// Screens and loads the copies `check` let through; the report carries the check's locks, problems and warnings.
+    private static func load(_ check: LockCheck, screen: (LibraryCopy) -> PluginProbe.Verdict?) -> LoadReport {
+        var report = LoadReport(images: [], problems: check.problems, warnings: check.warnings, locks: check.locks)
         var opened: [OpenedPlugin] = []
-        for path in allowed {
-            switch screen(path) {
+        for copy in check.copies(of: check.allowed) {
+            switch screen(copy) {
             case .blocked(let problem), .refused(let problem):
                 report.problems.append(problem)
                 continue
             case .usable, nil:
                 break
             }
-            switch PluginLoader.open(path, sdk: .current) {
+            switch PluginLoader.open(copy, sdk: .current) {
             case .success(let plugin): opened.append(plugin)
             case .failure(let problem): report.problems.append(problem)
             }

@@ -1,26 +1,12 @@
 import Foundation
 import MicroappCore
-import MicroappDigest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// What earlier probes found, so a warm start loads known-good libraries without probing them again, and a
-/// library that crashed a probe stays blocked until it changes. Keyed by path, size, mtime, inode and SHA-256.
-///
-/// The SHA-256 is computed when a verdict is recorded, and again on a lookup unless the file's status-change time
-/// (ctime) is still the one seen then: the kernel sets ctime on every write, truncation, rename or chmod and no
-/// unprivileged process can set it back, so an unchanged ctime proves the bytes are those hashed. That keeps hashing
-/// off the warm start.
+/// library that crashed a probe stays blocked until it changes. Keyed by path and SHA-256: the digest is the one of
+/// the bytes read once into the library's private copy (`LibraryCopy`), which is also what was probed and what loads.
 public struct ProbeCache: Sendable {
-    /// One probed file as it was, and its verdict.
+    /// One probed file's digest, and its verdict.
     struct Entry: Codable, Sendable, Equatable {
-        var size: Int64
-        var modified: Int64
-        var inode: UInt64
-        /// ctime in nanoseconds when `sha256` was computed (absent in caches written before it was kept).
-        var statusChanged: Int64?
         var sha256: String
         var usable: Bool
         var problem: Diagnostic?
@@ -58,44 +44,29 @@ public struct ProbeCache: Sendable {
         return base + "/microapp/probe-cache.json"
     }
 
-    /// The cached verdict for the file as it is now, or nil when it is new or changed (probe it).
-    public func verdict(for path: String) -> PluginProbe.Verdict? {
-        guard let entry = entries[path], let current = Self.identity(of: path),
-            current.size == entry.size, current.modified == entry.modified, current.inode == entry.inode,
-            entry.statusChanged != nil && current.statusChanged == entry.statusChanged
-                || (try? PluginLock.digest(of: path)) == entry.sha256
-        else { return nil }
+    /// The cached verdict for the library at `path` whose bytes hash to `sha256`, or nil when it is new or changed
+    /// (probe it).
+    public func verdict(for path: String, sha256: String) -> PluginProbe.Verdict? {
+        guard let entry = entries[path], entry.sha256 == sha256 else { return nil }
         if entry.usable { return .usable }
         return entry.problem.map(PluginProbe.Verdict.blocked)
     }
 
-    /// The file's identity now (size, mtime, inode, ctime; no digest): take it before probing, for `record`.
-    public static func status(of path: String) -> Status? { identity(of: path).map(Status.init) }
-
-    /// A file's size, times and inode at one moment.
-    public struct Status: Sendable, Equatable {
-        fileprivate let entry: Entry
+    /// The cached verdict for the library at `path` as its bytes are now (read and hashed here).
+    public func verdict(for path: String) -> PluginProbe.Verdict? {
+        guard entries[path] != nil, let digest = try? PluginLock.digest(of: path) else { return nil }
+        return verdict(for: path, sha256: digest)
     }
 
-    /// Remembers a probe's verdict for the file, when it is still as it was `before` the probe (else the verdict may
-    /// be about other bytes, and nothing is remembered). Refusals are not cached: they are cheap to redo.
-    public mutating func record(_ verdict: PluginProbe.Verdict, for path: String, before: Status?) {
-        guard let before, let digest = try? PluginLock.digest(of: path), Self.status(of: path) == before else {
-            return
-        }
+    /// Remembers a probe's verdict on the library at `path` whose probed bytes hash to `sha256`. Refusals are not
+    /// cached: they are cheap to redo.
+    public mutating func record(_ verdict: PluginProbe.Verdict, for path: String, sha256: String) {
         isChanged = true
-        var entry = before.entry
-        entry.sha256 = digest
         switch verdict {
-        case .usable: entry.usable = true
-        case .blocked(let problem):
-            entry.usable = false
-            entry.problem = problem
-        case .refused:
-            entries[path] = nil
-            return
+        case .usable: entries[path] = Entry(sha256: sha256, usable: true)
+        case .blocked(let problem): entries[path] = Entry(sha256: sha256, usable: false, problem: problem)
+        case .refused: entries[path] = nil
         }
-        entries[path] = entry
     }
 
     /// Writes the cache when a verdict was recorded (atomically; a failure only costs a probe next time).
@@ -106,16 +77,6 @@ public struct ProbeCache: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try? encoder.encode(entries).write(to: URL(fileURLWithPath: file), options: .atomic)
-    }
-
-    private static func identity(of path: String) -> Entry? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        let statusChanged = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-        return Entry(
-            size: Int64(info.st_size), modified: modified, inode: UInt64(info.st_ino), statusChanged: statusChanged,
-            sha256: "", usable: false, problem: nil)
     }
 }
 
@@ -134,13 +95,21 @@ public struct PluginScreening: Sendable {
         self.cache = cache
     }
 
-    /// The cached verdict, or a fresh probe's (then remembered).
+    /// `verdict(for:)` of the library at `path`, read once into a private copy first; one that cannot be read or
+    /// copied is refused.
     public mutating func verdict(for path: String) -> PluginProbe.Verdict {
-        if let known = cache.verdict(for: path) { return known }
+        switch LibraryCopy.make(path) {
+        case .success(let copy): verdict(for: copy)
+        case .failure(let problem): .refused(problem)
+        }
+    }
+
+    /// The cached verdict on `library`'s bytes, or a fresh probe's of its private copy (then remembered).
+    public mutating func verdict(for library: LibraryCopy) -> PluginProbe.Verdict {
+        if let known = cache.verdict(for: library.original, sha256: library.sha256) { return known }
         probed += 1
-        let before = ProbeCache.status(of: path)
-        let verdict = probe.verdict(for: path)
-        cache.record(verdict, for: path, before: before)
+        let verdict = probe.verdict(for: library)
+        cache.record(verdict, for: library.original, sha256: library.sha256)
         return verdict
     }
 }

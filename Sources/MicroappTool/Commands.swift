@@ -30,8 +30,9 @@ enum Commands {
         "--isolation", "MODE",
         help: """
             process: each feature runs in a sandboxed child process of its own (a crash or a
-            hostile plugin stops that feature only); none: every feature runs in this process;
-            auto (the default): decided per library (libraries from --plugins or not pinned by a
+            hostile plugin stops that feature only); none: every feature runs in this process,
+            with your full rights (your files, your network, your other programs): only for
+            code you trust; auto (the default): decided per library (libraries from --plugins or not pinned by a
             trusted plugins.lock isolated, this repository's features in this process; routes and
             doctor say which and why); one run may mix both
             """)
@@ -41,6 +42,13 @@ enum Commands {
             run isolated features even where the kernel lacks a sandbox mechanism (Landlock,
             seccomp; `microapp doctor` says which): their children apply the rest, and routes,
             doctor and the isolation reason say "unsandboxed"; without it they are refused
+            """)
+    private static let probeUnsandboxed = Option.flag(
+        "--allow-unsandboxed",
+        help: """
+            probe the libraries even where the kernel lacks a sandbox mechanism (Landlock,
+            seccomp; `microapp doctor` says which): the probe process applies the rest; without
+            it nothing is probed there
             """)
     private static let allow = Option.repeatable(
         "--allow", "CAPABILITY",
@@ -157,11 +165,16 @@ enum Commands {
         "microapp probe", summary: "load one library and print what it says about itself",
         operands: [.optional("FILE")],
         options: [
-            json, .flag("--standby", help: "wait for the library's path on standard input", hidden: true),
+            json, probeUnsandboxed,
+            .flag("--standby", help: "wait for the library's path on standard input", hidden: true),
+            .flag("--sandboxed", help: "be the sandboxed probe process itself", hidden: true),
         ],
         discussion: """
-            Loads the library FILE, checks its entry (SDK version, ABI version, size, manifest) and prints
-            its manifest. Exit 0 if it is usable, 2 if not.
+            Loads the library FILE in a sandboxed child process (the sandbox of an isolated feature: it reads
+            only the library and the runtime, writes nothing, no network), checks its entry (SDK version, ABI
+            version, size, manifest), draws its first screens on its mocks, and prints its manifest. Nothing of
+            the library runs in this process. Exit 0 if it is usable, 2 if not (also when this kernel lacks a
+            sandbox mechanism, unless --allow-unsandboxed).
             """)
 
     static let solo = CommandSpec(
@@ -275,7 +288,7 @@ enum Commands {
         "microapp lock", summary: "write DIR/plugins.lock (SHA-256 per library); then only those load",
         operands: [.optional("DIR")],
         options: [
-            noBuild,
+            noBuild, probeUnsandboxed,
             .value(
                 "--isolation", "MODE",
                 help: """
@@ -286,8 +299,10 @@ enum Commands {
         discussion: """
             Writes DIR/plugins.lock (default: the folder of this executable) with the SHA-256 of each library in
             DIR. While it exists, a library in DIR that is not in it or does not match is refused; run
-            `microapp lock` again after rebuilding, or delete the file. Exit 2, writing nothing, when a library
-            in DIR does not load.
+            `microapp lock` again after rebuilding, or delete the file. Each library is read once into a private
+            copy, which is hashed and examined in a sandboxed child process (as `microapp probe` does): no code
+            of the libraries runs in this process. Exit 2, writing nothing, when a library in DIR does not load
+            (also when this kernel lacks a sandbox mechanism, unless --allow-unsandboxed).
             """)
 
     static let graph = CommandSpec(

@@ -88,12 +88,12 @@ struct FeatureLibrary {
             if let mocks, let decision, decision.mode == .process {
                 let others = otherNames(folders + files.map(stem(of:)), besides: nil)
                 return await launchAlone(
-                    file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
-                    buildFailure: buildFailure,
+                    file, copy: locks.copies[file], decision: decision, sandbox: sandbox, mocks: mocks,
+                    others: others, buildFailure: buildFailure,
                     trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level,
                     arguments: arguments)
             }
-            report = await PluginSet.loadOffActor([file], enforcingLocks: false, screening: nil).report
+            report = await PluginSet.loadOffActor(locks.only { _ in true }, screening: nil).report
             lock = locks.lock(of:)
             guard let loaded = report.images.first else {
                 return .failure(
@@ -108,9 +108,7 @@ struct FeatureLibrary {
             let decisions = RunPolicy.decisions(
                 for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
             let isolated = mocks == nil ? [] : locks.allowed.filter { decisions[$0]?.mode == .process }
-            report = await PluginSet.loadOffActor(
-                locks.allowed.filter { !isolated.contains($0) }, enforcingLocks: false, screening: nil
-            ).report
+            report = await PluginSet.loadOffActor(locks.only { !isolated.contains($0) }, screening: nil).report
             lock = locks.lock(of:)
             let named = { (manifest: FeatureManifest) in
                 manifest.id.lowercased() == name.lowercased() || manifest.displayName.lowercased() == name.lowercased()
@@ -121,8 +119,8 @@ struct FeatureLibrary {
                 for file in isolated {
                     guard let decision = decisions[file],
                         case .success(let library) = await launchAlone(
-                            file, decision: decision, sandbox: sandbox, mocks: mocks, others: others,
-                            buildFailure: buildFailure,
+                            file, copy: locks.copies[file], decision: decision, sandbox: sandbox, mocks: mocks,
+                            others: others, buildFailure: buildFailure,
                             trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level,
                             arguments: arguments)
                     else { continue }
@@ -155,18 +153,23 @@ struct FeatureLibrary {
     /// is not a library this host runs, before any child starts.
     @MainActor
     private static func launchAlone(
-        _ file: String, decision: IsolationDecision, sandbox: SandboxCheck, mocks: [String: String],
-        others: [String: String], buildFailure: Notice?, trust: FeatureTrust, arguments: Arguments
+        _ file: String, copy: LibraryCopy?, decision: IsolationDecision, sandbox: SandboxCheck,
+        mocks: [String: String], others: [String: String], buildFailure: Notice?, trust: FeatureTrust,
+        arguments: Arguments
     ) async -> Result<FeatureLibrary, Diagnostic> {
         if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
         if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
-        if case .failure(let problem) = await BlockingWork.run({ PluginLoader.inspectFile(file) }) {
-            return .failure(problem)
+        // What the copy the lock check read shows without being mapped: the bytes the child will map.
+        let inspected = await BlockingWork.run { () -> Diagnostic? in
+            guard let copy else { return nil }
+            guard case .failure(let problem) = PluginLoader.inspectFile(copy.path) else { return nil }
+            return copy.naming(problem)
         }
+        if let inspected { return .failure(inspected) }
         // One child: a zygote would cost a process start of its own.
         let log = IsolationLog()
         let network = (try? RunPolicy.capabilities(arguments))?.allowed.contains(.network) ?? false
-        switch await IsolatedPlugin.launch(file, log: log, mocks: mocks, allowingNetwork: network) {
+        switch await IsolatedPlugin.launch(file, prepared: copy, log: log, mocks: mocks, allowingNetwork: network) {
         case .success(let plugin):
             var buildFailure = buildFailure
             buildFailure?.feature = plugin.manifest.id

@@ -129,7 +129,33 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func probe(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    static func probe(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+        // A standby probe is always the sandboxed probe process (both flags are internal).
+        if arguments.flag("--sandboxed") || arguments.flag("--standby") { return try probeHere(arguments) }
+        guard arguments.operands.count == 1, let file = arguments.operands.first else {
+            throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
+        }
+        // The library runs in a sandboxed child only: here it is read once into a private copy, which the child maps.
+        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let result: ProbeReport
+        if let refusal = sandbox.probeRefusal(of: file) {
+            result = ProbeReport(file: file, verdict: "refused", problem: refusal)
+        } else {
+            if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+            result = await BlockingWork.run {
+                switch LibraryCopy.make(file) {
+                case .success(let copy): return PluginProbe().report(for: copy)
+                case .failure(let problem): return ProbeReport(file: file, verdict: "refused", problem: problem)
+                }
+            }
+        }
+        return show(result, file: file, arguments: arguments)
+    }
+
+    /// The sandboxed probe process (`probe --sandboxed`, started by a host): sandboxes itself while it has one
+    /// thread, then loads the library, registers it and draws its first screens; prints the report.
+    @MainActor
+    private static func probeHere(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         let file: String
         if arguments.flag("--standby") {
             // Started ahead of time by a host that swaps plugins: the library's path arrives on stdin; none (the
@@ -142,7 +168,17 @@ enum InspectCommands {
             }
             file = operand
         }
-        let result = PluginProbe.examine(file)
+        let unsandboxed = ProcessInfo.processInfo.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
+        let result =
+            PluginProbe.sandbox(file, allowingUnsandboxed: unsandboxed).map {
+                ProbeReport(file: file, verdict: "refused", problem: $0)
+            } ?? PluginProbe.examine(file)
+        return show(result, file: file, arguments: arguments)
+    }
+
+    /// Prints a probe's report (JSON, or the manifest as text, or the problem) and answers the exit code.
+    @MainActor
+    private static func show(_ result: ProbeReport, file: String, arguments: Arguments) -> ExitCode {
         if arguments.flag("--json") {
             Console.json(result)
         } else if let manifest = result.manifest {

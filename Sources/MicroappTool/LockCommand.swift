@@ -1,20 +1,17 @@
+import Foundation
 import MicroappCore
 import MicroappPlatform
+import Synchronization
 
 /// `microapp lock [DIR]`: write `DIR/plugins.lock` with the SHA-256 of every usable library in DIR.
 enum LockCommand {
-    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    @MainActor
+    static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.executableDirectory.path
         let (paths, leftOver) = locations.libraries(in: [folder])
         if let leftOver { Console.err(leftOver.note, label: "note") }
-        let report = PluginSet.load(paths, enforcingLocks: false)
-        if !report.problems.isEmpty {
-            Console.report(report.problems)
-            Console.err("microapp: not locking \(folder): fix the libraries above first")
-            return .invalidPluginSet
-        }
-        guard !report.images.isEmpty else {
+        guard !paths.isEmpty else {
             throw UsageError(
                 "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
         }
@@ -27,10 +24,29 @@ enum LockCommand {
             }
             setting = chosen
         }
+        // No library runs in this process: each is read once into a private copy, whose digest is pinned, and its
+        // manifest comes from a sandboxed probe process that maps that copy.
+        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        if let refusal = sandbox.probeRefusal(of: folder) {
+            Console.report([refusal])
+            Console.err("microapp: not locking \(folder): its libraries cannot be examined here")
+            return .invalidPluginSet
+        }
+        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+        let examined = await BlockingWork.run { examine(paths) }
+        let problems = examined.compactMap { $0.report.problem }
+        if !problems.isEmpty {
+            Console.report(problems)
+            Console.err("microapp: not locking \(folder): fix the libraries above first")
+            return .invalidPluginSet
+        }
         // Entries keep the isolation they had, unless --isolation sets it; a lock that cannot be read keeps none.
         let previous = try? PluginLock.load(in: folder)
         do {
-            try PluginLock(images: report.images, isolation: setting, keeping: previous ?? nil).write(in: folder)
+            let libraries = examined.compactMap { library in
+                library.report.manifest.map { (path: library.path, feature: $0.id, sha256: library.sha256) }
+            }
+            try PluginLock(libraries: libraries, isolation: setting, keeping: previous ?? nil).write(in: folder)
         } catch {
             Console.err(
                 Problem(
@@ -53,7 +69,39 @@ enum LockCommand {
                 label: "warning"
             )
         }
-        Console.out("locked \(report.images.count) libraries in \(folder)/\(PluginLock.fileName)")
+        for library in examined {
+            guard let manifest = library.report.manifest else { continue }
+            Console.out(
+                "  \((library.path as NSString).lastPathComponent)  \(manifest.id) v\(manifest.version)  sha256 \(library.sha256.prefix(16))…"
+                    .sanitized)
+        }
+        Console.out("locked \(examined.count) libraries in \(folder)/\(PluginLock.fileName)")
         return .ok
+    }
+
+    /// One library as the lock sees it: the digest of the bytes read once, and the sandboxed probe's report on them.
+    struct Examined: Sendable {
+        var path: String
+        var sha256: String
+        var report: ProbeReport
+    }
+
+    /// Copies each library once and has a sandboxed probe process examine the copy, two at a time. Blocks.
+    private static func examine(_ paths: [String]) -> [Examined] {
+        let probe = PluginProbe()
+        let results = Mutex([Examined?](repeating: nil, count: paths.count))
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            let path = paths[index]
+            let examined: Examined
+            switch LibraryCopy.make(path) {
+            case .success(let copy):
+                examined = Examined(path: path, sha256: copy.sha256, report: probe.report(for: copy))
+            case .failure(let problem):
+                examined = Examined(
+                    path: path, sha256: "", report: ProbeReport(file: path, verdict: "refused", problem: problem))
+            }
+            results.withLock { $0[index] = examined }
+        }
+        return results.withLock { $0.compactMap { $0 } }
     }
 }

@@ -59,8 +59,8 @@ public enum MicroappTool {
                 }
             case "routes": return try await InspectCommands.routes(arguments, host: host)
             case "doctor": return try await InspectCommands.doctor(arguments, host: host)
-            case "probe": return try InspectCommands.probe(arguments)
-            case "lock": return try LockCommand.run(arguments)
+            case "probe": return try await InspectCommands.probe(arguments)
+            case "lock": return try await LockCommand.run(arguments)
             case "graph": return try await GraphCommand.run(arguments, host: host)
             case "keys": return try await KeysCommand.run(arguments, host: host)
             case "solo": return try await SoloCommand.run(arguments, host: host)

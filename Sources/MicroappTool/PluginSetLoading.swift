@@ -84,7 +84,8 @@ struct LoadedPluginSet {
             : Task { @MainActor in
                 let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote() }
                 return await launchIsolated(
-                    isolatedPaths, zygote: zygote, allowingNetwork: rules.capabilities.allowed.contains(.network))
+                    locks.copies(of: isolatedPaths), zygote: zygote,
+                    allowingNetwork: rules.capabilities.allowed.contains(.network))
             }
         if isolatedPaths.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
@@ -96,7 +97,7 @@ struct LoadedPluginSet {
             }
         }
         let (report, screening) = await PluginSet.loadOffActor(
-            locks.allowed.filter { decisions[$0]?.mode != .process }, enforcingLocks: false,
+            locks.only { decisions[$0]?.mode != .process },
             screening: arguments.flag("--no-probe") ? nil : PluginScreening())
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
         let loadWarnings = locks.warnings + report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
@@ -146,18 +147,21 @@ struct LoadedPluginSet {
     /// library of a feature already started is refused.
     @MainActor
     private static func launchIsolated(
-        _ paths: [String], zygote: Zygote?, allowingNetwork: Bool
+        _ copies: [LibraryCopy], zygote: Zygote?, allowingNetwork: Bool
     ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
         let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
         var problems: [Diagnostic] = []
-        // What the file shows without being mapped (not a shared object, unsafe permissions, another SDK) is
-        // refused here, as in-process, without a child.
-        let inspected = await BlockingWork.run { paths.map { (path: $0, file: PluginLoader.inspectFile($0)) } }
-        let launches = inspected.map { path, file in
+        // What the copy shows without being mapped (not a shared object, another SDK) is refused here, as
+        // in-process, without a child; the child maps that same copy.
+        let inspected = await BlockingWork.run {
+            copies.map { copy in (copy: copy, file: PluginLoader.inspectFile(copy.path).mapError(copy.naming)) }
+        }
+        let launches = inspected.map { copy, file in
             Task { @MainActor in
                 if case .failure(let problem) = file { return Result<IsolatedPlugin, Diagnostic>.failure(problem) }
-                return await IsolatedPlugin.launch(path, log: log, allowingNetwork: allowingNetwork)
+                return await IsolatedPlugin.launch(
+                    copy.original, prepared: copy, log: log, allowingNetwork: allowingNetwork)
             }
         }
         for launch in launches {

@@ -46,7 +46,7 @@ final class RecordingDriver: AppDriver {
     /// Records a hot-swapped copy of `feature` before its code runs: a crash in it turns off the feature's library.
     func willSwap(_ feature: String, copy: String) {
         let path = RecordedState.canonicalPath(copy)
-        libraries[path] = RecordedLibrary(feature: feature, library: startedFrom[feature] ?? path)
+        libraries[path] = RecordedLibrary(feature: feature, library: startedFrom[feature] ?? path, swapped: true)
         save()
     }
 

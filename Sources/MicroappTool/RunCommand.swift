@@ -18,6 +18,11 @@ enum RunCommand {
         let ui = try FrontEnd.chosen(by: arguments)
         let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
         let openURL = try arguments.openURL()
+        // The supervised app's copies of its libraries live in its supervisor's private folder, which the supervisor
+        // removes however this process ends.
+        if let stateFile = arguments.value("--state-file") {
+            LibraryCopy.keepCopies(in: (stateFile as NSString).deletingLastPathComponent)
+        }
         let set = try await LoadedPluginSet.load(arguments, host: host, services: .live)
         if arguments.flag("--strict") && !set.problems.isEmpty {
             Console.report(set.problems)

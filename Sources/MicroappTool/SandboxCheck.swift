@@ -48,5 +48,18 @@ struct SandboxCheck {
         )
     }
 
+    /// Why the library at `path` may not be probed (`probe`, `lock`) here: its probe runs sandboxed, and this kernel
+    /// lacks part of the sandbox without `--allow-unsandboxed`; nil when it may.
+    func probeRefusal(of path: String) -> Diagnostic? {
+        guard !missing.isEmpty, !allowsUnsandboxed else { return nil }
+        return Diagnostic(
+            .sandboxMissing, subject: path,
+            reason:
+                "its code runs only in a sandboxed probe process, and this kernel lacks \(names), which that sandbox needs",
+            fix:
+                "enable \(names) in the kernel (`microapp doctor` says why each is missing); or run with --allow-unsandboxed to probe it in a child without them"
+        )
+    }
+
     private var names: String { missing.map(\.rawValue).joined(separator: ", ") }
 }

@@ -107,7 +107,7 @@ enum Supervisor {
             }
             skipped.append(crashed.library)
             let crashedFeature = crashed.feature
-            let place = image == crashed.library ? image : "\(image), a hot-swapped copy of \(crashed.library)"
+            let place = crashed.swapped == true ? "\(image), a hot-swapped copy of \(crashed.library)" : crashed.library
             let message =
                 "\(crashedFeature) crashed (\(crash.headline)) in \(place) and was turned off; the app restarted without it"
             restart = ["--crash-notice=\(message)"]
@@ -227,12 +227,15 @@ struct RecordedState: Codable {
         try? JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
-    /// The libraries of `images`, each its own feature's starting library.
+    /// The libraries of `images`, each its own feature's starting library, keyed by the file mapped (its private
+    /// copy, which a crash report names).
     static func libraries(of images: [PluginImage]) -> [String: RecordedLibrary] {
         Dictionary(
             images.map { image in
-                let path = canonicalPath(image.path)
-                return (path, RecordedLibrary(feature: image.manifest.id, library: path))
+                (
+                    canonicalPath(image.file),
+                    RecordedLibrary(feature: image.manifest.id, library: canonicalPath(image.path))
+                )
             }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -250,4 +253,6 @@ struct RecordedState: Codable {
 struct RecordedLibrary: Codable, Equatable {
     var feature: String
     var library: String
+    /// True for a hot-swapped build's copy (false or absent: the copy the feature started from).
+    var swapped: Bool?
 }
