@@ -19,7 +19,7 @@ enum RunPolicy {
     }
 
     /// The resolver's rules: the capability policy of `--allow` (default `files:scratch`) and `--strict`, and the
-    /// owners `host` names.
+    /// owners and reserved schemes and names `host` names.
     static func rules(_ arguments: Arguments, host: HostConfiguration) throws(UsageError) -> ResolutionRules {
         var allowed = CapabilityPolicy.defaultAllowed
         for name in arguments.values("--allow") {
@@ -33,7 +33,8 @@ enum RunPolicy {
         }
         return ResolutionRules(
             capabilities: CapabilityPolicy(allowed: allowed, strict: arguments.flag("--strict")),
-            stateOwners: host.stateOwners, signInFeature: host.signInFeature)
+            stateOwners: host.stateOwners, signInFeature: host.signInFeature, reservedSchemes: host.reservedSchemes,
+            reservedNames: host.reservedNames)
     }
 
     /// Where the feature of each library runs, by path: `choice` applied to where the library was found and what its
