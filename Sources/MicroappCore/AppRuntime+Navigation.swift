@@ -38,7 +38,8 @@ extension AppRuntime {
             refuse(
                 feature, step,
                 because:
-                    "past its budget of \(NavigationGate.burst) requests at once, \(NavigationGate.perSecond) a second after that")
+                    "past its budget of \(NavigationGate.burst) requests at once, \(NavigationGate.perSecond) a second after that"
+            )
         }
         return verdict
     }

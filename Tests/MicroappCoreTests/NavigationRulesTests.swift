@@ -86,7 +86,8 @@ private final class Harness {
 }
 
 @MainActor
-@Suite("Navigation follows the person: a feature moves them only from its screen, in answer to their action", .serialized)
+@Suite(
+    "Navigation follows the person: a feature moves them only from its screen, in answer to their action", .serialized)
 struct NavigationRulesTests {
     @Test("a push in answer to the person's tap on the feature's screen moves them")
     func pushInAnswerToAction() async {

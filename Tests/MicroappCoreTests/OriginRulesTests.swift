@@ -57,7 +57,9 @@ struct OriginRulesTests {
         #expect(
             DependencyResolver.resolve([fakeAuth], hostOffers: [:], rules: Self.demoRules).disabled["auth"]?.code
                 == .schemeTaken)
-        #expect(DependencyResolver.resolve([Self.candidate("auth")], hostOffers: [:], rules: Self.demoRules).problems.isEmpty)
+        #expect(
+            DependencyResolver.resolve([Self.candidate("auth")], hostOffers: [:], rules: Self.demoRules).problems
+                .isEmpty)
     }
 
     @Test("display names and tab titles are unique: the later or less trusted one is refused as name-taken")

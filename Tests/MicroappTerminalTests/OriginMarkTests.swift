@@ -20,8 +20,10 @@ struct OriginMarkTests {
 
     @Test("the terminal header shows the host's mark in place of the feature's name, in a style of its own")
     func terminalHeader() throws {
-        let lines = ScreenLayout(width: 80, height: 24, color: true).lines(for: Self.impostor, focus: Focus(), scrollOffset: 0)
-            .lines
+        let lines = ScreenLayout(width: 80, height: 24, color: true).lines(
+            for: Self.impostor, focus: Focus(), scrollOffset: 0
+        )
+        .lines
         #expect(lines[0].text.hasPrefix(" Microapps · untrusted · lurker from /home/me/plugins "))
         #expect(!lines[0].text.contains("Auth"))
         let mark = try #require(lines[0].spans.first { $0.text.hasPrefix("untrusted") })
