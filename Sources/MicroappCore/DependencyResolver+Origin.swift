@@ -70,8 +70,9 @@ extension DependencyResolver {
             let id = feature.manifest.id
             for (key, name, kind) in names(of: feature) {
                 let owner = owners[key]
-                guard owner?.manifest.id != id else { continue }
                 let reserved = reservedName(key, rules: rules)
+                // A name nobody kept (its one claimant was refused for its scheme) is not taken.
+                guard owner?.manifest.id != id, owner != nil || reserved != nil else { continue }
                 let whose =
                     owner.map { "which \($0.manifest.id) (\($0.path)) already uses" }
                     ?? reserved.map { "which the host reserves for its own \($0)" } ?? "which another feature uses"
@@ -115,10 +116,12 @@ extension DependencyResolver {
         rules.reservedNames.first { nameKey($0.key) == key }?.value
     }
 
-    /// A reserved scheme or name is its feature's only when that library is one the host vouches for (the
-    /// repository's own, or pinned by a trusted lock): an untrusted library taking the id gains nothing.
+    /// A reserved scheme or name is its feature's, by id. A library from an untrusted folder with that id (the
+    /// repository's Settings copied into a `--plugins` folder, or one passing for it) keeps it too: it loses to the
+    /// repository's own library of the id (`duplicate-feature`, the build folder loads first), its screens carry the
+    /// untrusted mark in every front end, and it is granted only what untrusted features are.
     private static func mayUseReserved(_ feature: Candidate, id: String) -> Bool {
-        feature.manifest.id == id && feature.trust >= .pinned
+        feature.manifest.id == id
     }
 
     /// Each scheme `feature` declares routes in, once, with the first such route; routes that do not parse are left
