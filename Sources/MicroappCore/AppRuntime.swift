@@ -92,6 +92,10 @@ public final class AppRuntime: AppDriver {
     var queuedEvents: [Event] = []
     private var sessionObservation: Observation?
     let session: ObservableProperty<Session?>?
+    /// Which navigation requests of features move the person (see `NavigationGate`).
+    var navigationGate = NavigationGate()
+    /// How far the host trusts each feature, by id (from the resolution), for the frame's `origin`.
+    let trust: [String: FeatureTrust]
 
     /// Problems met while starting features (after resolution), in the same form as loader problems.
     public private(set) var startProblems: [Diagnostic] = []
@@ -113,6 +117,7 @@ public final class AppRuntime: AppDriver {
         self.container = container
         self.options = options
         self.session = container.property(.session(access: .readWrite))
+        self.trust = resolution.trust
         let manifests = sources.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
         router = Router(table: RouteTable(manifests), disabled: resolution.disabled, foreign: options.foreign)
         let byID = Dictionary(sources.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -150,6 +155,7 @@ public final class AppRuntime: AppDriver {
         frame.mocks = options.mocks
         frame.depth = max(0, router.stack.count - 1)
         frame.isolation = options.isolation[frame.feature]
+        frame.origin = origin(of: frame.feature)
         return frame
     }
 
@@ -208,7 +214,7 @@ public final class AppRuntime: AppDriver {
             return
         }
         switch event {
-        case .action(.tap(let id)) where openTab(id): break
+        case .action(.tap(let id)) where openTab(id): navigationGate.personNavigated()
         case .action(let action):
             guard let top = router.top else { break }
             // Only what the screen offers is done, on feature and host screens alike: a script's stale or mistyped
@@ -219,15 +225,23 @@ public final class AppRuntime: AppDriver {
                         level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
                         fix: "act on an element of the latest frame", feature: top.feature))
             } else if case .feature(let id, _) = top, stopped[id] != nil {
+                navigationGate.personNavigated()
                 handleOnStoppedScreen(action, of: id)
             } else if case .feature(let id, let location) = top {
+                // Before the feature handles it: what it does in answer may navigate (see `NavigationGate`).
+                navigationGate.personActed(on: id, at: options.uptime())
                 features[id]?.root.handle(action, at: location)
             } else if action == .tap(id: "back") {
                 // The problem and stub screens offer only Back.
+                navigationGate.personNavigated()
                 goBack()
             }
-        case .back: goBack()
-        case .open(let url): navigate(to: url)
+        case .back:
+            navigationGate.personNavigated()
+            goBack()
+        case .open(let url):
+            navigationGate.personNavigated()
+            navigate(to: url)
         case .rollback(let feature):
             rollback(feature)
         case .quit: hasQuit = true
@@ -379,21 +393,4 @@ public final class AppRuntime: AppDriver {
                     title: "Cannot open \(url)", message: message, actions: [Button(id: "back", title: "Back")])))
         return Frame(feature: "microapp", featureName: options.name, version: 0, route: url, screen: screen)
     }
-}
-
-/// A feature's view of the back stack: its calls land in the runtime with the feature's id attached.
-@MainActor
-final class FeatureNavigation: NavigationHost {
-    private let feature: String
-    private weak var runtime: AppRuntime?
-
-    init(feature: String, runtime: AppRuntime) {
-        self.feature = feature
-        self.runtime = runtime
-    }
-
-    func push(_ url: String) { runtime?.navigate(to: url) }
-    func pop() { runtime?.goBack() }
-    func popToRoot() { runtime?.popToRoot(of: feature) }
-    func open(_ url: String) { runtime?.navigate(to: url) }
 }

@@ -57,7 +57,8 @@ public enum DependencyResolver {
             features.map(\.manifest), sandboxed: Set(features.filter(\.sandboxed).map(\.manifest.id)))
         for (id, problem) in review.refused.sorted(by: { $0.key < $1.key }) { disable(id, problem) }
         // A feature refused for its capabilities claims no routes, sign-in or state from the others.
-        let admitted = features.filter { review.refused[$0.manifest.id] == nil }
+        let admitted = checkOrigin(
+            features.filter { review.refused[$0.manifest.id] == nil }, rules: rules, disable: disable)
         checkRoutes(admitted, disable: disable)
         checkSignIn(admitted, owner: rules.signInFeature, disable: disable)
         checkOwners(admitted, owners: rules.stateOwners, disable: disable)

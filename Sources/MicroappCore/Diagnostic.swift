@@ -22,6 +22,8 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case registerHung = "register-hung"
         case duplicateFeature = "duplicate-feature"
         case routeConflict = "route-conflict"
+        case schemeTaken = "scheme-taken"
+        case nameTaken = "name-taken"
         case missingRequirement = "missing-requirement"
         case wrongType = "wrong-type"
         case wrongAccess = "wrong-access"

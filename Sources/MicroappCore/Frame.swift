@@ -28,6 +28,40 @@ public struct Frame: Codable, Sendable, Equatable {
     public var tabs: [Tab]
     /// Where the feature on screen runs (`process` or `none`); nil on the host's own screens and in previews.
     public var isolation: Isolation?
+    /// Whose screen it is, as the host knows it (never as the feature says): the feature's id, its library and how
+    /// far the host trusts it. Front ends mark an untrusted feature's screens with it. Nil on the host's own screens
+    /// and in previews.
+    public var origin: Origin?
+
+    /// Where the screen on top comes from. Its JSON form is
+    /// `{"trust":"untrusted","feature":"lurker","library":"/home/me/plugins/libLurker.so"}`.
+    public struct Origin: Codable, Sendable, Equatable {
+        /// How far the host trusts the feature's library.
+        public var trust: FeatureTrust
+        /// The feature's id (`lurker`), not its display name.
+        public var feature: String
+        /// The library's path as the host found it (`linked …` for a type linked into the host).
+        public var library: String
+
+        /// Creates an origin.
+        public init(trust: FeatureTrust, feature: String, library: String) {
+            self.trust = trust
+            self.feature = feature
+            self.library = library
+        }
+
+        /// True when front ends must mark the screen: nobody vouched for the library.
+        public var isUntrusted: Bool { trust == .untrusted }
+
+        /// The folder the library is in (the whole `library` when it is not a path).
+        public var folder: String {
+            guard library.hasPrefix("/"), let slash = library.lastIndex(of: "/") else { return library }
+            return slash == library.startIndex ? "/" : String(library[..<slash])
+        }
+
+        /// The host's words for an untrusted screen: `untrusted · lurker from /home/me/plugins`.
+        public var mark: String { "untrusted · \(feature) from \(folder)" }
+    }
 
     /// One tab of the tab bar. Its JSON form is `{"id":"tab.characters","title":…,"route":…,"selected":…}`.
     public struct Tab: Codable, Sendable, Equatable {
@@ -61,7 +95,7 @@ public struct Frame: Codable, Sendable, Equatable {
 
     // `modeDetail` is for the header only: JSON lines carry the mode as data.
     private enum CodingKeys: String, CodingKey {
-        case feature, featureName, version, route, screen, account, mode, mocks, depth, tabs, isolation
+        case feature, featureName, version, route, screen, account, mode, mocks, depth, tabs, isolation, origin
     }
 
     /// Creates a frame.

@@ -8,14 +8,22 @@ public struct ResolutionRules: Sendable, Equatable {
     public var stateOwners: [String: String]
     /// The feature whose sign-in route the app uses; another feature declaring one is refused.
     public var signInFeature: String?
+    /// Route schemes the host keeps for its own features (`auth` → `auth`): any other feature declaring a route there
+    /// is refused, even when the owner is not loaded.
+    public var reservedSchemes: [String: String]
+    /// Names the host keeps for its own features (`Settings` → `settings`): any other feature with that display name
+    /// or tab title is refused, even when the owner is not loaded.
+    public var reservedNames: [String: String]
 
-    /// Rules: by default the lenient capability policy and no owners named.
+    /// Rules: by default the lenient capability policy, no owners named and nothing reserved.
     public init(
         capabilities: CapabilityPolicy = CapabilityPolicy(), stateOwners: [String: String] = [:],
-        signInFeature: String? = nil
+        signInFeature: String? = nil, reservedSchemes: [String: String] = [:], reservedNames: [String: String] = [:]
     ) {
         self.capabilities = capabilities
         self.stateOwners = stateOwners
         self.signInFeature = signInFeature
+        self.reservedSchemes = reservedSchemes
+        self.reservedNames = reservedNames
     }
 }

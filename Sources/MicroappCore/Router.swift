@@ -27,7 +27,13 @@ public enum StackEntry: Sendable, Equatable {
 
 /// One back stack across all features, with guards: a route that needs a session sends a signed-out person to
 /// sign-in and continues to the route afterwards. Pure logic, no features: the runtime acts on what it returns.
+///
+/// The stack holds at most `maximumDepth` screens: past it the oldest go, never the top, so a feature pushing in a
+/// loop cannot grow it without end (and back still walks the newest screens).
 public struct Router: Sendable {
+    /// The most screens the back stack holds.
+    public static let maximumDepth = 64
+
     /// The routes it opens.
     public let table: RouteTable
     /// Features that loaded but do not run, with the reason (their routes explain instead of opening).
@@ -54,20 +60,20 @@ public struct Router: Sendable {
         guard let match = table.match(url) else {
             if let stub = stub(for: url) { return stub }
             let problem = unknownRoute(url)
-            stack.append(.problem(url: url, problem))
+            push(.problem(url: url, problem))
             return Notice(level: .error, code: problem.code.rawValue, message: problem.reason, fix: problem.fix)
         }
         if let reason = disabled[match.entry.feature] {
             let problem = Diagnostic(
                 reason.code, subject: url, reason: "\(match.entry.feature) is not running: \(reason.reason)",
                 fix: reason.fix)
-            stack.append(.problem(url: url, problem))
+            push(.problem(url: url, problem))
             return Notice(level: .error, code: "feature-disabled", message: problem.reason, fix: problem.fix)
         }
         if match.entry.declaration.requiresSession && !signedIn, let signIn = table.signInRoute {
             pendingAfterSignIn = url
             let location = Location(url: signIn.pattern.description, pattern: signIn.pattern.description)
-            stack.append(.feature(signIn.feature, location))
+            push(.feature(signIn.feature, location))
             return Notice(
                 level: .info, code: "redirect", message: "Sign in to continue to \(url)")
         }
@@ -76,7 +82,7 @@ public struct Router: Sendable {
         {
             pendingAfterSignIn = url
             let name = foreign.featureName(for: signIn)
-            stack.append(.stub(url: signIn, feature: name))
+            push(.stub(url: signIn, feature: name))
             return Notice(
                 level: .info, code: "redirect",
                 message: "Sign in to continue to \(url) (\(name) is not loaded: the session comes from the mocks)")
@@ -86,10 +92,16 @@ public struct Router: Sendable {
         {
             // A deep link lands with its feature's entry route under it, so back reaches the feature's top level.
             let entryURL = entry.pattern.description
-            stack.append(.feature(entry.feature, Location(url: entryURL, pattern: entryURL)))
+            push(.feature(entry.feature, Location(url: entryURL, pattern: entryURL)))
         }
-        stack.append(.feature(match.entry.feature, match.location))
+        push(.feature(match.entry.feature, match.location))
         return nil
+    }
+
+    /// Puts `entry` on top, dropping the oldest screens past `maximumDepth`.
+    private mutating func push(_ entry: StackEntry) {
+        stack.append(entry)
+        if stack.count > Self.maximumDepth { stack.removeFirst(stack.count - Self.maximumDepth) }
     }
 
     /// Pops the screens above the topmost one showing `url`; false (and nothing popped) when none shows it.
@@ -135,7 +147,7 @@ public struct Router: Sendable {
         let scheme = ForeignRoutes.scheme(of: url)
         guard !table.entries.contains(where: { $0.pattern.scheme == scheme }) else { return nil }
         let name = foreign.featureName(for: url)
-        stack.append(.stub(url: url, feature: name))
+        push(.stub(url: url, feature: name))
         return Notice(level: .info, code: "stub", message: "→ would open \(url) (\(name) is not loaded)")
     }
 

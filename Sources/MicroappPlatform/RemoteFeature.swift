@@ -386,6 +386,13 @@ public final class RemoteFeature: SettlingRoot {
             resumeSettling()
         case .navigate(let step):
             guard let navigation = environment?.navigation else { return }
+            if let gated = navigation as? any GatedNavigation {
+                // Requests past the budget are a flood, not navigation: the child is cut off as for other floods.
+                guard case .overLimit = gated.request(step) else { return }
+                return cutOff(
+                    "more than \(NavigationGate.burst) navigation requests at once (\(NavigationGate.perSecond) a second after that)"
+                )
+            }
             switch step {
             case .push(let url): navigation.push(url)
             case .pop: navigation.pop()

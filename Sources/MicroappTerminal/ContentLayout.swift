@@ -19,6 +19,8 @@ struct ContentLayout {
     let indent = "  "
     /// Columns for field labels, so the boxes of fields one under another line up.
     var labelWidth = 0
+    /// On an untrusted feature's screen, the host's mark, shown under each secure field.
+    var untrustedMark: String?
 
     /// Elements top to bottom, with a blank line where the kind of element changes.
     func lines(for elements: [Element]) -> [BodyLine] {
@@ -101,6 +103,12 @@ struct ContentLayout {
             lines += ("! " + error).wrapped(toWidth: width - indent.count * 2).map {
                 BodyLine(line: StyledLine(indent + indent) + StyledLine($0, .error), focusKeys: [field.id])
             }
+        }
+        if field.isSecure, let untrustedMark {
+            // A password typed here goes to the feature named, not to the app.
+            let mark = "⚠ \(untrustedMark) asks for this".truncated(toWidth: width - indent.count * 2)
+            lines.append(
+                BodyLine(line: StyledLine(indent + indent) + StyledLine(mark, .untrusted), focusKeys: [field.id]))
         }
         return lines
     }

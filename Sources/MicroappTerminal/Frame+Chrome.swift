@@ -24,12 +24,18 @@ extension Frame {
         }
     }
 
-    /// `Microapps · Auth` on the left, `signed out   v1` on the right, in exactly `width` columns.
+    /// `Microapps · Auth` on the left, `signed out   v1` on the right, in exactly `width` columns. On an untrusted
+    /// feature's screen the host's mark takes the name's place (`Microapps · untrusted · lurker from /plugins`): the
+    /// feature chose its name, the host knows its id and folder.
     func headerLine(width: Int, indent: String = "") -> String {
-        spread(
-            left: indent + "Microapps · \(featureName.sanitized)", right: "\(status.sanitized)   v\(version)",
-            width: width)
+        spread(left: indent + "Microapps · " + headerName, right: "\(status.sanitized)   v\(version)", width: width)
     }
+
+    /// What the header says is on screen: the host's mark for an untrusted feature, else the display name.
+    var headerName: String { untrustedMark ?? featureName.sanitized }
+
+    /// `untrusted · lurker from /plugins` on an untrusted feature's screen, else nil.
+    var untrustedMark: String? { origin.flatMap { $0.isUntrusted ? $0.mark.sanitized : nil } }
 }
 
 /// `left` and `right` in `width` columns with spaces between; `left` is cut first when both do not fit.

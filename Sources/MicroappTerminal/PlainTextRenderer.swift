@@ -25,7 +25,7 @@ public enum PlainTextRenderer {
         let rule = String(repeating: "─", count: width)
         var lines = [frame.headerLine(width: width)] + tabsLine(frame.tabs, width: width)
         lines += [rule, frame.screen.title.sanitized, ""]
-        lines += body(of: frame.screen, width: width)
+        lines += body(of: frame.screen, width: width, untrustedMark: frame.untrustedMark)
         while lines.last == "" { lines.removeLast() }
         lines += [rule, frame.route.sanitized]
         lines += notices.map(render(_:))
@@ -56,10 +56,11 @@ public enum PlainTextRenderer {
         }
     }
 
-    static func body(of screen: Screen, width: Int) -> [String] {
+    /// The screen's body; with `untrustedMark`, each secure field carries it (`[untrusted · lurker from /plugins]`).
+    static func body(of screen: Screen, width: Int, untrustedMark: String? = nil) -> [String] {
         switch screen.state {
         case .view:
-            return blocks(screen.content, width: width)
+            return blocks(screen.content, width: width, untrustedMark: untrustedMark)
         case .loading(let message):
             return ["… \(message.sanitized)"]
         case .alert(let alert):
@@ -67,7 +68,7 @@ public enum PlainTextRenderer {
                 [alert.title.sanitized] + alert.message.wrapped(toWidth: width - 4) + [""]
                     + flowed(alert.actions.map(button), separator: "   ", width: width - 4),
                 width: width)
-            return blocks(screen.content, width: width) + [""] + box
+            return blocks(screen.content, width: width, untrustedMark: untrustedMark) + [""] + box
         case .error(let panel):
             return ["✗ \(panel.title.sanitized)"] + panel.message.wrapped(toWidth: width) + [""]
                 + flowed(panel.actions.map(button), separator: "   ", width: width)
@@ -75,19 +76,19 @@ public enum PlainTextRenderer {
     }
 
     /// Elements top to bottom, with a blank line where the kind of element changes.
-    static func blocks(_ elements: [Element], width: Int) -> [String] {
+    static func blocks(_ elements: [Element], width: Int, untrustedMark: String? = nil) -> [String] {
         var lines: [String] = []
         var previous: ElementKind?
         for element in elements {
             let kind = ElementKind(element)
             if let previous, previous != kind || kind == .list || kind == .stack { lines.append("") }
-            lines += self.lines(for: element, width: width)
+            lines += self.lines(for: element, width: width, untrustedMark: untrustedMark)
             previous = kind
         }
         return lines
     }
 
-    static func lines(for element: Element, width: Int) -> [String] {
+    static func lines(for element: Element, width: Int, untrustedMark: String? = nil) -> [String] {
         switch element {
         case .text(let text):
             let prefix = text.style == .error ? "! " : ""
@@ -95,7 +96,8 @@ public enum PlainTextRenderer {
         case .button(let value):
             return [button(value)]
         case .field(let field):
-            let parts = ["\(field.label.sanitized):", shown(field), "(\(field.id.sanitized))"]
+            let mark = field.isSecure ? untrustedMark.map { "[\($0)]" } ?? "" : ""
+            let parts = ["\(field.label.sanitized):", shown(field), "(\(field.id.sanitized))", mark]
             var lines = [parts.filter { !$0.isEmpty }.joined(separator: " ")]
             if let error = field.error { lines += ("! " + error).wrapped(toWidth: width - 2).map { "  " + $0 } }
             return lines
@@ -108,11 +110,11 @@ public enum PlainTextRenderer {
             if let footer = list.footer { lines.append("  " + footer.sanitized) }
             return lines
         case .stack(let stack) where stack.axis == .horizontal:
-            let parts = stack.children.map { lines(for: $0, width: width) }
+            let parts = stack.children.map { lines(for: $0, width: width, untrustedMark: untrustedMark) }
             guard parts.allSatisfy({ $0.count == 1 }) else { return parts.flatMap { $0 } }
             return flowed(parts.map { $0[0] }, separator: "   ", width: width)
         case .stack(let stack):
-            return blocks(stack.children, width: width)
+            return blocks(stack.children, width: width, untrustedMark: untrustedMark)
         }
     }
 

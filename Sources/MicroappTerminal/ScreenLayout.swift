@@ -44,12 +44,13 @@ struct ScreenLayout {
         let screen = frame.screen
         let focusedID = focus.focusedID(in: screen)
         let rule = StyledLine(" " + String(repeating: "─", count: columns - 1), .dim)
-        let header = StyledLine(frame.headerLine(width: columns, indent: " "), .bold)
+        let header = headerLine(frame, columns: columns)
         let footer = footerLine(frame: frame, focusedID: focusedID, columns: columns)
         let tabBar =
             frame.tabs.isEmpty ? [] : [tabBarLine(frame.tabs, isField: isField(focusedID, in: screen), columns)]
 
-        let content = ContentLayout(width: columns, focusedID: focusedID, focus: focus, color: color)
+        var content = ContentLayout(width: columns, focusedID: focusedID, focus: focus, color: color)
+        content.untrustedMark = frame.untrustedMark
         let bodyHeight = max(height - 4 - tabBar.count, 1)
         let areaHeight = max(bodyHeight - 2, 1)
         var body: [BodyLine]
@@ -96,6 +97,22 @@ struct ScreenLayout {
             lines = Array(lines.prefix(max(height - 1, 0))) + (height > 0 ? [footer] : [])
         }
         return (lines.map { $0.truncated(toWidth: columns) }, offset)
+    }
+
+    /// The header in bold; on an untrusted feature's screen the host's mark in its own style, which nothing a feature
+    /// sends can draw.
+    private func headerLine(_ frame: Frame, columns: Int) -> StyledLine {
+        let text = frame.headerLine(width: columns, indent: " ")
+        let prefix = " Microapps · "
+        guard let mark = frame.untrustedMark, text.hasPrefix(prefix) else { return StyledLine(text, .bold) }
+        let rest = text.dropFirst(prefix.count)
+        // The mark runs to the gap before the status (it may have been cut to fit).
+        let end = rest.range(of: "   ")?.lowerBound ?? rest.endIndex
+        let shown = String(rest[..<end])
+        guard mark.hasPrefix(shown.hasSuffix("…") ? String(shown.dropLast()) : shown) else {
+            return StyledLine(text, .bold)
+        }
+        return StyledLine([Span(prefix, .bold), Span(shown, .untrusted), Span(String(rest[end...]), .bold)])
     }
 
     /// The key of the focused line: the focused row of a focused list, else the focused element's id.

@@ -3,6 +3,9 @@ enum SpanStyle: Equatable, Sendable {
     case plain, bold, dim, error, success
     /// The focused element: reverse video.
     case focused
+    /// The host's mark on an untrusted feature's screen: bold yellow reverse video, which feature text (control
+    /// characters removed) cannot draw.
+    case untrusted
 
     /// The SGR attributes that start the style.
     var sgr: String {
@@ -13,6 +16,7 @@ enum SpanStyle: Equatable, Sendable {
         case .error: "\u{1B}[31m"
         case .success: "\u{1B}[32m"
         case .focused: "\u{1B}[7m"
+        case .untrusted: "\u{1B}[1;7;33m"
         }
     }
 }

@@ -29,6 +29,12 @@ public struct HostConfiguration: Sendable {
     /// The feature whose sign-in route the app uses (`auth`): another feature declaring one is refused; nil refuses
     /// every sign-in route when there are two.
     public var signInFeature: String?
+    /// Route schemes kept for the host's own features, scheme → feature id (`["auth": "auth"]`): another feature
+    /// declaring a route there is refused (`scheme-taken`), even when the owner is not loaded.
+    public var reservedSchemes: [String: String] = [:]
+    /// Display names and tab titles kept for the host's own features, name → feature id (`["Settings": "settings"]`):
+    /// another feature showing that name is refused (`name-taken`), even when the owner is not loaded.
+    public var reservedNames: [String: String] = [:]
 
     /// Describes an app: its name, home route, sign-in fallback and how its services are opened.
     public init(

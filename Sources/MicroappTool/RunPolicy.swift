@@ -19,11 +19,11 @@ enum RunPolicy {
     }
 
     /// The resolver's rules: the capability policy of `--allow` (default `files:scratch`) and `--strict`, and the
-    /// owners `host` names.
+    /// owners and reserved schemes and names `host` names.
     static func rules(_ arguments: Arguments, host: HostConfiguration) throws(UsageError) -> ResolutionRules {
         ResolutionRules(
             capabilities: try capabilities(arguments), stateOwners: host.stateOwners,
-            signInFeature: host.signInFeature)
+            signInFeature: host.signInFeature, reservedSchemes: host.reservedSchemes, reservedNames: host.reservedNames)
     }
 
     /// The capability policy of `--allow` (default `files:scratch`) and `--strict`.

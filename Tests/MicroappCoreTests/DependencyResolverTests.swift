@@ -147,6 +147,6 @@ struct DependencyResolverTests {
         let resolution = DependencyResolver.resolve(
             [hijack, T.candidate("auth", routes: [RouteDeclaration("auth://select")])], hostOffers: [:])
         #expect(resolution.startOrder == ["auth"])
-        #expect(resolution.disabled["hijack"]?.code == .routeConflict)
+        #expect(resolution.disabled["hijack"]?.code == .schemeTaken)
     }
 }

@@ -99,13 +99,13 @@ struct ResolverRefusalTests {
         let problem = try #require(
             (report.problems + resolution.problems).first { $0.subject == hijacker || $0.subject == "hijack" },
             "nothing refused the library declaring \(authRoute): \(resolution.problems.map(\.description))")
-        #expect([Diagnostic.Code.badManifest, .routeConflict].contains(problem.code))
+        #expect([Diagnostic.Code.badManifest, .schemeTaken].contains(problem.code))
         #expect(problem.subject == hijacker)
         expectMentions(problem, reason: [authRoute])
         #expect(!resolution.startOrder.contains("hijack"))
     }
 
-    @Test("overlapping routes of two different features are a route conflict (Candidates, no manifest check)")
+    @Test("routes of two different features in one scheme: the first keeps the scheme, the others are scheme-taken")
     func routeConflictAcrossCandidates() throws {
         let resolution = DependencyResolver.resolve(
             [
@@ -115,11 +115,11 @@ struct ResolverRefusalTests {
                 Candidate(
                     manifest: M.manifest("c", routes: ["shared://x/1/more"]), path: "/plugins/libC.so", trust: .own),
             ], hostOffers: [:])
-        let problem = try #require(resolution.problems.only)
-        #expect(problem.code == .routeConflict)
+        #expect(resolution.problems.map(\.code) == [.schemeTaken, .schemeTaken])
+        let problem = try #require(resolution.problems.first)
         #expect(problem.subject == "/plugins/libB.so")
-        expectMentions(problem, reason: ["'shared://x/1' of b", "'shared://x/{id}' of a"])
-        #expect(resolution.startOrder == ["a", "c"])
+        expectMentions(problem, reason: ["'shared://x/1' of b", "/plugins/libA.so"])
+        #expect(resolution.startOrder == ["a"])
     }
 
     // MARK: Requirements

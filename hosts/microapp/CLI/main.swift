@@ -16,5 +16,9 @@ var demoHost = HostConfiguration(
 // Auth alone writes the session and signs people in: a library that claims either is refused, and Auth runs on.
 demoHost.stateOwners = ["session": "auth"]
 demoHost.signInFeature = "auth"
+// Whose screen it is: Auth's scheme (its sign-in form) and the names of Auth and Settings are never another feature's,
+// loaded or not.
+demoHost.reservedSchemes = ["auth": "auth", "settings": "settings"]
+demoHost.reservedNames = ["Auth": "auth", "Settings": "settings"]
 
 exit(await MicroappTool.main(host: demoHost))

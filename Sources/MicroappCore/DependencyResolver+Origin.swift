@@ -1,0 +1,159 @@
+import MicroappSDK
+
+// Whose screen is it: a route scheme belongs to one feature, and a display name or tab title to one feature of the
+// running set, so that a library cannot pass its screens off as another's (Auth's sign-in form under `auth://`, a
+// second "Settings" tab). Who keeps a scheme: the feature the host reserves it for; else the feature whose id it is;
+// else the most trusted declaring it, then the earliest. Who keeps a name: the feature the host reserves it for; else
+// the most trusted claiming it, then the earliest. Everyone else is refused (`scheme-taken`, `name-taken`).
+extension DependencyResolver {
+    /// Disables the features that declare routes in a scheme that is not theirs or use a name another feature keeps;
+    /// returns the features that keep their schemes (in their order), for the route check that follows.
+    static func checkOrigin(
+        _ features: [Candidate], rules: ResolutionRules, disable: (String, Diagnostic) -> Void
+    ) -> [Candidate] {
+        // Most trusted first, then load order: who keeps a scheme or a name when the host has not said.
+        let ranked = features.enumerated().sorted { ($0.element.trust, -$0.offset) > ($1.element.trust, -$1.offset) }
+            .map(\.element)
+        let byID = Dictionary(features.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
+
+        var schemeOwners: [String: Candidate] = [:]
+        var refusedSchemes = Set<String>()
+        for feature in ranked {
+            for (scheme, _) in schemes(of: feature) where schemeOwners[scheme] == nil {
+                if let reserved = rules.reservedSchemes[scheme] {
+                    if let owner = byID[reserved], mayUseReserved(owner, id: reserved) { schemeOwners[scheme] = owner }
+                } else if let owner = byID[scheme] {
+                    schemeOwners[scheme] = owner
+                } else {
+                    schemeOwners[scheme] = feature
+                }
+            }
+        }
+        for feature in features {
+            for (scheme, route) in schemes(of: feature) {
+                let owner = schemeOwners[scheme]
+                guard owner?.manifest.id != feature.manifest.id else { continue }
+                let id = feature.manifest.id
+                let whose: String
+                if let reserved = rules.reservedSchemes[scheme] {
+                    whose = "which the host reserves for its own \(reserved)"
+                } else if let owner {
+                    whose = "which belongs to \(owner.manifest.id) (\(owner.path))"
+                } else {
+                    whose = "which belongs to another feature"
+                }
+                disable(
+                    id,
+                    Diagnostic(
+                        .schemeTaken, subject: feature.path,
+                        reason: "route '\(route)' of \(id) is in the scheme '\(scheme)://', \(whose)",
+                        fix:
+                            "declare \(id)'s routes in its own scheme ('\(id)://…') and open \(scheme)'s routes by URL;"
+                            + " or load only one of the two"))
+                refusedSchemes.insert(id)
+                break
+            }
+        }
+        let holders = ranked.filter { !refusedSchemes.contains($0.manifest.id) }
+        let refusedNames = checkNames(features, holders: holders, rules: rules, disable: disable)
+        return features.filter { !refusedSchemes.contains($0.manifest.id) && !refusedNames.contains($0.manifest.id) }
+    }
+
+    /// Refuses every name claim that another feature keeps, and returns who was refused: the holder of each name is
+    /// the feature the host reserves it for, else the first of `holders` (ranked) claiming it.
+    private static func checkNames(
+        _ features: [Candidate], holders: [Candidate], rules: ResolutionRules, disable: (String, Diagnostic) -> Void
+    ) -> Set<String> {
+        let owners = nameOwners(holders, rules: rules)
+        var refused = Set<String>()
+        for feature in features {
+            let id = feature.manifest.id
+            for (key, name, kind) in names(of: feature) {
+                let owner = owners[key]
+                let reserved = reservedName(key, rules: rules)
+                // A name nobody kept (its one claimant was refused for its scheme) is not taken.
+                guard owner?.manifest.id != id, owner != nil || reserved != nil else { continue }
+                let whose =
+                    owner.map { "which \($0.manifest.id) (\($0.path)) already uses" }
+                    ?? reserved.map { "which the host reserves for its own \($0)" } ?? "which another feature uses"
+                disable(
+                    id,
+                    Diagnostic(
+                        .nameTaken, subject: feature.path,
+                        reason: "\(id) calls itself '\(name)' (its \(kind)), \(whose)",
+                        fix:
+                            "give \(id) a display name and tab title of its own; the names people see tell features apart"
+                    ))
+                refused.insert(id)
+                break
+            }
+        }
+        return refused
+    }
+
+    /// Who keeps each name (by its comparison key): the reserved owner when it is among `holders` and may use it,
+    /// else the first of `holders` claiming it; a reserved name whose owner is absent has no holder.
+    private static func nameOwners(_ holders: [Candidate], rules: ResolutionRules) -> [String: Candidate] {
+        var owners: [String: Candidate] = [:]
+        for feature in holders {
+            for (key, _, _) in names(of: feature) where owners[key] == nil {
+                if let reserved = reservedName(key, rules: rules) {
+                    if let owner = holders.first(where: { $0.manifest.id == reserved }),
+                        mayUseReserved(owner, id: reserved)
+                    {
+                        owners[key] = owner
+                    }
+                } else {
+                    owners[key] = feature
+                }
+            }
+        }
+        return owners
+    }
+
+    /// The feature the host reserves the name with comparison `key` for, if any.
+    private static func reservedName(_ key: String, rules: ResolutionRules) -> String? {
+        rules.reservedNames.first { nameKey($0.key) == key }?.value
+    }
+
+    /// A reserved scheme or name is its feature's, by id. A library from an untrusted folder with that id (the
+    /// repository's Settings copied into a `--plugins` folder, or one passing for it) keeps it too: it loses to the
+    /// repository's own library of the id (`duplicate-feature`, the build folder loads first), its screens carry the
+    /// untrusted mark in every front end, and it is granted only what untrusted features are.
+    private static func mayUseReserved(_ feature: Candidate, id: String) -> Bool {
+        feature.manifest.id == id
+    }
+
+    /// Each scheme `feature` declares routes in, once, with the first such route; routes that do not parse are left
+    /// to the route check.
+    private static func schemes(of feature: Candidate) -> [(scheme: String, route: String)] {
+        var seen = Set<String>()
+        return feature.manifest.routes.compactMap { route in
+            guard let pattern = try? RoutePattern(route.pattern), seen.insert(pattern.scheme).inserted else {
+                return nil
+            }
+            return (pattern.scheme, route.pattern)
+        }
+    }
+
+    /// The names `feature` shows people: its display name and its tab's title, each once by comparison key.
+    private static func names(of feature: Candidate) -> [(key: String, name: String, kind: String)] {
+        var claims = [(nameKey(feature.manifest.displayName), feature.manifest.displayName, "display name")]
+        if let tab = feature.manifest.tab, nameKey(tab.title) != claims[0].0 {
+            claims.append((nameKey(tab.title), tab.title, "tab title"))
+        }
+        return claims.filter { !$0.0.isEmpty }
+    }
+
+    /// How names are compared: case, spaces, control and invisible format characters do not tell two names apart
+    /// ("Settings", "settings ", "Sett\u{200B}ings" are one name).
+    static func nameKey(_ name: String) -> String {
+        let scalars = name.lowercased().unicodeScalars.filter { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator: false
+            default: !scalar.properties.isWhitespace
+            }
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+}
