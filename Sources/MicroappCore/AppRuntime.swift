@@ -70,6 +70,8 @@ public final class AppRuntime: AppDriver {
 
     let container: Container
     let options: Options
+    /// What each feature may be handed (the resolution's grants), checked on every start and swap.
+    let grants: GrantTable?
     var features: [String: RunningFeature] = [:]
     /// Earlier working versions of each swapped feature, oldest first (their images stay loaded).
     var previousVersions: [String: [FeatureVersion]] = [:]
@@ -112,6 +114,7 @@ public final class AppRuntime: AppDriver {
     public init(sources: [FeatureSource], resolution: Resolution, container: Container, options: Options = Options()) {
         self.container = container
         self.options = options
+        self.grants = resolution.grants
         self.session = container.property(.session(access: .readWrite))
         let manifests = sources.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
         router = Router(table: RouteTable(manifests), disabled: resolution.disabled, foreign: options.foreign)
@@ -335,7 +338,7 @@ public final class AppRuntime: AppDriver {
     /// Makes the Root of `version` without changing what the container hands out (a swap may still give it up).
     func prepareRoot(_ version: FeatureVersion) throws -> PreparedRoot {
         let manifest = version.manifest
-        let dependencies = FeatureDependencies(container: container, manifest: manifest)
+        let dependencies = FeatureDependencies(container: container, manifest: manifest, grants: grants)
         startCount += 1
         let start = startCount
         // The feature's own Root may need what it provides (it is not in the container until the Root is made).

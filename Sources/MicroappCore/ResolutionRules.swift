@@ -1,5 +1,5 @@
 /// What the host decides about a plugin set beyond what its container offers: which capabilities features may
-/// declare, and which feature owns a piece of shared state or the sign-in route when more than one claims it.
+/// declare, who may use each key, and which feature owns a piece of shared state or the sign-in route when more than one claims it.
 public struct ResolutionRules: Sendable, Equatable {
     /// The capability policy (`--allow`, `--strict`).
     public var capabilities: CapabilityPolicy
@@ -8,14 +8,17 @@ public struct ResolutionRules: Sendable, Equatable {
     public var stateOwners: [String: String]
     /// The feature whose sign-in route the app uses; another feature declaring one is refused.
     public var signInFeature: String?
+    /// Who may use each key the host offers, and what is granted beyond that by name (`--grant`, lock entries).
+    public var grants: GrantRules
 
-    /// Rules: by default the lenient capability policy and no owners named.
+    /// Rules: by default the lenient capability policy, no owners named and every key on the default grant rule.
     public init(
         capabilities: CapabilityPolicy = CapabilityPolicy(), stateOwners: [String: String] = [:],
-        signInFeature: String? = nil
+        signInFeature: String? = nil, grants: GrantRules = GrantRules()
     ) {
         self.capabilities = capabilities
         self.stateOwners = stateOwners
         self.signInFeature = signInFeature
+        self.grants = grants
     }
 }

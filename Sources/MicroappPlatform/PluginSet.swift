@@ -71,6 +71,8 @@ public enum PluginSet {
         public var allowed: [String] = []
         /// What its folder's lock says about each file let through, by path (none: its folder has no lock).
         public var locks: [String: LibraryTrust.Lock] = [:]
+        /// The keys a trusted lock's entry grants each file's feature, by path (an ignored lock grants nothing).
+        public var grants: [String: [String]] = [:]
         /// Files a trusted lock does not pin (`lock-mismatch`), and locks that cannot be read.
         public var problems: [Diagnostic] = []
         /// Ignored locks (writable by someone else), and folders that had a lock and have none now.
@@ -111,6 +113,7 @@ public enum PluginSet {
                     continue
                 }
                 check.locks[path] = lock.pin(of: path)
+                check.grants[path] = lock.grants(of: path)
             } else if let ignored = ignoredLocks[folder] {
                 check.locks[path] = .untrusted(ignored)
             }

@@ -29,6 +29,10 @@ public struct HostConfiguration: Sendable {
     /// The feature whose sign-in route the app uses (`auth`): another feature declaring one is refused; nil refuses
     /// every sign-in route when there are two.
     public var signInFeature: String?
+    /// Who may use each service and state key the app offers (`["auth.sign-in": .only("auth")]`); a key not named
+    /// follows `GrantRule.default` (the repository's own features and pinned folders, never an untrusted one).
+    /// `--grant FEATURE=KEY` and a trusted lock entry's `grants` give more by name.
+    public var grants: [String: GrantRule] = [:]
 
     /// Describes an app: its name, home route, sign-in fallback and how its services are opened.
     public init(
