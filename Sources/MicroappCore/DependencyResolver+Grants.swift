@@ -53,7 +53,7 @@ extension DependencyResolver {
         return Diagnostic(
             .notGranted, subject: id,
             reason:
-                "\(id) (\(feature.trust.rawValue)) needs \(requirement.key) (\(requirement.access.rawValue)) ← offered by \(provider) to \(who) only; not granted to \(id), so \(outcome)",
+                "\(id) (\(feature.trust.rawValue)) needs \(requirement.key) (\(requirement.access.rawValue)) ← \(provider) grants it to: \(who); \(id) was not granted it, so \(outcome)",
             fix:
                 "if you trust \(id) with \(requirement.key), run with --grant \(id)=\(requirement.key), or add \"\(requirement.key)\" to the \"grants\" of its entry in a trusted plugins.lock; otherwise leave it out"
         )
