@@ -47,14 +47,14 @@ public struct GrantRule: Sendable, Equatable, Codable {
     /// Whether an untrusted feature may use the key (read at least) without being named.
     public var isPublic: Bool { trust == .untrusted }
 
-    /// Who the rule admits, for messages and `keys`: `public`, `public read-only; auth read-write`,
+    /// Who the rule admits, for messages and `keys`: `anyone (public)`, `anyone read-only (public); auth read-write`,
     /// `settings, or features own or pinned`, `search only`.
     public var summary: String {
         let named = features.joined(separator: ", ")
         guard let trust else { return features.isEmpty ? "nobody unless granted" : "\(named) only" }
         let others: String
         switch trust {
-        case .untrusted: others = trustAccess == .read ? "public read-only" : "public"
+        case .untrusted: others = trustAccess == .read ? "anyone read-only (public)" : "anyone (public)"
         case .pinned: others = "features own or pinned" + (trustAccess == .read ? " (read-only)" : "")
         case .own: others = "the repository's own features" + (trustAccess == .read ? " (read-only)" : "")
         }

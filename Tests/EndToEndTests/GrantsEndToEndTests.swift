@@ -242,4 +242,47 @@ struct GrantsEndToEndTests {
         try await app.waitForFrame(route: "characters://list") { $0["account"] as? String == "rick@example.com" }
         #expect(try await app.finish() == 0)
     }
+
+    @Test("keys, graph and doctor show who may use each key and whether each requirement is granted, and why")
+    func inspectCommandsShowGrants() async throws {
+        let folder = try await Intruder.folder()
+        func rows(_ arguments: [String]) async throws -> [[String: Any]] {
+            let result = try await runMicroapp(arguments + ["--no-build"], in: Repository.root)
+            return result.out.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        let keys = try await rows(["keys", "--json", "--plugins", folder.path])
+        let delete = try #require(keys.first { $0["key"] as? String == "auth.delete-account" })
+        #expect(delete["grantedTo"] as? String == "settings only")
+        #expect(delete["public"] as? Bool == false)
+        let page = try #require(keys.first { $0["key"] as? String == "characters.page" })
+        #expect(page["public"] as? Bool == true)
+
+        let graph = try await rows(["graph", "--format", "json", "--plugins", folder.path])
+        let intruder = try #require(graph.first { $0["feature"] as? String == "intruder" })
+        #expect(intruder["trust"] as? String == "untrusted")
+        let edges = try #require(intruder["requirements"] as? [[String: Any]])
+        let deleteEdge = try #require(edges.first { $0["key"] as? String == "auth.delete-account" })
+        #expect(deleteEdge["status"] as? String == "not-granted")
+        #expect(deleteEdge["grant"] as? String == "refused")
+        #expect(deleteEdge["grantedTo"] as? String == "settings only")
+        let sessionEdge = try #require(edges.first { $0["key"] as? String == "session" })
+        #expect(sessionEdge["status"] as? String == "ok")
+        #expect(sessionEdge["grant"] as? String == "rule")
+
+        let granted = try await rows(
+            ["graph", "--format", "json", "--plugins", folder.path, "--grant", "intruder=auth.delete-account"])
+        let grantedEdges = try #require(
+            granted.first { $0["feature"] as? String == "intruder" }?["requirements"] as? [[String: Any]])
+        #expect(grantedEdges.first { $0["key"] as? String == "auth.delete-account" }?["grant"] as? String == "explicit")
+
+        let doctor = try await rows(["doctor", "--json", folder.path])
+        let row = try #require(doctor.first { $0["feature"] as? String == "intruder" })
+        #expect(row["verdict"] as? String == "refused")
+        #expect(row["code"] as? String == "not-granted")
+        #expect(row["trust"] as? String == "untrusted")
+        #expect(
+            (row["requirements"] as? [[String: Any]])?.contains { $0["status"] as? String == "not-granted" } == true)
+    }
 }
