@@ -17,7 +17,8 @@ extension DependencyResolver {
             for requirement in feature.manifest.requirements {
                 let verdict = table.verdict(on: requirement, of: id)
                 guard !verdict.isGranted else { continue }
-                let problem = notGranted(requirement, of: feature, verdict: verdict, offer: offers[requirement.key])
+                let problem = notGranted(
+                    requirement, of: feature, verdict: verdict, offer: offers[requirement.key], table: table)
                 if requirement.isOptional {
                     report(problem)
                 } else {
@@ -44,12 +45,15 @@ extension DependencyResolver {
 
     /// `not-granted`: the feature, the key, who may use it, and the two ways to grant it.
     private static func notGranted(
-        _ requirement: Requirement, of feature: Candidate, verdict: GrantVerdict, offer: Offer?
+        _ requirement: Requirement, of feature: Candidate, verdict: GrantVerdict, offer: Offer?, table: GrantTable
     ) -> Diagnostic {
         let id = feature.manifest.id
         let provider = offer?.provider ?? "host"
         let who = verdict.rule ?? GrantRule.default.summary
-        let outcome = requirement.isOptional ? "it runs without it" : "it cannot start"
+        var outcome = requirement.isOptional ? "it runs without it" : "it cannot start"
+        if table.rule(of: requirement.key).features.contains(id), feature.trust < GrantRule.namedTrust {
+            outcome += " (a feature named by id must be own or pinned: an untrusted library could take any id)"
+        }
         return Diagnostic(
             .notGranted, subject: id,
             reason:

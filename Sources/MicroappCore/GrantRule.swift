@@ -5,7 +5,9 @@ import MicroappSDK
 /// configuration routes each key only to the features this rule admits (Fuchsia's `offer`, Android's
 /// signature-level permissions).
 public struct GrantRule: Sendable, Equatable, Codable {
-    /// Features that may use the key with all the access it is offered with, by id.
+    /// Features that may use the key with all the access it is offered with, by id — when their library is at least
+    /// pinned: an id is what a library says of itself, and an untrusted one could take any (Android grants a
+    /// signature permission to the package signed with the same key, not to any package of that name).
     public var features: [String]
     /// Every feature at least this trusted may use it too (`untrusted`: anyone, the rule is public); nil: only
     /// `features` and explicit grants.
@@ -39,10 +41,13 @@ public struct GrantRule: Sendable, Equatable, Codable {
 
     /// The most access this rule gives feature `id` trusted as `level`; nil when it gives none.
     public func access(for id: String, trust level: FeatureTrust) -> Access? {
-        if features.contains(id) { return .readWrite }
+        if features.contains(id), level >= Self.namedTrust { return .readWrite }
         if let trust, level >= trust { return trustAccess }
         return nil
     }
+
+    /// The least trust a feature named by id needs for the name to count.
+    public static let namedTrust = FeatureTrust.pinned
 
     /// Whether an untrusted feature may use the key (read at least) without being named.
     public var isPublic: Bool { trust == .untrusted }

@@ -86,8 +86,8 @@ enum GraphCommand {
         for node in nodes {
             let provides = node.provides.isEmpty ? "" : "  (provides \(node.provides.joined(separator: ", ")))"
             let may = node.capabilities.isEmpty ? "" : "  [may: \(node.capabilities.joined(separator: ", "))]"
-            let trust = node.trust.map { "  \($0)" } ?? ""
-            lines.append("\(node.feature) v\(node.version)\(trust)\(provides)\(may)")
+            let trust = node.trust.map { "  [\($0)]" } ?? ""
+            lines.append("\(node.feature) v\(node.version)\(provides)\(may)\(trust)")
             for (index, edge) in node.requirements.enumerated() {
                 let branch = index == node.requirements.count - 1 ? "└─" : "├─"
                 let source = edge.provider.map { "← \($0)" } ?? "← nobody"

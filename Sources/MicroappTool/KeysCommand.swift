@@ -129,8 +129,8 @@ enum KeysCommand {
             let type = row.request.map { "\($0) → \(row.response ?? "?")" } ?? row.type
             lines.append(pad(row.key, keyWidth) + pad(row.access, 12) + pad(row.provider, providerWidth) + type)
             if let summary = row.summary { lines.append("    \(summary.sanitized)") }
-            if let grantedTo = row.grantedTo { lines.append("    granted to \(grantedTo.sanitized)") }
             if !row.usedBy.isEmpty { lines.append("    used by \(row.usedBy.joined(separator: ", "))") }
+            if let grantedTo = row.grantedTo { lines.append("    granted to \(grantedTo.sanitized)") }
         }
         return lines.joined(separator: "\n")
     }

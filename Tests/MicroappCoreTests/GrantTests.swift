@@ -70,17 +70,23 @@ struct GrantTests {
         }
     }
 
-    @Test("a feature named by the rule gets the key whatever its trust; another feature, even own, does not")
-    func namedFeature() {
+    @Test(
+        "a feature named by the rule gets the key once its library is pinned or own; named but untrusted, or unnamed but own, it does not"
+    )
+    func namedFeature() throws {
         let requirement = [Self.deleteAccount.requirement]
-        let named = DependencyResolver.resolve(
-            [Self.candidate("settings", trust: .untrusted, requirements: requirement)], hostOffers: Self.offers,
-            rules: Self.rules)
-        #expect(named.problems.isEmpty)
-        let other = DependencyResolver.resolve(
-            [Self.candidate("characters", trust: .own, requirements: requirement)], hostOffers: Self.offers,
-            rules: Self.rules)
-        #expect(other.problems.map(\.code) == [.notGranted])
+        func problems(_ id: String, _ trust: FeatureTrust) -> [Diagnostic] {
+            DependencyResolver.resolve(
+                [Self.candidate(id, trust: trust, requirements: requirement)], hostOffers: Self.offers,
+                rules: Self.rules
+            ).problems
+        }
+        #expect(problems("settings", .pinned).isEmpty)
+        #expect(problems("settings", .own).isEmpty)
+        let impostor = try #require(problems("settings", .untrusted).first)
+        #expect(impostor.code == .notGranted)
+        #expect(impostor.reason.contains("an untrusted library could take any id"))
+        #expect(problems("characters", .own).map(\.code) == [.notGranted])
     }
 
     @Test("state public read-only may be read by anyone, written only by the features named")
