@@ -32,14 +32,9 @@ extension DependencyResolver {
 
     /// The grant table of a plugin set: the host's rules, each provided service's callers, who provides each key.
     static func grantTable(_ features: [Candidate], offers: [String: Offer], rules: ResolutionRules) -> GrantTable {
-        var provided: [String: GrantRule] = [:]
-        for feature in features {
-            for provision in feature.manifest.provides where offers[provision.key]?.provider == feature.manifest.id {
-                provided[provision.key] = GrantRule(callers: provision)
-            }
-        }
+        // A manifest cannot say who may call its services yet (an SDK field to come): each follows the default rule.
         return GrantTable(
-            rules: rules.grants, provided: provided, providers: offers.mapValues(\.provider),
+            rules: rules.grants, provided: [:], providers: offers.mapValues(\.provider),
             trust: Dictionary(features.map { ($0.manifest.id, $0.trust) }, uniquingKeysWith: { first, _ in first }))
     }
 
@@ -74,12 +69,5 @@ extension DependencyResolver {
                 return status
             }
         }
-    }
-}
-
-extension GrantRule {
-    /// The callers a provided service's manifest names, else the default rule.
-    init(callers provision: Provision) {
-        self = .default
     }
 }
