@@ -70,6 +70,8 @@ public final class AppRuntime: AppDriver {
 
     let container: Container
     let options: Options
+    /// What each feature may be handed (the resolution's grants), checked on every start and swap.
+    let grants: GrantTable?
     var features: [String: RunningFeature] = [:]
     /// Earlier working versions of each swapped feature, oldest first (their images stay loaded).
     var previousVersions: [String: [FeatureVersion]] = [:]
@@ -116,6 +118,7 @@ public final class AppRuntime: AppDriver {
     public init(sources: [FeatureSource], resolution: Resolution, container: Container, options: Options = Options()) {
         self.container = container
         self.options = options
+        self.grants = resolution.grants
         self.session = container.property(.session(access: .readWrite))
         self.trust = resolution.trust
         let manifests = sources.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
@@ -349,7 +352,7 @@ public final class AppRuntime: AppDriver {
     /// Makes the Root of `version` without changing what the container hands out (a swap may still give it up).
     func prepareRoot(_ version: FeatureVersion) throws -> PreparedRoot {
         let manifest = version.manifest
-        let dependencies = FeatureDependencies(container: container, manifest: manifest)
+        let dependencies = FeatureDependencies(container: container, manifest: manifest, grants: grants)
         startCount += 1
         let start = startCount
         // The feature's own Root may need what it provides (it is not in the container until the Root is made).

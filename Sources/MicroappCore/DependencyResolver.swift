@@ -35,6 +35,8 @@ public struct Resolution: Sendable {
     public var warnings: [Diagnostic] = []
     /// How far the host trusts each feature, by id (the first library of an id).
     public var trust: [String: FeatureTrust] = [:]
+    /// What each feature may be handed (the runtime asks it before giving a value); nil: not checked.
+    public var grants: GrantTable?
 }
 
 /// Checks a whole plugin set against the host's container before anything starts: duplicate ids, route
@@ -63,6 +65,9 @@ public enum DependencyResolver {
         checkSignIn(admitted, owner: rules.signInFeature, disable: disable)
         checkOwners(admitted, owners: rules.stateOwners, disable: disable)
         let offers = collectOffers(features, hostOffers: hostOffers, disable: disable)
+        let grants = checkGrants(
+            features, offers: offers, rules: rules, isDisabled: { disabled[$0] != nil }, disable: disable,
+            report: { problems.append($0) })
 
         // Requirements against offers; a provider that is itself disabled is reported in the fixpoint below.
         for feature in features where disabled[feature.manifest.id] == nil {
@@ -109,6 +114,8 @@ public enum DependencyResolver {
                 features, offers: offers, cycleEdges: Set(cycles.joined().map { [$0.feature, $0.key] }),
                 disabled: disabled), warnings: review.warnings)
         resolution.trust = Dictionary(uniqueKeysWithValues: features.map { ($0.manifest.id, $0.trust) })
+        resolution.grants = grants
+        annotateGrants(&resolution.requirements, table: grants)
         return resolution
     }
 

@@ -38,6 +38,7 @@ public struct Diagnostic: Error, Codable, Sendable, Equatable, CustomStringConve
         case capabilityNotAllowed = "capability-not-allowed"
         case sandboxMissing = "sandbox-missing"
         case mockChoice = "mock-choice"
+        case notGranted = "not-granted"
     }
 
     /// The kind of problem.

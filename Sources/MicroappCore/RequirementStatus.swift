@@ -21,6 +21,8 @@ public struct RequirementStatus: Sendable, Equatable {
         case cycle
         /// The provider is a feature that will not start.
         case providerDisabled = "provider-disabled"
+        /// Offered, but not to this feature (the key's grant rule, `--grant`, a lock entry's `grants`).
+        case notGranted = "not-granted"
     }
 
     /// The requirement, as the feature's manifest declares it.
@@ -29,6 +31,8 @@ public struct RequirementStatus: Sendable, Equatable {
     public var provider: String?
     /// The verdict.
     public var state: State
+    /// Whether the feature is granted the key and why; nil when grants were not checked.
+    public var grant: GrantVerdict?
 }
 
 extension DependencyResolver {

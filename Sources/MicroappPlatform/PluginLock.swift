@@ -13,6 +13,9 @@ public struct PluginLock: Codable, Sendable, Equatable {
         public var sha256: String
         /// Where the library runs under `--isolation auto` (`"process"` or `"none"`); absent: as its folder decides.
         public var isolation: Isolation?
+        /// Keys granted to the library's feature beyond the host's grant rules (`"grants": ["search.recent"]`);
+        /// absent: none. Counted only while the lock is trusted.
+        public var grants: [String]?
     }
 
     /// The file name of the lock in a plugin folder.
@@ -43,7 +46,8 @@ public struct PluginLock: Codable, Sendable, Equatable {
             let name = (library.path as NSString).lastPathComponent
             libraries[name] = Entry(
                 feature: library.feature, sha256: library.sha256,
-                isolation: isolation ?? previous?.libraries[name]?.isolation)
+                isolation: isolation ?? previous?.libraries[name]?.isolation,
+                grants: previous?.libraries[name]?.grants)
         }
     }
 
@@ -72,6 +76,11 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// What this lock says about the library at `path` once it matched: pinned, with its entry's isolation.
     public func pin(of path: String) -> LibraryTrust.Lock {
         .pinned(setting: libraries[(path as NSString).lastPathComponent]?.isolation)
+    }
+
+    /// The keys this lock's entry for the library at `path` grants its feature (none without an entry or grants).
+    public func grants(of path: String) -> [String] {
+        libraries[(path as NSString).lastPathComponent]?.grants ?? []
     }
 
     /// The lock in `folder`, nil when there is none; throws when it exists but cannot be read.

@@ -86,6 +86,8 @@ public enum PluginSet {
         public var copies: [String: LibraryCopy] = [:]
         /// What its folder's lock says about each file let through, by path (none: its folder has no lock).
         public var locks: [String: LibraryTrust.Lock] = [:]
+        /// The keys a trusted lock's entry grants each file's feature, by path (an ignored lock grants nothing).
+        public var grants: [String: [String]] = [:]
         /// Files that could not be read or copied, files a trusted lock does not pin (`lock-mismatch`), and locks
         /// that cannot be read.
         public var problems: [Diagnostic] = []
@@ -156,6 +158,7 @@ public enum PluginSet {
                     continue
                 }
                 check.locks[path] = lock.pin(of: path)
+                check.grants[path] = lock.grants(of: path)
             } else if let ignored = ignoredLocks[folder] {
                 check.locks[path] = .untrusted(ignored)
             }

@@ -28,6 +28,8 @@ public final class RemoteFeature: SettlingRoot {
     private var pending = 0
     private var lastSnapshot: Data?
     private var grants: [String: StateBytes] = [:]
+    /// The host services the child was told it has at `start` (those it was granted): a call of any other is a fault.
+    private var served: Set<String> = []
     private var observations: [Observation] = []
     private let calls = ServiceCalls()
     private var answering = 0
@@ -102,6 +104,7 @@ public final class RemoteFeature: SettlingRoot {
                     })
             }
         }
+        served = Set(services)
         outbound.insert(.start(state: values, writable: writable, services: services), at: 0)
         flush()
     }
@@ -400,7 +403,8 @@ public final class RemoteFeature: SettlingRoot {
             case .open(let url): navigation.open(url)
             }
         case .stateWrite(let key, let value):
-            guard let grant = grants[key], grant.set(value) else {
+            guard let grant = grants[key] else { return cutOff("a write of '\(key)', which it was not granted") }
+            guard grant.set(value) else {
                 return cutOff("a write of '\(key)', which it may only read")
             }
         case .snapshot(let snapshot): lastSnapshot = snapshot
@@ -427,6 +431,8 @@ public final class RemoteFeature: SettlingRoot {
         guard let environment,
             let requirement = environment.manifest.requirements.first(where: { $0.key == key && $0.kind == .service })
         else { return cutOff("a call of '\(key)', which it did not declare") }
+        // The feature's own declaration is not enough: the host serves only what it was granted at start.
+        guard served.contains(key) else { return cutOff("a call of '\(key)', which it was not granted") }
         guard answering < Self.maximumAnswering else {
             return cutOff("more than \(Self.maximumAnswering) service calls at once")
         }

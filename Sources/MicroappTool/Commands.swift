@@ -56,6 +56,12 @@ enum Commands {
             a capability features may declare beyond files:scratch (network); with --strict a
             feature declaring one not allowed is refused, without it the capability is granted with a warning
             """)
+    private static let grant = Option.repeatable(
+        "--grant", "FEATURE=KEY",
+        help: """
+            let FEATURE use KEY beyond what the host's grant rules give it (a service or state the host or a
+            feature offers; `keys` shows who may use each); a KEY nobody offers is a usage error
+            """)
     private static let settleTimeout = Option.value(
         "--settle-timeout", "SECONDS",
         help: """
@@ -74,12 +80,12 @@ enum Commands {
                     terminal (default on a terminal), text, or json (one JSON event per line on stdin,
                     one JSON frame/notice/error per line on stdout)
                     """),
-            settleTimeout, isolation, allowUnsandboxed, allow,
+            settleTimeout, isolation, allowUnsandboxed, allow, grant,
             .flag(
                 "--strict",
                 help: """
                     any plugin problem is fatal (exit 2) instead of skipping that plugin; a feature declaring a
-                    capability --allow does not name is a problem
+                    capability --allow does not name, or a requirement not granted, is a problem
                     """),
             .value(
                 "--data", "DIR",
@@ -143,7 +149,7 @@ enum Commands {
 
     static let routes = CommandSpec(
         "microapp routes", summary: "list the routes of the plugins, their owners and guards",
-        options: [json, plugins, only, noBuild, noProbe, allowUnsandboxed],
+        options: [json, plugins, only, noBuild, noProbe, allowUnsandboxed, grant],
         discussion: """
             Lists every route of the plugins that load: pattern, owning feature, and guards
             (session = needs a signed-in person; sign-in = where signed-out people are sent).
@@ -153,7 +159,7 @@ enum Commands {
         "microapp doctor", summary: "check a plugin folder; exit 2 if anything is wrong",
         operands: [.repeatable("DIR")],
         options: [
-            json, noBuild, noProbe, allow, allowUnsandboxed,
+            json, noBuild, noProbe, allow, allowUnsandboxed, grant,
             .flag("--strict", help: "a library whose feature declares a capability --allow does not name is refused"),
         ],
         discussion: """
@@ -198,7 +204,7 @@ enum Commands {
                     library beside this executable
                     """),
             .flag("--no-build", help: "do not build the feature's library first"),
-            noProbe, isolation, allowUnsandboxed, allow,
+            noProbe, isolation, allowUnsandboxed, allow, grant,
             .flag("--strict", help: "refuse the feature if it declares a capability --allow does not name"),
             .flag(
                 "--watch",
@@ -315,23 +321,23 @@ enum Commands {
                     dot: Graphviz (`microapp graph --format dot | dot -Tsvg > graph.svg`)
                     json: one object per feature (fields in the README, "Inspect commands' JSON")
                     """),
-            plugins, only, noBuild, noProbe, allowUnsandboxed,
+            plugins, only, noBuild, noProbe, allowUnsandboxed, grant,
         ],
         discussion: """
             Loads the plugins as `run` does and shows who needs what from whom: each feature, the services it
             provides, and each of its requirements with its provider (host, a feature, or nobody). A missing
-            provider, a wrong type or access, and a cycle are marked.
+            provider, a wrong type or access, a requirement not granted, and a cycle are marked.
             Exit 2 when a required edge is not ok.
             """)
 
     static let keys = CommandSpec(
         "microapp keys", summary: "every service and shared state the host offers: types, access, what each is for",
-        options: [json, plugins, only, noBuild, noProbe, allowUnsandboxed],
+        options: [json, plugins, only, noBuild, noProbe, allowUnsandboxed, grant],
         discussion: """
             Lists what a feature can ask for: each key the host's container offers and each service a loaded
             feature provides, with its access (service, read-only or read-write state), its type (a service's
             request → response), its provider (host or a feature id), its one-line summary (from the key's
-            `described(_:)`) and the features that use it. A feature's requirement must name the same key and
+            `described(_:)`), who may use it (its grant rule) and the features that use it. A feature's requirement must name the same key and
             type. --json writes one object per key (fields in the README, "Inspect commands' JSON").
             """)
 

@@ -11,11 +11,30 @@ enum GraphCommand {
         var optional: Bool
         /// `host`, a feature id, or nil when nobody provides it.
         var provider: String?
-        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-shape`, `wrong-access`, `cycle` or
-        /// `provider-disabled`.
+        /// `ok`, `missing`, `optional-missing`, `wrong-type`, `wrong-shape`, `wrong-access`, `cycle`,
+        /// `provider-disabled` or `not-granted`.
         var status: String
         /// The JSON structure the feature expects (`TypeShape` text); nil for plugins built before shapes.
         var shape: String?
+        /// Whether the feature is granted the key and why: `rule` (the key's grant rule admits it), `explicit`
+        /// (`--grant`, a trusted lock entry's `grants`), `own` (its own service or mocks), `unoffered` (nobody
+        /// offers it) or `refused`.
+        var grant: String?
+        /// Who may use the key (its grant rule, as `keys` shows it); nil when no rule applies.
+        var grantedTo: String?
+
+        /// The edge of one requirement's status.
+        init(_ status: RequirementStatus) {
+            key = status.requirement.key
+            type = status.requirement.type
+            access = status.requirement.access.rawValue
+            optional = status.requirement.isOptional
+            provider = status.provider
+            self.status = status.state.rawValue
+            shape = status.requirement.shape
+            grant = status.grant?.basis.rawValue
+            grantedTo = status.grant?.rule
+        }
     }
 
     /// One feature and its requirements.
@@ -26,6 +45,8 @@ enum GraphCommand {
         var requirements: [Edge]
         /// What the feature declares beyond its requirements (`network`, `files:scratch`).
         var capabilities: [String]
+        /// How far the host trusts it: `untrusted`, `pinned` or `own` (what its grants rest on).
+        var trust: String?
     }
 
     @MainActor
@@ -52,16 +73,11 @@ enum GraphCommand {
     static func graph(_ set: LoadedPluginSet) -> [Node] {
         set.plugins.map { image in
             let statuses = set.resolution.requirements[image.manifest.id] ?? []
-            let edges = statuses.map { status in
-                Edge(
-                    key: status.requirement.key, type: status.requirement.type,
-                    access: status.requirement.access.rawValue, optional: status.requirement.isOptional,
-                    provider: status.provider, status: status.state.rawValue, shape: status.requirement.shape)
-            }
             return Node(
                 feature: image.manifest.id, version: image.manifest.version,
-                provides: image.manifest.provides.map(\.key), requirements: edges,
-                capabilities: image.manifest.capabilities.map(\.rawValue))
+                provides: image.manifest.provides.map(\.key), requirements: statuses.map(Edge.init),
+                capabilities: image.manifest.capabilities.map(\.rawValue),
+                trust: set.resolution.trust[image.manifest.id]?.rawValue)
         }
     }
 
@@ -70,11 +86,15 @@ enum GraphCommand {
         for node in nodes {
             let provides = node.provides.isEmpty ? "" : "  (provides \(node.provides.joined(separator: ", ")))"
             let may = node.capabilities.isEmpty ? "" : "  [may: \(node.capabilities.joined(separator: ", "))]"
-            lines.append("\(node.feature) v\(node.version)\(provides)\(may)")
+            let trust = node.trust.map { "  [\($0)]" } ?? ""
+            lines.append("\(node.feature) v\(node.version)\(provides)\(may)\(trust)")
             for (index, edge) in node.requirements.enumerated() {
                 let branch = index == node.requirements.count - 1 ? "└─" : "├─"
                 let source = edge.provider.map { "← \($0)" } ?? "← nobody"
-                let mark = edge.status == "ok" ? "" : "   ✗ \(edge.status)"
+                let granted = edge.grant == "explicit" ? "   granted by name" : ""
+                let refused = edge.grantedTo.map { " (granted to: \($0))" } ?? ""
+                let mark =
+                    edge.status == "ok" ? granted : "   ✗ \(edge.status)\(edge.grant == "refused" ? refused : "")"
                 lines.append(
                     "  \(branch) \(edge.key) (\(edge.access)\(edge.optional ? ", optional" : "")) \(source)\(mark)")
             }

@@ -35,6 +35,10 @@ public struct HostConfiguration: Sendable {
     /// Display names and tab titles kept for the host's own features, name → feature id (`["Settings": "settings"]`):
     /// another feature showing that name is refused (`name-taken`), even when the owner is not loaded.
     public var reservedNames: [String: String] = [:]
+    /// Who may use each service and state key the app offers (`["auth.sign-in": .only("auth")]`); a key not named
+    /// follows `GrantRule.default` (the repository's own features and pinned folders, never an untrusted one).
+    /// `--grant FEATURE=KEY` and a trusted lock entry's `grants` give more by name.
+    public var grants: [String: GrantRule] = [:]
 
     /// Describes an app: its name, home route, sign-in fallback and how its services are opened.
     public init(

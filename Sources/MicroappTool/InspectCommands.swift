@@ -79,6 +79,11 @@ enum InspectCommands {
         var isolationReason: String?
         /// What the feature declares it does beyond its requirements; absent for a library that did not load.
         var capabilities: [String]?
+        /// How far the host trusts it (`untrusted`, `pinned`, `own`); absent for a library that did not load.
+        var trust: String?
+        /// Each requirement with its status and grant (as `graph --format json` has them); absent for a library
+        /// that did not load.
+        var requirements: [GraphCommand.Edge]?
     }
 
     @MainActor
@@ -94,7 +99,9 @@ enum InspectCommands {
                 feature: image.manifest.id, version: image.manifest.version, file: image.path,
                 verdict: problem == nil ? "ok" : "refused", code: problem?.code.rawValue, reason: problem?.reason,
                 fix: problem?.fix, isolation: placement.decision.mode, isolationReason: placement.why,
-                capabilities: image.manifest.capabilities.map(\.rawValue))
+                capabilities: image.manifest.capabilities.map(\.rawValue),
+                trust: set.resolution.trust[image.manifest.id]?.rawValue,
+                requirements: set.resolution.requirements[image.manifest.id]?.map(GraphCommand.Edge.init))
         }
         let loadedPaths = Set(set.placements.map(\.plugin.path))
         for problem in set.problems where !loadedPaths.contains(problem.subject) && problem.subject.hasSuffix(".so") {
@@ -117,6 +124,14 @@ enum InspectCommands {
                         row.capabilities.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "none"
                     Console.out(
                         "    isolation \(mode.rawValue) (\(why.sanitized)); capabilities: \(capabilities.sanitized)")
+                }
+                if let trust = row.trust, let requirements = row.requirements, !requirements.isEmpty {
+                    let grants = requirements.map { edge in
+                        edge.grant == "refused"
+                            ? "\(edge.key) ✗ not granted (granted to: \(edge.grantedTo ?? "?"))"
+                            : "\(edge.key) (\(edge.grant == "explicit" ? "granted by name" : edge.grant ?? "?"))"
+                    }
+                    Console.out("    trust \(trust); grants: \(grants.joined(separator: ", ").sanitized)")
                 }
                 if let reason = row.reason, let fix = row.fix {
                     Console.out("    \(reason.sanitized)\n    to fix: \(fix.sanitized)")

@@ -28,6 +28,11 @@ enum KeysCommand {
         var summary: String?
         /// Ids of the features whose requirements name this key.
         var usedBy: [String]
+        /// Who may use it (its grant rule: `public`, `settings only`, `features own or pinned`…); nil for a
+        /// capability.
+        var grantedTo: String?
+        /// True when an untrusted feature may use it without a grant (read-only for public read-only state).
+        var `public`: Bool?
     }
 
     @MainActor
@@ -70,7 +75,14 @@ enum KeysCommand {
                 usedBy: set.plugins.filter { $0.manifest.capabilities.contains(capability) }.map(\.manifest.id).sorted()
             )
         }
-        return (hosted + provided + capabilities).sorted { ($0.key, $0.provider) < ($1.key, $1.provider) }
+        let grants = set.resolution.grants ?? GrantTable()
+        let granted = (hosted + provided).map { row in
+            var row = row
+            let rule = grants.rule(of: row.key)
+            (row.grantedTo, row.public) = (rule.summary, rule.isPublic)
+            return row
+        }
+        return (granted + capabilities).sorted { ($0.key, $0.provider) < ($1.key, $1.provider) }
     }
 
     private static func row(
@@ -118,6 +130,7 @@ enum KeysCommand {
             lines.append(pad(row.key, keyWidth) + pad(row.access, 12) + pad(row.provider, providerWidth) + type)
             if let summary = row.summary { lines.append("    \(summary.sanitized)") }
             if !row.usedBy.isEmpty { lines.append("    used by \(row.usedBy.joined(separator: ", "))") }
+            if let grantedTo = row.grantedTo { lines.append("    granted to \(grantedTo.sanitized)") }
         }
         return lines.joined(separator: "\n")
     }

@@ -63,7 +63,7 @@ struct LoadedPluginSet {
         // decision puts it: in-process libraries are loaded here (new or changed ones tried in a child process first,
         // verdicts cached), the others start in sandboxed children. Hashes, probes and dlopen run off the main actor.
         let choice = try RunPolicy.isolationChoice(arguments)
-        let rules = try RunPolicy.rules(arguments, host: host)
+        var rules = try RunPolicy.rules(arguments, host: host)
         let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
         if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
         // The template process takes longest to be ready (a process start): when children are expected, it starts
@@ -126,8 +126,20 @@ struct LoadedPluginSet {
             isolated = isolated.filter { only.contains($0.manifest.id) }
         }
         let container = try await opening.value.get()
+        let plugins = images as [any LoadedPlugin] + isolated
+        do throws(UsageError) {
+            let provided = plugins.flatMap { $0.manifest.provides.map(\.key) }
+            try RunPolicy.checkGrantedKeys(arguments, offered: Set(container.offers.keys).union(provided))
+        } catch {
+            isolated.forEach { $0.stop() }
+            throw error
+        }
+        // A trusted lock's entry grants its library's feature more by name (an ignored lock was not read).
+        for plugin in plugins {
+            for key in locks.grants[plugin.path] ?? [] { rules.grants.grant(key, to: plugin.manifest.id) }
+        }
         let resolution = DependencyResolver.resolve(
-            (images as [any LoadedPlugin] + isolated).map {
+            plugins.map {
                 Candidate(
                     manifest: $0.manifest, path: $0.path, trust: trust[$0.path] ?? .untrusted,
                     sandboxed: $0 is IsolatedPlugin && !sandbox.unsandboxed)

@@ -4,8 +4,8 @@ import MicroappPlatform
 import MicroappSDK
 
 /// The rules a command runs its plugins under, read once from the command line and the host's configuration:
-/// where each feature runs (`--isolation`), which capabilities it may declare (`--allow`, `--strict`), and which
-/// feature owns the session and sign-in.
+/// where each feature runs (`--isolation`), which capabilities it may declare (`--allow`, `--strict`), which keys
+/// it is granted (`--grant`, the host's grant rules), and which feature owns the session and sign-in.
 enum RunPolicy {
     /// `--isolation auto|process|none` (default `auto`).
     static func isolationChoice(_ arguments: Arguments) throws(UsageError) -> IsolationChoice {
@@ -18,12 +18,16 @@ enum RunPolicy {
         return choice
     }
 
-    /// The resolver's rules: the capability policy of `--allow` (default `files:scratch`) and `--strict`, and the
-    /// owners and reserved schemes and names `host` names.
+    /// The resolver's rules: the capability policy of `--allow` (default `files:scratch`) and `--strict`, the
+    /// owners, reserved schemes and names and grant rules `host` names, and `--grant FEATURE=KEY` (its keys are checked
+    /// against the offers once they are known: `checkGrantedKeys`).
     static func rules(_ arguments: Arguments, host: HostConfiguration) throws(UsageError) -> ResolutionRules {
-        ResolutionRules(
+        var grants = GrantRules(keys: host.grants)
+        for (feature, key) in try grantOptions(arguments) { grants.grant(key, to: feature) }
+        return ResolutionRules(
             capabilities: try capabilities(arguments), stateOwners: host.stateOwners,
-            signInFeature: host.signInFeature, reservedSchemes: host.reservedSchemes, reservedNames: host.reservedNames)
+            signInFeature: host.signInFeature, reservedSchemes: host.reservedSchemes, reservedNames: host.reservedNames,
+            grants: grants)
     }
 
     /// The capability policy of `--allow` (default `files:scratch`) and `--strict`.
@@ -39,6 +43,31 @@ enum RunPolicy {
             allowed.insert(capability)
         }
         return CapabilityPolicy(allowed: allowed, strict: arguments.flag("--strict"))
+    }
+
+    /// Each `--grant FEATURE=KEY`, in order.
+    static func grantOptions(_ arguments: Arguments) throws(UsageError) -> [(feature: String, key: String)] {
+        var grants: [(feature: String, key: String)] = []
+        for value in arguments.values("--grant") {
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw UsageError(
+                    "--grant \(value) is not FEATURE=KEY",
+                    fix: "write e.g. `--grant myfeature=search.recent` (a feature id, a key `microapp keys` lists)")
+            }
+            grants.append((parts[0], parts[1]))
+        }
+        return grants
+    }
+
+    /// Refuses a `--grant` whose key nobody offers (`offered`: the host's keys and the loaded features' services):
+    /// granting it would do nothing, and a typo would pass unnoticed.
+    static func checkGrantedKeys(_ arguments: Arguments, offered: Set<String>) throws(UsageError) {
+        for (feature, key) in try grantOptions(arguments) where !offered.contains(key) {
+            throw UsageError(
+                "--grant \(feature)=\(key): nobody offers '\(key)'",
+                fix: "name a key `microapp keys` lists: \(offered.sorted().joined(separator: ", "))")
+        }
     }
 
     /// Where the feature of each library runs, by path: `choice` applied to where the library was found and what its

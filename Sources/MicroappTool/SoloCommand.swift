@@ -33,6 +33,7 @@ enum SoloCommand {
         } else {
             setting = isolated(manifest, choices: choices)
         }
+        try RunPolicy.checkGrantedKeys(arguments, offered: Set(setting.offers.keys))
         let resolution = DependencyResolver.resolve(
             [
                 Candidate(
@@ -122,6 +123,9 @@ enum SoloCommand {
             container.share(session, ObservableProperty<Session?>(nil))
         }
         var offers = container.offers
+        // The session copy stands for the mocks' session: like every other key here it is the feature's own mocks,
+        // which grant rules do not govern.
+        for key in offers.keys { offers[key]?.provider = Container.mocks }
         for requirement in manifest.requirements where offers[requirement.key] == nil {
             offers[requirement.key] = Offer(
                 key: requirement.key, type: requirement.type, kind: requirement.kind, access: requirement.access,

@@ -16,13 +16,15 @@ struct AppHostTests {
         let greeting = DependencyKey<Service<Nothing, String>>.service("greeting.message")
             .described("The app's greeting")
 
-        let host = HostConfiguration(
+        var host = HostConfiguration(
             name: "Hello App", home: "hello://home",
             services: { _, _ in
                 let container = Container()
                 container.provide(greeting, Service { _ in "Hello from the app's own service" })
                 return container
             })
+        // Any feature may read the greeting; an unnamed key would be for features own or pinned by a trusted lock.
+        host.grants = [greeting.id: .public]
 
         exit(await MicroappTool.main(host: host))
 

@@ -10,12 +10,26 @@ import Testing
 @Suite("End to end: --isolation auto runs --plugins libraries in children beside the repository's own", .serialized)
 struct RunModeTests {
     /// A copy of one of the repository's features in a --plugins folder, the build folder's own turned off (by the
-    /// supervisor's hidden option), so that feature runs isolated under `auto` and the others in-process.
+    /// supervisor's hidden option), so that feature runs isolated under `auto` and the others in-process. The copy
+    /// is untrusted (no lock): it is granted by name what the repository's own build gets by its id and trust.
     static func moved(_ feature: String) throws -> (folder: URL, arguments: [String]) {
         let folder = try temporaryFolder("run-mode-\(feature)")
         let built = AppProcess.buildDirectory.appendingPathComponent("lib\(feature).so")
         try FileManager.default.copyItem(at: built, to: folder.appendingPathComponent("lib\(feature).so"))
-        return (folder, ["--plugins", folder.path, "--skip-library", built.resolvingSymlinksInPath().path])
+        return (
+            folder,
+            ["--plugins", folder.path, "--skip-library", built.resolvingSymlinksInPath().path]
+                + grants(feature).flatMap { ["--grant", $0] }
+        )
+    }
+
+    /// What the repository's `feature` uses beyond the public keys, as `--grant` values.
+    static func grants(_ feature: String) -> [String] {
+        let keys =
+            feature == "Settings"
+            ? ["auth.sign-out", "auth.delete-account", "search.recent-summary"]
+            : ["search.recent", "search.save-recent", "search.clear-recent"]
+        return keys.map { "\(feature.lowercased())=\($0)" }
     }
 
     @Test("the maps these tests read are whole: the stack, mapped last, is in them (Foundation's read stops at 4 KiB)")
@@ -63,7 +77,9 @@ struct RunModeTests {
         try await app.waitForFrame(route: "auth://select") { $0["account"] is NSNull }
         #expect(try await app.finish() == 0)
         // doctor, which loads the folder alone, says where and why; it started a child instead of mapping it.
-        let doctor = try await runToEnd(["doctor", folder.path, "--no-build", "--json"])
+        let doctor = try await runToEnd(
+            ["doctor", folder.path, "--no-build", "--json"]
+                + Self.grants(feature).filter { !$0.hasSuffix("summary") }.flatMap { ["--grant", $0] })
         let row = try #require(PolicyEndToEndTests.rows(doctor.out).first, "\(doctor.out) \(doctor.err)")
         #expect(row["verdict"] as? String == "ok" && row["isolation"] as? String == "process", "\(row)")
         #expect((row["isolationReason"] as? String)?.contains("from the plugin folder \(folder.path)") == true)

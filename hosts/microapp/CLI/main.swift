@@ -20,5 +20,21 @@ demoHost.signInFeature = "auth"
 // loaded or not.
 demoHost.reservedSchemes = ["auth": "auth", "settings": "settings"]
 demoHost.reservedNames = ["Auth": "auth", "Settings": "settings"]
+// Who may use each key, each by the features that use it today: an untrusted folder's feature gets the characters
+// catalog and the session read-only, nothing that checks a password, creates or deletes an account, or reads what
+// the person searched (`--grant FEATURE=KEY` or a trusted lock entry's "grants" give more by name).
+demoHost.grants = [
+    DemoKeys.session.id: .publicReadOnly(writers: ["auth"]),
+    DemoKeys.page.id: .public,
+    DemoKeys.detail.id: .public,
+    DemoKeys.search.id: .public,
+    DemoKeys.signIn.id: .only("auth"),
+    DemoKeys.signUp.id: .only("auth"),
+    DemoKeys.signOut.id: GrantRule(features: ["settings"], trust: .pinned),
+    DemoKeys.deleteAccount.id: .only("settings"),
+    DemoKeys.recentQueries.id: .only("search"),
+    DemoKeys.saveRecentQuery.id: .only("search"),
+    DemoKeys.clearRecentQueries.id: .only("search"),
+]
 
 exit(await MicroappTool.main(host: demoHost))
