@@ -1,25 +1,22 @@
 // swift-tools-version: 6.0
-import Foundation
 import PackageDescription
 
-// Every folder in Plugins/ is a feature: adding one is adding a folder, nothing else to edit.
+// The app's features, one line each. A feature `Name` is three folders:
 //   Plugins/<Name>/Sources   the feature's code (target <Name>, importable by tests and a monolith)
 //   Plugins/<Name>/Entry     its one-line C entry (target <Name>Plugin)
-//   Plugins/<Name>/Tests     its own tests (optional, target <Name>Tests)
-// and the product lib<Name>.so is a .dynamic library the host loads with dlopen.
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-let fileManager = FileManager.default
-
-func isDirectory(_ url: URL) -> Bool {
-    var isDirectory: ObjCBool = false
-    return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-}
-
-let pluginFolders = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path)) ?? []
-let features: [String] =
-    pluginFolders
-    .filter { isDirectory(root.appendingPathComponent("Plugins/\($0)/Sources")) }
-    .sorted()
+//   Plugins/<Name>/Tests     its own tests (target <Name>Tests)
+// and the product lib<Name>.so is a .dynamic library the host loads with dlopen. `microapp new NAME` writes the folder
+// and adds its line; `microapp remove NAME` takes both away. The list is declared, not read from Plugins/: SwiftPM
+// caches this file's evaluation by its contents, so a list read from a folder went stale when one was added or removed
+// (`invalid custom path` until the cache was purged); a change to this list is a change to the file.
+let features: [String] = [
+    // microapp: features begin
+    "Auth",
+    "Characters",
+    "Search",
+    "Settings",
+    // microapp: features end
+]
 
 let sdk: Target.Dependency = .product(name: "MicroappSDK", package: "MicroappSDK")
 // The demo app's own features are the only ones that link its contracts; any other feature (one `microapp new`
@@ -28,21 +25,17 @@ let demoFeatures: Set = ["Auth", "Characters", "Search", "Settings"]
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let featureTargets: [Target] = features.flatMap { name -> [Target] in
-    var targets: [Target] = [
+    [
         .target(
             name: name, dependencies: [sdk] + (demoFeatures.contains(name) ? ["DemoContracts"] : []),
             path: "Plugins/\(name)/Sources", swiftSettings: strict),
         .target(
             name: "\(name)Plugin", dependencies: [.target(name: name), sdk], path: "Plugins/\(name)/Entry",
             swiftSettings: strict),
+        .testTarget(
+            name: "\(name)Tests", dependencies: [.target(name: name), "MicroappTesting", sdk],
+            path: "Plugins/\(name)/Tests", swiftSettings: strict),
     ]
-    if isDirectory(root.appendingPathComponent("Plugins/\(name)/Tests")) {
-        targets.append(
-            .testTarget(
-                name: "\(name)Tests", dependencies: [.target(name: name), "MicroappTesting", sdk],
-                path: "Plugins/\(name)/Tests", swiftSettings: strict))
-    }
-    return targets
 }
 
 let package = Package(

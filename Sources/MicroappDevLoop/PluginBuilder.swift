@@ -41,12 +41,11 @@ package struct PluginBuilder {
     /// The modules every feature in Plugins/ depends on (Package.swift): a change there makes them all stale.
     static let sharedModules = ["Sources/MicroappSDK", "Sources/DemoContracts"]
 
-    /// The feature folders in `Plugins/` (or only `only`) whose library is missing or older than a source file.
+    /// The features Package.swift declares (or only `only`) whose library is missing or older than a source file.
     func staleFeatures(only: String? = nil) -> [StaleFeature] {
         guard let repository = locations.repository else { return [] }
         let plugins = repository.appendingPathComponent("Plugins")
-        let names =
-            only.map { [$0] } ?? ((try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []).sorted()
+        let names = only.map { [$0] } ?? FeatureList.features(in: repository)
         let sharedChange =
             Self.sharedModules.map { newestModification(in: repository.appendingPathComponent($0)) }.max()
             ?? .distantPast
@@ -66,9 +65,11 @@ package struct PluginBuilder {
         }
     }
 
-    /// Builds what is stale with `swift build`, its output on stderr; returns the `build-failed` notice to show in
-    /// the app when the build failed (the libraries built before are loaded), nil when it built.
+    /// Builds what is stale with `swift build`, its output on stderr; returns the notice to show in the app when the
+    /// build failed (`build-failed`: the libraries built before are loaded) or could not start because Package.swift's
+    /// feature list names a folder that is gone (`feature-folder-missing`), nil when it built.
     package func refresh() -> Notice? {
+        if let unbuildable = checkFeatureList() { return unbuildable }
         let stale = staleFeatures()
         guard !stale.isEmpty else { return nil }
         let list = stale.map { $0.name + ($0.isMissing ? " (missing)" : " (changed)") }.joined(separator: ", ")
@@ -79,38 +80,47 @@ package struct PluginBuilder {
     }
 
     /// Builds the library of the feature in `Plugins/<name>` alone (`swift build --product <name>`), when it is
-    /// missing or older than its sources; returns the `build-failed` notice when the build failed, as `refresh()`.
+    /// missing or older than its sources; returns the notice when the build failed or could not start, as `refresh()`.
     package func build(feature name: String) -> Notice? {
         guard let stale = staleFeatures(only: name).first else { return nil }
+        if let unbuildable = checkFeatureList() { return unbuildable }
         log("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
         return build([stale], products: [name], replayable: !stale.sharedChanged)
     }
 
+    /// Tells each disagreement between Package.swift's feature list and Plugins/ on the log; returns the notice that
+    /// stops the build when a listed feature's folder is gone (SwiftPM would stop at `invalid custom path` before
+    /// building anything), nil when SwiftPM can build (a folder the list does not name is only told: it is not built).
+    private func checkFeatureList() -> Notice? {
+        guard let repository = locations.repository, let list = FeatureList.read(repository: repository) else {
+            return nil
+        }
+        let problems = list.problems(in: repository)
+        for problem in problems { log("microapp: \(problem.text)") }
+        let missing = problems.filter { $0.code == "feature-folder-missing" }
+        guard let first = missing.first else { return nil }
+        return Notice(
+            level: .error, code: first.code,
+            message:
+                "no plugin was built: \(missing.map(\.message).joined(separator: "; ")); the libraries built before run",
+            fix: first.fix, detail: missing.map(\.text))
+    }
+
     /// Runs `swift build` for `products` (all when empty) in the repository, its output on stderr.
     ///
-    /// SwiftPM caches the evaluated Package.swift by its contents and the environment, and remakes its build plan only
-    /// when the manifest's date changes: a folder added to or removed from Plugins/ is only seen with
-    /// `--manifest-cache none` after touching Package.swift. That is done when a library is missing, when the folders
-    /// differ from those of the last build, and once more when a build fails the way a stale cache makes it fail.
+    /// Package.swift declares its features in a list that `microapp new` and `microapp remove` edit, so SwiftPM, which
+    /// caches its evaluation of the manifest by the file's contents, sees every feature added or removed by itself.
     private func build(_ stale: [StaleFeature], products: [String], replayable: Bool) -> Notice? {
         guard let repository = locations.repository else { return nil }
-        let newFolder = stale.contains(where: \.isMissing)
-        let folders = featureFolders(in: repository)
         let started = Date()
-        let refresh = newFolder || folders != (try? String(contentsOf: folderList, encoding: .utf8))
         // One feature changed in its own folder, same files: replay SwiftPM's own compile and link commands for it
-        // (what --watch does), skipping SwiftPM's planning. A change in a shared module (it must be rebuilt first),
-        // anything else, or a failed replay (for the full diagnostics) goes to swift build.
-        if replayable, products.count == 1, !refresh, replay(products[0], in: repository) {
+        // (what --watch does), skipping SwiftPM's planning. A library never built, a change in a shared module (it
+        // must be rebuilt first), anything else, or a failed replay (for the full diagnostics) goes to swift build.
+        if replayable, products.count == 1, !stale.contains(where: \.isMissing), replay(products[0], in: repository) {
             stamp(products, since: started)
             return nil
         }
-        var result = run(products: products, refreshingManifest: refresh, in: repository)
-        let staleManifest = ["no product named", "invalid custom path", "No target named"]
-        if result.status != 0 && !refresh && staleManifest.contains(where: result.output.contains) {
-            log("microapp: SwiftPM's cached Package.swift is out of date; building again without the cache …")
-            result = run(products: products, refreshingManifest: true, in: repository)
-        }
+        let result = run(products: products, in: repository)
         guard result.status == 0 else {
             report(
                 Problem(
@@ -120,7 +130,6 @@ package struct PluginBuilder {
             return failure(of: stale, output: result.output, in: repository)
         }
         log(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
-        try? folders.write(to: folderList, atomically: true, encoding: .utf8)
         stamp(products.isEmpty ? staleFeatures().map(\.name) : products, since: started)
         return nil
     }
@@ -164,12 +173,9 @@ package struct PluginBuilder {
 
     /// Runs one `swift build`, passing its output on to stderr (never stdout: in `--ui json` mode stdout carries only
     /// JSON lines) and keeping it to look at.
-    private func run(
-        products: [String], refreshingManifest: Bool, in repository: URL
-    ) -> (status: Int32, output: String, command: String) {
+    private func run(products: [String], in repository: URL) -> (status: Int32, output: String, command: String) {
         do {
-            return try rebuilder(in: repository).swiftBuild(
-                products: products, refreshingManifest: refreshingManifest, echo: STDERR_FILENO)
+            return try rebuilder(in: repository).swiftBuild(products: products, echo: STDERR_FILENO)
         } catch {
             report(
                 Problem(
@@ -189,18 +195,6 @@ package struct PluginBuilder {
 
     /// `problem` told on the log as the CLI tells problems: `microapp: subject: reason`, then the fix.
     private func report(_ problem: Problem) { log("microapp: \(problem.text)") }
-
-    /// The feature folders of `Plugins/`, one per line: what the last successful build saw.
-    private func featureFolders(in repository: URL) -> String {
-        let plugins = repository.appendingPathComponent("Plugins")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
-        return names.filter {
-            FileManager.default.fileExists(atPath: plugins.appendingPathComponent("\($0)/Sources").path)
-        }.sorted().joined(separator: "\n")
-    }
-
-    /// Where the folders of the last successful build are kept, beside the libraries.
-    private var folderList: URL { locations.executableDirectory.appendingPathComponent("microapp-plugins.list") }
 
     /// `lib<name>.so.built` beside the library: when its sources were last built (not a `.so`, so never loaded).
     private func stamp(of name: String) -> URL {

@@ -281,19 +281,14 @@ public struct PluginRebuilder: Sendable {
     }
 
     /// Runs `swift build` for `products` (all when empty) in the repository, in this host's configuration and scratch
-    /// folder, copying what it writes to `echo` as it comes. With `refreshingManifest`, Package.swift is touched and
-    /// SwiftPM's manifest cache bypassed, so a feature folder added or removed is seen. Every `swift build` of a
-    /// feature, at start or under `--watch`, is this one.
+    /// folder, copying what it writes to `echo` as it comes. Every `swift build` of a feature, at start or under
+    /// `--watch`, is this one. (SwiftPM's cached manifest is never stale for a feature added or removed: Package.swift
+    /// declares the features, so its contents change with them.)
     package func swiftBuild(
-        products: [String], refreshingManifest: Bool = false, echo: Int32? = nil
+        products: [String], echo: Int32? = nil
     ) throws(SystemCallError) -> (status: Int32, output: String, command: String) {
         var arguments = ["swift", "build", "-c", configuration]
         if let scratch { arguments += ["--scratch-path", scratch] }
-        if refreshingManifest {
-            arguments += ["--manifest-cache", "none"]
-            try? FileManager.default.setAttributes(
-                [.modificationDate: Date()], ofItemAtPath: repository + "/Package.swift")
-        }
         for product in products { arguments += ["--product", product] }
         let outcome = try ChildProcess(arguments, directory: repository, output: .capture, error: .output)
             .wait(echo: echo)

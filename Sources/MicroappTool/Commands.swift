@@ -11,7 +11,9 @@ enum Commands {
     /// The environment variable that makes hidden options acceptable.
     static let internalMarker = "MICROAPP_INTERNAL"
 
-    static let all: [CommandSpec] = [run, routes, doctor, probe, solo, preview, new, sdk, lock, graph, keys, help]
+    static let all: [CommandSpec] = [
+        run, routes, doctor, probe, solo, preview, new, remove, sdk, lock, graph, keys, help,
+    ]
 
     /// The command called `name` (`run`, not `microapp run`), or nil.
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == "microapp \(name)" } }
@@ -268,11 +270,35 @@ enum Commands {
             service `name.greeting` that the feature provides to the app and uses itself, mocks for it (default,
             slow, failing), previews and their golden files, the C entry, and a test with MicroappTesting. Then
             `microapp --open name://home` runs it in the app, `microapp solo NAME` alone, and `swift test` tests it.
+            Its name is added to the feature list in Package.swift, so SwiftPM sees it at the next build (and
+            `microapp remove NAME` takes both away again).
             With --package DIR the same feature is a package of its own (Sources/NAME, Sources/NAMEPlugin,
             Tests/NAMETests, Previews) that depends on the SDK installed by `microapp sdk --install`; run it with
             `microapp --plugins DIR/.build/debug` (also solo, preview and --watch).
             NAME must be a Swift identifier (UpperCamelCase recommended): no keywords, no leading digit, only
             A-Z, a-z, 0-9 and _, and no name already taken. Exit 1, with the reason, when it is refused.
+            """)
+
+    static let remove = CommandSpec(
+        "microapp remove",
+        summary: "take a feature out of the repository: its line in Package.swift, Plugins/NAME, its libraries",
+        operands: [.required("NAME")],
+        options: [
+            .flag(
+                "--yes",
+                help: """
+                    delete Plugins/NAME even though it holds files (without it, remove says what it would
+                    delete and deletes nothing)
+                    """)
+        ],
+        discussion: """
+            Undoes `microapp new NAME` in the repository (the current folder or above, else the one this executable
+            was built in): takes "NAME", out of the feature list in Package.swift (between
+            `// microapp: features begin` and `// microapp: features end`), deletes Plugins/NAME and the lib<NAME>.so
+            files built from it in .build. Package.swift's contents change, so the next `swift build` or `swift test`
+            sees the feature gone without purging SwiftPM's cache. A folder holding files is deleted only with --yes:
+            work in it that is not committed cannot be brought back. Exit 1, deleting nothing, when NAME is neither
+            listed nor a folder in Plugins/, or when --yes is needed.
             """)
 
     static let sdk = CommandSpec(

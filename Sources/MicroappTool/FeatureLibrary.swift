@@ -192,13 +192,10 @@ struct FeatureLibrary {
         return others
     }
 
-    /// The feature folders in the repository's Plugins/ (those with a Sources folder), sorted.
+    /// The repository's features, sorted: those its Package.swift declares whose folder in Plugins/ has Sources
+    /// (`FeatureList.features(in:)`).
     static func pluginFolders(in repository: URL?) -> [String] {
-        guard let plugins = repository?.appendingPathComponent("Plugins") else { return [] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
-        return names.filter {
-            FileManager.default.fileExists(atPath: plugins.appendingPathComponent("\($0)/Sources").path)
-        }.sorted()
+        repository.map(FeatureList.features(in:)) ?? []
     }
 
     /// `Auth` for `/…/libAuth.so`.
@@ -214,7 +211,7 @@ struct FeatureLibrary {
             return UsageError(
                 "Plugins/\(folder) has no library yet",
                 fix:
-                    "build it with `swift build --product \(folder) --manifest-cache none` (or run microapp without --no-build)"
+                    "build it with `swift build --product \(folder)` (or run microapp without --no-build)"
             )
         }
         let inRepository = folders.isEmpty ? "none" : folders.joined(separator: ", ")

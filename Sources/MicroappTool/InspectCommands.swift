@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappDevLoop
 import MicroappPlatform
 import MicroappSDK
 
@@ -140,7 +141,21 @@ enum InspectCommands {
             if rows.isEmpty { Console.out("(no plugin libraries found)") }
             Console.out(Sandbox.support.summary)
         }
-        return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 ? .invalidPluginSet : .ok
+        let listProblems = featureListProblems(arguments)
+        return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 || !listProblems.isEmpty
+            ? .invalidPluginSet : .ok
+    }
+
+    /// Where Package.swift's feature list and Plugins/ disagree, for `doctor` run from the repository without a DIR:
+    /// told on stderr unless the start-up build already told them (it checks the list first).
+    private static func featureListProblems(_ arguments: Arguments) -> [Problem] {
+        let locations = PluginLocations.current()
+        guard arguments.operands.isEmpty, let repository = locations.repository,
+            let list = FeatureList.read(repository: repository)
+        else { return [] }
+        let problems = list.problems(in: repository)
+        if arguments.flag("--no-build") { problems.forEach { Console.err($0) } }
+        return problems
     }
 
     @MainActor

@@ -66,6 +66,7 @@ public enum MicroappTool {
             case "solo": return try await SoloCommand.run(arguments, host: host)
             case "preview": return try await PreviewCommand.run(arguments)
             case "new": return try NewCommand.run(arguments)
+            case "remove": return try RemoveCommand.run(arguments)
             case "sdk": return try SDKCommand.run(arguments)
             default:
                 // `Arguments` refuses commands that `Commands` does not declare; one declared there lands here.

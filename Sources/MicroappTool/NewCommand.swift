@@ -1,4 +1,5 @@
 import Foundation
+import MicroappDevLoop
 
 /// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,
 /// `microapp preview NAME` and `swift test` run at once, with no edits.
@@ -13,29 +14,65 @@ enum NewCommand {
                 "no repository here to add a feature to",
                 fix: "run `microapp new` in the repository (the folder with Package.swift and Plugins/)")
         }
-        let plugins = root.appendingPathComponent("Plugins")
-        let scaffold = try FeatureScaffold(name: name, existing: FeatureLibrary.pluginFolders(in: root))
-        let folder = plugins.appendingPathComponent(name)
-        guard !FileManager.default.fileExists(atPath: folder.path) else {
+        let list = try featureList(in: root)
+        let folder = root.appendingPathComponent("Plugins").appendingPathComponent(name)
+        let folderExists = FileManager.default.fileExists(atPath: folder.path)
+        if list.declared.contains(name) && !folderExists {
             throw UsageError(
-                "Plugins/\(name) already exists", fix: "choose another name, or remove Plugins/\(name) first")
+                "Package.swift already lists the feature \(name), but Plugins/\(name) is missing",
+                fix: "`swift run microapp remove \(name)` takes the line out first; or restore the folder")
         }
+        if folderExists && !list.declared.contains(name) {
+            throw UsageError(
+                "Plugins/\(name) already exists, but Package.swift's feature list does not name it",
+                fix:
+                    "add the line \"\(name)\", to Package.swift between `\(FeatureList.beginMarker)` and `\(FeatureList.endMarker)` to build the folder that is there, or choose another name"
+            )
+        }
+        let scaffold = try FeatureScaffold(
+            name: name, existing: Array(Set(list.declared + FeatureList.folders(in: root))).sorted())
         try write(scaffold.files, to: folder, named: "Plugins/\(name)", fix: "check that Plugins/ is writable")
+        // The folder first, then its line: SwiftPM never sees a listed feature without its folder.
+        try writeManifest(list.adding(name), in: root, undoing: folder)
         if let note = scaffold.note { Console.err("microapp: note: \(note)") }
         Console.out(
             """
             Created Plugins/\(name): feature '\(scaffold.id)', route \(scaffold.route), service \(scaffold.serviceKey) (provided by the feature, mocked when it runs alone).
             \(scaffold.files.map { "  Plugins/\(name)/\($0.path)" }.joined(separator: "\n"))
+            Added "\(name)" to the feature list in Package.swift (SwiftPM sees the change at the next build).
 
             Next:
               swift run microapp --open \(scaffold.route)   run the app at its screen
               swift run microapp solo \(name)        run it alone on its mocks (--mock \(scaffold.serviceKey)=failing|slow)
               swift run microapp preview \(name)     its screen in each state, as in Plugins/\(name)/Previews
-              touch Package.swift && swift test --manifest-cache none --filter \(name)Tests
-            (SwiftPM caches Package.swift: the first build or test after adding a folder needs
-            `--manifest-cache none` after touching it; `microapp solo` does that for you.)
+              swift test --filter \(name)Tests       its tests
+              swift run microapp remove \(name)      take it out again (its folder and its line in Package.swift)
             """)
         return .ok
+    }
+
+    /// The feature list of `root`'s Package.swift, or a usage error saying there is none to add to.
+    static func featureList(in root: URL) throws(UsageError) -> FeatureList {
+        guard let list = FeatureList.read(repository: root) else {
+            throw UsageError(
+                "\(root.appendingPathComponent("Package.swift").path) declares no feature list",
+                fix:
+                    "list the features in it one `\"Name\",` a line between `\(FeatureList.beginMarker)` and `\(FeatureList.endMarker)`, as this repository's Package.swift does"
+            )
+        }
+        return list
+    }
+
+    /// Writes `manifest` as `root`'s Package.swift (atomically); on failure removes `folder` (when given) and says why.
+    static func writeManifest(_ manifest: String, in root: URL, undoing folder: URL?) throws(UsageError) {
+        do {
+            try manifest.write(to: FeatureList.manifestURL(in: root), atomically: true, encoding: .utf8)
+        } catch {
+            if let folder { try? FileManager.default.removeItem(at: folder) }
+            throw UsageError(
+                "could not write \(FeatureList.manifestURL(in: root).path): \(error)",
+                fix: "check that Package.swift can be written")
+        }
     }
 
     /// Writes `files` into `folder`; on failure removes `folder` again and says why, naming it `label`.

@@ -58,7 +58,8 @@ struct PluginLocations: BuildFolders {
 
     /// The `lib*.so` files in `directories`, less those of the repository's build folder whose feature folder is gone
     /// from Plugins/ (deleted or renamed since the library was built: it would run code that is no longer there).
-    /// Libraries in any other folder, `--plugins DIR` included, are all kept. The rule is this repository's layout:
+    /// Libraries in any other folder, `--plugins DIR` included, are all kept; under `MICROAPP_TEST_FEATURES` (test-only)
+    /// those of the build folder it does not name are not loaded either. The rule is this repository's layout:
     /// a package without a `Plugins/` folder (an app's own host, its features as ordinary targets) keeps every
     /// library of its build folder, and a library whose target is in `Sources/<Name>` is never a leftover.
     func libraries(in directories: [String]) -> (paths: [String], leftOver: LeftOverLibraries?) {
@@ -74,7 +75,8 @@ struct PluginLocations: BuildFolders {
                 kept += files
                 continue
             }
-            for file in files {
+            // Under `swift test` (MICROAPP_TEST_FEATURES), the features a person added are not there at all.
+            for file in files where FeatureList.isVisible(FeatureLibrary.stem(of: file)) {
                 let folder = "Plugins/\(FeatureLibrary.stem(of: file))"
                 let sources = repository.appendingPathComponent(folder + "/Sources").path
                 let target = repository.appendingPathComponent("Sources/\(FeatureLibrary.stem(of: file))").path

@@ -1,20 +1,15 @@
 import Foundation
 import TestScratch
 
-/// The repository these tests belong to and the feature folders in its Plugins/.
+/// The repository these tests belong to and the demo app's features in its Plugins/.
 enum Repository {
     /// Three levels above this file.
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Every folder in Plugins/ with a Sources folder: the features `swift test` built beside the runner.
-    static let featureFolders: [String] = {
-        let plugins = root.appendingPathComponent("Plugins")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
-        return names.filter {
-            FileManager.default.fileExists(atPath: plugins.appendingPathComponent("\($0)/Sources").path)
-        }.sorted()
-    }()
+    /// The demo app's features, the only ones the processes tests start see (`MICROAPP_TEST_FEATURES`): never the
+    /// folders a person added to Plugins/.
+    static let featureFolders: [String] = Scratch.demoFeatures
 }
 
 /// A new, empty folder under the temporary directory.

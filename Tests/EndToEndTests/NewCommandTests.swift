@@ -1,14 +1,37 @@
 import Foundation
+import TestScratch
 import Testing
 
 @Suite("End to end: microapp new", .serialized)
 struct NewCommandTests {
-    /// A folder that looks like the repository to `microapp new`: Package.swift and a Plugins/ folder with Auth.
+    /// A name nobody gives a feature of their own: the scaffold these tests make must not meet one a person added.
+    static let name = "Gazorpazorp"
+
+    /// The Package.swift of a repository whose feature list names `features`, laid out as this repository's.
+    static func manifest(listing features: [String]) -> String {
+        """
+        // swift-tools-version: 6.0
+        import PackageDescription
+
+        let features: [String] = [
+            // microapp: features begin
+        \(features.map { "    \"\($0)\",\n" }.joined())    // microapp: features end
+        ]
+
+        let package = Package(name: "Microapps")
+
+        """
+    }
+
+    /// A folder that looks like the repository to `microapp new`: a Package.swift listing Auth, and Plugins/Auth.
     static func repository() throws -> URL {
         let root = try temporaryFolder("microapp-new")
-        try Data().write(to: root.appendingPathComponent("Package.swift"))
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent("Plugins/Auth/Sources"), withIntermediateDirectories: true)
+        try manifest(listing: ["Auth"]).write(
+            to: root.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        for part in ["Sources", "Entry", "Tests"] {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("Plugins/Auth/\(part)"), withIntermediateDirectories: true)
+        }
         return root
     }
 
@@ -36,6 +59,81 @@ struct NewCommandTests {
         #expect(plugins == ["Auth"])
     }
 
+    @Test("new adds the feature's line to Package.swift's list with its folder; remove takes both away again")
+    func newThenRemoveEditTheList() async throws {
+        let root = try Self.repository()
+        let manifest = root.appendingPathComponent("Package.swift")
+        let before = try String(contentsOf: manifest, encoding: .utf8)
+
+        let created = try await runMicroapp(["new", "Bird"], in: root)
+        #expect(created.status == 0, "\(created.err)")
+        #expect(
+            try String(contentsOf: manifest, encoding: .utf8) == Self.manifest(listing: ["Auth", "Bird"]),
+            "the line goes in its sorted place, between the markers")
+        #expect(!created.out.contains("manifest-cache"), "no cache to bypass: \(created.out)")
+        #expect(created.out.contains("swift test --filter BirdTests"))
+        #expect(created.out.contains("microapp remove Bird"))
+
+        // The folder holds work: remove says what it would delete, and deletes nothing without --yes.
+        let refused = try await runMicroapp(["remove", "Bird"], in: root)
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("Plugins/Bird (9 files)"), "\(refused.err)")
+        #expect(refused.err.contains("nothing was removed"))
+        #expect(refused.err.contains("to fix: run `microapp remove Bird --yes`"))
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("Plugins/Bird/Sources").path))
+        #expect(try String(contentsOf: manifest, encoding: .utf8) == Self.manifest(listing: ["Auth", "Bird"]))
+
+        let removed = try await runMicroapp(["remove", "bird", "--yes"], in: root)
+        #expect(removed.status == 0, "\(removed.err)")
+        #expect(removed.out.contains("Removed Bird"))
+        #expect(try String(contentsOf: manifest, encoding: .utf8) == before)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path) == ["Auth"]
+        )
+    }
+
+    @Test("remove of a name neither listed nor in Plugins/ is refused with the features there are, and nothing changes")
+    func removeUnknown() async throws {
+        let root = try Self.repository()
+        let result = try await runMicroapp(["remove", "Profile", "--yes"], in: root)
+        #expect(result.status == 1)
+        #expect(result.err.contains("no feature is called 'Profile'"), "\(result.err)")
+        #expect(result.err.contains("to fix: use one of: Auth"))
+        #expect(
+            try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+                == Self.manifest(listing: ["Auth"]))
+    }
+
+    @Test("a listed feature whose folder is gone: new refuses its name, remove takes the line out without --yes")
+    func listedWithoutFolder() async throws {
+        let root = try Self.repository()
+        let manifest = root.appendingPathComponent("Package.swift")
+        try Self.manifest(listing: ["Auth", "Gone"]).write(to: manifest, atomically: true, encoding: .utf8)
+
+        let new = try await runMicroapp(["new", "Gone"], in: root)
+        #expect(new.status == 1)
+        #expect(
+            new.err.contains("Package.swift already lists the feature Gone, but Plugins/Gone is missing"), "\(new.err)")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("Plugins/Gone").path))
+
+        let removed = try await runMicroapp(["remove", "Gone"], in: root)
+        #expect(removed.status == 0, "\(removed.err)")
+        #expect(try String(contentsOf: manifest, encoding: .utf8) == Self.manifest(listing: ["Auth"]))
+    }
+
+    @Test("in a Package.swift without a feature list, new says how to declare one and writes nothing")
+    func noList() async throws {
+        let root = try Self.repository()
+        try Data().write(to: root.appendingPathComponent("Package.swift"))
+        let result = try await runMicroapp(["new", "Bird"], in: root)
+        #expect(result.status == 1)
+        #expect(result.err.contains("declares no feature list"), "\(result.err)")
+        #expect(result.err.contains("// microapp: features begin"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path) == ["Auth"]
+        )
+    }
+
     /// `microapp new NAME` in a fake repository, then its library compiled with swiftc (SwiftPM builds Sources and
     /// Entry as two modules; one module is enough to load and run it here). Returns the repository, the feature's
     /// folder and the folder holding `lib<NAME>.so`.
@@ -55,35 +153,53 @@ struct NewCommandTests {
         return (root, folder, plugins)
     }
 
+    /// The scaffold of `name` (`Gazorpazorp`), made once per test process for every test that only reads it (its
+    /// folders go with the scratch folder when the process ends).
+    static func sharedScaffold() async throws -> Scaffolded {
+        try await SharedBuilds.shared.value(of: "new-\(name)") {
+            let (root, folder, plugins) = try await scaffold(name)
+            return Scaffolded(root: root, folder: folder, plugins: plugins)
+        }
+    }
+
+    /// A scaffolded feature: its repository, its folder and the folder of its library.
+    struct Scaffolded: Sendable {
+        let root: URL
+        let folder: URL
+        let plugins: URL
+    }
+
     @Test("a scaffolded feature compiles, runs alone on its mocks and draws the golden previews new wrote")
     func scaffoldRunsAlone() async throws {
-        let (root, folder, plugins) = try await Self.scaffold("Profile")
-        defer { for made in [root, plugins] { try? FileManager.default.removeItem(at: made) } }
+        let scaffold = try await Self.sharedScaffold()
+        let (folder, plugins) = (scaffold.folder, scaffold.plugins)
         let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter { $0.contains(".") }
         #expect(
             Set(files) == [
-                "Sources/ProfileFeature.swift", "Sources/ProfileViewModel.swift", "Sources/Mocks.swift",
-                "Sources/Previews.swift", "Entry/Entry.swift", "Tests/ProfileTests.swift",
+                "Sources/GazorpazorpFeature.swift", "Sources/GazorpazorpViewModel.swift", "Sources/Mocks.swift",
+                "Sources/Previews.swift", "Entry/Entry.swift", "Tests/GazorpazorpTests.swift",
                 "Previews/home.loading.txt", "Previews/home.view.txt", "Previews/home.error.txt",
             ])
 
         // Alone, the mocks stand in for the greeting the feature provides itself.
-        let app = try AppProcess(["solo", "Profile", "--ui", "json", "--plugins", plugins.path])
-        let home = try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Hello, World!") }
+        let app = try AppProcess(["solo", Self.name, "--ui", "json", "--plugins", plugins.path])
+        let home = try await app.waitForFrame(route: "gazorpazorp://home") { screenText($0).contains("Hello, World!") }
         #expect(home["mode"] as? String == "solo")
         try app.send([["type": "input", "id": "name", "text": "Rick"], ["type": "tap", "id": "greet"]])
-        try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Hello, Rick!") }
+        try await app.waitForFrame(route: "gazorpazorp://home") { screenText($0).contains("Hello, Rick!") }
         #expect(try await app.finish() == 0)
 
         let failing = try AppProcess(
-            ["solo", "Profile", "--ui", "json", "--plugins", plugins.path, "--mock", "profile.greeting=failing"])
-        try await failing.waitForFrame(route: "profile://home") { screenText($0).contains("Could not get a greeting") }
+            ["solo", Self.name, "--ui", "json", "--plugins", plugins.path, "--mock", "gazorpazorp.greeting=failing"])
+        try await failing.waitForFrame(route: "gazorpazorp://home") {
+            screenText($0).contains("Could not get a greeting")
+        }
         #expect(try await failing.finish() == 0)
 
-        let drawn = try temporaryFolder("microapp-profile-previews")
+        let drawn = try temporaryFolder("microapp-scaffold-previews")
         defer { try? FileManager.default.removeItem(at: drawn) }
         let preview = try await runToEnd(
-            ["preview", "Profile", "--output", drawn.path, "--plugins", plugins.path, "--no-build"])
+            ["preview", Self.name, "--output", drawn.path, "--plugins", plugins.path, "--no-build"])
         #expect(preview.status == 0, "\(preview.err)")
         let goldens = folder.appendingPathComponent("Previews")
         #expect(try PreviewGoldenTests.textFiles(in: drawn) == PreviewGoldenTests.textFiles(in: goldens))
@@ -93,25 +209,28 @@ struct NewCommandTests {
         "a scaffolded feature runs in the full app with no edits: it provides its own greeting, doctor and graph are green"
     )
     func scaffoldRunsInTheApp() async throws {
-        let (root, _, plugins) = try await Self.scaffold("Profile")
-        defer { for made in [root, plugins] { try? FileManager.default.removeItem(at: made) } }
+        let plugins = try await Self.sharedScaffold().plugins
 
         // --no-probe: no verdict for a library deleted in a minute goes into the user's probe cache.
         let app = try AppProcess(
-            ["run", "--ui", "json", "--plugins", plugins.path, "--open", "profile://home", "--no-probe"])
+            ["run", "--ui", "json", "--plugins", plugins.path, "--open", "gazorpazorp://home", "--no-probe"])
         // The app's own greeting (Welcome), which the feature provides, not its mock's (Hello).
-        let home = try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Welcome, World!") }
-        #expect(home["feature"] as? String == "profile")
+        let home = try await app.waitForFrame(route: "gazorpazorp://home") {
+            screenText($0).contains("Welcome, World!")
+        }
+        #expect(home["feature"] as? String == "gazorpazorp")
         try app.send([["type": "input", "id": "name", "text": "Rick"], ["type": "tap", "id": "greet"]])
-        try await app.waitForFrame(route: "profile://home") { screenText($0).contains("Welcome, Rick!") }
+        try await app.waitForFrame(route: "gazorpazorp://home") { screenText($0).contains("Welcome, Rick!") }
         // Signed in, its tab is in the tab bar after the demo's own, and a tap on it comes back here.
         try app.signInAsRick()
         let signedIn = try await app.waitFor("frame") { ($0["tabs"] as? [Any])?.isEmpty == false }
         let tabs = try #require(signedIn["tabs"] as? [[String: Any]])
         #expect(
-            tabs.compactMap { $0["id"] as? String } == ["tab.characters", "tab.search", "tab.settings", "tab.profile"])
-        try app.send([["type": "tap", "id": "tab.profile"]])
-        try await app.waitForFrame(route: "profile://home")
+            tabs.compactMap { $0["id"] as? String } == [
+                "tab.characters", "tab.search", "tab.settings", "tab.gazorpazorp",
+            ])
+        try app.send([["type": "tap", "id": "tab.gazorpazorp"]])
+        try await app.waitForFrame(route: "gazorpazorp://home")
         #expect(try await app.finish() == 0)
         #expect(!app.objects.contains { $0["type"] as? String == "error" }, "\(app.objects)")
 
@@ -121,7 +240,7 @@ struct NewCommandTests {
         let rows = doctor.out.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        #expect(rows.first { $0["feature"] as? String == "profile" }?["verdict"] as? String == "ok")
+        #expect(rows.first { $0["feature"] as? String == "gazorpazorp" }?["verdict"] as? String == "ok")
 
         let graph = try await runToEnd(
             ["graph", "--format", "json", "--plugins", plugins.path, "--no-build", "--no-probe"])
@@ -129,11 +248,11 @@ struct NewCommandTests {
         let nodes = graph.out.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        let profile = try #require(nodes.first { $0["feature"] as? String == "profile" })
-        #expect(profile["provides"] as? [String] == ["profile.greeting"])
-        let edge = try #require((profile["requirements"] as? [[String: Any]])?.first)
-        #expect(edge["key"] as? String == "profile.greeting")
-        #expect(edge["provider"] as? String == "profile")
+        let feature = try #require(nodes.first { $0["feature"] as? String == "gazorpazorp" })
+        #expect(feature["provides"] as? [String] == ["gazorpazorp.greeting"])
+        let edge = try #require((feature["requirements"] as? [[String: Any]])?.first)
+        #expect(edge["key"] as? String == "gazorpazorp.greeting")
+        #expect(edge["provider"] as? String == "gazorpazorp")
         #expect(edge["status"] as? String == "ok")
     }
 }

@@ -44,10 +44,27 @@ struct RepositoryCopy: Sendable {
         return folder
     }
 
-    /// Deletes the copy and its build.
+    /// Runs `swift ARGUMENTS` (`build --product X`) in the copy, stopped after `timeout`, with SwiftPM's manifest
+    /// cache on as people have it, but in a cache folder of the copy's own (`--cache-path`, under the test's scratch
+    /// folder): what the build claims is about the cache a person has, and the person's own cache gets no entry for a
+    /// folder deleted a minute later. Returns the exit status and everything it wrote.
+    func swift(_ arguments: [String], timeout: Duration) async throws -> (status: Int32, output: String) {
+        let cache = root.deletingLastPathComponent().appendingPathComponent(root.lastPathComponent + "-swiftpm-cache")
+        let (status, out, err) = try await runToEnd(
+            ["timeout", "--kill-after=10", "\(timeout.components.seconds)", "swift"] + arguments + [
+                "--cache-path", cache.path,
+            ], executable: "/usr/bin/env", in: root)
+        return (status, out + err)
+    }
+
+    /// Deletes the copy, its build and its SwiftPM cache.
     func remove() async {
         let root = root
-        _ = try? await offThePool { try FileManager.default.removeItem(at: root) }
+        _ = try? await offThePool {
+            try? FileManager.default.removeItem(
+                at: root.deletingLastPathComponent().appendingPathComponent(root.lastPathComponent + "-swiftpm-cache"))
+            try FileManager.default.removeItem(at: root)
+        }
     }
 
     /// Copies the files under `source` into `destination`, skipping `.git`, `.swiftpm` and every `.build` folder (a

@@ -31,8 +31,14 @@ public enum Scratch {
         return folder
     }
 
+    /// The demo app's features: the only ones of the repository the host's tests see, whatever a person added to
+    /// Plugins/ (`microapp new Profile`, then a build, puts libProfile.so beside the test runner).
+    public static let demoFeatures = ["Auth", "Characters", "Search", "Settings"]
+
     /// What a process started by a test should have in its environment: its temporary files, caches (probe
-    /// verdicts, swap copies), data and state (locked folders) under the root, shared by the processes of this run.
+    /// verdicts, swap copies), data and state (locked folders) under the root, shared by the processes of this run;
+    /// and `MICROAPP_TEST_FEATURES`, so that a host sees only the demo's features of its repository (its list, its
+    /// folders and the libraries of its build folder).
     public static var environment: [String: String] {
         let path = root.path
         for name in ["tmp", "cache", "data", "state"] {
@@ -40,7 +46,7 @@ public enum Scratch {
         }
         return [
             "TMPDIR": "\(path)/tmp", "XDG_CACHE_HOME": "\(path)/cache", "XDG_DATA_HOME": "\(path)/data",
-            "XDG_STATE_HOME": "\(path)/state",
+            "XDG_STATE_HOME": "\(path)/state", "MICROAPP_TEST_FEATURES": demoFeatures.joined(separator: ","),
         ]
     }
 

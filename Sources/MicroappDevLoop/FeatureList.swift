@@ -1,0 +1,150 @@
+import Foundation
+import MicroappCore
+
+/// The features a repository's Package.swift declares: one `"Name",` a line between the marker comments
+/// `// microapp: features begin` and `// microapp: features end`. SwiftPM caches its evaluation of Package.swift by
+/// the file's contents, so a manifest whose targets came from a listing of `Plugins/` went stale when a folder was
+/// added or removed; a declared list changes the file's contents with every feature added (`microapp new`) or
+/// removed (`microapp remove`), and SwiftPM evaluates it again by itself.
+package struct FeatureList: Sendable, Equatable {
+    /// The comment the list starts after.
+    package static let beginMarker = "// microapp: features begin"
+    /// The comment the list ends before.
+    package static let endMarker = "// microapp: features end"
+    /// The test-only variable naming the only features of the repository a host sees (`Auth,Characters`): its
+    /// list, its folders in Plugins/ and the libraries of its build folder. `swift test` sets it for every process it
+    /// starts, so that the host's tests never depend on the features a person added; it can only make a host see
+    /// fewer features.
+    package static let testVariable = "MICROAPP_TEST_FEATURES"
+
+    /// The only feature names a host sees, when `MICROAPP_TEST_FEATURES` is set (read here and nowhere else).
+    package static let testFeatures: Set<String>? = {
+        guard let value = ProcessInfo.processInfo.environment[testVariable] else { return nil }
+        return Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }()
+
+    /// True when the host sees the feature `name` (always, unless `MICROAPP_TEST_FEATURES` leaves it out).
+    package static func isVisible(_ name: String) -> Bool { testFeatures?.contains(name) ?? true }
+
+    /// Every declared name, in the order of the file: what `new` and `remove` edit.
+    package let declared: [String]
+    /// The declared names the host sees (those `MICROAPP_TEST_FEATURES` names, when it is set): what it builds.
+    package var names: [String] { declared.filter(Self.isVisible) }
+    /// The manifest's text, as read.
+    package let manifest: String
+
+    /// The list in `manifest`; nil when it has no markers (a Package.swift not laid out as this repository's).
+    package init?(manifest: String) {
+        let lines = manifest.components(separatedBy: "\n")
+        guard let range = Self.listRange(in: lines) else { return nil }
+        self.manifest = manifest
+        declared = lines[range].compactMap(Self.entry)
+    }
+
+    /// The list in `repository`'s Package.swift; nil when it cannot be read or has no markers.
+    package static func read(repository: URL) -> FeatureList? {
+        guard let text = try? String(contentsOf: manifestURL(in: repository), encoding: .utf8) else { return nil }
+        return FeatureList(manifest: text)
+    }
+
+    /// `repository`'s Package.swift.
+    package static func manifestURL(in repository: URL) -> URL { repository.appendingPathComponent("Package.swift") }
+
+    /// The manifest with `name` added to the list: in its sorted place when the list is sorted, else at its end.
+    package func adding(_ name: String) -> String {
+        var lines = manifest.components(separatedBy: "\n")
+        guard let range = Self.listRange(in: lines) else { return manifest }
+        let entries = range.compactMap { index in Self.entry(lines[index]).map { (index, $0) } }
+        let indent = entries.first.map { lines[$0.0].prefix { $0 == " " } } ?? "    "
+        let sorted = entries.map(\.1) == entries.map(\.1).sorted()
+        let position = sorted ? (entries.first { $0.1 > name }?.0 ?? range.upperBound) : range.upperBound
+        lines.insert("\(indent)\"\(name)\",", at: position)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The manifest without `name`'s line.
+    package func removing(_ name: String) -> String {
+        var lines = manifest.components(separatedBy: "\n")
+        guard let range = Self.listRange(in: lines) else { return manifest }
+        if let index = range.first(where: { Self.entry(lines[$0]) == name }) { lines.remove(at: index) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Where the list disagrees with the folders in `repository`'s Plugins/: a listed feature whose folder (or its
+    /// Sources, Entry or Tests) is missing, which stops every SwiftPM build, and a folder the list does not name,
+    /// which nothing builds or loads. Each says what, why and the fix.
+    package func problems(in repository: URL) -> [Problem] {
+        let plugins = repository.appendingPathComponent("Plugins")
+        var problems: [Problem] = []
+        for name in names {
+            let folder = plugins.appendingPathComponent(name)
+            let missing = Self.parts.filter { !Self.isDirectory(folder.appendingPathComponent($0)) }
+            guard !missing.isEmpty else { continue }
+            let what =
+                Self.isDirectory(folder)
+                ? "has no \(missing.joined(separator: ", ")) folder" : "is missing"
+            problems.append(
+                Problem(
+                    code: "feature-folder-missing", subject: "Plugins/\(name)",
+                    reason:
+                        "Package.swift lists the feature \(name), but its folder \(what): SwiftPM stops every build of the package (invalid custom path 'Plugins/\(name)/\(missing[0])')",
+                    fix:
+                        "`swift run microapp remove \(name)` takes it out of the list; or restore the folder (`git checkout -- Plugins/\(name)`)"
+                ))
+        }
+        for folder in Self.folders(in: repository) where Self.isVisible(folder) && !declared.contains(folder) {
+            problems.append(
+                Problem(
+                    code: "feature-not-listed", subject: "Plugins/\(folder)",
+                    reason:
+                        "the folder is not in Package.swift's feature list: SwiftPM does not build it and the app does not load it",
+                    fix:
+                        "add the line \"\(folder)\", to Package.swift between `\(Self.beginMarker)` and `\(Self.endMarker)`, or delete Plugins/\(folder)"
+                ))
+        }
+        return problems
+    }
+
+    /// The features of `repository` the host builds, loads and knows by folder name, sorted: those its list declares
+    /// that have a Sources folder; every folder of Plugins/ with one when its Package.swift declares no list. Only
+    /// those the host sees (`MICROAPP_TEST_FEATURES`).
+    package static func features(in repository: URL) -> [String] {
+        let plugins = repository.appendingPathComponent("Plugins")
+        let candidates = read(repository: repository)?.names ?? folders(in: repository).filter(isVisible)
+        return candidates.filter { isDirectory(plugins.appendingPathComponent("\($0)/Sources")) }.sorted()
+    }
+
+    /// The folders a listed feature needs: its module, its C entry and its tests.
+    package static let parts = ["Sources", "Entry", "Tests"]
+
+    /// The folders in `repository`'s Plugins/ (not hidden ones), sorted.
+    package static func folders(in repository: URL) -> [String] {
+        let plugins = repository.appendingPathComponent("Plugins")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") && isDirectory(plugins.appendingPathComponent($0)) }.sorted()
+    }
+
+    /// The line indices strictly between the two markers; nil without both, in order.
+    private static func listRange(in lines: [String]) -> Range<Int>? {
+        let trimmed = lines.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let begin = trimmed.firstIndex(where: { $0.hasPrefix(beginMarker) }),
+            let end = trimmed[(begin + 1)...].firstIndex(where: { $0.hasPrefix(endMarker) })
+        else { return nil }
+        return (begin + 1)..<end
+    }
+
+    /// `Name` for a line `"Name",` (a comment after it allowed); nil for any other line.
+    private static func entry(_ line: String) -> String? {
+        var text = Substring(line.trimmingCharacters(in: .whitespaces))
+        guard text.hasPrefix("\"") else { return nil }
+        text = text.dropFirst()
+        guard let close = text.firstIndex(of: "\"") else { return nil }
+        let name = text[..<close]
+        return name.isEmpty ? nil : String(name)
+    }
+
+    private static func isDirectory(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}
