@@ -65,10 +65,10 @@ let package = Package(
         .target(
             name: "MicroappDevLoop", dependencies: ["MicroappPlatform", "MicroappCore", sdk],
             path: "Sources/MicroappDevLoop", swiftSettings: strict),
-        // Hashing plugins on every start must not crawl in debug builds: this one file is always optimized.
+        // SHA-256 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
         .target(
-            name: "MicroappDigest", path: "Sources/MicroappDigest",
-            swiftSettings: strict + [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
+            name: "MicroappDigest", dependencies: ["CCrypto"], path: "Sources/MicroappDigest", swiftSettings: strict),
+        .target(name: "CCrypto", path: "Sources/CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         .target(
             name: "MicroappTerminal", dependencies: ["MicroappCore", "CPlatform", sdk],
             path: "Sources/MicroappTerminal",

@@ -1,24 +1,24 @@
+import CCrypto
 import Foundation
 
-/// SHA-256 (FIPS 180-4), for plugin digests: the toolchain on Linux has no CryptoKit and the project takes no
-/// package dependencies.
+/// SHA-256 of plugin libraries and installed files, computed by OpenSSL's libcrypto (a maintained library, with the
+/// CPU's SHA instructions where it has them): nothing cryptographic is written by hand here.
 public struct SHA256: Sendable {
-    private static let roundConstants: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
+    /// The libcrypto context, owned by this hash alone (a hash is fed from one place and not copied while in use).
+    private final class Context: @unchecked Sendable {
+        let pointer: OpaquePointer
 
-    private var state: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
-    private var pending: [UInt8] = []
-    private var compressedBlocks: UInt64 = 0
+        init() {
+            // Without a context nothing can be hashed; libcrypto fails here only when memory is exhausted.
+            guard let pointer = microapp_sha256_new() else { fatalError("libcrypto could not make a SHA-256 context") }
+            self.pointer = pointer
+        }
+
+        deinit { microapp_sha256_free(pointer) }
+    }
+
+    private let context = Context()
+    private var digest: [UInt8]?
 
     /// A hash of nothing yet.
     public init() {}
@@ -27,100 +27,50 @@ public struct SHA256: Sendable {
     public static func hex(of bytes: some Sequence<UInt8>) -> String {
         var hash = SHA256()
         hash.update(bytes)
-        return hash.finalize().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        return hash.hexDigest()
     }
 
     /// The hex digest of `data` (the fast path for files).
     public static func hex(of data: Data) -> String {
         var hash = SHA256()
-        data.withUnsafeBytes { hash.update($0.bindMemory(to: UInt8.self)) }
-        return hash.finalize().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        hash.update(data)
+        return hash.hexDigest()
     }
 
     /// Adds bytes to the message.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
-        let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in update(buffer) }
-        if handled == nil { update(Array(bytes)) }
+        if bytes.withContiguousStorageIfAvailable({ update($0) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { update($0) }
+        }
     }
 
-    private mutating func update(_ buffer: UnsafeBufferPointer<UInt8>) {
-        var index = 0
-        if !pending.isEmpty {
-            let take = min(64 - pending.count, buffer.count)
-            pending.append(contentsOf: buffer[0..<take])
-            index = take
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBufferPointer { compress($0) }
-            pending.removeAll(keepingCapacity: true)
-        }
-        while buffer.count - index >= 64 {
-            compress(UnsafeBufferPointer(rebasing: buffer[index..<index + 64]))
-            index += 64
-        }
-        pending.append(contentsOf: buffer[index...])
+    /// Adds the bytes of `data`.
+    public mutating func update(_ data: Data) {
+        data.withUnsafeBytes { update($0.bindMemory(to: UInt8.self)) }
     }
 
-    /// The 32-byte digest; the hash is spent afterwards.
+    /// Adds the bytes in `buffer` (the copying loop's chunks, without a copy).
+    public mutating func update(_ buffer: UnsafeBufferPointer<UInt8>) {
+        precondition(digest == nil, "SHA256.update after finalize")
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        guard microapp_sha256_update(context.pointer, base, buffer.count) == 1 else {
+            fatalError("libcrypto failed to hash \(buffer.count) bytes")
+        }
+    }
+
+    /// The 32-byte digest; the hash takes no more bytes afterwards (calling it again gives the same digest).
     public mutating func finalize() -> [UInt8] {
-        let bitLength = (compressedBlocks &* 64 &+ UInt64(pending.count)) &* 8
-        pending.append(0x80)
-        while pending.count % 64 != 56 { pending.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            pending.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        if let digest { return digest }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard microapp_sha256_final(context.pointer, &bytes) == 1 else {
+            fatalError("libcrypto failed to finish a hash")
         }
-        let padded = pending
-        padded.withUnsafeBufferPointer { buffer in
-            for start in stride(from: 0, to: buffer.count, by: 64) {
-                compress(UnsafeBufferPointer(rebasing: buffer[start..<start + 64]))
-            }
-        }
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        digest = bytes
+        return bytes
     }
 
-    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        compressedBlocks &+= 1
-        // The message schedule lives on the stack: one heap array per 64-byte block made hashing crawl.
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
-            for index in 0..<16 {
-                let base = index * 4
-                words[index] =
-                    UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
-                    | UInt32(block[base + 3])
-            }
-            for index in 16..<64 {
-                let w15 = words[index - 15]
-                let w2 = words[index - 2]
-                let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
-                let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
-                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (
-                state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
-            )
-            for index in 0..<64 {
-                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ words[index]
-                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ s0 &+ majority)
-            }
-            state[0] &+= a
-            state[1] &+= b
-            state[2] &+= c
-            state[3] &+= d
-            state[4] &+= e
-            state[5] &+= f
-            state[6] &+= g
-            state[7] &+= h
-        }
+    /// The digest as 64 lowercase hex digits.
+    public mutating func hexDigest() -> String {
+        finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
-}
-
-extension UInt32 {
-    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { self >> count | self << (32 - count) }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
