@@ -125,8 +125,11 @@ static int lower_limit(int resource, uint64_t value, uint64_t slack) {
 }
 
 static int apply_limits(const struct microapp_sandbox_policy *policy) {
-    struct rlimit none = {0, 0};
-    if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
+    // No core dumps; a process already without them (a second layer inside a sandbox, which may no longer set
+    // limits) makes no call.
+    struct rlimit core, none = {0, 0};
+    if (getrlimit(RLIMIT_CORE, &core) != 0) return -1;
+    if ((core.rlim_cur != 0 || core.rlim_max != 0) && setrlimit(RLIMIT_CORE, &none) != 0) return -1;
     if (lower_limit(RLIMIT_DATA, policy->memory_limit, 0) != 0) return -1;
     if (lower_limit(RLIMIT_AS, policy->address_space_limit, 0) != 0) return -1;
     if (lower_limit(RLIMIT_CPU, policy->cpu_seconds, 1) != 0) return -1;

@@ -290,13 +290,16 @@ static int attempt(const char *name) {
 }
 
 int main(int count, char **arguments) {
-    const char *reads[64], *writes[16];
+    // Room for every file a test runner has mapped: late in a full run it has loaded many fixtures, each a read path
+    // (with 64, the 65th --read was taken for an unknown option and the attacks never ran).
+    enum { read_capacity = 4096, write_capacity = 16 };
+    static const char *reads[read_capacity], *writes[write_capacity];
     struct microapp_sandbox_policy policy = {.read_paths = reads, .write_paths = writes, .cpu_seconds = 60};
     int sandbox = 1, index = 1;
     for (; index < count && strcmp(arguments[index], "--") != 0; index++) {
-        if (strcmp(arguments[index], "--read") == 0 && index + 1 < count && policy.read_count < 64) {
+        if (strcmp(arguments[index], "--read") == 0 && index + 1 < count && policy.read_count < read_capacity) {
             reads[policy.read_count++] = arguments[++index];
-        } else if (strcmp(arguments[index], "--write") == 0 && index + 1 < count && policy.write_count < 16) {
+        } else if (strcmp(arguments[index], "--write") == 0 && index + 1 < count && policy.write_count < write_capacity) {
             writes[policy.write_count++] = arguments[++index];
         } else if (strcmp(arguments[index], "--memory") == 0 && index + 1 < count) {
             policy.memory_limit = strtoull(arguments[++index], NULL, 10);
@@ -305,7 +308,7 @@ int main(int count, char **arguments) {
         } else if (strcmp(arguments[index], "--no-sandbox") == 0) {
             sandbox = 0;
         } else {
-            fprintf(stderr, "unknown option %s\n", arguments[index]);
+            fprintf(stderr, "unknown option, or too many paths: %s\n", arguments[index]);
             return 64;
         }
     }
