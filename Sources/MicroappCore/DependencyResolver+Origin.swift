@@ -116,12 +116,11 @@ extension DependencyResolver {
         rules.reservedNames.first { nameKey($0.key) == key }?.value
     }
 
-    /// A reserved scheme or name is its feature's, by id. A library from an untrusted folder with that id (the
-    /// repository's Settings copied into a `--plugins` folder, or one passing for it) keeps it too: it loses to the
-    /// repository's own library of the id (`duplicate-feature`, the build folder loads first), its screens carry the
-    /// untrusted mark in every front end, and it is granted only what untrusted features are.
+    /// A reserved scheme or name is its feature's, by id, when that library is the repository's own or pinned by a
+    /// trusted lock: an id is what a library says of itself, and one from an untrusted folder passing for Auth (Auth
+    /// not loaded, say) must not get Auth's scheme or name. Pin the folder (`microapp lock DIR`) to trust a copy.
     private static func mayUseReserved(_ feature: Candidate, id: String) -> Bool {
-        feature.manifest.id == id
+        isNamedOwner(feature, id)
     }
 
     /// Each scheme `feature` declares routes in, once, with the first such route; routes that do not parse are left

@@ -15,21 +15,15 @@ struct RunModeTests {
     static func moved(_ feature: String) throws -> (folder: URL, arguments: [String]) {
         let folder = try temporaryFolder("run-mode-\(feature)")
         let built = AppProcess.buildDirectory.appendingPathComponent("lib\(feature).so")
-        try FileManager.default.copyItem(at: built, to: folder.appendingPathComponent("lib\(feature).so"))
-        return (
-            folder,
-            ["--plugins", folder.path, "--skip-library", built.resolvingSymlinksInPath().path]
-                + grants(feature).flatMap { ["--grant", $0] }
-        )
-    }
-
-    /// What the repository's `feature` uses beyond the public keys, as `--grant` values.
-    static func grants(_ feature: String) -> [String] {
-        let keys =
-            feature == "Settings"
-            ? ["auth.sign-out", "auth.delete-account", "search.recent-summary"]
-            : ["search.recent", "search.save-recent", "search.clear-recent"]
-        return keys.map { "\(feature.lowercased())=\($0)" }
+        let library = folder.appendingPathComponent("lib\(feature).so")
+        try FileManager.default.copyItem(at: built, to: library)
+        // Pinned by a trusted lock, as a team ships its own feature: a copy of the repository's Settings from an
+        // untrusted folder would not get Settings' reserved scheme and name, nor the keys the host names it for.
+        // The lock sets no isolation, so under auto the folder's library still runs in a child.
+        try PluginLock(
+            libraries: [(library.path, feature.lowercased(), try PluginLock.digest(of: library.path))]
+        ).write(in: folder.path)
+        return (folder, ["--plugins", folder.path, "--skip-library", built.resolvingSymlinksInPath().path])
     }
 
     @Test("the maps these tests read are whole: the stack, mapped last, is in them (Foundation's read stops at 4 KiB)")
@@ -77,9 +71,7 @@ struct RunModeTests {
         try await app.waitForFrame(route: "auth://select") { $0["account"] is NSNull }
         #expect(try await app.finish() == 0)
         // doctor, which loads the folder alone, says where and why; it started a child instead of mapping it.
-        let doctor = try await runToEnd(
-            ["doctor", folder.path, "--no-build", "--json"]
-                + Self.grants(feature).filter { !$0.hasSuffix("summary") }.flatMap { ["--grant", $0] })
+        let doctor = try await runToEnd(["doctor", folder.path, "--no-build", "--json"])
         let row = try #require(PolicyEndToEndTests.rows(doctor.out).first, "\(doctor.out) \(doctor.err)")
         #expect(row["verdict"] as? String == "ok" && row["isolation"] as? String == "process", "\(row)")
         #expect((row["isolationReason"] as? String)?.contains("from the plugin folder \(folder.path)") == true)

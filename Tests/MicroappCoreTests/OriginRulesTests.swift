@@ -52,9 +52,13 @@ struct OriginRulesTests {
         let problem = try #require(alone.disabled["impostor"])
         #expect(problem.code == .schemeTaken)
         #expect(problem.reason.contains("reserves"))
-        // The owner keeps it wherever its library comes from (an untrusted copy is marked as such on screen).
+        // The owner is an id a library says of itself: only the repository's own or a pinned copy keeps it; one from
+        // an untrusted folder calling itself auth (Auth not loaded) is refused the scheme.
         let copiedAuth = Self.candidate("auth", routes: ["auth://verify"], trust: .untrusted)
-        #expect(DependencyResolver.resolve([copiedAuth], hostOffers: [:], rules: Self.demoRules).problems.isEmpty)
+        let untrusted = DependencyResolver.resolve([copiedAuth], hostOffers: [:], rules: Self.demoRules)
+        #expect(untrusted.disabled["auth"]?.code == .schemeTaken)
+        let pinnedAuth = Self.candidate("auth", routes: ["auth://verify"], trust: .pinned)
+        #expect(DependencyResolver.resolve([pinnedAuth], hostOffers: [:], rules: Self.demoRules).problems.isEmpty)
         #expect(
             DependencyResolver.resolve([Self.candidate("auth")], hostOffers: [:], rules: Self.demoRules).problems
                 .isEmpty)
@@ -89,5 +93,32 @@ struct OriginRulesTests {
         let real = DependencyResolver.resolve(
             [impostor, Self.candidate("settings", tab: "Settings")], hostOffers: [:], rules: Self.demoRules)
         #expect(real.startOrder == ["settings"])
+    }
+
+    @Test(
+        "the sign-in route and the session's write access the host names by id go to that id only from a trusted library: alone or not, an untrusted 'auth' or a stray sign-in route is refused"
+    )
+    func namedOwnersNeedTrust() throws {
+        let rules = ResolutionRules(stateOwners: ["session": "auth"], signInFeature: "auth")
+        func signInFeature(_ id: String, trust: FeatureTrust) -> Candidate {
+            let manifest = FeatureManifest(
+                id: id, version: 1, displayName: id.capitalized,
+                routes: [RouteDeclaration("\(id)://sign-in", isSignIn: true)],
+                requirements: [DependencyKey<Session?>.state("session", access: .readWrite).requirement])
+            return Candidate(manifest: manifest, path: "/plugins/lib\(id.capitalized).so", trust: trust)
+        }
+        for trust in [FeatureTrust.own, .pinned] {
+            let problems = DependencyResolver.resolve(
+                [signInFeature("auth", trust: trust)], hostOffers: [:], rules: rules
+            ).problems
+            #expect(
+                !problems.contains { [.secondSignIn, .secondOwner].contains($0.code) }, "the named owner, \(trust)")
+        }
+        let impostor = DependencyResolver.resolve(
+            [signInFeature("auth", trust: .untrusted)], hostOffers: [:], rules: rules)
+        #expect(impostor.disabled["auth"]?.code == .secondSignIn)
+        #expect(impostor.disabled["auth"]?.reason.contains("untrusted folder") == true)
+        let stray = DependencyResolver.resolve([signInFeature("phish", trust: .own)], hostOffers: [:], rules: rules)
+        #expect(stray.disabled["phish"]?.code == .secondSignIn, "alone, Auth not loaded: still not the sign-in route")
     }
 }
