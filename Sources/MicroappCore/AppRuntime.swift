@@ -307,7 +307,8 @@ public final class AppRuntime: AppDriver {
     private func sessionChanged(signedIn: Bool) {
         // In microapp mode home may be a route of a feature that is not loaded: its stub shows where sign-in goes.
         let afterSignIn = options.foreign != nil ? options.home ?? home : home
-        let next = signedIn ? router.didSignIn(home: afterSignIn ?? "") : router.didSignOut()
+        var next: String?
+        if signedIn { next = router.didSignIn(home: afterSignIn ?? "") } else { router.didSignOut() }
         if let next, !next.isEmpty {
             navigate(to: next)
         } else if router.top == nil {

@@ -133,12 +133,12 @@ public struct Router: Sendable {
         return pendingAfterSignIn ?? home
     }
 
-    /// After signing out: drops every screen that needs a session and returns the URL to reopen (through the
-    /// guard, so it lands on sign-in), if the screen on top needed one.
-    public mutating func didSignOut() -> String? {
-        let reopen = top.flatMap { requiresSession($0) ? $0.url : nil }
+    /// After signing out: drops every screen that needs a session and anything pending after sign-in. Nothing is
+    /// reopened: the person left on purpose, and the next one to sign in must not be taken back to the screens of the
+    /// last (the runtime opens home, which sends a signed-out person to sign in).
+    public mutating func didSignOut() {
         stack.removeAll(where: requiresSession)
-        return reopen
+        pendingAfterSignIn = nil
     }
 
     /// In microapp mode, a stub for a URL whose scheme no loaded feature answers; nil otherwise.

@@ -44,13 +44,16 @@ struct RouterTests {
         #expect(router.didSignIn(home: "characters://list") == "characters://list")
     }
 
-    @Test("signing out drops guarded screens and reopens the top one through the guard")
+    @Test("signing out drops guarded screens and forgets where they were: the next sign-in goes home, not back there")
     func signOut() {
         var router = Router(table: Self.table)
         _ = router.open("characters://list", signedIn: true)
         _ = router.open("characters://detail/3", signedIn: true)
-        #expect(router.didSignOut() == "characters://detail/3")
+        router.didSignOut()
         #expect(router.stack.isEmpty)
+        _ = router.open("characters://detail/3", signedIn: false)
+        router.didSignOut()
+        #expect(router.pendingAfterSignIn == nil, "a redirect pending before sign-out is dropped too")
     }
 
     @Test("an unknown route becomes a problem screen naming the routes the feature has")
