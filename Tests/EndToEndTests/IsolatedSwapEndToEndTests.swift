@@ -106,6 +106,10 @@ struct IsolatedSwapEndToEndTests {
         }
         let killed = try AppProcess(arguments)
         try await killed.waitForFrame(route: "tally://home") { screenText($0).contains("One 0") }
+        // Under --isolation process every library of the set starts a child, and --only stops the others' at once;
+        // an ended child's folder goes once its last stderr lines were read (up to a second later, more under
+        // load): the count of 2 is waited for. (A full run once counted 3 or 4 here: those children's folders.)
+        try await killed.waitUntil { leftovers(of: killed.processID).count == 2 }
         #expect(leftovers(of: killed.processID).count == 2, "a pinned folder and a child's folder")
         #expect(kill(killed.processID, SIGKILL) == 0)
         _ = try? await killed.finish()
@@ -114,8 +118,8 @@ struct IsolatedSwapEndToEndTests {
         try await next.waitForFrame(route: "tally://home") { screenText($0).contains("One 0") }
         // The cleanup runs beside the start, on a thread of its own: it is waited for, not assumed done.
         try await next.waitUntil { leftovers(of: killed.processID).isEmpty }
-        // The running host's pinned folder and its child's folder stay. (Once, under a CI run's load, a second child
-        // folder of the running host was seen here as well: not explained yet, and not what this test is about.)
+        // The running host's pinned folder and its child's folder stay (the --only-stopped children's folders may
+        // still be there for a moment, as above).
         let own = leftovers(of: next.processID)
         #expect(
             own.contains("microapp-pinned-\(next.processID)"), "the running host's pinned folder was removed: \(own)")
