@@ -257,6 +257,15 @@ public final class AppRuntime: AppDriver {
     func navigate(to url: String) {
         if let notice = router.open(url, signedIn: session?.value != nil) { post(notice) }
         showTop()
+        // A feature that answers the route with its error screen at once (a parameter it cannot read) said the URL
+        // cannot open, as the host's problem screen does: front ends hear it as a problem too.
+        if case .feature(let id, _) = router.top, stopped[id] == nil, case .error(let panel) = frame.screen.state {
+            post(
+                Notice(
+                    level: .error, code: "screen-error",
+                    message: panel.message.isEmpty ? panel.title : panel.message,
+                    fix: "go back, or open another route (`microapp routes` lists them)", feature: id))
+        }
     }
 
     func goBack() {
@@ -388,13 +397,15 @@ public final class AppRuntime: AppDriver {
         }
     }
 
+    /// The host's screen for a route that cannot open: the URL in the title, the reason once, then the fix.
     private func problemFrame(_ url: String, _ diagnostic: Diagnostic?) -> Frame {
-        let message = diagnostic.map { "\($0.reason). To fix: \($0.fix)" } ?? "The feature is not running."
+        let reason = diagnostic?.reason ?? "the feature is not running"
         let screen = Screen(
             title: "Cannot open \(url)", content: [],
             state: .error(
                 ErrorPanel(
-                    title: "Cannot open \(url)", message: message, actions: [Button(id: "back", title: "Back")])))
+                    title: reason, message: diagnostic.map { "To fix: \($0.fix)" } ?? "",
+                    actions: [Button(id: "back", title: "Back")])))
         return Frame(feature: "microapp", featureName: options.name, version: 0, route: url, screen: screen)
     }
 }

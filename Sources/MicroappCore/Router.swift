@@ -60,14 +60,14 @@ public struct Router: Sendable {
         guard let match = table.match(url) else {
             if let stub = stub(for: url) { return stub }
             let problem = unknownRoute(url)
-            push(.problem(url: url, problem))
+            showProblem(url, problem)
             return Notice(level: .error, code: problem.code.rawValue, message: problem.reason, fix: problem.fix)
         }
         if let reason = disabled[match.entry.feature] {
             let problem = Diagnostic(
                 reason.code, subject: url, reason: "\(match.entry.feature) is not running: \(reason.reason)",
                 fix: reason.fix)
-            push(.problem(url: url, problem))
+            showProblem(url, problem)
             return Notice(level: .error, code: "feature-disabled", message: problem.reason, fix: problem.fix)
         }
         if match.entry.declaration.requiresSession && !signedIn, let signIn = table.signInRoute {
@@ -96,6 +96,13 @@ public struct Router: Sendable {
         }
         push(.feature(match.entry.feature, match.location))
         return nil
+    }
+
+    /// Shows why `url` cannot open: it replaces a problem screen on top (failed attempts, one after another, leave one
+    /// screen to go back from, not one each), else goes on top.
+    private mutating func showProblem(_ url: String, _ problem: Diagnostic) {
+        if case .problem? = top { stack.removeLast() }
+        push(.problem(url: url, problem))
     }
 
     /// Puts `entry` on top, dropping the oldest screens past `maximumDepth`.

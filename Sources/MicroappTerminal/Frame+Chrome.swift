@@ -27,9 +27,16 @@ extension Frame {
     /// `Microapps · Auth` on the left, `signed out   v1` on the right, in exactly `width` columns. On an untrusted
     /// feature's screen the host's mark takes the name's place (`Microapps · untrusted · lurker from /plugins`): the
     /// feature chose its name, the host knows its id and folder.
+    /// On the host's own screens (a route that cannot open, a stub) no version, and the app's name once:
+    /// `Microapps   signed out`.
     func headerLine(width: Int, indent: String = "") -> String {
-        spread(left: indent + "Microapps · " + headerName, right: "\(status.sanitized)   v\(version)", width: width)
+        let name = isHostScreen && headerName == "Microapps" ? "" : " · " + headerName
+        let version = isHostScreen ? "" : "   v\(version)"
+        return spread(left: indent + "Microapps" + name, right: status.sanitized + version, width: width)
     }
+
+    /// True on the host's own screens, which no feature draws and which have no version.
+    var isHostScreen: Bool { feature == "microapp" && version == 0 }
 
     /// What the header says is on screen: the host's mark for an untrusted feature, else the display name.
     var headerName: String { untrustedMark ?? featureName.sanitized }

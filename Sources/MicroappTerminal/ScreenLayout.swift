@@ -32,10 +32,10 @@ struct ScreenLayout {
 
     /// The key help when the app shows tabs: the digits that pick them (alt-digits while a field has the keys).
     static func tabbedKeyHelp(tabCount: Int, isField: Bool) -> String {
-        let keys = min(tabCount, 9) == 1 ? "1" : "1-\(min(tabCount, 9))"
+        let keys = min(tabCount, 9) == 1 ? "1 tab" : "1-\(min(tabCount, 9)) tabs"
         return isField
-            ? "↑↓ move · alt+\(keys) tabs · esc back · ctrl-c quit"
-            : "↑↓ move · enter select · \(keys) tabs · esc back · q quit"
+            ? "↑↓ move · alt+\(keys) · esc back · ctrl-c quit"
+            : "↑↓ move · enter select · \(keys) · esc back · q quit"
     }
 
     /// The laid-out lines (exactly `height` of them) and the scroll offset to pass next time.
@@ -60,7 +60,10 @@ struct ScreenLayout {
             let spinner = Self.spinner[spinnerFrame % Self.spinner.count]
             body = [BodyLine(line: StyledLine("  \(spinner) \(message.sanitized)"))]
         case .error(let panel):
-            body = [BodyLine(line: StyledLine("  ") + StyledLine("✗ \(panel.title.sanitized)", .error))]
+            // A long title (the reason a route cannot open) wraps under itself rather than being cut.
+            body = panel.title.sanitized.wrapped(toWidth: columns - 4).enumerated().map { index, line in
+                BodyLine(line: StyledLine("  ") + StyledLine((index == 0 ? "✗ " : "  ") + line, .error))
+            }
             body += panel.message.wrapped(toWidth: columns - 2).map { BodyLine(line: StyledLine("  " + $0)) }
             body.append(.blank)
             body += content.lines(for: [.stack(Stack(.horizontal, panel.actions.map(Element.button)))])
@@ -231,6 +234,39 @@ struct ScreenLayout {
         if case .field? = focusedID.flatMap(screen.element(id:)) { true } else { false }
     }
 
+    /// True when `screen` is an error panel that already says `notice`'s message: the footer does not repeat it.
+    static func screen(_ screen: Screen, alreadySays notice: Notice) -> Bool {
+        guard notice.level == .error, case .error(let panel) = screen.state else { return false }
+        return panel.title.contains(notice.message) || panel.message.contains(notice.message)
+    }
+
+    /// The key help and the route: when both do not fit, where the feature runs goes first, then the parts a person
+    /// needs least (moving, selecting, then the log), so quitting, going back and rolling back stay in view.
+    private func keyHelpFooter(frame: Frame, focusedID: String?, columns: Int, route: String, place: String)
+        -> StyledLine
+    {
+        let isField = isField(focusedID, in: frame.screen)
+        let help =
+            frame.tabs.isEmpty
+            ? (isField ? Self.fieldKeyHelp : Self.keyHelp)
+            : Self.tabbedKeyHelp(tabCount: frame.tabs.count, isField: isField)
+        var parts =
+            (hasLog ? ["ctrl-l log"] : []) + help.components(separatedBy: " · ")
+            + (canRollBack ? ["ctrl-r roll back"] : [])
+        var route = route
+        let fits = { (parts: [String], route: String) in
+            (" " + parts.joined(separator: " · ")).displayWidth + 3 + route.displayWidth <= columns
+        }
+        if !fits(parts, route) { route = String(route.dropFirst(place.count)) }
+        let leastNeededFirst = ["enter select", "tab/↑↓ move", "↑↓ move", "type to edit", "ctrl-l log"]
+        for dropped in leastNeededFirst where !fits(parts, route) { parts.removeAll { $0 == dropped } }
+        let left = Span(" " + parts.joined(separator: " · "), .dim)
+        let room = max(0, columns - route.displayWidth - 3)
+        let shown = Span(left.text.truncated(toWidth: room), left.style)
+        let gap = max(3, columns - shown.text.displayWidth - route.displayWidth)
+        return StyledLine([shown, Span(String(repeating: " ", count: gap)), Span(route, .dim)])
+    }
+
     private func footerLine(frame: Frame, focusedID: String?, columns: Int) -> StyledLine {
         // Where the feature on screen runs, before its route: `in-process · characters://list`.
         let place = frame.isolation.map { $0 == .process ? "isolated · " : "in-process · " } ?? ""
@@ -247,7 +283,7 @@ struct ScreenLayout {
         } else if let log {
             let features = Set(log.entries.map(\.feature)).count
             left = Span(" ctrl-l/esc close log · \(log.entries.count) line(s) of \(features) feature(s)", .dim)
-        } else if let notice {
+        } else if let notice, !Self.screen(frame.screen, alreadySays: notice) {
             switch notice.level {
             case .info: left = Span((notice.isProgress ? " ~ " : " ✓ ") + notice.message.sanitized, .success)
             case .error:
@@ -255,13 +291,7 @@ struct ScreenLayout {
                 left = Span(" ! " + notice.message.sanitized + fix, .error)
             }
         } else {
-            let isField = isField(focusedID, in: frame.screen)
-            let rollback = canRollBack ? " · ctrl-r roll back" : ""
-            let help =
-                frame.tabs.isEmpty
-                ? (isField ? Self.fieldKeyHelp : Self.keyHelp)
-                : Self.tabbedKeyHelp(tabCount: frame.tabs.count, isField: isField)
-            left = Span((hasLog ? " ctrl-l log ·" : "") + " " + help + rollback, .dim)
+            return keyHelpFooter(frame: frame, focusedID: focusedID, columns: columns, route: route, place: place)
         }
         let room = max(0, columns - route.displayWidth - 3)
         let shown = Span(left.text.truncated(toWidth: room), left.style)

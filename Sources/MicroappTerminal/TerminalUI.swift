@@ -22,7 +22,8 @@ public final class TerminalUI {
     private var scrollOffset = 0
     private var preferTop = true
     private var spinnerFrame = 0
-    private var notice: (notice: Notice, until: ContinuousClock.Instant)?
+    /// The notice in the footer, until when, and the route on screen when it came: it belongs to that screen.
+    private var notice: (notice: Notice, until: ContinuousClock.Instant, route: String)?
     /// The last failed build of a watched feature: its errors are boxed over the screen until a build succeeds
     /// or esc hides them.
     private var buildFailure: Notice?
@@ -218,7 +219,7 @@ public final class TerminalUI {
             }
         }
         if let shown = notices.last(where: { $0.level == .error }) ?? notices.last {
-            notice = (shown, clock.now.advanced(by: noticeDuration))
+            notice = (shown, clock.now.advanced(by: noticeDuration), driver.frame.route)
         }
         draw()
     }
@@ -246,6 +247,9 @@ public final class TerminalUI {
     /// Lays the driver's frame out and draws what changed.
     func draw() {
         let frame = driver.frame
+        // A notice is about the screen it came with (a problem there, a redirect to it): on another screen it would be
+        // read as that screen's.
+        if let shown = notice, shown.route != frame.route { notice = nil }
         if frame.route != route {
             if let route { placesByRoute[route] = (focus, scrollOffset) }
             let place = placesByRoute[frame.route]

@@ -160,4 +160,61 @@ struct TerminalUITests {
         while pane.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!pane.isRunning)
     }
+
+    @Test(
+        "mistyped addresses: one problem screen that says why once under a proper header, back returns where the person was with no stale error, a bad id and a missing character offer Back, and the footer fits 80 columns"
+    )
+    func mistypedAddresses() async throws {
+        let pane = try TmuxPane(
+            "\(AppProcess.executable) --no-build --data \(AppProcess.freshDataDirectory())",
+            environment: ["NO_COLOR": "1"])
+        try await pane.waitFor("Microapps · Auth", "auth://select")
+        try await pane.typeRicksCredentials()
+        try pane.send("Enter")
+        let list = try await pane.waitFor("Rick Sanchez", "characters://list", "[1 Characters]")
+        #expect(list.contains("esc back · q quit"), "the footer at 80 columns:\n\(list)")
+        for url in ["characters://nope", "nowhere://at/all"] {
+            try pane.send(":", literal: true)
+            try pane.send(url, literal: true)
+            try pane.send("Enter")
+            try await pane.waitFor("Cannot open \(url)")
+        }
+        let problem = try await pane.waitFor("Cannot open nowhere://at/all", "no loaded feature answers")
+        let header = problem.components(separatedBy: "\n")[0]
+        #expect(header.hasPrefix(" Microapps   ") && !header.contains("v0"), "\(header)")
+        #expect(problem.components(separatedBy: "no loaded feature answers").count == 2, "said once:\n\(problem)")
+        // One Back leaves the failed attempts: they replaced each other on the stack.
+        try pane.send("Escape")
+        let back = try await pane.waitFor("Rick Sanchez", "characters://list")
+        #expect(!back.contains("no loaded feature") && !back.contains("no route like it"), "\(back)")
+
+        try pane.send(":", literal: true)
+        try pane.send("characters://detail/abc", literal: true)
+        try pane.send("Enter")
+        let bad = try await pane.waitFor("characters://detail/abc", "[>Back<]")
+        #expect(bad.contains("✗ No such screen"))
+        try pane.send("Enter")
+        try await pane.waitFor("Rick Sanchez", "characters://list")
+
+        try pane.send(":", literal: true)
+        try pane.send("characters://detail/99999", literal: true)
+        try pane.send("Enter")
+        let missing = try await pane.waitFor("No character with id 99999", "[>Back<]")
+        #expect(!missing.contains("Retry"))
+        try pane.send("Enter")
+        try await pane.waitFor("Rick Sanchez", "characters://list")
+    }
+
+    @Test("a route whose parameter the feature cannot read writes an error line in JSON and offers Back")
+    func badParameterInJSON() async throws {
+        let app = try AppProcess(["run", "--ui", "json", "--open", "characters://detail/abc"])
+        try await app.waitForFrame(route: "auth://select")
+        try app.signInAsRick()
+        let error = try await app.waitFor("error") { $0["code"] as? String == "screen-error" }
+        #expect((error["message"] as? String)?.contains("characters://detail/abc") == true)
+        try await app.waitForFrame(route: "characters://detail/abc") { screenText($0).contains("Back") }
+        try app.send([["type": "tap", "id": "back"]])
+        try await app.waitForFrame(route: "characters://list")
+        #expect(try await app.finish() == 0)
+    }
 }

@@ -89,3 +89,18 @@ struct RouterTests {
         #expect(router.stack.map(\.url) == ["auth://select"])
     }
 }
+
+@Suite("Router: problem screens")
+struct RouterProblemTests {
+    @Test("a URL that cannot open replaces a problem screen on top instead of piling up on the stack")
+    func problemsReplaceEachOther() {
+        var router = Router(table: RouterTests.table)
+        _ = router.open("auth://select", signedIn: false)
+        for url in ["nowhere://a", "characters://nope", "nowhere://b"] { _ = router.open(url, signedIn: false) }
+        #expect(router.stack.count == 2)
+        #expect(router.top?.url == "nowhere://b")
+        let wentBack = router.back()
+        #expect(wentBack)
+        #expect(router.top?.url == "auth://select")
+    }
+}

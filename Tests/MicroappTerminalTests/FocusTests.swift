@@ -147,6 +147,30 @@ import Testing
         #expect(driver.sent == [.action(.tap(id: "sign-in"))])
     }
 
+    @Test("a notice belongs to the screen it came with: on another screen the footer shows the keys again")
+    func staleErrorLeavesWithItsScreen() {
+        var problem = Fixtures.characters
+        problem.route = "characters://nope"
+        let driver = FakeDriver(frame: problem)
+        var drawn = ""
+        let ui = TerminalUI(driver: driver, color: false, noticeDuration: .seconds(3600), output: { drawn += $0 })
+        ui.show([Notice(level: .error, code: "not-found", message: "characters has no route like it")])
+        #expect(drawn.contains("! characters has no route like it"))
+        drawn = ""
+        driver.frame = Fixtures.characters
+        ui.draw()
+        #expect(!drawn.contains("no route like it"))
+        #expect(drawn.contains("esc back · q quit"))
+        // A redirect's notice stays on the screen it led to, and goes with it.
+        driver.frame = problem
+        ui.show([Notice(level: .info, code: "redirect", message: "Sign in to continue to characters://list")])
+        #expect(drawn.contains("✓ Sign in to continue"))
+        drawn = ""
+        driver.frame = Fixtures.characters
+        ui.draw()
+        #expect(!drawn.contains("Sign in to continue") && drawn.contains("q quit"))
+    }
+
     @Test func typingSendsTheWholeTextEachTime() {
         let driver = FakeDriver(frame: Fixtures.signIn())
         driver.reaction = { driver, event in

@@ -141,6 +141,65 @@ import Testing
         #expect(lines[2].displayWidth <= 79)
         #expect(lines[2].text.hasSuffix("…"))
     }
+
+    @Test("one tab is '1 tab', not '1 tabs'")
+    func oneTabIsSingular() {
+        #expect(ScreenLayout.tabbedKeyHelp(tabCount: 1, isField: false).contains(" 1 tab · "))
+        #expect(ScreenLayout.tabbedKeyHelp(tabCount: 1, isField: true).contains(" alt+1 tab · "))
+        #expect(ScreenLayout.tabbedKeyHelp(tabCount: 3, isField: false).contains(" 1-3 tabs · "))
+    }
+
+    @Test(
+        "at 80 columns the footer keeps 'esc back · q quit' and the route: where it runs and the least needed keys go first"
+    )
+    func footerFitsEightyColumns() {
+        var frame = Fixtures.tabbed
+        frame.isolation = .process
+        for (log, rollback) in [(false, false), (true, false), (false, true), (true, true)] {
+            let footer = ScreenLayout(width: 80, height: 24, color: false, canRollBack: rollback, hasLog: log)
+                .lines(for: frame, focus: Focus(), scrollOffset: 0).lines[23].text
+            #expect(footer.contains("1-3 tabs · esc back · q quit"), "\(footer)")
+            #expect(footer.hasSuffix("characters://list "), "\(footer)")
+            #expect(!footer.contains("…"), "\(footer)")
+            #expect(footer.contains("ctrl-r roll back") == rollback, "\(footer)")
+            // The log's key goes last, and only when rolling back needs its room.
+            #expect(footer.contains("ctrl-l log") == (log && !rollback), "\(footer)")
+        }
+        // Where there is room, nothing is dropped.
+        let wide = ScreenLayout(width: 120, height: 24, color: false).lines(
+            for: frame, focus: Focus(), scrollOffset: 0
+        ).lines[23].text
+        #expect(wide.contains("↑↓ move · enter select · 1-3 tabs · esc back · q quit"))
+        #expect(wide.hasSuffix("isolated · characters://list "))
+    }
+
+    @Test("the host's own screens have no version and name the app once")
+    func hostScreenHeader() {
+        var problem = Fixtures.characters
+        problem.feature = "microapp"
+        problem.featureName = "Microapps"
+        problem.version = 0
+        let header = layout(problem).lines[0].text
+        #expect(header.hasPrefix(" Microapps   "), "\(header)")
+        #expect(!header.contains("Microapps · Microapps"))
+        #expect(header.hasSuffix("rick@example.com"), "\(header)")
+        problem.featureName = "Search (not loaded)"
+        let stub = layout(problem).lines[0].text
+        #expect(stub.hasPrefix(" Microapps · Search (not loaded) ") && !stub.contains("v0"), "\(stub)")
+    }
+
+    @Test("an error panel that says the problem is not repeated by the footer, and a long reason wraps whole")
+    func errorPanelIsNotRepeated() {
+        let reason = "characters has no route like it (it has characters://list, characters://detail/{id}, and more)"
+        let panel = ErrorPanel(title: reason, message: "To fix: run `microapp routes`", actions: [])
+        let notice = Notice(level: .error, code: "not-found", message: reason, fix: "run `microapp routes`")
+        let lines = layout(Fixtures.signIn(state: .error(panel)), notice: notice).lines.map(\.text)
+        #expect(lines.filter { $0.contains("no route like it") }.count == 1, "\(lines)")
+        #expect(lines.joined(separator: " ").contains("and more)"), "the reason is not cut")
+        #expect(lines[23].contains("esc back"))
+        let other = Notice(level: .error, code: "x", message: "Something else failed")
+        #expect(layout(Fixtures.signIn(state: .error(panel)), notice: other).lines[23].text.contains("! Something"))
+    }
 }
 
 @Suite struct BuildBoxTests {

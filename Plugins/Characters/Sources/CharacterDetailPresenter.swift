@@ -13,10 +13,12 @@ final class CharacterDetailPresenter {
 
     private var entries: [Int: Entry] = [:]
     private let interactor: CharactersInteractor
+    private let wireframe: CharactersWireframe
     private let onChange: () -> Void
 
-    init(interactor: CharactersInteractor, onChange: @escaping () -> Void) {
+    init(interactor: CharactersInteractor, wireframe: CharactersWireframe, onChange: @escaping () -> Void) {
         self.interactor = interactor
+        self.wireframe = wireframe
         self.onChange = onChange
     }
 
@@ -50,13 +52,20 @@ final class CharacterDetailPresenter {
                     "Status: \(detail.status)", "Species: \(detail.species)", "Origin: \(detail.origin)",
                     "Location: \(detail.location)", "Episodes: \(detail.episodeCount)",
                 ] + Self.sourceFacts(of: detail)).map { .text(Text($0)) })
+        case .failed(let error) where error.code == "not-found":
+            // Trying again cannot find it: the way on is back.
+            Screen(
+                title: "Character", content: [],
+                state: .error(
+                    ErrorPanel(
+                        title: "No such character", message: "No character with id \(id)",
+                        actions: [Button(id: CharactersWireframe.backID, title: "Back")])))
         case .failed(let error):
             Screen(
                 title: "Character", content: [],
                 state: .error(
                     ErrorPanel(
-                        title: "Could not load the character",
-                        message: error.code == "not-found" ? "No character with id \(id)" : error.message,
+                        title: "Could not load the character", message: error.message,
                         actions: [Button(id: Self.retryID, title: "Retry")])))
         case .loading, nil:
             Screen(title: "Character", content: [], state: .loading("Loading character…"))
@@ -70,8 +79,12 @@ final class CharacterDetailPresenter {
     }
 
     func handle(_ action: Action, for id: Int) {
-        guard case .failed = entries[id], action == .tap(id: Self.retryID) else { return }
-        load(id)
+        guard case .failed = entries[id] else { return }
+        switch action {
+        case .tap(id: Self.retryID): load(id)
+        case .tap(id: CharactersWireframe.backID): wireframe.back()
+        default: break
+        }
     }
 
     private func load(_ id: Int) {

@@ -7,6 +7,7 @@ import MicroappSDK
 final class CharactersRoot: Root {
     private let list: CharacterListPresenter
     private let detail: CharacterDetailPresenter
+    private let wireframe: CharactersWireframe
     private var sessionObservation: Observation?
 
     init(context: FeatureContext) throws {
@@ -15,9 +16,10 @@ final class CharactersRoot: Root {
             detailService: try context.service(CharactersKeys.detail),
             session: try context.value(CharactersKeys.session))
         let wireframe = CharactersWireframe(navigator: context.navigator(CharactersRoute.self))
+        self.wireframe = wireframe
         let invalidate = { context.invalidate() }
         list = CharacterListPresenter(interactor: interactor, wireframe: wireframe, onChange: invalidate)
-        detail = CharacterDetailPresenter(interactor: interactor, onChange: invalidate)
+        detail = CharacterDetailPresenter(interactor: interactor, wireframe: wireframe, onChange: invalidate)
         sessionObservation = interactor.session.observe { _ in invalidate() }
     }
 
@@ -35,8 +37,12 @@ final class CharactersRoot: Root {
         case .detail(let id): detail.screen(for: id)
         case nil:
             Screen(
-                title: "Characters",
-                content: [.text(Text("Characters has no screen at \(location.url)", style: .error))])
+                title: "Characters", content: [],
+                state: .error(
+                    ErrorPanel(
+                        title: "No such screen",
+                        message: "Characters has no screen at \(location.url) (a character's id is a number)",
+                        actions: [Button(id: CharactersWireframe.backID, title: "Back")])))
         }
     }
 
@@ -44,7 +50,7 @@ final class CharactersRoot: Root {
         switch CharactersRoute(location) {
         case .list: list.handle(action)
         case .detail(let id): detail.handle(action, for: id)
-        case nil: break
+        case nil: if action == .tap(id: CharactersWireframe.backID) { wireframe.back() }
         }
     }
 

@@ -53,6 +53,34 @@ struct CharacterDetailTests {
         #expect(panel.message == "No character with id 999")
     }
 
+    @Test("a character that does not exist offers Back, not a Retry that cannot find it, and Back leaves it")
+    func notFoundOffersBack() async throws {
+        let characters = try CharactersFixture()
+        characters.harness.open("characters://detail/99999")
+        let screen = try await characters.harness.next { $0.state != .loading("Loading character…") }
+        guard case .error(let panel) = screen.state else {
+            Issue.record("expected the error state, got \(screen.state)")
+            return
+        }
+        #expect(panel.actions == [Button(id: "back", title: "Back")])
+        try characters.harness.tap("back")
+        #expect(characters.harness.location.url == "characters://list")
+    }
+
+    @Test("an address whose id is not a number is an error screen with Back, and Back leaves it")
+    func badParameterOffersBack() throws {
+        let characters = try CharactersFixture()
+        characters.harness.open("characters://detail/abc")
+        guard case .error(let panel) = characters.harness.screen.state else {
+            Issue.record("expected the error state, got \(characters.harness.screen.state)")
+            return
+        }
+        #expect(panel.message.contains("characters://detail/abc"))
+        #expect(panel.actions == [Button(id: "back", title: "Back")])
+        try characters.harness.tap("back")
+        #expect(characters.harness.location.url == "characters://list")
+    }
+
     @Test("a failing service shows an error state whose Retry shows the character")
     func failingDetailRetries() async throws {
         let characters = try CharactersFixture(
