@@ -125,6 +125,11 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     }
     try stdout.fileHandleForReading.close()
     stdin.fileHandleForWriting.write(Data(#"{"type":"tap","id":"sign-in"}"#.utf8 + [0x0A]))
+    // An app that never writes again would keep this test (and the run) waiting on its stderr forever: it is
+    // ended after a minute, and the test fails on the status.
+    let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+    defer { watchdog.cancel() }
     let err = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let firstLine = String(decoding: buffer.prefix { $0 != 0x0A }, as: UTF8.self)
