@@ -273,23 +273,24 @@ public struct PluginRebuilder: Sendable {
     /// `swift build --product <feature>`, its status and output (what could not start is status 127).
     private func swiftBuild(feature: String) -> (Int32, String) {
         do {
-            let result = try swiftBuild(products: [feature])
+            let result = try swiftBuild(product: feature)
             return (result.status, result.output)
         } catch {
             return (127, "could not run swift build: \(error.problem.reason)")
         }
     }
 
-    /// Runs `swift build` for `products` (all when empty) in the repository, in this host's configuration and scratch
-    /// folder, copying what it writes to `echo` as it comes. Every `swift build` of a feature, at start or under
-    /// `--watch`, is this one. (SwiftPM's cached manifest is never stale for a feature added or removed: Package.swift
+    /// Runs `swift build --product <product>` in the repository, in this host's configuration and scratch folder,
+    /// copying what it writes to `echo` as it comes. Every `swift build` of a feature, at start or under `--watch`, is
+    /// this one: one product each (SwiftPM builds one `--product` per invocation, and a plain `swift build` would also
+    /// link every benchmark, the monolith and the fuzzer). (SwiftPM's cached manifest is never stale for a feature added or removed: Package.swift
     /// declares the features, so its contents change with them.)
     package func swiftBuild(
-        products: [String], echo: Int32? = nil
+        product: String, echo: Int32? = nil
     ) throws(SystemCallError) -> (status: Int32, output: String, command: String) {
         var arguments = ["swift", "build", "-c", configuration]
         if let scratch { arguments += ["--scratch-path", scratch] }
-        for product in products { arguments += ["--product", product] }
+        arguments += ["--product", product]
         let outcome = try ChildProcess(arguments, directory: repository, output: .capture, error: .output)
             .wait(echo: echo)
         return (outcome.termination.status, outcome.text, arguments.joined(separator: " "))

@@ -17,6 +17,8 @@ final class IsolatedChild: Sendable {
     /// The private copy of the library the child maps.
     let library: String
     private let outputs: [Int32]
+    /// Signalled by the thread of `exit(_:)` once the child was reaped and its folder removed.
+    private let reaped = DispatchSemaphore(value: 0)
     /// Lines of stderr kept for the stop report.
     static let tailLength = 20
 
@@ -149,6 +151,7 @@ final class IsolatedChild: Sendable {
             // Its last words come through the pipe after its end; a grandchild holding the pipe is not waited for.
             let lines = tail.lines(waiting: .now() + 1)
             try? FileManager.default.removeItem(atPath: folder)
+            reaped.signal()
             DispatchQueue.main.async { MainActor.assumeIsolated { ended(termination, lines) } }
         }
         thread.start()
@@ -180,6 +183,15 @@ final class IsolatedChild: Sendable {
 
     /// Kills the child (its end is reported through `exit`).
     func kill() { process.signal(SIGKILL) }
+
+    /// Kills the child and waits until the thread of `exit(_:)` reaped it and removed its folder (at most `limit`: a
+    /// killed child ends at once), for a command that ends now. Only when that thread did not finish in time is the
+    /// folder removed here: two removals of one tree at once can each give up on what the other took away.
+    func end(waitingAtMost limit: DispatchTimeInterval = .seconds(5)) {
+        kill()
+        guard reaped.wait(timeout: .now() + limit) == .timedOut else { return }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
 
     /// A child process either way it was started.
     enum FeatureProcess: Sendable {

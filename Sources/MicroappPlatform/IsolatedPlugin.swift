@@ -107,6 +107,21 @@ public struct IsolatedPlugin: LoadedPlugin {
     @MainActor
     public func stop() { factory.stopUnstarted() }
 
+    /// Ends the child that answered the handshake, waiting for its end, and removes its private folder: for a plugin
+    /// that will not run (`--only`, a duplicate) when the command may end before the child's end is noticed.
+    @MainActor
+    public func end() { factory.endUnstarted() }
+
+    /// Ends every child of `plugins` that answered the handshake and no feature was started in, waiting for each to
+    /// end, removes their private folders and this process's pinned copies, and ends the template process: what an
+    /// inspection command (`routes`, `doctor`, `keys`, `graph`) started, removed before it returns, on every way out.
+    @MainActor
+    public static func endAll(_ plugins: [IsolatedPlugin], log: IsolationLog?) {
+        for plugin in plugins { plugin.end() }
+        IsolatedChild.removePinned()
+        log?.zygote?.stop()
+    }
+
     /// The factory that starts the feature in the child (a new child for each later start: Restart, a swap).
     @MainActor
     public func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
@@ -179,6 +194,12 @@ final class IsolatedFeature: PreparingFactory {
     /// Ends the first child if no feature was started in it.
     func stopUnstarted() {
         first?.stop()
+        first = nil
+    }
+
+    /// Ends the first child if no feature was started in it, waiting for its end, and removes its folder.
+    func endUnstarted() {
+        first?.end()
         first = nil
     }
 

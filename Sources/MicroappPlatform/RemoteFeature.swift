@@ -151,6 +151,12 @@ public final class RemoteFeature: SettlingRoot {
     /// Ends the child (a refused handshake, the app quitting).
     func stop() { child.kill() }
 
+    /// Ends the child now, waiting for its end, and removes its private folder (the command is ending).
+    func end() {
+        phase = .ended
+        child.end()
+    }
+
     /// Keeps the bytes this child maps at a path of their own, for later children of the same version.
     func pinLibrary() -> String? { child.pin() }
 

@@ -56,6 +56,7 @@ enum GraphCommand {
             throw UsageError("--format \(format) is not a graph format", fix: "use --format text, dot or json")
         }
         let set = try await LoadedPluginSet.load(arguments, host: host)
+        defer { set.endIsolated() }
         let nodes = graph(set)
         switch format {
         case "json": nodes.forEach(Console.json)

@@ -24,6 +24,7 @@ enum InspectCommands {
     @MainActor
     static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let set = try await LoadedPluginSet.load(arguments, host: host)
+        defer { set.endIsolated() }
         let rows = set.placements.flatMap { placement in
             let image = placement.plugin
             return image.manifest.routes.map {
@@ -91,6 +92,7 @@ enum InspectCommands {
     static func doctor(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
         let set = try await LoadedPluginSet.load(arguments, host: host, directories: directories)
+        defer { set.endIsolated() }
         var rows = set.placements.map { placement -> DoctorRow in
             let image = placement.plugin
             let problem =

@@ -38,6 +38,7 @@ enum KeysCommand {
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         let set = try await LoadedPluginSet.load(arguments, host: host)
+        defer { set.endIsolated() }
         let rows = offers(set)
         if arguments.flag("--json") {
             rows.forEach(Console.json)

@@ -41,7 +41,7 @@ enum NewCommand {
             \(scaffold.files.map { "  Plugins/\(name)/\($0.path)" }.joined(separator: "\n"))
             Added "\(name)" to the feature list in Package.swift (SwiftPM sees the change at the next build).
 
-            Next:
+            Next\(nextFolder(root)):
               swift run microapp --open \(scaffold.route)   run the app at its screen
               swift run microapp solo \(name)        run it alone on its mocks (--mock \(scaffold.serviceKey)=failing|slow)
               swift run microapp preview \(name)     its screen in each state, as in Plugins/\(name)/Previews
@@ -109,6 +109,7 @@ enum NewCommand {
         let files = scaffold.packageFiles(sdkVersion: installation.version)
         try write(files, to: folder, named: folder.path, fix: "check that \(folder.path) can be written")
         if let note = scaffold.note { Console.err("microapp: note: \(note)") }
+        let microapp = invocation()
         let custom =
             ProcessInfo.processInfo.environment[SDKInstallation.variable] == nil
             ? ""
@@ -122,11 +123,46 @@ enum NewCommand {
             Next, in \(folder.path):
               swift build                                   makes .build/debug/lib\(name).so
               swift test                                    runs its tests
-              microapp --plugins .build/debug --open \(scaffold.route)
-              microapp solo \(name) --plugins .build/debug --watch   alone on its mocks; a save rebuilds and swaps it
-              microapp preview \(name) --plugins .build/debug --output Previews   rewrite the golden previews
-            """)
+              \(microapp.command) --plugins .build/debug --open \(scaffold.route)
+              \(microapp.command) solo \(name) --plugins .build/debug --watch   alone on its mocks; a save rebuilds and swaps it
+              \(microapp.command) preview \(name) --plugins .build/debug --output Previews   rewrite the golden previews
+            """ + (microapp.pathNote.map { "\n\($0)" } ?? ""))
         return .ok
+    }
+
+    /// How to start this `microapp` from any folder, as the "Next:" lines print it: `microapp` when that name on PATH
+    /// is this executable, else its absolute path, with a note saying once how to put its folder on PATH (a person
+    /// who followed the README runs it with `swift run`, and a bare `microapp` is `command not found`).
+    static func invocation(
+        executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+        path: String? = ProcessInfo.processInfo.environment["PATH"]
+    ) -> (command: String, pathNote: String?) {
+        let onPath = (path ?? "").split(separator: ":").map { "\($0)/microapp" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        if let onPath, URL(fileURLWithPath: onPath).resolvingSymlinksInPath().path == executable {
+            return ("microapp", nil)
+        }
+        let folder = (executable as NSString).deletingLastPathComponent
+        return (
+            shellQuoted(executable),
+            "(to type `microapp` instead of its full path: export PATH=\"\(folder):$PATH\")"
+        )
+    }
+
+    /// `text` as one shell word: as it is when it has only safe characters, else in single quotes.
+    private static func shellQuoted(_ text: String) -> String {
+        let safe = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+=:@")
+        guard text.unicodeScalars.contains(where: { !safe.contains($0) }) else { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+
+    /// ", in ROOT" when the current folder is not inside the repository `root` (`swift run` runs there only), else "".
+    private static func nextFolder(_ root: URL) -> String {
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
+            .resolvingSymlinksInPath().path
+        let repository = root.standardizedFileURL.resolvingSymlinksInPath().path
+        return here == repository || here.hasPrefix(repository + "/") ? "" : ", in \(repository)"
     }
 
     /// The repository to add the feature to: the current folder or one above it that holds Package.swift and

@@ -26,6 +26,12 @@ struct LoadedPluginSet {
     /// How far the host trusts each library, by path (its origin and its folder's lock); absent is untrusted.
     var trust: [String: FeatureTrust] = [:]
 
+    /// Ends the isolated features' children (none was started: the inspection commands only read their manifests),
+    /// waiting for each, removes their private and pinned folders and ends the template process. `routes`, `doctor`,
+    /// `keys` and `graph` call it on every way out, so nothing they started outlives them.
+    @MainActor
+    func endIsolated() { IsolatedPlugin.endAll(isolated, log: isolationLog) }
+
     /// Where the feature of the library at `path` runs and why.
     func isolation(of path: String) -> IsolationDecision {
         isolation[path] ?? IsolationDecision(.inProcess, reason: "not decided")
@@ -108,7 +114,7 @@ struct LoadedPluginSet {
         var problems = locks.problems + refused + report.problems + (launched?.problems ?? [])
         // The same feature from two libraries: the in-process one (or the first child) stays.
         for plugin in isolated where images.contains(where: { $0.manifest.id == plugin.manifest.id }) {
-            plugin.stop()
+            plugin.end()
             problems.append(duplicate(plugin))
         }
         isolated.removeAll { plugin in images.contains { $0.manifest.id == plugin.manifest.id } }
@@ -116,22 +122,28 @@ struct LoadedPluginSet {
         if !only.isEmpty {
             let known = Set(images.map(\.manifest.id) + isolated.map(\.manifest.id))
             for id in only where !known.contains(id) {
-                isolated.forEach { $0.stop() }
+                IsolatedPlugin.endAll(isolated, log: launched?.log)
                 throw UsageError(
                     "--only \(id): no loaded plugin has that id",
                     fix: "use one of: \(known.sorted().joined(separator: ", "))")
             }
             images = images.filter { only.contains($0.manifest.id) }
-            isolated.filter { !only.contains($0.manifest.id) }.forEach { $0.stop() }
+            isolated.filter { !only.contains($0.manifest.id) }.forEach { $0.end() }
             isolated = isolated.filter { only.contains($0.manifest.id) }
         }
-        let container = try await opening.value.get()
+        let container: Container
+        do throws(UsageError) {
+            container = try await opening.value.get()
+        } catch {
+            IsolatedPlugin.endAll(isolated, log: launched?.log)
+            throw error
+        }
         let plugins = images as [any LoadedPlugin] + isolated
         do throws(UsageError) {
             let provided = plugins.flatMap { $0.manifest.provides.map(\.key) }
             try RunPolicy.checkGrantedKeys(arguments, offered: Set(container.offers.keys).union(provided))
         } catch {
-            isolated.forEach { $0.stop() }
+            IsolatedPlugin.endAll(isolated, log: launched?.log)
             throw error
         }
         // A trusted lock's entry grants its library's feature more by name (an ignored lock was not read).
@@ -180,7 +192,7 @@ struct LoadedPluginSet {
             switch await launch.value {
             case .success(let plugin):
                 if plugins.contains(where: { $0.manifest.id == plugin.manifest.id }) {
-                    plugin.stop()
+                    plugin.end()
                     problems.append(duplicate(plugin))
                 } else {
                     plugins.append(plugin)

@@ -176,6 +176,22 @@ struct HTTPCharactersTests {
                     message: "The characters service at \(base) refused the connection; try again later"))
     }
 
+    @Test(
+        "a refused connection to a URL given with --characters-url names the option: what (the address, the option), why (nothing listens there) and the fix"
+    )
+    func serverDownNamesTheOption() async throws {
+        let base = "http://127.0.0.1:\(try LoopbackHTTPServer.unusedPort())/api"
+        let service = HTTPCharactersService(baseURL: URL(string: base)!, timeout: 5, option: "--characters-url")
+        let error = await serviceError { _ = try await service.page(PageRequest(page: 1)) }
+        #expect(
+            error
+                == ServiceError(
+                    code: "unavailable",
+                    message: "The characters service at \(base), given with --characters-url, refused the connection "
+                        + "(nothing listens at that address); start the service there, or give --characters-url the "
+                        + "address it listens at (without --characters-url the app uses its bundled characters)"))
+    }
+
     @Test("a server that never answers is unavailable after the timeout")
     func timeout() async throws {
         // The server stays silent far longer than the client waits: only the client's timeout explains the answer.

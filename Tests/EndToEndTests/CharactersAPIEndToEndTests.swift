@@ -60,8 +60,12 @@ struct CharactersAPIEndToEndTests {
         let list = try await app.waitForFrame(route: "characters://list") { Self.stateType(of: $0) == "error" }
         let state = (list["screen"] as? [String: Any])?["state"] as? [String: Any]
         #expect(state?["title"] as? String == "Could not load characters")
+        // What (the address and the option that gave it), why, and the fix.
         #expect(
-            state?["message"] as? String == "The characters service at \(base) refused the connection; try again later")
+            state?["message"] as? String
+                == "The characters service at \(base), given with --characters-url, refused the connection (nothing "
+                + "listens at that address); start the service there, or give --characters-url the address it listens "
+                + "at (without --characters-url the app uses its bundled characters)")
         let actions = state?["actions"] as? [[String: Any]] ?? []
         #expect(actions.contains { $0["id"] as? String == "retry" && $0["title"] as? String == "Retry" })
         #expect(try await app.finish() == 0)

@@ -168,6 +168,43 @@ struct SDKCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["notes.txt"])
     }
 
+    @Test(
+        "new --package's Next lines start microapp as they are printed: with no microapp on PATH, by the running executable's absolute path, and say once how to put it on PATH"
+    )
+    func nextLinesWorkAsPrinted() async throws {
+        let folder = try temporaryFolder("microapp-package-next").appendingPathComponent("Greeter")
+        let sdk = try temporaryFolder("microapp-sdk-next").appendingPathComponent("sdk")
+        // As after following the README: `swift run microapp`, nothing installed on PATH.
+        let result = try await runToEnd(
+            ["new", "Greeter", "--package", folder.path],
+            environment: ["MICROAPP_SDK": sdk.path, "PATH": "/usr/local/bin:/usr/bin:/bin"])
+        #expect(result.status == 0, "\(result.err)")
+        let next = result.out.components(separatedBy: "\n").drop { !$0.hasPrefix("Next, in") }.dropFirst()
+        let commands = next.map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty && !$0.hasPrefix("swift ") && !$0.hasPrefix("(")
+        }
+        #expect(commands.count == 3, "\(result.out)")
+        let executable = URL(fileURLWithPath: AppProcess.executable).resolvingSymlinksInPath().path
+        for command in commands {
+            let program = String(command.prefix { $0 != " " })
+            #expect(program == executable, "a command that runs as printed: \(command)")
+            #expect(FileManager.default.isExecutableFile(atPath: program))
+        }
+        let folderOfExecutable = (executable as NSString).deletingLastPathComponent
+        #expect(result.out.contains("export PATH=\"\(folderOfExecutable):$PATH\""), "\(result.out)")
+
+        // With this microapp on PATH, the lines say `microapp`.
+        let bin = try temporaryFolder("microapp-on-path")
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("microapp").path, withDestinationPath: executable)
+        let again = try await runToEnd(
+            ["new", "Greeter", "--package", folder.path + "2"],
+            environment: ["MICROAPP_SDK": sdk.path, "PATH": bin.path + ":/usr/bin:/bin"])
+        #expect(again.status == 0, "\(again.err)")
+        #expect(again.out.contains("\n  microapp solo Greeter --plugins .build/debug --watch"), "\(again.out)")
+        #expect(!again.out.contains("export PATH"), "\(again.out)")
+    }
+
     @Test("new --package refuses a folder that is not empty, and writes nothing there")
     func newRefusesAFullFolder() async throws {
         let folder = try temporaryFolder("microapp-package-full")

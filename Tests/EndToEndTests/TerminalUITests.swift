@@ -8,7 +8,9 @@ import Testing
 
 /// The interactive terminal UI as a person sees it: the real binary in a tmux pane of 80×24.
 final class TmuxPane {
-    private let socket = "microapp-test-\(UUID().uuidString.prefix(8))"
+    /// The server's socket, in the test run's scratch folder: tmux never removes its socket when its server ends (a
+    /// dead one stayed in /tmp/tmux-UID for every pane of every run), so the pane removes it (`close`, `deinit`).
+    let socket = Scratch.root.appendingPathComponent("tmux-\(UUID().uuidString.prefix(8))").path
     private let session = "app"
 
     init(_ command: String, environment: [String: String] = [:]) throws {
@@ -60,7 +62,7 @@ final class TmuxPane {
             throw AppProcessError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc ≥ 2.34)")
         }
         _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
-        let argv = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
+        let argv = (["tmux", "-S", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // A thread of the test runner may block signals, and a spawned process inherits the mask: a tmux server
         // (and the app in its pane) that blocks SIGHUP and SIGTERM outlives `kill-server`.
@@ -84,13 +86,36 @@ final class TmuxPane {
     }
 
     /// Closes the terminal as a person closing its window does: the tmux server goes, the app's terminal hangs up.
-    func close() throws { _ = try tmux(["kill-server"]) }
+    func close() throws {
+        defer { unlink(socket) }
+        _ = try tmux(["kill-server"])
+    }
 
-    deinit { _ = try? tmux(["kill-server"]) }
+    /// Ends the server if it still runs (its session ends with the program in it) and removes its socket.
+    deinit {
+        _ = try? tmux(["kill-server"])
+        unlink(socket)
+    }
 }
 
 @Suite("End to end: the terminal UI in tmux", .serialized)
 struct TerminalUITests {
+    @Test(
+        "a pane's tmux socket is removed once its server ends: when the terminal is closed, and when the program in it ended by itself"
+    )
+    func tmuxSocketsAreRemoved() async throws {
+        let closed = try TmuxPane("sleep 60")
+        #expect(FileManager.default.fileExists(atPath: closed.socket), "the server listens at \(closed.socket)")
+        try closed.close()
+        #expect(!FileManager.default.fileExists(atPath: closed.socket))
+
+        var ended: TmuxPane? = try TmuxPane("true")
+        let socket = try #require(ended?.socket)
+        while ended?.isRunning == true { try await Task.sleep(for: .milliseconds(20)) }
+        ended = nil
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
     @Test("a person signs in with the keyboard and sees the characters list, then quits with q")
     func signInWithKeyboard() async throws {
         let pane = try TmuxPane(

@@ -12,8 +12,8 @@ public final class DemoBackend {
     public struct Configuration: Sendable {
         /// `--data DIR`; nil for the default (`$XDG_DATA_HOME/microapp` or `~/.local/share/microapp`).
         public var dataDirectory: String?
-        /// The base URL of the Rick and Morty API (or a service that speaks it); nil for the characters shipped
-        /// with the app.
+        /// The base URL of the Rick and Morty API (or a service that speaks it), given with `--characters-url` (the
+        /// option named when it cannot be reached); nil for the characters shipped with the app.
         public var charactersURL: String?
         /// Seconds one HTTP request may take.
         public var charactersTimeout: TimeInterval
@@ -93,7 +93,8 @@ public final class DemoBackend {
                         subject: text, reason: "the characters URL is not an absolute http or https URL",
                         fix: "give the API's base URL, such as https://rickandmortyapi.com/api")
                 }
-                characters = HTTPCharactersService(baseURL: url, timeout: configuration.charactersTimeout)
+                characters = HTTPCharactersService(
+                    baseURL: url, timeout: configuration.charactersTimeout, option: "--characters-url")
             } else {
                 characters = CharacterCatalog()
             }

@@ -17,12 +17,17 @@ public struct HTTPCharactersService: CharactersService {
     /// How long one request may take, in whole seconds (at least 1: Foundation on Linux truncates fractions,
     /// and a timeout of 0.5 s would fail every request at once).
     public let timeout: TimeInterval
+    /// The command-line option the base URL was given with (`--characters-url`), named when it cannot be reached so
+    /// the person knows which setting to change; nil when it came from elsewhere.
+    public let option: String?
     private let session: URLSession
 
-    /// Talks to `baseURL`, giving each request `timeout` seconds (rounded up to a whole second).
-    public init(baseURL: URL, timeout: TimeInterval = 10) {
+    /// Talks to `baseURL`, giving each request `timeout` seconds (rounded up to a whole second); `option` is the
+    /// command-line option that gave the URL, if one did.
+    public init(baseURL: URL, timeout: TimeInterval = 10, option: String? = nil) {
         self.baseURL = baseURL
         self.timeout = max(1, timeout.rounded(.up))
+        self.option = option
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = self.timeout
         configuration.timeoutIntervalForResource = self.timeout
@@ -154,14 +159,24 @@ public struct HTTPCharactersService: CharactersService {
         if error is CancellationError || (error as? URLError)?.code == .cancelled {
             return ServiceError(code: "cancelled", message: "The request to the characters service was cancelled")
         }
+        let code = (error as? URLError)?.code
         let reason: String =
-            switch (error as? URLError)?.code {
+            switch code {
             case .timedOut?: "did not answer within \(Int(timeout)) s"
             case .cannotConnectToHost?: "refused the connection"
             case .cannotFindHost?, .dnsLookupFailed?: "cannot be found"
             case .networkConnectionLost?: "closed the connection"
             default: "cannot be reached (\(error.localizedDescription))"
             }
+        // Nothing listens there, or no such host: trying again will not help; the address given is what to change.
+        if let option, code == .cannotConnectToHost || code == .cannotFindHost || code == .dnsLookupFailed {
+            let why = code == .cannotConnectToHost ? "nothing listens at that address" : "no such host"
+            return ServiceError(
+                code: "unavailable",
+                message: "The characters service at \(baseURL), given with \(option), \(reason) (\(why)); "
+                    + "start the service there, or give \(option) the address it listens at "
+                    + "(without \(option) the app uses its bundled characters)")
+        }
         return ServiceError(
             code: "unavailable", message: "The characters service at \(baseURL) \(reason); try again later")
     }
