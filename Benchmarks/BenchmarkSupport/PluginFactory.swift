@@ -6,7 +6,8 @@ import Foundation
 /// `MicroappEntry.export`, linked against this build's `libMicroappSDK.so`) is compiled once with `swiftc -O`
 /// (the benchmark prints how long it took). Its feature id is a fixed-width placeholder of 30 bytes; Swift keeps string literals of 16 bytes or
 /// more as plain UTF-8 bytes in the image (shorter ones are packed into the `String` value itself, so they could
-/// not be found and patched). Each copy replaces every occurrence (the id and the scheme of its route) with
+/// not be found and patched). Each copy replaces every occurrence (the id, the scheme of its routes, its display
+/// name and tab title: the host wants names unique across the running set) with
 /// `bench-` and a zero-padded number of the same width, and is written to a new path, so it is a new file the
 /// dynamic loader maps and relocates in full, describing a feature no other copy has: the same work as a separately
 /// compiled plugin of the same size. Compiling 200+ plugins instead would cost a compile each and measure nothing more.
@@ -100,7 +101,7 @@ public struct PluginFactory {
         /// tab); only its identity and its manifest matter to the benchmark, it is never started.
         public enum BenchFeature: Feature {
             public static let manifest = FeatureManifest(
-                id: "\(placeholder)", version: 1, displayName: "Bench",
+                id: "\(placeholder)", version: 1, displayName: "\(placeholder)",
                 routes: [
                     RouteDeclaration("\(placeholder)://home", requiresSession: true),
                     RouteDeclaration("\(placeholder)://detail/{id}", requiresSession: true),
@@ -110,7 +111,7 @@ public struct PluginFactory {
                     DependencyKey<Service<Nothing, Nothing>>.service("\(hostServices[1])").requirement,
                     DependencyKey<Session?>.session(access: .read).requirement,
                 ],
-                tab: TabDeclaration(title: "Bench", route: "\(placeholder)://home", order: 10))
+                tab: TabDeclaration(title: "\(placeholder)", route: "\(placeholder)://home", order: 10))
 
             @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root {
                 throw DependencyError(key: "none", reason: "the benchmark never starts features", fix: "none")
