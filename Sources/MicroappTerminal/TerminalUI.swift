@@ -30,6 +30,9 @@ public final class TerminalUI {
     private var route: String?
     /// Focus and scroll position of screens under this one, to come back to them as they were.
     private var placesByRoute: [String: (focus: Focus, scrollOffset: Int)] = [:]
+    /// The account of the frame drawn last: where a person was on each screen is theirs, and a sign-in or sign-out
+    /// forgets it (the next person's sign-in form starts at its first field, not where the last one left off).
+    private var account: String?
     private var size = (width: 80, height: 24)
     /// The address bar's text while it is open (`:` or ctrl-o), nil when closed.
     private var addressBar: String?
@@ -250,8 +253,13 @@ public final class TerminalUI {
         // A notice is about the screen it came with (a problem there, a redirect to it): on another screen it would be
         // read as that screen's.
         if let shown = notice, shown.route != frame.route { notice = nil }
-        if frame.route != route {
-            if let route { placesByRoute[route] = (focus, scrollOffset) }
+        let accountChanged = frame.account != account
+        if accountChanged {
+            account = frame.account
+            placesByRoute = [:]
+        }
+        if frame.route != route || accountChanged {
+            if let route, !accountChanged { placesByRoute[route] = (focus, scrollOffset) }
             let place = placesByRoute[frame.route]
             focus = place?.focus ?? Focus()
             scrollOffset = place?.scrollOffset ?? 0

@@ -29,7 +29,9 @@ final class TerminalTabsTests {
         return pane
     }
 
-    @Test("a person signs in, switches to Settings with its tab key and signs out")
+    @Test(
+        "a person signs in, switches to Settings with its tab key and signs out: the sign-in form is empty, and signing in again lands at home"
+    )
     func signOutThroughTheSettingsTab() async throws {
         let pane = try await signedInPane()
         try pane.send("3", literal: true)
@@ -38,6 +40,16 @@ final class TerminalTabsTests {
         try pane.send("Enter")
         let signedOut = try await pane.waitFor("signed out", "auth://select")
         #expect(!signedOut.contains("Settings"), "signed out: no tab bar")
+        try pane.send("Enter")
+        let form = try await pane.waitFor("Password", "auth://sign-in")
+        #expect(!form.contains("rick@example.com"), "the last person's email is gone:\n\(form)")
+        #expect(!form.contains("•"), "the last person's password is gone:\n\(form)")
+        try pane.send("rick@example.com", literal: true)
+        try pane.send("Tab")
+        try pane.send("portal-gun", literal: true)
+        try pane.send("Enter")
+        let home = try await pane.waitFor("Rick Sanchez", "characters://list")
+        #expect(!home.contains("settings://home"), "home, not the Settings screen left before")
     }
 
     @Test("the address bar opens a route typed after ':', and an unknown one shows the host's problem screen")
