@@ -59,6 +59,10 @@ public final class SourceWatcher: Sendable {
         continuation.yield([])
         var pending: Set<String> = []
         var lastEvent = ContinuousClock.now
+        // What each path was when it was last reported. A save can make two events far apart: Foundation's atomic
+        // write renames its temporary file over the path (IN_MOVED_TO) and closes it only then (IN_CLOSE_WRITE); on
+        // a loaded machine the two fall into two batches. The second finds the bytes already reported: not a save.
+        var reported: [String: [Int]?] = [:]
         while !isStopped {
             // Wake when the quiet period of pending changes ends, else every 50 ms to see whether to stop.
             let quiet = pending.isEmpty ? .milliseconds(50) : debounce - (ContinuousClock.now - lastEvent)
@@ -71,7 +75,10 @@ public final class SourceWatcher: Sendable {
                 }
             }
             if !pending.isEmpty && ContinuousClock.now - lastEvent >= debounce {
-                continuation.yield(pending)
+                let stamps = pending.map { ($0, FileStamp.of(path: $0)) }
+                let changed = stamps.filter { path, stamp in reported[path].map { $0 != stamp } ?? true }
+                for (path, stamp) in changed { reported[path] = stamp }
+                if !changed.isEmpty { continuation.yield(Set(changed.map(\.0))) }
                 pending = []
             }
         }

@@ -73,6 +73,27 @@ struct SourceWatcherTests {
         }
     }
 
+    @Test(
+        "a save that renames its file into place and closes it only later (Foundation's atomic write) arrives once, however long the pause between the two"
+    )
+    func renameThenCloseIsOneSave() async throws {
+        try await Self.watching(polling: false) { folder, batches in
+            let temporary = folder + "/.A.swift.partial"
+            #expect(FileManager.default.createFile(atPath: temporary, contents: nil))
+            let handle = try #require(FileHandle(forWritingAtPath: temporary))
+            try handle.write(contentsOf: Data("let a = 1".utf8))
+            #expect(rename(temporary, folder + "/A.swift") == 0)
+            try await Self.until { batches().contains { $0.contains(folder + "/A.swift") } }
+            // The close comes well after the rename's batch (a loaded machine paused the writer).
+            try handle.close()
+            let marker = folder + "/Z.swift"
+            try "let z = 1".write(toFile: marker, atomically: false, encoding: .utf8)
+            try await Self.until { batches().contains { $0.contains(marker) } }
+            let arrivals = batches().joined().filter { $0 == folder + "/A.swift" }
+            #expect(arrivals.count == 1, "the close of an already reported save came again: \(batches())")
+        }
+    }
+
     @Test("a file in a folder made after the watch started is seen", arguments: [false, true])
     func newFolder(polling: Bool) async throws {
         try await Self.watching(polling: polling) { folder, batches in
