@@ -1,3 +1,4 @@
+import CPlatform
 import Foundation
 import MicroappPlatform
 import Synchronization
@@ -35,11 +36,8 @@ final class AppProcess: Sendable {
         let stdin = privatePipe()
         let stdout = privatePipe()
         let stderr = privatePipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
         input = stdin.fileHandleForWriting
-        try process.run()
+        try process.run(stdin: stdin, stdout: stdout, stderr: stderr)
         let standardOutput = stdout.fileHandleForReading
         let errorOutput = stderr.fileHandleForReading
         let collected = output
@@ -232,11 +230,8 @@ private func runToEndBlocking(
     if let directory { process.currentDirectoryURL = directory }
     let stdout = privatePipe()
     let stderr = privatePipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
     let stdin = privatePipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-    try process.run()
+    try process.run(stdin: input == nil ? FileHandle.nullDevice : stdin, stdout: stdout, stderr: stderr)
     if let input {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
@@ -272,13 +267,50 @@ func copyExecutable(_ source: String, to destination: String) throws {
     }
 }
 
-/// A pipe whose two ends close in every program another test starts (FD_CLOEXEC): Foundation's pipes are inherited
-/// otherwise, and a child started by another test at the same moment would keep an app's stdin open (it never sees
-/// EOF) or its stdout's read end open (it never sees a closed output) for as long as that child lives.
-func privatePipe() -> Pipe {
-    let pipe = Pipe()
-    for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
-        _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+/// A pipe whose two ends close in every program another test starts: made with O_CLOEXEC at once (`pipe2`). Foundation's
+/// `Pipe` is made without it, and setting FD_CLOEXEC afterwards leaves a moment in which a child another test starts
+/// inherits both ends: one that held an app's stdout read end while the app answered kept that write from failing,
+/// and the app, whose reader had gone, waited for input forever (the closed-output test hung twice in full runs).
+final class PrivatePipe: @unchecked Sendable {
+    /// The end this process reads (the child writes the other).
+    let fileHandleForReading: FileHandle
+    /// The end this process writes (the child reads the other).
+    let fileHandleForWriting: FileHandle
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        precondition(microapp_pipe_cloexec(&ends) == 0, "pipe2 failed: \(errno)")
+        fileHandleForReading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        fileHandleForWriting = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
     }
-    return pipe
+}
+
+/// A new `PrivatePipe`.
+func privatePipe() -> PrivatePipe { PrivatePipe() }
+
+extension Process {
+    /// Runs with `stdin`, `stdout` and `stderr` as the child's standard streams (each the pipe's far end, or a file
+    /// handle), then closes this process's copy of each far end, as Foundation does for its own `Pipe`s, so that the
+    /// reader sees EOF when the child ends and the child sees EOF when the writer closes.
+    func run(stdin: Any?, stdout: Any?, stderr: Any?) throws {
+        var farEnds: [FileHandle] = []
+        if let pipe = stdin as? PrivatePipe {
+            standardInput = pipe.fileHandleForReading
+            farEnds.append(pipe.fileHandleForReading)
+        } else if let stdin {
+            standardInput = stdin
+        }
+        for (stream, set) in [(stdout, { self.standardOutput = $0 }), (stderr, { self.standardError = $0 })]
+            as [(Any?, (Any) -> Void)]
+        {
+            if let pipe = stream as? PrivatePipe {
+                set(pipe.fileHandleForWriting)
+                farEnds.append(pipe.fileHandleForWriting)
+            } else if let stream {
+                set(stream)
+            }
+        }
+        try run()
+        for end in farEnds { try? end.close() }
+    }
 }

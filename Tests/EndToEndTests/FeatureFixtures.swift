@@ -58,10 +58,8 @@ private func compilePluginBlocking(module: String, sources: [URL]) throws -> URL
             "-Xlinker", "-rpath", "-Xlinker", build, "-o", library,
         ] + sources.map(\.path)
     process.environment = Scratch.childEnvironment()
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
+    let output = privatePipe()
+    try process.run(stdin: nil, stdout: output, stderr: output)
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {

@@ -75,11 +75,8 @@ private final class KillableApp: Sendable {
         process.environment = Scratch.childEnvironment(["XDG_DATA_HOME": data])
         let stdin = privatePipe()
         let stdout = privatePipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
         input = stdin.fileHandleForWriting
-        try process.run()
+        try process.run(stdin: stdin, stdout: stdout, stderr: FileHandle.nullDevice)
         let reading = stdout.fileHandleForReading
         let collected = output
         Thread.detachNewThread {

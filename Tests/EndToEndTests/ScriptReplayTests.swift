@@ -113,10 +113,7 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     process.arguments = arguments
     process.environment = Scratch.childEnvironment()
     let (stdin, stdout, stderr) = (privatePipe(), privatePipe(), privatePipe())
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
+    try process.run(stdin: stdin, stdout: stdout, stderr: stderr)
     var buffer = Data()
     while !buffer.contains(0x0A) {
         let chunk = stdout.fileHandleForReading.availableData
@@ -125,8 +122,9 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     }
     try stdout.fileHandleForReading.close()
     stdin.fileHandleForWriting.write(Data(#"{"type":"tap","id":"sign-in"}"#.utf8 + [0x0A]))
-    // An app that never writes again would keep this test (and the run) waiting on its stderr forever: it is
-    // ended after a minute, and the test fails on the status.
+    // An app that never sees its output closed would keep this test (and the run) waiting on its stderr forever: it is
+    // ended after a minute, and the test fails on the status. (It happened while pipes were inherited by other tests'
+    // children: see PrivatePipe.)
     let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
     DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
     defer { watchdog.cancel() }
