@@ -64,7 +64,7 @@ extension AppRuntime {
 
     /// The origin of `feature`'s screens, nil when it is not a running feature (the host's own screens).
     func origin(of feature: String) -> Frame.Origin? {
-        guard let running = features[feature], let trust = trust[feature] else { return nil }
+        guard let running = features[feature], let trust = grants?.trust[feature] else { return nil }
         return Frame.Origin(trust: trust, feature: feature, library: running.version.origin)
     }
 }

@@ -70,7 +70,8 @@ public final class AppRuntime: AppDriver {
 
     let container: Container
     let options: Options
-    /// What each feature may be handed (the resolution's grants), checked on every start and swap.
+    /// What each feature may be handed (the resolution's grants), checked on every start and swap, and how far each
+    /// is trusted (for the frame's `origin`).
     let grants: GrantTable?
     var features: [String: RunningFeature] = [:]
     /// Earlier working versions of each swapped feature, oldest first (their images stay loaded).
@@ -96,8 +97,6 @@ public final class AppRuntime: AppDriver {
     let session: ObservableProperty<Session?>?
     /// Which navigation requests of features move the person (see `NavigationGate`).
     var navigationGate = NavigationGate()
-    /// How far the host trusts each feature, by id (from the resolution), for the frame's `origin`.
-    let trust: [String: FeatureTrust]
 
     /// Problems met while starting features (after resolution), in the same form as loader problems.
     public private(set) var startProblems: [Diagnostic] = []
@@ -120,7 +119,6 @@ public final class AppRuntime: AppDriver {
         self.options = options
         self.grants = resolution.grants
         self.session = container.property(.session(access: .readWrite))
-        self.trust = resolution.trust
         let manifests = sources.map(\.manifest).filter { resolution.startOrder.contains($0.id) }
         router = Router(table: RouteTable(manifests), disabled: resolution.disabled, foreign: options.foreign)
         let byID = Dictionary(sources.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })

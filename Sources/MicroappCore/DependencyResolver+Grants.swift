@@ -30,11 +30,10 @@ extension DependencyResolver {
         return table
     }
 
-    /// The grant table of a plugin set: the host's rules, each provided service's callers, who provides each key.
+    /// The grant table of a plugin set: the host's rules, who provides each key, how far each feature is trusted.
     static func grantTable(_ features: [Candidate], offers: [String: Offer], rules: ResolutionRules) -> GrantTable {
-        // A manifest cannot say who may call its services yet (an SDK field to come): each follows the default rule.
-        return GrantTable(
-            rules: rules.grants, provided: [:], providers: offers.mapValues(\.provider),
+        GrantTable(
+            rules: rules.grants, providers: offers.mapValues(\.provider),
             trust: Dictionary(features.map { ($0.manifest.id, $0.trust) }, uniquingKeysWith: { first, _ in first }))
     }
 

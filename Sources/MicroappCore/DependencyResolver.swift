@@ -33,10 +33,10 @@ public struct Resolution: Sendable {
     public var requirements: [String: [RequirementStatus]] = [:]
     /// What does not stop a feature but should be looked at (a capability granted beyond the policy).
     public var warnings: [Diagnostic] = []
-    /// How far the host trusts each feature, by id (the first library of an id).
-    public var trust: [String: FeatureTrust] = [:]
     /// What each feature may be handed (the runtime asks it before giving a value); nil: not checked.
     public var grants: GrantTable?
+    /// How far the host trusts each feature, by id (the first library of an id), as the grant table holds it.
+    public var trust: [String: FeatureTrust] { grants?.trust ?? [:] }
 }
 
 /// Checks a whole plugin set against the host's container before anything starts: duplicate ids, route
@@ -113,7 +113,6 @@ public enum DependencyResolver {
             requirements: requirementStatuses(
                 features, offers: offers, cycleEdges: Set(cycles.joined().map { [$0.feature, $0.key] }),
                 disabled: disabled), warnings: review.warnings)
-        resolution.trust = Dictionary(uniqueKeysWithValues: features.map { ($0.manifest.id, $0.trust) })
         resolution.grants = grants
         annotateGrants(&resolution.requirements, table: grants)
         return resolution

@@ -119,8 +119,6 @@ public struct GrantVerdict: Sendable, Equatable {
 public struct GrantTable: Sendable, Equatable {
     /// The host's rules and explicit grants.
     public var rules: GrantRules
-    /// Who may call each service a feature provides (from its manifest, else `GrantRule.default`), by key id.
-    public var provided: [String: GrantRule]
     /// Who provides each key (`host`, a feature id, `mocks`), by key id.
     public var providers: [String: String]
     /// How far the host trusts each feature, by id; a feature not listed is untrusted.
@@ -128,20 +126,17 @@ public struct GrantTable: Sendable, Equatable {
 
     /// A table of `rules` over `providers`, trusting features as `trust` says.
     public init(
-        rules: GrantRules = GrantRules(), provided: [String: GrantRule] = [:], providers: [String: String] = [:],
-        trust: [String: FeatureTrust] = [:]
+        rules: GrantRules = GrantRules(), providers: [String: String] = [:], trust: [String: FeatureTrust] = [:]
     ) {
         self.rules = rules
-        self.provided = provided
         self.providers = providers
         self.trust = trust
     }
 
-    /// The rule of `key`: the providing feature's, the host's, or the default.
+    /// The rule of `key`: the host's, or the default. A service a feature provides follows the default rule: a
+    /// manifest cannot say who may call its services yet (an SDK field to come).
     public func rule(of key: String) -> GrantRule {
-        if let provider = providers[key], provider != "host", provider != Container.mocks {
-            return provided[key] ?? .default
-        }
+        if let provider = providers[key], provider != "host", provider != Container.mocks { return .default }
         return rules.keys[key] ?? .default
     }
 

@@ -42,7 +42,7 @@ final class IsolatedChild: Sendable {
         library: String, prepared: LibraryCopy? = nil, executable: String, zygote: Zygote?, extra: [String] = [],
         check: (_ copy: LibraryCopy) -> Diagnostic? = { _ in nil }
     ) throws(StartFailure) -> IsolatedChild {
-        _ = leftoversRemoved
+        _ = LeftoverFolders.sweptOnce
         // The host's pid in the name: a later host removes the folder if this one was killed (`LeftoverFolders`).
         var template = Array((NSTemporaryDirectory() + "/microapp-feature-\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw .system(SystemCallError(call: "mkdtemp", errno: errno)) }
@@ -170,13 +170,6 @@ final class IsolatedChild: Sendable {
 
     /// Where `pin()` keeps its links: one folder per host process.
     private static var pinnedFolder: String { NSTemporaryDirectory() + "/microapp-pinned-\(getpid())" }
-
-    /// Removes, once per process (at its first child), the folders and pinned copies of hosts that were killed.
-    /// On a thread of its own: a temporary folder of thousands of entries takes milliseconds to list, which no
-    /// child waits for.
-    private static let leftoversRemoved: Void = {
-        Thread.detachNewThread { LeftoverFolders.removeStale(in: NSTemporaryDirectory()) }
-    }()
 
     /// Removes the pinned copies (the app is quitting).
     static func removePinned() { try? FileManager.default.removeItem(atPath: pinnedFolder) }

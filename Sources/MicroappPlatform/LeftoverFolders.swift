@@ -13,6 +13,13 @@ public enum LeftoverFolders {
     /// The name prefixes of the folders isolated features leave in the temporary folder.
     public static let prefixes = ["microapp-pinned-", "microapp-feature-", LibraryCopy.loadedFolderPrefix]
 
+    /// Starts, once per process (at its first private copy or first child), the removal of what killed hosts left in
+    /// the temporary folder, on a thread of its own: a temporary folder of thousands of entries takes milliseconds to
+    /// list, which nothing waits for.
+    static let sweptOnce: Void = {
+        Thread.detachNewThread { removeStale(in: NSTemporaryDirectory()) }
+    }()
+
     /// Removes the leftover folders in `directory` whose names start with one of `prefixes` followed by the pid of a
     /// process that no longer exists; answers the paths removed. Blocks on the file system: not on the main actor.
     @discardableResult

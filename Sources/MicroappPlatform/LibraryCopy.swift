@@ -55,8 +55,7 @@ public struct LibraryCopy: Sendable, Equatable {
             unlink(copy)
             return .failure(notCopied(original, copy, failure))
         }
-        let digest = hash.finalize().map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        return .success(LibraryCopy(original: original, path: copy, sha256: digest))
+        return .success(LibraryCopy(original: original, path: copy, sha256: hash.hexDigest()))
     }
 
     /// `make` into this process's private folder of libraries loaded here, under a name no other copy had
@@ -103,7 +102,7 @@ public struct LibraryCopy: Sendable, Equatable {
         var template = Array((base + "/\(loadedFolderPrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { return .failure(SystemCallError(call: "mkdtemp", errno: errno)) }
         atexit { LibraryCopy.removeLoadedFolder() }
-        Thread.detachNewThread { LeftoverFolders.removeStale(in: NSTemporaryDirectory()) }
+        _ = LeftoverFolders.sweptOnce
         return .success(String(cString: made))
     }()
 

@@ -104,24 +104,6 @@ public struct PluginLock: Codable, Sendable, Equatable {
             to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent(Self.fileName)), options: .atomic)
     }
 
-    /// Why the library at `path` may not be loaded under this lock, or nil if it matches; the bytes checked are those
-    /// at `bytes` when given (the private copy of a new build about to be swapped in).
-    public func problem(with path: String, bytesAt bytes: String? = nil) -> Diagnostic? {
-        // Not in the lock: said without reading the file.
-        guard libraries[(path as NSString).lastPathComponent] != nil else { return problem(with: path, sha256: "") }
-        let actual: String
-        do {
-            actual = try Self.digest(of: bytes ?? path)
-        } catch {
-            // Fail closed: a library the lock cannot check is not known to be the one locked.
-            return Diagnostic(
-                .lockMismatch, subject: path,
-                reason: "it cannot be read to check it against \(Self.fileName) (\(Self.describe(error)))",
-                fix: "make it readable by this user, or remove it; a library the lock cannot check is not loaded")
-        }
-        return problem(with: path, sha256: actual)
-    }
-
     /// Why the library at `path`, whose bytes (as read once, into its private copy) hash to `actual`, may not be
     /// loaded under this lock, or nil if it matches.
     public func problem(with path: String, sha256 actual: String) -> Diagnostic? {
@@ -142,15 +124,6 @@ public struct PluginLock: Codable, Sendable, Equatable {
             )
         }
         return nil
-    }
-
-    /// The system's words for why a file could not be read (`Permission denied`), not Foundation's wrapper text.
-    private static func describe(_ error: any Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let code = underlying?.domain == NSPOSIXErrorDomain ? underlying?.code : nil {
-            return String(cString: strerror(Int32(code)))
-        }
-        return error.localizedDescription
     }
 
     /// Hex SHA-256 of a file.

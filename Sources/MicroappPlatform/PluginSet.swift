@@ -100,13 +100,14 @@ public enum PluginSet {
         /// The copies of `paths` (those let through), in that order.
         public func copies(of paths: [String]) -> [LibraryCopy] { paths.compactMap { copies[$0] } }
 
-        /// The files let through that `keep` accepts, with their copies and locks, and none of the problems or
+        /// The files let through that `keep` accepts, with their copies, locks and grants, and none of the problems or
         /// warnings (already reported from the whole check): what one launch path loads.
         public func only(_ keep: (String) -> Bool) -> LockCheck {
             var part = LockCheck()
             part.allowed = allowed.filter(keep)
             part.copies = copies.filter { keep($0.key) }
             part.locks = locks.filter { keep($0.key) }
+            part.grants = grants.filter { keep($0.key) }
             return part
         }
     }

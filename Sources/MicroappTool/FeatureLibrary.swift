@@ -90,7 +90,7 @@ struct FeatureLibrary {
                 return await launchAlone(
                     file, copy: locks.copies[file], decision: decision, sandbox: sandbox, mocks: mocks,
                     others: others, buildFailure: buildFailure,
-                    trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level,
+                    trust: locations.trust(of: file, lock: locks.lock(of: file)).level,
                     arguments: arguments)
             }
             report = await PluginSet.loadOffActor(locks.only { _ in true }, screening: nil).report
@@ -121,7 +121,7 @@ struct FeatureLibrary {
                         case .success(let library) = await launchAlone(
                             file, copy: locks.copies[file], decision: decision, sandbox: sandbox, mocks: mocks,
                             others: others, buildFailure: buildFailure,
-                            trust: LibraryTrust(origin: locations.origin(of: file), lock: locks.lock(of: file)).level,
+                            trust: locations.trust(of: file, lock: locks.lock(of: file)).level,
                             arguments: arguments)
                     else { continue }
                     if named(library.plugin.manifest) { return .success(library) }
@@ -140,7 +140,7 @@ struct FeatureLibrary {
         }
         let others = otherNames(folders + files.map(stem(of:)), besides: image.manifest.id)
         buildFailure?.feature = image.manifest.id
-        let trust = LibraryTrust(origin: locations.origin(of: image.path), lock: lock(image.path))
+        let trust = locations.trust(of: image.path, lock: lock(image.path))
         let placement = FeaturePlacement(plugin: image, decision: IsolationDecision.decide(choice, for: trust))
         return .success(
             FeatureLibrary(

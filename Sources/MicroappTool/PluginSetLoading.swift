@@ -23,8 +23,6 @@ struct LoadedPluginSet {
     var buildFailure: Notice?
     /// Where each feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
     var isolation: [String: IsolationDecision] = [:]
-    /// How far the host trusts each library, by path (its origin and its folder's lock); absent is untrusted.
-    var trust: [String: FeatureTrust] = [:]
 
     /// Ends the isolated features' children (none was started: the inspection commands only read their manifests),
     /// waiting for each, removes their private and pinned folders and ends the template process. `routes`, `doctor`,
@@ -154,14 +152,14 @@ struct LoadedPluginSet {
             plugins.map {
                 Candidate(
                     manifest: $0.manifest, path: $0.path, trust: trust[$0.path] ?? .untrusted,
-                    sandboxed: $0 is IsolatedPlugin && !sandbox.unsandboxed)
+                    sandboxed: sandbox.confines($0))
             },
             hostOffers: container.offers, rules: rules)
         if services == .inspection { Console.warn(resolution.warnings) }
         var set = LoadedPluginSet(
             images: images, container: container, resolution: resolution, problems: problems + resolution.problems,
             warnings: loadWarnings + resolution.warnings, leftOver: leftOver, buildFailure: buildFailure,
-            isolation: decisions, trust: trust)
+            isolation: decisions)
         set.isolated = isolated
         set.isolationLog = launched?.log
         return set

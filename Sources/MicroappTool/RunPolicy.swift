@@ -79,7 +79,7 @@ enum RunPolicy {
     ) -> [String: IsolationDecision] {
         var decisions: [String: IsolationDecision] = [:]
         for path in paths {
-            let trust = LibraryTrust(origin: locations.origin(of: path), lock: locks(path))
+            let trust = locations.trust(of: path, lock: locks(path))
             decisions[path] = sandbox.annotated(IsolationDecision.decide(choice, for: trust))
         }
         return decisions
@@ -92,7 +92,7 @@ enum RunPolicy {
     ) -> [String: FeatureTrust] {
         Dictionary(
             uniqueKeysWithValues: paths.map {
-                ($0, LibraryTrust(origin: locations.origin(of: $0), lock: locks($0)).level)
+                ($0, locations.trust(of: $0, lock: locks($0)).level)
             })
     }
 }
@@ -106,5 +106,11 @@ extension PluginLocations {
             return .pluginsFolder(folder.path)
         }
         return repository == nil ? .besideHost : .repository
+    }
+
+    /// The facts the isolation decision and the library's trust rest on: where `path` was found, and `lock`, what its
+    /// folder's lock says.
+    func trust(of path: String, lock: LibraryTrust.Lock) -> LibraryTrust {
+        LibraryTrust(origin: origin(of: path), lock: lock)
     }
 }

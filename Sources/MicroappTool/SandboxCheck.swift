@@ -28,6 +28,10 @@ struct SandboxCheck {
     /// Whether an isolated feature's child runs without some of its sandbox.
     var unsandboxed: Bool { !missing.isEmpty && allowsUnsandboxed }
 
+    /// Whether `plugin` runs confined: in a child that applies the whole sandbox, which has only the capabilities the
+    /// policy grants (the resolver's `Candidate.sandboxed`).
+    func confines(_ plugin: any LoadedPlugin) -> Bool { plugin is IsolatedPlugin && !unsandboxed }
+
     /// `decision`, its reason saying "unsandboxed" when the feature runs isolated without what this kernel lacks.
     func annotated(_ decision: IsolationDecision) -> IsolationDecision {
         guard decision.mode == .process, unsandboxed else { return decision }

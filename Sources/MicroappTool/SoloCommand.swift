@@ -38,8 +38,8 @@ enum SoloCommand {
             [
                 Candidate(
                     manifest: manifest, path: library.plugin.path, trust: library.trust,
-                    sandboxed: library.feature == nil
-                        && !SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed")).unsandboxed)
+                    sandboxed: SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed")).confines(
+                        library.plugin))
             ],
             hostOffers: setting.offers, rules: rules)
         let container = setting.container
