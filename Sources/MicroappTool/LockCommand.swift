@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappHost
 import MicroappPlatform
 import Synchronization
 
@@ -26,7 +27,7 @@ enum LockCommand {
         }
         // No library runs in this process: each is read once into a private copy, whose digest is pinned, and its
         // manifest comes from a sandboxed probe process that maps that copy.
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(arguments)
         if let refusal = sandbox.probeRefusal(of: folder) {
             Console.report([refusal])
             Console.err("microapp: not locking \(folder): its libraries cannot be examined here")

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappHost
 import MicroappDevLoop
 
 /// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappHost
 import MicroappDevLoop
 import MicroappPlatform
 
