@@ -152,7 +152,8 @@ package struct FeatureLibrary {
         var buildFailure = buildFailure
         buildFailure?.feature = image.manifest.id
         let trust = request.locations.trust(of: image.path, lock: locks.lock(of: image.path))
-        let placement = FeaturePlacement(plugin: image, decision: IsolationDecision.decide(request.isolation, for: trust))
+        let placement = FeaturePlacement(
+            plugin: image, decision: IsolationDecision.decide(request.isolation, for: trust))
         return .success(
             FeatureLibrary(
                 plugin: image, feature: feature, others: others.filter { $0.key != image.manifest.id },

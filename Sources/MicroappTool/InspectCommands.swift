@@ -1,7 +1,7 @@
 import Foundation
 import MicroappCore
-import MicroappHost
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 

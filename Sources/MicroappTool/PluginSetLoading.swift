@@ -133,6 +133,7 @@ extension SandboxCheck {
     /// The check for this kernel under `arguments`' `--allow-unsandboxed` (and the test-only variable).
     static func here(_ arguments: Arguments) -> SandboxCheck {
         here(
-            allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: ProcessInfo.processInfo.environment)
+            allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: ProcessInfo.processInfo.environment
+        )
     }
 }

@@ -1,8 +1,8 @@
 import CPlatform
 import Foundation
 import MicroappCore
-import MicroappHost
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal

@@ -1,6 +1,6 @@
 import MicroappCore
-import MicroappHost
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
