@@ -50,7 +50,7 @@ package struct PluginLocations: BuildFolders, Sendable {
     package static func checkFolders(_ folders: [String], option: String) throws(Problem) {
         for folder in folders {
             let kind = FileFacts.kind(of: folder)
-            guard let kind, kind != .folder else { continue }
+            guard kind != .folder else { continue }
             throw Problem(
                 code: "usage", subject: "",
                 reason: "\(option) \(folder): \(kind == .file ? "is a file, not a folder" : "no such folder")",

@@ -179,3 +179,24 @@ struct PluginSetLoaderTests {
         }
     }
 }
+
+@Suite("Plugin folders named on the command line")
+struct PluginFolderTests {
+    @Test("a folder that does not exist, or is a file, is a usage problem naming it; a folder is not")
+    func missingFolderIsAProblem() throws {
+        let folder = try Runner.folder(["Auth"])
+        #expect(throws: Never.self) { try PluginLocations.checkFolders([folder], option: "--plugins") }
+        do {
+            try PluginLocations.checkFolders([folder, "\(folder)/nothing"], option: "--plugins")
+            Issue.record("a missing folder passed")
+        } catch {
+            #expect(error.reason == "--plugins \(folder)/nothing: no such folder")
+        }
+        do {
+            try PluginLocations.checkFolders(["\(folder)/libAuth.so"], option: "doctor")
+            Issue.record("a file passed as a folder")
+        } catch {
+            #expect(error.reason == "doctor \(folder)/libAuth.so: is a file, not a folder")
+        }
+    }
+}
