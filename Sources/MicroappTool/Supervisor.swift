@@ -58,44 +58,54 @@ enum Supervisor {
                 return .ended(ExitCode(exit))
             }
             terminal?.restore()
-            let report = folder.report(at: crashFile)
-            var crash = CrashReport(report ?? "")
-            if report == nil, case .crashed(let signal, let name) = ending {
-                crash.headline = "ended by signal \(signal), \(name)"
-            }
-            // The plugin at fault is the innermost frame in a library the app loaded, matched by full path: a
-            // library of the same file name elsewhere (`libAuth.so` in a --plugins folder) is another plugin, and
-            // a hot-swapped copy is turned off as the library its feature started from.
-            let state = RecordedState.load(folder.stateFile)
-            let loaded = state?.libraries ?? [:]
-            let traced = crash.library(among: loaded.keys).flatMap { image in
-                loaded[image].map {
-                    PluginCrash(feature: $0.feature, library: $0.library, image: image, swapped: $0.swapped == true)
-                }
-            }
-            switch loop.record(
-                traced, headline: crash.headline, at: .now, shownFeature: state?.feature, route: state?.route)
-            {
-            case .notIsolatable, .end:
-                let kept = folder.keep(crashFile)
-                Console.err(
-                    Problem(
-                        code: "app-crashed", subject: "",
-                        reason: "the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated",
-                        fix: "report it with "
-                            + (kept ?? "the command line and what you did (no crash report was written)")))
-                return .ended(.crashed)
-            case .giveUp(let reports):
-                Console.err(
-                    "microapp: \(reports.count) plugin crashes within \(loop.window); stopping instead of looping:")
-                for report in reports { Console.err("  \(report)") }
-                Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
-                if let kept = folder.keep(crashFile) { Console.err("  crash report: \(kept)") }
-                return .ended(.crashed)
-            case .restart:
-                continue
+            let (headline, traced, state) = trace(ending, crashFile: crashFile, in: folder)
+            let verdict = loop.record(
+                traced, headline: headline, at: .now, shownFeature: state?.feature, route: state?.route)
+            if case .restart = verdict { continue }
+            tell(verdict, headline: headline, window: loop.window, kept: folder.keep(crashFile))
+            return .ended(.crashed)
+        }
+    }
+
+    /// The crash's headline (the report's first line, or the signal when no report was written), the plugin it is
+    /// traced to, and the state the app recorded. The plugin at fault is the innermost frame in a library the app
+    /// loaded, matched by full path: a library of the same file name elsewhere (`libAuth.so` in a --plugins folder)
+    /// is another plugin, and a hot-swapped copy is turned off as the library its feature started from.
+    private static func trace(
+        _ ending: AppEnding, crashFile: String, in folder: SupervisorFolder
+    ) -> (headline: String, crash: PluginCrash?, state: RecordedState?) {
+        let report = folder.report(at: crashFile)
+        var crash = CrashReport(report ?? "")
+        if report == nil, case .crashed(let signal, let name) = ending {
+            crash.headline = "ended by signal \(signal), \(name)"
+        }
+        let state = RecordedState.load(folder.stateFile)
+        let loaded = state?.libraries ?? [:]
+        let traced = crash.library(among: loaded.keys).flatMap { image in
+            loaded[image].map {
+                PluginCrash(feature: $0.feature, library: $0.library, image: image, swapped: $0.swapped == true)
             }
         }
+        return (crash.headline, traced, state)
+    }
+
+    /// Says why the supervisor stops after a crash: it was outside any plugin, or crashes came too fast (`kept`:
+    /// where the crash report was kept, if one was written).
+    private static func tell(
+        _ verdict: CrashLoop<ContinuousClock.Instant>.Verdict, headline: String, window: Duration, kept: String?
+    ) {
+        if case .giveUp(let reports) = verdict {
+            Console.err("microapp: \(reports.count) plugin crashes within \(window); stopping instead of looping:")
+            for report in reports { Console.err("  \(report)") }
+            Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
+            if let kept { Console.err("  crash report: \(kept)") }
+            return
+        }
+        Console.err(
+            Problem(
+                code: "app-crashed", subject: "",
+                reason: "the app crashed (\(headline)) outside any plugin, so it cannot be isolated",
+                fix: "report it with " + (kept ?? "the command line and what you did (no crash report was written)")))
     }
 
     /// `$TMPDIR` of `environment`, else `/tmp`.
