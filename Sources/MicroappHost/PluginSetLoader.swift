@@ -30,6 +30,8 @@ package struct PluginSetRequest: Sendable {
     package var expectsChildren = false
     /// Whether isolated children fork from a template process (false: `MICROAPP_ZYGOTE=0`, each a process start).
     package var usesZygote = true
+    /// The executable that hosts an isolated feature (`microapp feature-host`): this one, unless a test names one.
+    package var featureHost = FeatureHostLaunch.executable
     /// Told what people should see on the way (a command that only describes prints it; `run` tells its front end).
     package var notify: (@MainActor @Sendable (LoadNotice) -> Void)?
 
@@ -90,6 +92,18 @@ package enum PluginSetLoader {
         package var problems: [Diagnostic]
         /// Lock, load and probe-cache warnings.
         package var warnings: [Diagnostic]
+
+        /// What loading `images` and starting `isolated` (printing to `log`) gave.
+        package init(
+            images: [PluginImage], isolated: [IsolatedPlugin] = [], log: IsolationLog? = nil,
+            problems: [Diagnostic] = [], warnings: [Diagnostic] = []
+        ) {
+            self.images = images
+            self.isolated = isolated
+            self.log = log
+            self.problems = problems
+            self.warnings = warnings
+        }
 
         /// Every loaded plugin: the images, then the children.
         package var plugins: [any LoadedPlugin] { images as [any LoadedPlugin] + isolated }
@@ -152,7 +166,7 @@ package enum PluginSetLoader {
             : Task { @MainActor in
                 let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote(request) }
                 return await launchIsolated(
-                    locks.copies(of: placed.isolated), zygote: zygote,
+                    locks.copies(of: placed.isolated), zygote: zygote, featureHost: request.featureHost,
                     allowingNetwork: request.rules.capabilities.allowed.contains(.network))
             }
         if placed.isolated.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
@@ -262,7 +276,7 @@ package enum PluginSetLoader {
     /// second library of a feature already started is refused.
     @MainActor
     private static func launchIsolated(
-        _ copies: [LibraryCopy], zygote: Zygote?, allowingNetwork: Bool
+        _ copies: [LibraryCopy], zygote: Zygote?, featureHost: String, allowingNetwork: Bool
     ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
         let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
@@ -276,7 +290,8 @@ package enum PluginSetLoader {
             Task { @MainActor in
                 if case .failure(let problem) = file { return Result<IsolatedPlugin, Diagnostic>.failure(problem) }
                 return await IsolatedPlugin.launch(
-                    copy.original, prepared: copy, log: log, allowingNetwork: allowingNetwork)
+                    copy.original, prepared: copy, executable: featureHost, log: log,
+                    allowingNetwork: allowingNetwork)
             }
         }
         for launch in launches {
@@ -299,7 +314,7 @@ package enum PluginSetLoader {
     private static func startZygote(_ request: PluginSetRequest) async -> Zygote? {
         guard request.usesZygote else { return nil }
         return try? await BlockingWork.run { () throws(SystemCallError) in
-            try Zygote.start(executable: FeatureHostLaunch.executable, environment: ChildLaunch.featureEnvironment())
+            try Zygote.start(executable: request.featureHost, environment: ChildLaunch.featureEnvironment())
         }
     }
 
