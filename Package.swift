@@ -54,7 +54,7 @@ let package = Package(
     targets: [
         // Every executable's command line, declared once: parsing, validation and help from one description.
         .target(name: "CommandLineSpec", path: "Sources/CommandLineSpec", swiftSettings: strict),
-        // The engine in three layers, arrows pointing one way: dev loop → platform → core → SDK.
+        // The engine in layers, arrows pointing one way: host (the loading pipeline) → dev loop → platform → core → SDK.
         // Pure logic: manifests, container, resolver, routes, router, runtime, swap handover. No files, no processes.
         .target(name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict),
         // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
