@@ -71,10 +71,15 @@ let package = Package(
         .target(
             name: "MicroappHost", dependencies: ["MicroappDevLoop", "MicroappPlatform", "MicroappCore", sdk],
             path: "Sources/MicroappHost", swiftSettings: strict),
-        // SHA-256 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
+        // SHA-256 and Ed25519 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
         .target(
             name: "MicroappDigest", dependencies: ["CCrypto"], path: "Sources/MicroappDigest", swiftSettings: strict),
         .target(name: "CCrypto", path: "Sources/CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        // Releases and channels as The Update Framework teaches, in pure rules: signed release records, a signed
+        // channel index with an expiry, trust in named keys, versions that never go back (Ed25519 from libcrypto).
+        .target(
+            name: "MicroappRelease", dependencies: ["MicroappCore", "MicroappDigest", sdk],
+            path: "Sources/MicroappRelease", swiftSettings: strict),
         .target(
             name: "MicroappTerminal", dependencies: ["MicroappCore", "CPlatform", sdk],
             path: "Sources/MicroappTerminal",
@@ -183,6 +188,10 @@ let package = Package(
             ],
             path: "Tests/MicroappCLITests",
             swiftSettings: strict),
+        // The release rules with real signatures (keys made in the test), and every tampering refused.
+        .testTarget(
+            name: "MicroappReleaseTests", dependencies: ["MicroappRelease", "MicroappDigest", "MicroappCore", sdk],
+            path: "Tests/MicroappReleaseTests", swiftSettings: strict),
         .testTarget(
             name: "FuzzRegressionTests", dependencies: ["MicroappCore", sdk], path: "Tests/FuzzRegressionTests",
             swiftSettings: strict),
