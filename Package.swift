@@ -59,7 +59,8 @@ let package = Package(
         .target(name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict),
         // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
         .target(
-            name: "MicroappPlatform", dependencies: ["MicroappCore", "MicroappDigest", "CPlatform", sdk],
+            name: "MicroappPlatform",
+            dependencies: ["MicroappCore", "MicroappDigest", "MicroappRelease", "CPlatform", sdk],
             path: "Sources/MicroappPlatform", swiftSettings: strict),
         // The development loop: watching sources, rebuilding one feature, hot-swap orchestration.
         .target(
@@ -190,7 +191,8 @@ let package = Package(
             swiftSettings: strict),
         // The release rules with real signatures (keys made in the test), and every tampering refused.
         .testTarget(
-            name: "MicroappReleaseTests", dependencies: ["MicroappRelease", "MicroappDigest", "MicroappCore", sdk],
+            name: "MicroappReleaseTests",
+            dependencies: ["MicroappRelease", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk],
             path: "Tests/MicroappReleaseTests", swiftSettings: strict),
         .testTarget(
             name: "FuzzRegressionTests", dependencies: ["MicroappCore", sdk], path: "Tests/FuzzRegressionTests",

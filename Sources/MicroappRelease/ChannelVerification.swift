@@ -55,6 +55,16 @@ public struct ChannelVerification: Sendable {
                     .badDocument, subject: subject, reason: "it is signed but is not a channel index",
                     fix: "tell the publisher; publishing a release again writes a new index"))
         }
+        if let path = index.features.flatMap({ feature, entries in
+            entries.flatMap { entry in entry.files.map(\.path).filter { !Self.isReleasePath($0, feature, entry) } }
+        }).first {
+            return .failure(
+                Problem(
+                    .badDocument, subject: subject,
+                    reason:
+                        "it lists '\(path)', which is not a file of a release's folder (releases/<feature>/<version>/<name>)",
+                    fix: "tell the publisher; publishing a release again writes a new index"))
+        }
         guard now < index.expires else {
             return .failure(
                 Problem(
@@ -142,6 +152,14 @@ public struct ChannelVerification: Sendable {
         }
         return
             "update the app to one with SDK \(needed) or newer, or ask the publisher for a release built against SDK \(sdk)"
+    }
+
+    /// Whether `path` is a file directly in the folder of `entry`, a release of `feature`: nothing a signed index
+    /// lists may reach outside the channel or into another release.
+    static func isReleasePath(_ path: String, _ feature: String, _ entry: ChannelIndex.Entry) -> Bool {
+        let folder = ChannelLayout.folder(feature: feature, version: entry.version) + "/"
+        guard path.hasPrefix(folder) else { return false }
+        return ReleaseLayout.isFileName(String(path.dropFirst(folder.count))) && ReleaseLayout.isFileName(feature)
     }
 
     private static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

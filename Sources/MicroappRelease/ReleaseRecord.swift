@@ -76,7 +76,8 @@ public struct SignedRelease: Sendable, Equatable {
         case .failure(let problem): return .failure(problem)
         }
         guard let record = try? CanonicalJSON.decode(ReleaseRecord.self, from: recordBytes),
-            record.type == "microapp-release"
+            record.type == "microapp-release", ReleaseLayout.isFileName(record.library.path),
+            record.manifest.path == ReleaseLayout.manifest, ReleaseLayout.isFileName(record.feature)
         else {
             return .failure(
                 Problem(
@@ -95,4 +96,11 @@ public enum ReleaseLayout {
     public static let record = "release.json"
     /// The record's signature.
     public static let signature = "release.json.sig"
+
+    /// Whether `name` is a plain file name (no folder, not hidden, no control characters): what a release's files
+    /// and a feature's id must be to become paths.
+    public static func isFileName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 255 && !name.hasPrefix(".") && !name.contains("/")
+            && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
+    }
 }

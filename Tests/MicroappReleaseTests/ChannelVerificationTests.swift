@@ -31,7 +31,7 @@ import Testing
             let bytes = try #require(fixture.files[file.path])
             #expect(try FileCheck.check(bytes, against: file, subject: file.path).get() == bytes)
         }
-        #expect(entry.library?.path == "releases/characters/1/libCharacters.so")
+        #expect(entry.library?.path == "releases/characters/1/libcharacters.so")
     }
 
     @Test func publishingAgainRaisesTheIndexVersionAndKeepsEarlierReleases() throws {
@@ -142,12 +142,30 @@ import Testing
         #expect(throws: Never.self) { try verify(replay, seen: elsewhere).get() }
     }
 
-    @Test func seenVersionsKeepTheHighest() {
+    @Test func seenVersionsKeepTheHighest() throws {
         let seen = SeenVersions().seeing(index: 5, from: "c").seeing(index: 3, from: "c")
             .accepting("characters", version: 4, from: "c").accepting("characters", version: 2, from: "c")
         #expect(seen.index(of: "c") == 5)
         #expect(seen.release(of: "characters", from: "c") == 4)
         #expect(seen.index(of: "d") == 0)
         #expect(try CanonicalJSON.decode(SeenVersions.self, from: seen.encoded()) == seen)
+    }
+}
+
+@Suite struct IndexPathTests {
+    @Test func anIndexListingAPathOutsideItsReleaseFolderIsRefused() throws {
+        var fixture = ChannelFixture()
+        try fixture.publish("characters", 1)
+        var index = try #require(fixture.index)
+        index.features["characters"]![0].files[0].path = "releases/characters/1/../../../etc/passwd"
+        let bytes = try CanonicalJSON.encode(index)
+        let result = fixture.verification().verifyIndex(
+            bytes, signature: SignatureFile(signing: bytes, with: fixture.key).encoded(), now: fixture.now)
+        guard case .failure(let problem) = result else {
+            Issue.record("verified an index reaching outside its folders")
+            return
+        }
+        #expect(problem.code == "bad-signed-document")
+        #expect(problem.reason.contains("etc/passwd"))
     }
 }

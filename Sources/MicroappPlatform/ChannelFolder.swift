@@ -1,0 +1,143 @@
+import Foundation
+import MicroappCore
+import MicroappDigest
+import MicroappRelease
+import MicroappSDK
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A release folder and a channel folder on disk: writing a release, reading one back verified, publishing it into
+/// a channel (its files under `releases/<feature>/<version>/`, then a new signed index), and reading a channel's
+/// files no further than the index allows. The decisions are `MicroappRelease`'s; this file only moves bytes.
+public enum ChannelFolder {
+    /// Writes `release` with its library and manifest into the new folder `folder` (refused when it exists).
+    public static func writeRelease(_ release: SignedRelease, library: Data, manifest: Data, to folder: String)
+        -> Problem?
+    {
+        if FileFacts.exists(folder) {
+            return Problem(
+                code: "release-exists", subject: folder, reason: "a release folder is never written over",
+                fix: "remove it first, or raise the feature's version and make a new release")
+        }
+        return writeFiles(
+            [
+                (release.record.library.path, library), (ReleaseLayout.manifest, manifest),
+                (ReleaseLayout.record, release.recordBytes), (ReleaseLayout.signature, release.signature.encoded()),
+            ], in: folder)
+    }
+
+    /// A release read from `folder`: its record signed by a key in `trust`, its library and manifest the record's.
+    public static func readRelease(_ folder: String, trust: TrustList) -> Result<
+        (release: SignedRelease, library: Data, manifest: Data), Problem
+    > {
+        let recordPath = folder + "/" + ReleaseLayout.record
+        guard let record = FileManager.default.contents(atPath: recordPath),
+            let signature = FileManager.default.contents(atPath: folder + "/" + ReleaseLayout.signature)
+        else {
+            return .failure(
+                Problem(
+                    code: "not-a-release", subject: folder,
+                    reason: "it has no \(ReleaseLayout.record) and \(ReleaseLayout.signature)",
+                    fix: "name a folder `microapp release` wrote"))
+        }
+        let release: SignedRelease
+        switch SignedRelease.verify(recordBytes: record, signatureBytes: signature, subject: recordPath, trust: trust)
+        {
+        case .success(let (verified, _)): release = verified
+        case .failure(let problem): return .failure(problem)
+        }
+        var contents: [Data] = []
+        for entry in [release.record.library, release.record.manifest] {
+            let path = folder + "/" + (entry.path as NSString).lastPathComponent
+            switch readBounded(path, entry: entry) {
+            case .success(let bytes): contents.append(bytes)
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        return .success((release, contents[0], contents[1]))
+    }
+
+    /// Publishes the release in `releaseFolder` into the channel folder `channel` (made when missing), signed by
+    /// `key` at `now`: the release is checked against `trust` and the channel's current index against `key` (a
+    /// publisher never builds on an index it did not sign), the release's files are written, then the new index.
+    public static func publish(
+        _ releaseFolder: String, to channel: String, key: Ed25519.PrivateKey, trust: TrustList, now: Date,
+        lifetime: TimeInterval = ChannelPublication.defaultLifetime
+    ) -> Result<ChannelPublication, Problem> {
+        let read: (release: SignedRelease, library: Data, manifest: Data)
+        switch readRelease(releaseFolder, trust: trust) {
+        case .success(let found): read = found
+        case .failure(let problem): return .failure(problem)
+        }
+        var current: ChannelIndex?
+        if let bytes = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.index) {
+            let own = TrustList(keys: ["publisher": KeyText.text(of: key.publicKey)])
+            let signature = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.signature) ?? Data()
+            // The publisher's own index may have expired; it is re-signed now, so only the signature counts here.
+            let verification = ChannelVerification(channel: channel, trust: own, seen: SeenVersions(), sdk: .current)
+            switch verification.verifyIndex(bytes, signature: signature, now: .distantPast) {
+            case .success(let verified): current = verified.index
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        let publication: ChannelPublication
+        switch ChannelPublication.publish(
+            read.release, library: read.library, manifest: read.manifest, onto: current, key: key, now: now,
+            lifetime: lifetime)
+        {
+        case .success(let made): publication = made
+        case .failure(let problem): return .failure(problem)
+        }
+        let folder = channel + "/" + publication.folder
+        if let problem = writeRelease(read.release, library: read.library, manifest: read.manifest, to: folder) {
+            return .failure(problem)
+        }
+        // The signature first, then the index: a reader between the two sees a mismatch and retries, never an
+        // unsigned index taken for signed.
+        if let problem = writeFiles(
+            [
+                (ChannelLayout.signature, publication.signature.encoded()),
+                (ChannelLayout.index, publication.indexBytes),
+            ], in: channel)
+        {
+            return .failure(problem)
+        }
+        return .success(publication)
+    }
+
+    /// The bytes of `path`, read no further than `entry.size` allows (one byte more, to notice a longer file), and
+    /// checked against the entry's hash and size.
+    public static func readBounded(_ path: String, entry: FileEntry) -> Result<Data, Problem> {
+        let descriptor = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(SystemCallError(call: "open", path: path, errno: errno).problem) }
+        defer { _ = close(descriptor) }
+        var download = BoundedDownload(entry: entry, subject: path)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let wanted = min(chunk.count, download.remaining)
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, wanted) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return .failure(SystemCallError(call: "read", path: path, errno: errno).problem) }
+            if count == 0 { break }
+            if let problem = download.append(Data(chunk[..<count])) { return .failure(problem) }
+        }
+        return download.finish()
+    }
+
+    /// Writes each (name, bytes) into `folder` (made when missing), each atomically.
+    private static func writeFiles(_ files: [(String, Data)], in folder: String) -> Problem? {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for (name, bytes) in files {
+                try bytes.write(to: URL(fileURLWithPath: folder + "/" + name), options: .atomic)
+            }
+            return nil
+        } catch {
+            return Problem(
+                code: "release-write", subject: folder, reason: "its files could not be written (\(error))",
+                fix: "check that the folder is writable and the disk has room")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import MicroappRelease
+
+/// Where a person's release keys, trusted keys and channel record live, by the XDG rules the rest of the host
+/// follows: keys and trust are configuration (`$XDG_CONFIG_HOME/microapp`, or `~/.config/microapp`), what was seen
+/// from channels is state (`$XDG_STATE_HOME/microapp`, or `~/.local/state/microapp`).
+///
+/// ```
+/// <config>/keys/<name>.key        the private key, ed25519-private:<base64>, mode 0600 in a 0700 folder
+/// <config>/keys/<name>.pub        the public key, ed25519:<base64>, to share
+/// <config>/trusted-keys.json      name → public key (`microapp trust`)
+/// <state>/channels.json           per channel: highest index version, highest release per feature
+/// ```
+public struct ReleaseFolders: Sendable, Equatable {
+    /// `…/microapp` under the configuration folder.
+    public var config: String
+    /// `…/microapp` under the state folder.
+    public var state: String
+
+    /// The folders given.
+    public init(config: String, state: String) {
+        self.config = config
+        self.state = state
+    }
+
+    /// The folders `environment` and the person's `home` name (an empty variable counts as unset).
+    public init(environment: [String: String], home: String) {
+        func base(_ name: String, _ fallback: String) -> String {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? (home + "/" + fallback)
+        }
+        self.init(
+            config: base("XDG_CONFIG_HOME", ".config") + "/microapp",
+            state: base("XDG_STATE_HOME", ".local/state") + "/microapp")
+    }
+
+    /// The folder of key pairs.
+    public var keys: String { config + "/keys" }
+    /// The private key named `name`.
+    public func privateKey(_ name: String) -> String { keys + "/\(name).key" }
+    /// The public key named `name`.
+    public func publicKey(_ name: String) -> String { keys + "/\(name).pub" }
+    /// The trust list.
+    public var trustList: String { config + "/trusted-keys.json" }
+    /// The record of what was seen from channels.
+    public var seenVersions: String { state + "/channels.json" }
+}
