@@ -141,3 +141,20 @@ import Testing
         #expect(Set(ReleaseCode.allCases.map(\.rawValue)).count == ReleaseCode.allCases.count)
     }
 }
+
+@Suite struct UpdateChoiceTests {
+    @Test func theNewestReleaseThisHostSpeaksIsChosenAndNewerOnesAreToldAsRefused() throws {
+        var fixture = ChannelFixture()
+        try fixture.publish("characters", 2)
+        try fixture.publish("characters", 3, sdk: SDKVersion(major: 1, minor: 1))
+        try fixture.publish("characters", 4, sdk: SDKVersion(major: 2, minor: 0))
+        try fixture.publish("search", 1)
+        try fixture.publish("settings", 7)
+        let index = try #require(fixture.index)
+        let choice = fixture.verification(sdk: SDKVersion(major: 1, minor: 2)).updates(
+            in: index, installed: ["characters": 1, "search": 1, "auth": 1])
+        #expect(choice.updates.mapValues(\.version) == ["characters": 3])
+        #expect(choice.refused.map(\.code) == ["release-sdk"])
+        #expect(choice.refused.first?.subject == "characters 4")
+    }
+}
