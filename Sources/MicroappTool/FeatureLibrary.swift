@@ -57,14 +57,14 @@ struct FeatureLibrary {
         let locations = PluginLocations.current()
         let folders = pluginFolders(in: locations.repository)
         let folder = folders.first { $0.lowercased() == name.lowercased() }
-        let directories = try locations.directories(adding: arguments.values("--plugins"))
+        let directories = try locations.directories(adding: arguments[CommonOptions.plugins])
         let wanted = Set([name.lowercased(), folder?.lowercased()].compactMap { $0 })
         // A folder named with --plugins says which build to run: its library wins over the one beside the executable,
         // which is then not built either.
-        let explicit = PluginSet.discover(in: arguments.values("--plugins"))
+        let explicit = PluginSet.discover(in: arguments[CommonOptions.plugins])
         var buildFailure: Notice?
         if let folder, !explicit.contains(where: { wanted.contains(stem(of: $0).lowercased()) }),
-            !arguments.flag("--no-build"), locations.repository != nil
+            !arguments[CommonOptions.noBuild], locations.repository != nil
         {
             buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).build(feature: folder) }
         }
@@ -75,7 +75,7 @@ struct FeatureLibrary {
         }
         let files = explicit + beside
         let choice = try RunPolicy.isolationChoice(arguments)
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed])
         let image: PluginImage
         let report: PluginSet.LoadReport
         // What the library's folder lock says, for where it runs.

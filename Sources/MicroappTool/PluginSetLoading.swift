@@ -49,10 +49,10 @@ struct LoadedPluginSet {
             try PluginLocations.checkFolders(extra, option: "doctor")
             directories = extra
         } else {
-            directories = try locations.directories(adding: arguments.values("--plugins"))
+            directories = try locations.directories(adding: arguments[CommonOptions.plugins])
         }
         var buildFailure: Notice?
-        if !arguments.flag("--no-build") && locations.repository != nil {
+        if !arguments[CommonOptions.noBuild] && locations.repository != nil {
             // Seconds (minutes on a cold build) of `swift build`: awaited on a thread of its own.
             buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).refresh() }
         }
@@ -61,18 +61,18 @@ struct LoadedPluginSet {
         if let leftOver, services == .inspection { Console.err(leftOver.note, label: "note") }
         // Libraries the supervisor turned off after they crashed the app, by canonical full path: another library
         // of the same file name in another folder is another plugin and stays.
-        let skipped = Set(arguments.values("--skip-library"))
+        let skipped = Set(arguments[CommonOptions.skipLibrary])
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(RecordedState.canonicalPath($0)) }
         // Every library is checked against its folder's lock before it is opened or started, then goes where the
         // decision puts it: in-process libraries are loaded here (new or changed ones tried in a child process first,
         // verdicts cached), the others start in sandboxed children. Hashes, probes and dlopen run off the main actor.
         let choice = try RunPolicy.isolationChoice(arguments)
         var rules = try RunPolicy.rules(arguments, host: host)
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed])
         if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
         // The template process takes longest to be ready (a process start): when children are expected, it starts
         // now, beside the lock checks.
-        let expectsChildren = choice == .process || (choice == .auto && !arguments.values("--plugins").isEmpty)
+        let expectsChildren = choice == .process || (choice == .auto && !arguments[CommonOptions.plugins].isEmpty)
         let earlyZygote = expectsChildren ? Task { await startZygote() } : nil
         let locks = await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
         let decisions = RunPolicy.decisions(
@@ -102,7 +102,7 @@ struct LoadedPluginSet {
         }
         let (report, screening) = await PluginSet.loadOffActor(
             locks.only { decisions[$0]?.mode != .process },
-            screening: arguments.flag("--no-probe") ? nil : PluginScreening())
+            screening: arguments[CommonOptions.noProbe] ? nil : PluginScreening())
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
         let loadWarnings = locks.warnings + report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
         if services == .inspection { Console.warn(loadWarnings) }
@@ -116,7 +116,7 @@ struct LoadedPluginSet {
             problems.append(duplicate(plugin))
         }
         isolated.removeAll { plugin in images.contains { $0.manifest.id == plugin.manifest.id } }
-        let only = arguments.values("--only")
+        let only = arguments[CommonOptions.only]
         if !only.isEmpty {
             let known = Set(images.map(\.manifest.id) + isolated.map(\.manifest.id))
             for id in only where !known.contains(id) {

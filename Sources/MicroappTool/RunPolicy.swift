@@ -9,13 +9,7 @@ import MicroappSDK
 enum RunPolicy {
     /// `--isolation auto|process|none` (default `auto`).
     static func isolationChoice(_ arguments: Arguments) throws(UsageError) -> IsolationChoice {
-        guard let text = arguments.value("--isolation") else { return .auto }
-        guard let choice = IsolationChoice(rawValue: text) else {
-            throw UsageError(
-                "--isolation \(text) is not a mode",
-                fix: "write --isolation auto (the default), process (every feature in a process of its own) or none")
-        }
-        return choice
+        arguments[CommonOptions.isolation]
     }
 
     /// The resolver's rules: the capability policy of `--allow` (default `files:scratch`) and `--strict`, the
@@ -32,32 +26,14 @@ enum RunPolicy {
 
     /// The capability policy of `--allow` (default `files:scratch`) and `--strict`.
     static func capabilities(_ arguments: Arguments) throws(UsageError) -> CapabilityPolicy {
-        var allowed = CapabilityPolicy.defaultAllowed
-        for name in arguments.values("--allow") {
-            let capability = Capability(rawValue: name)
-            guard CapabilityPolicy.known.contains(capability) else {
-                throw UsageError(
-                    "--allow \(name): no capability has that name",
-                    fix: "use one of: \(CapabilityPolicy.known.map(\.rawValue).joined(separator: ", "))")
-            }
-            allowed.insert(capability)
-        }
-        return CapabilityPolicy(allowed: allowed, strict: arguments.flag("--strict"))
+        CapabilityPolicy(
+            allowed: CapabilityPolicy.defaultAllowed.union(arguments[CommonOptions.allow]),
+            strict: arguments[CommonOptions.strict])
     }
 
     /// Each `--grant FEATURE=KEY`, in order.
     static func grantOptions(_ arguments: Arguments) throws(UsageError) -> [(feature: String, key: String)] {
-        var grants: [(feature: String, key: String)] = []
-        for value in arguments.values("--grant") {
-            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw UsageError(
-                    "--grant \(value) is not FEATURE=KEY",
-                    fix: "write e.g. `--grant myfeature=search.recent` (a feature id, a key `microapp keys` lists)")
-            }
-            grants.append((parts[0], parts[1]))
-        }
-        return grants
+        arguments[CommonOptions.grant].map { ($0.key, $0.value) }
     }
 
     /// Refuses a `--grant` whose key nobody offers (`offered`: the host's keys and the loaded features' services):
