@@ -41,7 +41,8 @@ public struct CommandSpec: Sendable {
     /// options to a command it did not declare.
     public func adding(_ more: [Option]) -> CommandSpec {
         CommandSpec(
-            name, summary: summary, operands: operands, options: Array(options.dropLast()) + more, discussion: discussion,
+            name, summary: summary, operands: operands, options: Array(options.dropLast()) + more,
+            discussion: discussion,
             epilogue: epilogue)
     }
 

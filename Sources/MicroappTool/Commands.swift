@@ -76,7 +76,9 @@ enum CommonOptions {
             """)
     static let grant = OptionSpec.repeatable(
         "--grant", "FEATURE=KEY",
-        .pair("FEATURE=KEY", fix: "write e.g. `--grant myfeature=search.recent` (a feature id, a key `microapp keys` lists)"),
+        .pair(
+            "FEATURE=KEY",
+            fix: "write e.g. `--grant myfeature=search.recent` (a feature id, a key `microapp keys` lists)"),
         help: """
             let FEATURE use KEY beyond what the host's grant rules give it (a service or state the host or a
             feature offers; `keys` shows who may use each); a KEY nobody offers is a usage error

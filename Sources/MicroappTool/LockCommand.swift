@@ -29,7 +29,6 @@ enum LockCommand: Command {
             (also when this kernel lacks a sandbox mechanism, unless --allow-unsandboxed).
             """)
 
-
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         try await run(arguments)

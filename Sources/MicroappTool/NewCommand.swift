@@ -33,7 +33,6 @@ enum NewCommand: Command {
             A-Z, a-z, 0-9 and _, and no name already taken. Exit 1, with the reason, when it is refused.
             """)
 
-
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         try run(arguments)

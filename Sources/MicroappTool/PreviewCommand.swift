@@ -43,7 +43,6 @@ enum PreviewCommand: Command {
             Exit 1 when the feature has no previews (add `previews()` beside its mocks); 2 when they fail.
             """)
 
-
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         try await run(arguments)

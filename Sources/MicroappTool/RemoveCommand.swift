@@ -33,7 +33,6 @@ enum RemoveCommand: Command {
             listed nor a folder in Plugins/, or when --yes is needed.
             """)
 
-
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         try run(arguments)

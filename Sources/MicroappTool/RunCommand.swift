@@ -1,5 +1,5 @@
-import CommandLineSpec
 import CPlatform
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
@@ -69,7 +69,6 @@ enum RunCommand: Command {
               swift run microapp solo Characters --mock characters.page=failing
               swift run microapp preview Auth auth://sign-in --state alert
             """)
-
 
     /// People get a supervised app: a plugin that crashes it is turned off and the app comes back. The supervisor
     /// starts this command again as its app process (`--supervised`), which runs the app.

@@ -22,7 +22,6 @@ enum SDKCommand: Command {
             Exit 1 when the SDK is not there, or differs from this host's (run with --install).
             """)
 
-
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         try run(arguments)

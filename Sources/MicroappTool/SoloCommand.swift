@@ -81,8 +81,9 @@ enum SoloCommand: Command {
             [
                 Candidate(
                     manifest: manifest, path: library.plugin.path, trust: library.trust,
-                    sandboxed: SandboxCheck.here(allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed]).confines(
-                        library.plugin))
+                    sandboxed: SandboxCheck.here(allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed])
+                        .confines(
+                            library.plugin))
             ],
             hostOffers: setting.offers, rules: rules)
         let container = setting.container
