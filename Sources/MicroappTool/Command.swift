@@ -24,8 +24,9 @@ struct CommandSet: Sendable {
     /// Each command's type and its declaration as this host's tool parses it, in the order of the overview.
     let entries: [(type: any Command.Type, spec: CommandSpec)]
 
-    /// The built-in commands and `host`'s, `host`'s options added to `run`. A host command named like a built-in one
-    /// is a mistake in the host's composition root and stops it at once, naming the command.
+    /// The built-in commands and `host`'s, `host`'s options added to `run`. A host command named like a built-in one,
+    /// or a host option named like one of `run`'s, is a mistake in the host's composition root and stops it at once,
+    /// naming it.
     init(host: HostConfiguration) {
         self.init(commands: host.commands, runOptions: host.options)
     }
@@ -39,7 +40,14 @@ struct CommandSet: Sendable {
             if entries.contains(where: { Self.word(of: $0.spec) == word }) {
                 preconditionFailure("the host's command '\(word)' has the name of a built-in command: rename it")
             }
-            entries.append((type, word == "run" ? spec.adding(runOptions) : spec))
+            guard word == RunCommand.name else {
+                entries.append((type, spec))
+                continue
+            }
+            for option in runOptions where spec.option(option.name) != nil {
+                preconditionFailure("the host's option \(option.name) is one `run` has already: rename it")
+            }
+            entries.append((type, spec.adding(runOptions)))
         }
         self.entries = entries
     }

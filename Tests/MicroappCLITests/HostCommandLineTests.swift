@@ -126,3 +126,26 @@ struct HostCommandLineTests {
         #expect(throws: UsageError.self) { try Arguments(["greet"]) }
     }
 }
+
+/// A host command named like a built-in one.
+enum SecondRunCommand: Command {
+    static let declaration = CommandSpec("microapp run", summary: "another run", options: [Option]())
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode { .ok }
+}
+
+@Suite("A host cannot take a name the tool has")
+struct HostNameClashTests {
+    @Test("a host command named like a built-in one stops the host at once")
+    func commandNameClash() async {
+        await #expect(processExitsWith: .failure) { _ = CommandSet(commands: [SecondRunCommand.self]) }
+    }
+
+    @Test("a host option named like one of run's stops the host at once")
+    func optionNameClash() async {
+        await #expect(processExitsWith: .failure) {
+            _ = CommandSet(runOptions: [OptionSpec.flag("--strict", help: "the host's own strictness").option])
+        }
+    }
+}
