@@ -41,7 +41,7 @@ struct CommandLineTests {
         #expect(Set(listed) == Set(Self.commands))
     }
 
-    @Test("the demo's own options are its host's: `run` accepts and shows --data and --characters-url, no other command")
+    @Test("the demo's own options are its host's: `run` shows --data and --characters-url, no other command takes them")
     func demoOptionsAreRuns() async throws {
         let help = try await runToEnd(["run", "--help"])
         #expect(help.out.contains("--data DIR") && help.out.contains("--characters-url URL"), "\(help.out)")
