@@ -77,13 +77,12 @@ enum SoloCommand: Command {
             setting = isolated(manifest, choices: choices)
         }
         try RunPolicy.checkGrantedKeys(arguments, offered: Set(setting.offers.keys))
+        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed])
         let resolution = DependencyResolver.resolve(
             [
                 Candidate(
                     manifest: manifest, path: library.plugin.path, trust: library.trust,
-                    sandboxed: SandboxCheck.here(allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed])
-                        .confines(
-                            library.plugin))
+                    sandboxed: sandbox.confines(library.plugin))
             ],
             hostOffers: setting.offers, rules: rules)
         let container = setting.container
