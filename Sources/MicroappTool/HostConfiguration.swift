@@ -22,7 +22,7 @@ public struct HostConfiguration: Sendable {
     /// for a guarded route opened signed out); nil: only a declared one.
     public var signInFallback: String?
     /// Opens the container of the app's services for `use`, given the command line (where it reads the app's own
-    /// `options`: `arguments[DemoOptions.data]`, say); blocking work in it runs off the main actor.
+    /// `options`, typed: `arguments[AppOptions.region]`, say); blocking work in it runs off the main actor.
     public var services: @MainActor @Sendable (ServicesUse, Arguments) async throws -> Container
     /// The app's own options of `run` (where its data lives, which server it talks to): declared here, typed
     /// (`OptionSpec(…).option`), they are parsed, shown in `run --help` and read by `services`. The tool declares
