@@ -1,5 +1,6 @@
 import CommandLineSpec
 import MicroappCore
+import MicroappHost
 import MicroappSDK
 
 /// `microapp graph [--format text|dot|json]`: who needs what from whom, with missing providers and cycles marked.

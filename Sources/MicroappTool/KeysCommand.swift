@@ -2,6 +2,7 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 

@@ -1,6 +1,7 @@
 import CommandLineSpec
 import Foundation
 import MicroappCore
+import MicroappHost
 import MicroappSDK
 import MicroappTerminal
 

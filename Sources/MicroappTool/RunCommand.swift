@@ -3,6 +3,7 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
@@ -153,7 +154,7 @@ enum RunCommand: Command {
             arguments[CommonOptions.watch]
             ? PluginBuilder.watch(
                 runtime, images: set.plugins,
-                directories: try PluginLocations.current().directories(adding: arguments[CommonOptions.plugins]),
+                directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments[CommonOptions.noProbe], isolation: set.isolated.isEmpty ? nil : set.isolationLog,
                 willSwap: recorder.map { recorder in recorder.willSwap }
             ) : nil

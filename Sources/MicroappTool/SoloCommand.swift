@@ -1,6 +1,7 @@
 import CommandLineSpec
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
@@ -66,7 +67,7 @@ enum SoloCommand: Command {
             return .invalidPluginSet
         }
         let manifest = library.plugin.manifest
-        let rules = try RunPolicy.rules(arguments, host: host)
+        let rules = RunPolicy.rules(arguments, host: host)
         let setting: MockSetting
         if let feature = library.feature {
             guard let mocked = try inProcess(feature, library: library, choices: choices) else {
@@ -77,7 +78,7 @@ enum SoloCommand: Command {
             setting = isolated(manifest, choices: choices)
         }
         try RunPolicy.checkGrantedKeys(arguments, offered: Set(setting.offers.keys))
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed])
+        let sandbox = SandboxCheck.here(arguments)
         let resolution = DependencyResolver.resolve(
             [
                 Candidate(
@@ -115,7 +116,7 @@ enum SoloCommand: Command {
             arguments[CommonOptions.watch]
             ? PluginBuilder.watch(
                 runtime, images: [library.plugin],
-                directories: try PluginLocations.current().directories(adding: arguments[CommonOptions.plugins]),
+                directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments[CommonOptions.noProbe], isolation: library.isolationLog,
                 mocks: library.feature == nil ? choices : nil) : nil
         await ui.run(runtime, settleTimeout: settleTimeout)

@@ -1,5 +1,6 @@
 import CommandLineSpec
 import MicroappCore
+import MicroappHost
 import Synchronization
 import Testing
 
