@@ -133,7 +133,8 @@ extension SandboxCheck {
     /// The check for this kernel under `arguments`' `--allow-unsandboxed` (and the test-only variable).
     static func here(_ arguments: Arguments) -> SandboxCheck {
         here(
-            allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed], environment: ProcessInfo.processInfo.environment
+            allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed],
+            environment: ProcessInfo.processInfo.environment
         )
     }
 }
