@@ -8,8 +8,9 @@ import Foundation
 
 // Cold start to first frame: the plugin host (`microapp`, dlopen of every feature) against `monolith`, the same
 // feature code linked statically (the floor). All run `--ui json` with stdin closed and are timed from spawn to
-// the first `"type":"frame"` line on stdout; runs alternate so machine noise hits all alike. Every `microapp` start
-// passes `--no-build` (no `swift build` check) and uses a probe cache of its own (a private `XDG_CACHE_HOME`): warm
+// the first `"type":"frame"` line on stdout; runs alternate so machine noise hits all alike. The first `microapp`
+// row starts as people do from the repository (it checks whether any feature needs a rebuild); every other start
+// passes `--no-build` (no such check) and uses a probe cache of its own (a private `XDG_CACHE_HOME`): warm
 // for most rows, and with one feature's entry removed before each start of the "one library re-probed" row, which is
 // the start after that feature was rebuilt (its new library is hashed and probed in a child process once).
 // Build in release:
@@ -28,6 +29,9 @@ let probeCache = scratch + "/cache/microapp/probe-cache.json"
 /// The feature whose library is re-probed in the "after a rebuild" row.
 let rebuiltLibrary = "libCharacters.so"
 let microapp = [directory.appendingPathComponent("microapp").path, "--ui", "json", "--no-build", "--data", data]
+/// `microapp` as people start it from the repository: with the check for features that need a rebuild first (none
+/// does after `swift build -c release`; the check is what is timed).
+let microappFromRepository = microapp.filter { $0 != "--no-build" }
 /// One measured command; `reprobe` clears the rebuilt library's probe-cache entry before each start.
 struct Command {
     var name: String
@@ -38,6 +42,7 @@ let commands: [Command] = [
     Command(
         name: "monolith (static)",
         arguments: [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
+    Command(name: "microapp as run from the repository", arguments: microappFromRepository),
     Command(name: "microapp as run, warm probe cache", arguments: microapp),
     Command(name: "microapp as run, one library re-probed", arguments: microapp, reprobe: true),
     Command(name: "microapp unsupervised, warm cache", arguments: microapp + ["--no-supervise"]),
@@ -113,14 +118,22 @@ for run in 0..<runs {
         samples[index].append(milliseconds)
     }
 }
+/// The issue-23 goal of each row, as a ratio to the monolith.
+func target(of command: Command) -> Double {
+    if command.reprobe || command.arguments.contains("process") { return 1.5 }
+    if command.arguments.contains("--no-build") && !command.arguments.contains("--no-supervise") { return 1.1 }
+    return 1.2
+}
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 print("cold start to first frame, \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)")
-print("  every microapp start: --no-build, its own probe cache; re-probed: \(rebuiltLibrary)'s entry cleared first")
+print(
+    "  every microapp start: its own probe cache, --no-build but the first; re-probed: \(rebuiltLibrary)'s entry cleared first"
+)
 let floor = median(samples[0])
 for (index, command) in commands.enumerated() {
     let values = samples[index]
     let ratio = median(values) / floor
-    let verdict = index == 0 ? "" : ratio <= 1.2 ? "✓" : "✗"
+    let verdict = index == 0 ? "" : ratio <= target(of: command) ? "✓" : "✗"
     let name = command.name.padding(toLength: 40, withPad: " ", startingAt: 0)
     print(
         "  " + name
@@ -128,5 +141,5 @@ for (index, command) in commands.enumerated() {
                 format: " %7.1f · %6.1f · %6.1f   %.2f× %@", median(values), values.min() ?? 0, values.max() ?? 0,
                 ratio, verdict as NSString))
 }
-print("  target: plugin host ≤ 1.2× the monolith")
+print("  targets (issue 23): from the repository ≤ 1.2×, as run ≤ 1.1×, re-probed and isolated ≤ 1.5× the monolith")
 try? FileManager.default.removeItem(atPath: scratch)
