@@ -205,6 +205,7 @@ struct LoadedPluginSet {
     /// is started afresh) with MICROAPP_ZYGOTE=0, or when it cannot start.
     private static func startZygote() async -> Zygote? {
         guard ProcessInfo.processInfo.environment["MICROAPP_ZYGOTE"] != "0" else { return nil }
+        if let early = Zygote.early() { return early }
         return try? await BlockingWork.run { () throws(SystemCallError) in
             try Zygote.start(executable: FeatureHostLaunch.executable, environment: ChildLaunch.featureEnvironment())
         }
