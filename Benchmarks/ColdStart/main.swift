@@ -19,8 +19,16 @@ let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
 let command = CommandSpec(
     "cold-start-benchmark", summary: "time to first frame: microapp against the statically linked monolith",
     operands: [.optional("RUNS")],
+    options: [
+        .value(
+            "--baseline", "FILE",
+            help:
+                "also time FILE (an older microapp copied into the same build folder) on every microapp row, interleaved"
+        )
+    ],
     discussion: "Runs each command RUNS times (default 25), alternating; build in release first.")
 let runs = runsOperand(of: command, fallback: 25)
+let baseline = command.parseOrExit(Array(CommandLine.arguments.dropFirst())).value("--baseline")
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cold-start-\(getpid())").path
 let data = scratch + "/data"
 // A probe cache of this run's own, so clearing an entry touches nobody else's cache.
@@ -38,7 +46,7 @@ struct Command {
     var arguments: [String]
     var reprobe = false
 }
-let commands: [Command] = [
+let measured: [Command] = [
     Command(
         name: "monolith (static)",
         arguments: [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
@@ -49,6 +57,17 @@ let commands: [Command] = [
     Command(name: "microapp unsupervised, no probe", arguments: microapp + ["--no-supervise", "--no-probe"]),
     Command(name: "microapp as run, every feature isolated", arguments: microapp + ["--isolation", "process"]),
 ]
+/// With --baseline, each microapp row is followed by the same start of the older executable.
+let commands =
+    baseline.map { older in
+        measured.flatMap { command -> [Command] in
+            guard command.arguments[0].hasSuffix("/microapp") else { return [command] }
+            var before = command
+            before.name = "  baseline: " + command.name.dropFirst("microapp ".count)
+            before.arguments[0] = older
+            return [command, before]
+        }
+    } ?? measured
 for command in commands where !FileManager.default.isExecutableFile(atPath: command.arguments[0]) {
     FileHandle.standardError.write(Data("missing \(command.arguments[0]); run `swift build -c release` first\n".utf8))
     exit(1)
