@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /// Defined (by MicroappTool) only in the executables whose `main` serves an early zygote; unresolved elsewhere (test
@@ -109,6 +111,21 @@ static void scrub(int argc, char **argv, char **envp, int control) {
     }
 }
 
+/// At the exit of the process that forked the template and still holds it (a supervisor, whose app processes used
+/// it): closes its end, so the template sees the host gone and ends, and reaps it (killed after a second).
+static void reap_at_exit(void) {
+    if (host_end < 0 || forked_by != getpid()) return;
+    close(host_end);
+    host_end = -1;
+    for (int tries = 0; tries < 100; tries++) {
+        if (waitpid(template_pid, NULL, WNOHANG) != 0) return;
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    kill(template_pid, SIGKILL);
+    waitpid(template_pid, NULL, 0);
+}
+
 /// Runs before main (glibc passes the command line and environment to constructors): forks the template while this
 /// process has read nothing of the person's, when the command line will need it and the executable serves it.
 __attribute__((constructor)) static void fork_early_zygote(int argc, char **argv, char **envp) {
@@ -128,6 +145,7 @@ __attribute__((constructor)) static void fork_early_zygote(int argc, char **argv
         host_end = ends[0];
         template_pid = pid;
         forked_by = getpid();
+        atexit(reap_at_exit);
         return;
     }
     close(ends[0]);
