@@ -12,6 +12,8 @@ public enum MicroappTool {
     public static func main(
         host: HostConfiguration, words: [String] = Array(CommandLine.arguments.dropFirst())
     ) async -> Int32 {
+        // The template CPlatform forked before main, for a run with isolated features: it serves and reads nothing.
+        if Zygote.isEarlyTemplate { return await zygote(host: host) }
         if words == ["zygote"], ProcessInfo.processInfo.environment[Commands.internalMarker] == "1" {
             return await zygote(host: host)
         }
@@ -58,3 +60,8 @@ public enum MicroappTool {
         }
     }
 }
+
+/// Tells CPlatform's constructor that this executable's `main` serves a template forked before it
+/// (`Zygote.isEarlyTemplate`); executables without MicroappTool never fork one.
+@_cdecl("microapp_early_zygote_served")
+public func microappEarlyZygoteServed() {}
