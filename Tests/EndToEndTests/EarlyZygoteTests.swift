@@ -13,7 +13,8 @@ struct EarlyZygoteTests {
     @Test(
         "a supervised run with every feature isolated forks its children from a template the supervisor made at start")
     func templateOfTheSupervisor() async throws {
-        let app = try AppProcess(["run", "--ui", "json", "--isolation", "process"])
+        let app = try AppProcess(
+            ["run", "--ui", "json", "--isolation", "process"], environment: ["MICROAPP_ZYGOTE": "early"])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         // The feature's child → its template → the supervisor: the template was forked by the first process, before
         // it forked the app process (a template the app started would sit one level further down).
@@ -32,7 +33,7 @@ struct EarlyZygoteTests {
         let data = Scratch.folder("data-\(canary)").path
         let app = try AppProcess(
             ["run", "--no-supervise", "--ui", "json", "--isolation", "process", "--data", data],
-            environment: ["MICROAPP_TEST_CANARY": canary])
+            environment: ["MICROAPP_ZYGOTE": "early", "MICROAPP_TEST_CANARY": canary])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         let template = try #require(Self.children(of: app.processID).first { !Self.children(of: $0).isEmpty })
         let features = Self.children(of: template)
