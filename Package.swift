@@ -93,7 +93,7 @@ let package = Package(
             name: "MicroappTool",
             dependencies: [
                 "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappHost",
-                "MicroappTerminal", "CPlatform", "MicroappDigest", sdk,
+                "MicroappTerminal", "CPlatform", "MicroappDigest", "MicroappRelease", sdk,
             ],
             path: "Sources/MicroappTool", swiftSettings: strict),
         // The demo app's host: its composition root (main.swift) handing DemoServices to MicroappTool.

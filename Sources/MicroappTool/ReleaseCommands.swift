@@ -1,0 +1,134 @@
+import CommandLineSpec
+import Foundation
+import MicroappCore
+import MicroappDigest
+import MicroappPlatform
+import MicroappRelease
+
+/// The person's release folders, from their environment (read here, at the command, as the other commands do until
+/// a `HostEnvironment` is passed down).
+private func releaseFolders() -> ReleaseFolders {
+    ReleaseFolders(environment: ProcessInfo.processInfo.environment, home: NSHomeDirectory())
+}
+
+/// `microapp keygen [--name NAME]`: makes the team's Ed25519 release key pair and prints the public key to share.
+enum KeygenCommand: Command {
+    static let keyName = OptionSpec.value(
+        "--name", "NAME", .text, default: "team", help: "the key's name in your keys folder (default team)")
+
+    static let declaration = CommandSpec(
+        "microapp keygen",
+        summary: "make a release key pair; the private key stays in your config folder, the public key is printed",
+        options: [keyName],
+        discussion: """
+            Writes $XDG_CONFIG_HOME/microapp/keys/NAME.key (mode 0600, in a 0700 folder; ~/.config without the
+            variable) and NAME.pub, and prints the public key (ed25519:<base64>) for others to trust with
+            `microapp trust`. A key is never overwritten. Exit 1 when NAME is taken.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        let folders = releaseFolders()
+        let name = arguments[keyName]
+        switch ReleaseKeyFile.generate(name, in: folders) {
+        case .success(let key):
+            Console.out(KeyText.text(of: key.publicKey))
+            Console.err("key \(KeyText.id(of: key.publicKey)) written to \(folders.privateKey(name)) (keep it private)")
+            return .ok
+        case .failure(let problem): throw UsageError(problem)
+        }
+    }
+}
+
+/// `microapp trust KEY --name TEAM`: adds a publisher's public key to the person's trust list.
+enum TrustCommand: Command {
+    static let teamName = OptionSpec.value("--name", "TEAM", .text, help: "the name you trust the key under")
+
+    static let declaration = CommandSpec(
+        "microapp trust",
+        summary: "trust a publisher's public key (ed25519:<base64>) for channels and releases, under a name",
+        operands: [.required("KEY")],
+        options: [teamName],
+        discussion: """
+            Adds KEY to $XDG_CONFIG_HOME/microapp/trusted-keys.json under TEAM (replacing what TEAM was). Only
+            indexes and releases signed by a trusted key are used. Exit 1 when KEY is not a public key.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        guard let key = arguments.operands.first, arguments.operands.count == 1 else {
+            throw UsageError("trust takes exactly one KEY", fix: "write `microapp trust ed25519:… --name TEAM`")
+        }
+        guard let name = arguments[teamName], ReleaseLayout.isFileName(name) else {
+            throw UsageError("trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM`")
+        }
+        let store = ReleaseStore(folders: releaseFolders())
+        let list: TrustList
+        switch store.trustList() {
+        case .success(let found): list = found
+        case .failure(let problem): throw UsageError(problem)
+        }
+        guard let trusted = list.trusting(key, as: name) else {
+            throw UsageError(
+                "'\(key)' is not a public key", fix: "copy the line `microapp keygen` printed: ed25519:<base64>")
+        }
+        if let problem = store.save(trusted) { throw UsageError(problem) }
+        Console.out("trusted \(name): \(key)")
+        return .ok
+    }
+}
+
+/// `microapp publish RELEASE --channel DIR [--key NAME]`: adds a release folder to a channel folder and signs the
+/// new index.
+enum PublishCommand: Command {
+    static let channel = OptionSpec.value("--channel", "DIR", .text, help: "the channel folder (made when missing)")
+    static let key = OptionSpec.value(
+        "--key", "NAME", .text, default: "team", help: "the publisher's key in your keys folder (default team)")
+    static let days = OptionSpec.value(
+        "--expires-in", "DAYS", .text, default: "7", help: "days until the new index expires (default 7)")
+
+    static let declaration = CommandSpec(
+        "microapp publish",
+        summary: "add a release folder to a channel and sign its new index",
+        operands: [.required("RELEASE")],
+        options: [channel, key, days],
+        discussion: """
+            Checks RELEASE (release.json signed by a key you trust, its library and manifest as signed), copies it to
+            DIR/releases/<feature>/<version>/ and writes a new DIR/index.json (version one higher, expiring after
+            --expires-in days) and its signature index.json.sig by --key. Refused when the channel has that version
+            or a newer one, or when DIR's index was not signed by --key. Any web server can serve DIR.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        guard let release = arguments.operands.first, arguments.operands.count == 1 else {
+            throw UsageError(
+                "publish takes exactly one RELEASE folder", fix: "write `microapp publish DIR --channel DIR`")
+        }
+        guard let folder = arguments[channel] else {
+            throw UsageError("publish needs --channel DIR", fix: "write `microapp publish \(release) --channel DIR`")
+        }
+        guard let lifetime = Double(arguments[days]), lifetime > 0 else {
+            throw UsageError("--expires-in takes a number of days", fix: "write e.g. --expires-in 7")
+        }
+        let folders = releaseFolders()
+        let signing: Ed25519.PrivateKey
+        switch ReleaseKeyFile.read(arguments[key], in: folders) {
+        case .success(let found): signing = found
+        case .failure(let problem): throw UsageError(problem)
+        }
+        let trust: TrustList
+        switch ReleaseStore(folders: folders).trustList() {
+        case .success(let found): trust = found
+        case .failure(let problem): throw UsageError(problem)
+        }
+        switch ChannelFolder.publish(
+            release, to: folder, key: signing, trust: trust, now: Date(), lifetime: lifetime * 24 * 3600)
+        {
+        case .success(let publication):
+            Console.out("published \(publication.folder) in \(folder): index version \(publication.index.version)")
+            return .ok
+        case .failure(let problem): throw UsageError(problem)
+        }
+    }
+}
