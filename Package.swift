@@ -138,7 +138,8 @@ let package = Package(
             dependencies: ["MicroappTerminal", "MicroappCore", "CPlatform", "TestScratch", sdk],
             path: "Tests/MicroappTerminalTests", swiftSettings: strict),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["MicroappPlatform", "TestScratch", "TestServers"],
+            name: "EndToEndTests",
+            dependencies: ["MicroappPlatform", "MicroappRelease", "TestScratch", "TestServers", sdk],
             path: "Tests/EndToEndTests",
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.

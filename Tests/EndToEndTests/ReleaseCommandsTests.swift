@@ -1,0 +1,55 @@
+import Foundation
+import MicroappPlatform
+import MicroappRelease
+import MicroappSDK
+import Testing
+
+@Suite("End to end: keygen, trust and publish with the real binary")
+struct ReleaseCommandsTests {
+    @Test("keygen prints a public key and keeps the private one 0600; trust lists it; publish signs a channel's index")
+    func keygenTrustPublish() async throws {
+        let home = try temporaryFolder("release-home")
+        let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
+        let made = try await runToEnd(["keygen", "--name", "acme"], in: home, environment: environment)
+        #expect(made.status == 0, "\(made.err)")
+        let printed = made.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let folders = ReleaseFolders(environment: environment, home: home.path)
+        let key = try ReleaseKeyFile.read("acme", in: folders).get()
+        #expect(KeyText.publicKey(printed) == key.publicKey)
+        let mode = try FileManager.default.attributesOfItem(atPath: folders.privateKey("acme"))[.posixPermissions]
+        #expect(mode as? Int == 0o600)
+
+        let again = try await runToEnd(["keygen", "--name", "acme"], in: home, environment: environment)
+        #expect(again.status == 1)
+        #expect(again.err.contains("exists already"))
+
+        let trusted = try await runToEnd(["trust", printed, "--name", "acme"], in: home, environment: environment)
+        #expect(trusted.status == 0, "\(trusted.err)")
+        let trust = try ReleaseStore(folders: folders).trustList().get()
+        #expect(trust.keys == ["acme": printed])
+        let bad = try await runToEnd(["trust", "ed25519:nope", "--name", "x"], in: home, environment: environment)
+        #expect(bad.status == 1)
+        #expect(bad.err.contains("to fix:"))
+
+        let library = Data("a library".utf8)
+        let manifest = Data(#"{"id":"clock","version":3}"#.utf8)
+        let release = SignedRelease.make(
+            library: library, libraryName: "libClock.so", manifest: manifest, feature: "clock", version: 3,
+            sdk: .current, key: key, now: Date())
+        let releaseFolder = home.path + "/clock-3"
+        #expect(ChannelFolder.writeRelease(release, library: library, manifest: manifest, to: releaseFolder) == nil)
+        let channel = home.path + "/channel"
+        let published = try await runToEnd(
+            ["publish", releaseFolder, "--channel", channel, "--key", "acme"], in: home, environment: environment)
+        #expect(published.status == 0, "\(published.err)")
+        let index = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json"))
+        let signature = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json.sig"))
+        let verified = try ChannelVerification(channel: channel, trust: trust, seen: SeenVersions(), sdk: .current)
+            .verifyIndex(index, signature: signature, now: Date()).get()
+        #expect(verified.index.latest("clock")?.version == 3)
+        let twice = try await runToEnd(
+            ["publish", releaseFolder, "--channel", channel, "--key", "acme"], in: home, environment: environment)
+        #expect(twice.status == 1)
+        #expect(twice.err.contains("only go up"))
+    }
+}
