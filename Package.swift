@@ -195,7 +195,9 @@ let package = Package(
         // The release rules with real signatures (keys made in the test), and every tampering refused.
         .testTarget(
             name: "MicroappReleaseTests",
-            dependencies: ["MicroappRelease", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk],
+            dependencies: [
+                "MicroappRelease", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk,
+            ],
             path: "Tests/MicroappReleaseTests", swiftSettings: strict),
         .testTarget(
             name: "FuzzRegressionTests", dependencies: ["MicroappCore", sdk], path: "Tests/FuzzRegressionTests",
