@@ -97,11 +97,6 @@ enum HostileCorpus {
         }
     }
 
-    /// True once `microapp` takes `--isolation process` (the engine's work); until then the corpus test is skipped.
-    static let isolationAvailable: Bool = {
-        let outcome = try? ChildProcess([AppProcess.executable, "run", "--help"], error: .output).wait()
-        return outcome?.text.contains("--isolation") == true
-    }()
 }
 
 @Suite("End to end: hostile plugins beside the demo, each isolated", .serialized)
@@ -125,7 +120,6 @@ struct HostileCorpusTests {
 
     @Test(
         "with --isolation process the demo journey completes beside every hostile library, and each is contained",
-        .enabled(if: HostileCorpus.isolationAvailable, "microapp does not take --isolation yet"),
         .timeLimit(.minutes(10)))
     func corpusIsContained() async throws {
         let rows = try HostileCorpus.rows()
@@ -254,8 +248,8 @@ struct HostileCorpusTests {
     }
 
     @Test(
-        "a feature whose main thread freezes is stopped as feature-hung by the watchdog, Restart brings it back, quit works",
-        .enabled(if: HostileCorpus.isolationAvailable, "microapp does not take --isolation yet"))
+        "a feature whose main thread freezes is stopped as feature-hung by the watchdog, Restart brings it back, quit works"
+    )
     func frozenFeatureRestarts() async throws {
         let row = try #require(try HostileCorpus.rows().first { $0.behaviour == "frozen-main" })
         let plugins = try temporaryFolder("hostile-frozen")
