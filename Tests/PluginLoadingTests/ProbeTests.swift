@@ -53,8 +53,11 @@ struct ProbeTests {
     )
     @MainActor
     func isolatedRegistrationTimeout() async throws {
-        let hanging = try Self.plugin(
-            "HangChildRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        // cc runs on a thread of its own: on the main actor it stalled every main-actor test of the run for as long.
+        let hanging = try await BlockingWork.run {
+            try Self.plugin(
+                "HangChildRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        }
         let launched = await IsolatedPlugin.launch(
             hanging, executable: Self.probe.executable, log: IsolationLog(), timeout: .milliseconds(1500))
         guard case .failure(let problem) = launched else {
