@@ -33,8 +33,7 @@ public final class HotSwapper {
     /// Swaps features of `runtime`; `libraries` maps the file name of each running feature's library
     /// (`libCharacters.so`) to its feature id, so a new file of that name is known as a new build of that feature.
     public init(
-        runtime: AppRuntime, libraries: [String: String], probe: PluginProbe? = PluginProbe(),
-        swapsDirectory: String = HotSwapper.defaultDirectory
+        runtime: AppRuntime, libraries: [String: String], probe: PluginProbe?, swapsDirectory: String
     ) {
         self.runtime = runtime
         self.probe = probe
@@ -57,9 +56,10 @@ public final class HotSwapper {
             uniquingKeysWith: { first, _ in first })
     }
 
-    /// `$XDG_CACHE_HOME/microapp/swaps` (or under `~/.cache`).
-    public static var defaultDirectory: String {
-        ((ProbeCache.defaultFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent("swaps")
+    /// `$XDG_CACHE_HOME/microapp/swaps` (or under `~/.cache`) in `environment`.
+    public static func defaultDirectory(in environment: HostEnvironment) -> String {
+        ((ProbeCache.defaultFile(in: environment) as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent("swaps")
     }
 
     /// The feature a library file at `path` is a build of, by its file name; nil for an unknown library.

@@ -31,6 +31,8 @@ public struct PluginRebuilder: Sendable {
     /// The folders of the one feature of a package outside a repository (`Sources/<Name>`, `Sources/<Name>Plugin`);
     /// nil in a repository, whose features are in `Plugins/<Name>/Sources` and `Entry`.
     public let package: FeatureFolders?
+    /// Whether a primed shadow build is tried before SwiftPM's plan (`ShadowBuild.isEnabled(in:)`).
+    public var usesShadowBuild = true
 
     /// A rebuilder for the package at `repository`, whose products are in `buildDirectory`; `package` names the
     /// feature's folders when they are not the repository's `Plugins/<Name>`.
@@ -182,7 +184,7 @@ public struct PluginRebuilder: Sendable {
 
     /// The watch loop's shadow build of `feature` (see `ShadowBuild`), in `<scratch>/microapp-watch/<configuration>/`.
     private func shadow(of feature: String) -> (ShadowBuild, entryOutputs: [String]?)? {
-        guard ShadowBuild.isEnabled, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
+        guard usesShadowBuild, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
             return nil
         }
         let folder = scratch + "/microapp-watch/\(configuration)/\(feature)"

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappPlatform
 
 /// The watch loop's own incremental build of one feature, beside SwiftPM's: SwiftPM's compile arguments without
@@ -25,8 +26,9 @@ struct ShadowBuild {
         self.folder = folder
     }
 
-    /// False when `MICROAPP_REBUILD=replay` asks for SwiftPM's plan only (to compare, or to rule the shadow out).
-    static var isEnabled: Bool { ProcessInfo.processInfo.environment["MICROAPP_REBUILD"] != "replay" }
+    /// False when `environment`'s `MICROAPP_REBUILD=replay` asks for SwiftPM's plan only (to compare, or to rule the
+    /// shadow out).
+    static func isEnabled(in environment: HostEnvironment) -> Bool { environment["MICROAPP_REBUILD"] != "replay" }
 
     /// The shadow's output file map.
     private var outputFileMap: String { folder + "/output-file-map.json" }

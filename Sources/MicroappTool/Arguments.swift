@@ -11,13 +11,16 @@ public struct Arguments {
     /// False when no command was given and `command` is `run` by default.
     private(set) var isCommandNamed = true
     private let parsed: ParsedCommand
+    /// The environment the command runs in (variables, folders, clock), as the composition root made it.
+    public let environment: HostEnvironment
 
     /// Words that are not options, in order.
     var operands: [String] { parsed.operands }
 
-    /// Parses `words` (the command line without the program's name); hidden options count only when
-    /// `environment` carries `Commands.internalMarker`.
-    init(_ words: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) {
+    /// Parses `words` (the command line without the program's name), to run in `environment`; hidden options count
+    /// only when `environment` carries `Commands.internalMarker`.
+    init(_ words: [String], environment: HostEnvironment) throws(UsageError) {
+        self.environment = environment
         var rest = words[...]
         if let first = rest.first, !first.hasPrefix("-") {
             command = first

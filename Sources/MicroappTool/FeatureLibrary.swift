@@ -55,33 +55,39 @@ struct FeatureLibrary {
         _ name: String, arguments: Arguments, mocks: [String: String]? = nil
     ) async throws(UsageError) -> Result<FeatureLibrary, Diagnostic> {
         let locations = PluginLocations.current()
-        let folders = pluginFolders(in: locations.repository)
+        let folders = pluginFolders(in: locations.repository, environment: arguments.environment)
         let folder = folders.first { $0.lowercased() == name.lowercased() }
         let directories = try locations.directories(adding: arguments.values("--plugins"))
         let wanted = Set([name.lowercased(), folder?.lowercased()].compactMap { $0 })
         // A folder named with --plugins says which build to run: its library wins over the one beside the executable,
         // which is then not built either.
         let explicit = PluginSet.discover(in: arguments.values("--plugins"))
+        let environment = arguments.environment
         var buildFailure: Notice?
         if let folder, !explicit.contains(where: { wanted.contains(stem(of: $0).lowercased()) }),
             !arguments.flag("--no-build"), locations.repository != nil
         {
-            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).build(feature: folder) }
+            buildFailure = await BlockingWork.run {
+                PluginBuilder(locations: locations, environment: environment).build(feature: folder)
+            }
         }
-        let (beside, leftOver) = locations.libraries(in: [locations.executableDirectory.path])
+        let (beside, leftOver) = locations.libraries(
+            in: [locations.executableDirectory.path], environment: arguments.environment)
         let isWanted = { (file: String) in wanted.contains(stem(of: file).lowercased()) }
         if let leftOver, !explicit.contains(where: isWanted), leftOver.names.contains(where: isWanted) {
             throw UsageError(leftOver.message, fix: leftOver.fix)
         }
         let files = explicit + beside
         let choice = try RunPolicy.isolationChoice(arguments)
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(
+            allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: arguments.environment)
         let image: PluginImage
         let report: PluginSet.LoadReport
         // What the library's folder lock says, for where it runs.
         let lock: (String) -> LibraryTrust.Lock
         if let file = files.first(where: { wanted.contains(stem(of: $0).lowercased()) }) {
-            let locks = await BlockingWork.run { PluginSet.checkLocks([file], lockHistory: LockHistory()) }
+            let history = LockHistory(environment: arguments.environment)
+            let locks = await BlockingWork.run { PluginSet.checkLocks([file], lockHistory: history) }
             if let problem = locks.problems.first { return .failure(problem) }
             let decision = RunPolicy.decisions(
                 for: [file], choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)[file]
@@ -104,7 +110,8 @@ struct FeatureLibrary {
         } else {
             // No file by that name: the name may be a feature id or display name that differs from the file's. Under
             // solo, the libraries placed in a process are asked in children on their mocks, never mapped here.
-            let locks = await BlockingWork.run { PluginSet.checkLocks(files, lockHistory: LockHistory()) }
+            let history = LockHistory(environment: arguments.environment)
+            let locks = await BlockingWork.run { PluginSet.checkLocks(files, lockHistory: history) }
             let decisions = RunPolicy.decisions(
                 for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
             let isolated = mocks == nil ? [] : locks.allowed.filter { decisions[$0]?.mode == .process }
@@ -158,7 +165,6 @@ struct FeatureLibrary {
         arguments: Arguments
     ) async -> Result<FeatureLibrary, Diagnostic> {
         if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
-        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
         // What the copy the lock check read shows without being mapped: the bytes the child will map.
         let inspected = await BlockingWork.run { () -> Diagnostic? in
             guard let copy else { return nil }
@@ -167,7 +173,7 @@ struct FeatureLibrary {
         }
         if let inspected { return .failure(inspected) }
         // One child: a zygote would cost a process start of its own.
-        let log = IsolationLog()
+        let log = IsolationLog(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
         let network = (try? RunPolicy.capabilities(arguments))?.allowed.contains(.network) ?? false
         switch await IsolatedPlugin.launch(file, prepared: copy, log: log, mocks: mocks, allowingNetwork: network) {
         case .success(let plugin):
@@ -194,8 +200,8 @@ struct FeatureLibrary {
 
     /// The repository's features, sorted: those its Package.swift declares whose folder in Plugins/ has Sources
     /// (`FeatureList.features(in:)`).
-    static func pluginFolders(in repository: URL?) -> [String] {
-        repository.map(FeatureList.features(in:)) ?? []
+    static func pluginFolders(in repository: URL?, environment: HostEnvironment) -> [String] {
+        repository.map { FeatureList.features(in: $0, environment: environment) } ?? []
     }
 
     /// `Auth` for `/…/libAuth.so`.

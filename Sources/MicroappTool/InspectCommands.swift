@@ -155,7 +155,7 @@ enum InspectCommands {
         guard arguments.operands.isEmpty, let repository = locations.repository,
             let list = FeatureList.read(repository: repository)
         else { return [] }
-        let problems = list.problems(in: repository)
+        let problems = list.problems(in: repository, environment: arguments.environment)
         if arguments.flag("--no-build") { problems.forEach { Console.err($0) } }
         return problems
     }
@@ -168,15 +168,16 @@ enum InspectCommands {
             throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
         }
         // The library runs in a sandboxed child only: here it is read once into a private copy, which the child maps.
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(
+            allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: arguments.environment)
         let result: ProbeReport
         if let refusal = sandbox.probeRefusal(of: file) {
             result = ProbeReport(file: file, verdict: "refused", problem: refusal)
         } else {
-            if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+            let probe = PluginProbe(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
             result = await BlockingWork.run {
                 switch LibraryCopy.make(file) {
-                case .success(let copy): return PluginProbe().report(for: copy)
+                case .success(let copy): return probe.report(for: copy)
                 case .failure(let problem): return ProbeReport(file: file, verdict: "refused", problem: problem)
                 }
             }
@@ -200,7 +201,7 @@ enum InspectCommands {
             }
             file = operand
         }
-        let unsandboxed = ProcessInfo.processInfo.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
+        let unsandboxed = arguments.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
         let result =
             PluginProbe.sandbox(file, allowingUnsandboxed: unsandboxed).map {
                 ProbeReport(file: file, verdict: "refused", problem: $0)

@@ -9,7 +9,7 @@ enum LockCommand {
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.executableDirectory.path
-        let (paths, leftOver) = locations.libraries(in: [folder])
+        let (paths, leftOver) = locations.libraries(in: [folder], environment: arguments.environment)
         if let leftOver { Console.err(leftOver.note, label: "note") }
         guard !paths.isEmpty else {
             throw UsageError(
@@ -26,14 +26,15 @@ enum LockCommand {
         }
         // No library runs in this process: each is read once into a private copy, whose digest is pinned, and its
         // manifest comes from a sandboxed probe process that maps that copy.
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(
+            allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: arguments.environment)
         if let refusal = sandbox.probeRefusal(of: folder) {
             Console.report([refusal])
             Console.err("microapp: not locking \(folder): its libraries cannot be examined here")
             return .invalidPluginSet
         }
-        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
-        let examined = await BlockingWork.run { examine(paths) }
+        let probe = PluginProbe(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
+        let examined = await BlockingWork.run { examine(paths, with: probe) }
         let problems = examined.compactMap { $0.report.problem }
         if !problems.isEmpty {
             Console.report(problems)
@@ -57,7 +58,7 @@ enum LockCommand {
             return .usage
         }
         // So that a lock deleted later is noticed (a warning when the folder is loaded without one).
-        let history = LockHistory()
+        let history = LockHistory(environment: arguments.environment)
         do {
             try history.record(folder)
         } catch {
@@ -86,9 +87,8 @@ enum LockCommand {
         var report: ProbeReport
     }
 
-    /// Copies each library once and has a sandboxed probe process examine the copy, two at a time. Blocks.
-    private static func examine(_ paths: [String]) -> [Examined] {
-        let probe = PluginProbe()
+    /// Copies each library once and has a sandboxed `probe` process examine the copy, two at a time. Blocks.
+    private static func examine(_ paths: [String], with probe: PluginProbe) -> [Examined] {
         let results = Mutex([Examined?](repeating: nil, count: paths.count))
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             let path = paths[index]

@@ -51,12 +51,15 @@ struct LoadedPluginSet {
         } else {
             directories = try locations.directories(adding: arguments.values("--plugins"))
         }
+        let environment = arguments.environment
         var buildFailure: Notice?
         if !arguments.flag("--no-build") && locations.repository != nil {
             // Seconds (minutes on a cold build) of `swift build`: awaited on a thread of its own.
-            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).refresh() }
+            buildFailure = await BlockingWork.run {
+                PluginBuilder(locations: locations, environment: environment).refresh()
+            }
         }
-        let (found, leftOver) = locations.libraries(in: directories)
+        let (found, leftOver) = locations.libraries(in: directories, environment: arguments.environment)
         // The inspect commands say so on stderr; `run` tells its front end.
         if let leftOver, services == .inspection { Console.err(leftOver.note, label: "note") }
         // Libraries the supervisor turned off after they crashed the app, by canonical full path: another library
@@ -68,13 +71,16 @@ struct LoadedPluginSet {
         // verdicts cached), the others start in sandboxed children. Hashes, probes and dlopen run off the main actor.
         let choice = try RunPolicy.isolationChoice(arguments)
         var rules = try RunPolicy.rules(arguments, host: host)
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
-        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+        let sandbox = SandboxCheck.here(
+            allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: arguments.environment)
         // The template process takes longest to be ready (a process start): when children are expected, it starts
         // now, beside the lock checks.
         let expectsChildren = choice == .process || (choice == .auto && !arguments.values("--plugins").isEmpty)
-        let earlyZygote = expectsChildren ? Task { await startZygote() } : nil
-        let locks = await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
+        let earlyZygote =
+            expectsChildren
+            ? Task { await startZygote(arguments.environment, allowingUnsandboxed: sandbox.unsandboxed) } : nil
+        let history = LockHistory(environment: arguments.environment)
+        let locks = await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: history) }
         let decisions = RunPolicy.decisions(
             for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
         let trust = RunPolicy.trust(for: locks.allowed, locks: locks.lock(of:), locations: locations)
@@ -86,9 +92,16 @@ struct LoadedPluginSet {
             isolatedPaths.isEmpty
             ? nil
             : Task { @MainActor in
-                let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote() }
+                let zygote =
+                    if let earlyZygote {
+                        await earlyZygote.value
+                    } else {
+                        await startZygote(arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
+                    }
                 return await launchIsolated(
                     locks.copies(of: isolatedPaths), zygote: zygote,
+                    log: IsolationLog(
+                        zygote: zygote, environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed),
                     allowingNetwork: rules.capabilities.allowed.contains(.network))
             }
         if isolatedPaths.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
@@ -102,7 +115,8 @@ struct LoadedPluginSet {
         }
         let (report, screening) = await PluginSet.loadOffActor(
             locks.only { decisions[$0]?.mode != .process },
-            screening: arguments.flag("--no-probe") ? nil : PluginScreening())
+            screening: arguments.flag("--no-probe")
+                ? nil : PluginScreening(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed))
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
         let loadWarnings = locks.warnings + report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
         if services == .inspection { Console.warn(loadWarnings) }
@@ -169,9 +183,8 @@ struct LoadedPluginSet {
     /// library of a feature already started is refused.
     @MainActor
     private static func launchIsolated(
-        _ copies: [LibraryCopy], zygote: Zygote?, allowingNetwork: Bool
+        _ copies: [LibraryCopy], zygote: Zygote?, log: IsolationLog, allowingNetwork: Bool
     ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
-        let log = IsolationLog(zygote: zygote)
         var plugins: [IsolatedPlugin] = []
         var problems: [Diagnostic] = []
         // What the copy shows without being mapped (not a shared object, another SDK) is refused here, as
@@ -202,11 +215,12 @@ struct LoadedPluginSet {
     }
 
     /// The template process that forks every feature's child: a fork instead of a process start each. Nil (each child
-    /// is started afresh) with MICROAPP_ZYGOTE=0, or when it cannot start.
-    private static func startZygote() async -> Zygote? {
-        guard ProcessInfo.processInfo.environment["MICROAPP_ZYGOTE"] != "0" else { return nil }
+    /// is started afresh) with MICROAPP_ZYGOTE=0 in `environment`, or when it cannot start.
+    private static func startZygote(_ environment: HostEnvironment, allowingUnsandboxed: Bool) async -> Zygote? {
+        guard environment["MICROAPP_ZYGOTE"] != "0" else { return nil }
+        let variables = ChildLaunch.featureEnvironment(environment, allowingUnsandboxed: allowingUnsandboxed)
         return try? await BlockingWork.run { () throws(SystemCallError) in
-            try Zygote.start(executable: FeatureHostLaunch.executable, environment: ChildLaunch.featureEnvironment())
+            try Zygote.start(executable: FeatureHostLaunch.executable, environment: variables)
         }
     }
 

@@ -14,7 +14,7 @@ enum RemoveCommand {
         guard arguments.operands.count == 1, let asked = arguments.operands.first else {
             throw UsageError("remove takes exactly one NAME", fix: "write e.g. `microapp remove Profile`")
         }
-        guard let root = NewCommand.repositoryRoot() else {
+        guard let root = NewCommand.repositoryRoot(from: arguments.environment.currentDirectory) else {
             throw UsageError(
                 "no repository here to remove a feature from",
                 fix: "run `microapp remove` in the repository (the folder with Package.swift and Plugins/)")

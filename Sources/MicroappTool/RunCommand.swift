@@ -84,13 +84,15 @@ enum RunCommand {
             ? PluginBuilder.watch(
                 runtime, images: set.plugins,
                 directories: try PluginLocations.current().directories(adding: arguments.values("--plugins")),
-                probing: !arguments.flag("--no-probe"), isolation: set.isolated.isEmpty ? nil : set.isolationLog,
+                probing: !arguments.flag("--no-probe"), environment: arguments.environment,
+                allowingUnsandboxed: arguments.flag("--allow-unsandboxed"),
+                isolation: set.isolated.isEmpty ? nil : set.isolationLog,
                 willSwap: recorder.map { recorder in recorder.willSwap }
             ) : nil
         let driver: any AppDriver = recorder ?? runtime
-        await ui.run(driver, settleTimeout: settleTimeout)
+        await ui.run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
         watch?.stop()
-        RemoteFeature.stopAll()
+        set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
         return .ok
     }

@@ -7,7 +7,7 @@ import MicroappPlatform
 /// repository (printed alone on stdout, for `export MICROAPP_SDK=$(microapp sdk)`), and whether it is written there.
 enum SDKCommand {
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        let installation = try current()
+        let installation = try current(arguments.environment)
         if arguments.flag("--install") {
             let written = try installation.install(builtSDK: builtSDK)
             Console.out(installation.folder.path)
@@ -35,14 +35,14 @@ enum SDKCommand {
         }
     }
 
-    /// The installation of the SDK of the repository this executable was built in.
-    static func current() throws(UsageError) -> SDKInstallation {
+    /// The installation of the SDK of the repository this executable was built in, where `environment` puts it.
+    static func current(_ environment: HostEnvironment) throws(UsageError) -> SDKInstallation {
         guard let repository = PluginLocations.current().repository else {
             throw UsageError(
                 "this microapp does not run from the build folder of a repository, so it has no SDK sources to install",
                 fix: "run it from its repository (`swift run microapp sdk --install`)")
         }
-        return try SDKInstallation(repository: repository)
+        return try SDKInstallation(repository: repository, environment: environment)
     }
 
     /// The SDK library this executable runs with (beside it).

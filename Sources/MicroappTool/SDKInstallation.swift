@@ -22,7 +22,7 @@ struct SDKInstallation {
     static let variable = "MICROAPP_SDK"
 
     /// The installation of the SDK in `repository`, at the place `environment` names.
-    init(repository: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) {
+    init(repository: URL, environment: HostEnvironment) throws(UsageError) {
         self.repository = repository
         let header = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include/microapp.h")
         guard let text = try? String(contentsOf: header, encoding: .utf8), let version = Self.version(inHeader: text)
@@ -34,10 +34,8 @@ struct SDKInstallation {
         self.version = version
         if let chosen = environment[Self.variable], !chosen.isEmpty {
             folder = URL(fileURLWithPath: chosen).standardizedFileURL
-        } else if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+        } else if let data = environment.folder(.data) {
             folder = URL(fileURLWithPath: "\(data)/microapp/sdk/\(version)")
-        } else if let home = environment["HOME"], home.hasPrefix("/") {
-            folder = URL(fileURLWithPath: "\(home)/.local/share/microapp/sdk/\(version)")
         } else {
             throw UsageError(
                 "no folder for the SDK: neither XDG_DATA_HOME nor HOME is set",

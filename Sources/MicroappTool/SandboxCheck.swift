@@ -17,8 +17,8 @@ struct SandboxCheck {
     /// adds the mechanisms it names to what the kernel lacks, so that the refusal is tested on a kernel that has them
     /// all: it can make the host refuse more, or call a child unsandboxed that in fact applied every mechanism the
     /// kernel has, never weaken a sandbox.
-    static func here(allowingUnsandboxed: Bool) -> SandboxCheck {
-        let pretended = (ProcessInfo.processInfo.environment[testVariable] ?? "").split(separator: ",")
+    static func here(allowingUnsandboxed: Bool, environment: HostEnvironment) -> SandboxCheck {
+        let pretended = (environment.variables[testVariable] ?? "").split(separator: ",")
             .compactMap { SandboxMechanism(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
         let missing = Sandbox.support.missing
         return SandboxCheck(

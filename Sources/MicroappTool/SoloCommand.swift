@@ -38,7 +38,9 @@ enum SoloCommand {
             [
                 Candidate(
                     manifest: manifest, path: library.plugin.path, trust: library.trust,
-                    sandboxed: SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed")).confines(
+                    sandboxed: SandboxCheck.here(
+                        allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: arguments.environment
+                    ).confines(
                         library.plugin))
             ],
             hostOffers: setting.offers, rules: rules)
@@ -61,7 +63,7 @@ enum SoloCommand {
         }
         // A child's mocks write the session while it starts: the first route's guard reads it after that, and a
         // session that arrived opened home already.
-        if library.feature == nil { await RemoteFeature.starts() }
+        if library.feature == nil { await library.isolationLog?.running.starts() }
         if library.feature != nil || runtime.frame.route.isEmpty { runtime.open(open) }
         // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
         runtime.announce((library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.problem.notice))
@@ -73,11 +75,12 @@ enum SoloCommand {
             ? PluginBuilder.watch(
                 runtime, images: [library.plugin],
                 directories: try PluginLocations.current().directories(adding: arguments.values("--plugins")),
-                probing: !arguments.flag("--no-probe"), isolation: library.isolationLog,
+                probing: !arguments.flag("--no-probe"), environment: arguments.environment,
+                allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), isolation: library.isolationLog,
                 mocks: library.feature == nil ? choices : nil) : nil
-        await ui.run(runtime, settleTimeout: settleTimeout)
+        await ui.run(runtime, settleTimeout: settleTimeout, environment: arguments.environment.variables)
         watch?.stop()
-        RemoteFeature.stopAll()
+        library.isolationLog?.stopAll()
         return .ok
     }
 

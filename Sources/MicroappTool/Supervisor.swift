@@ -21,11 +21,12 @@ enum Supervisor {
         case appProcess([String])
     }
 
-    static func run(_ words: [String]) -> Outcome {
+    static func run(_ words: [String], environment: HostEnvironment) -> Outcome {
+        let temporaryBase = environment.temporaryFolder
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         // A folder of its own, made fresh with mode 0700: never one that exists already at a predictable name (a
         // symbolic link planted there would have the state and crash files written where it points).
-        guard let folder = makePrivateFolder() else {
+        guard let folder = makePrivateFolder(in: temporaryBase) else {
             Console.err(
                 Problem(
                     code: "no-temporary-folder", subject: "",
@@ -58,7 +59,7 @@ enum Supervisor {
                 + skipped.flatMap { ["--skip-library", $0] }
                 + restart + words[end...]
             let signal: Int32
-            switch startApp(executable, Array(arguments), crashFile: crashFile) {
+            switch startApp(executable, Array(arguments), crashFile: crashFile, environment: environment) {
             case .appProcess(let command):
                 isSupervisor = false
                 return .appProcess(command)
@@ -77,7 +78,7 @@ enum Supervisor {
             let report = (try? String(contentsOfFile: crashFile, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
             var crash = CrashReport(report ?? "")
             if report == nil { crash.headline = "ended by signal \(signal), \(String(cString: strsignal(signal)))" }
-            let now = ContinuousClock.now
+            let now = environment.now()
             crashes.removeAll { now - $0.at > crashWindow }
             // The plugin at fault is the innermost frame in a library the app loaded, matched by full path: a
             // library of the same file name elsewhere (`libAuth.so` in a --plugins folder) is another plugin, and
@@ -87,7 +88,7 @@ enum Supervisor {
             guard let image = crash.library(among: loaded.keys), let crashed = loaded[image],
                 !skipped.contains(crashed.library)
             else {
-                let kept = keep(crashFile)
+                let kept = keep(crashFile, in: temporaryBase)
                 Console.err(
                     Problem(
                         code: "app-crashed", subject: "",
@@ -102,7 +103,7 @@ enum Supervisor {
                     "microapp: \(crashes.count) plugin crashes within \(crashWindow); stopping instead of looping:")
                 for entry in crashes { Console.err("  \(entry.report)") }
                 Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
-                if let kept = keep(crashFile) { Console.err("  crash report: \(kept)") }
+                if let kept = keep(crashFile, in: temporaryBase) { Console.err("  crash report: \(kept)") }
                 return .ended(.crashed)
             }
             skipped.append(crashed.library)
@@ -119,7 +120,7 @@ enum Supervisor {
 
     /// A crash report worth keeping is copied out of the run's temporary folder (removed at the end); returns
     /// where, or nil when there was no report to keep (a process killed by SIGKILL writes none).
-    private static func keep(_ crashFile: String) -> String? {
+    private static func keep(_ crashFile: String, in temporaryBase: String) -> String? {
         guard let report = FileManager.default.contents(atPath: crashFile), !report.isEmpty else { return nil }
         // A new file (O_EXCL, mode 0600) at a name no one could guess or plant beforehand.
         var template = Array("\(temporaryBase)/microapp-crash-XXXXXX.txt".utf8CString)
@@ -134,14 +135,8 @@ enum Supervisor {
         return kept
     }
 
-    /// `$TMPDIR`, else `/tmp`.
-    private static var temporaryBase: String {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return base.hasSuffix("/") && base.count > 1 ? String(base.dropLast()) : base
-    }
-
     /// `mkdtemp` of `<temporaryBase>/microapp-run-XXXXXX`: a new folder, mode 0700; nil when it cannot be made.
-    private static func makePrivateFolder() -> String? {
+    private static func makePrivateFolder(in temporaryBase: String) -> String? {
         var template = Array("\(temporaryBase)/microapp-run-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
         return String(cString: made)
@@ -161,13 +156,17 @@ enum Supervisor {
     /// Runs the app process and waits for it. A fork of this process while it is still single-threaded (the usual
     /// case) saves a whole process start on the way to the first frame; otherwise, or when the fork fails, the
     /// executable is started again.
-    private static func startApp(_ executable: String, _ arguments: [String], crashFile: String) -> AppStart {
+    private static func startApp(
+        _ executable: String, _ arguments: [String], crashFile: String, environment: HostEnvironment
+    ) -> AppStart {
         let variables = ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
         let defaults = appSignals + terminationSignals
         switch try? ForkedProcess.fork(environment: variables, defaultSignals: defaults, crashReport: crashFile) {
         case .child: return .appProcess(arguments)
         case .parent(let child): return .ended(TerminationForwarding.forward(to: child.pid) { child.wait() })
-        case nil: return .ended(spawnAndWait(executable, arguments, environment: variables))
+        case nil:
+            return .ended(
+                spawnAndWait(executable, arguments, environment: environment.variables.merging(variables) { $1 }))
         }
     }
 
@@ -181,7 +180,7 @@ enum Supervisor {
     {
         do {
             let child = try ChildProcess(
-                [executable] + arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                [executable] + arguments, environment: environment,
                 input: .inherit, output: .inherit, error: .inherit, defaultSignals: appSignals + terminationSignals)
             return TerminationForwarding.forward(to: child.pid) { child.wait().termination }
         } catch {

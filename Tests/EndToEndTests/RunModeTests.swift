@@ -236,7 +236,8 @@ struct RunModeTests {
         try FileManager.default.removeItem(at: library)
         try FileManager.default.copyItem(
             at: AppProcess.buildDirectory.appendingPathComponent("libSearch.so"), to: library)
-        let launched = await IsolatedPlugin.launch(library.path, executable: AppProcess.executable, log: IsolationLog())
+        let launched = await IsolatedPlugin.launch(
+            library.path, executable: AppProcess.executable, log: IsolationLog(environment: .process))
         guard case .failure(let problem) = launched else {
             if case .success(let plugin) = launched { plugin.stop() }
             Issue.record("bytes the lock does not pin started in a child")

@@ -1,5 +1,6 @@
 import DemoServices
 import Foundation
+import MicroappPlatform
 import MicroappTool
 
 /// The composition root: the demo app's name, routes and services, the one place the generic commands learn them.
@@ -10,7 +11,8 @@ var demoHost = HostConfiguration(
         case .inspection: DemoContainer.inspection()
         case .live:
             try await DemoContainer.open(
-                dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
+                dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"),
+                environment: arguments.environment)
         }
     })
 // Auth alone writes the session and signs people in: a library that claims either is refused, and Auth runs on.
@@ -37,4 +39,5 @@ demoHost.grants = [
     DemoKeys.clearRecentQueries.id: .only("search"),
 ]
 
-exit(await MicroappTool.main(host: demoHost))
+// The process's environment (variables, folders, clock), read once here and passed down.
+exit(await MicroappTool.main(host: demoHost, environment: .process))
