@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 
 /// The features a repository's Package.swift declares: one `"Name",` a line between the marker comments
 /// `// microapp: features begin` and `// microapp: features end`. SwiftPM caches its evaluation of Package.swift by
@@ -129,7 +130,7 @@ package struct FeatureList: Sendable, Equatable {
     /// The folders in `repository`'s Plugins/ (not hidden ones), sorted.
     package static func folders(in repository: URL) -> [String] {
         let plugins = repository.appendingPathComponent("Plugins")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        let names = Files.names(in: plugins.path)
         return names.filter { !$0.hasPrefix(".") && isDirectory(plugins.appendingPathComponent($0)) }.sorted()
     }
 
@@ -153,7 +154,6 @@ package struct FeatureList: Sendable, Equatable {
     }
 
     private static func isDirectory(_ url: URL) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return Files.isDirectory(url.path)
     }
 }

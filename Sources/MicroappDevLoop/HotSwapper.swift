@@ -155,9 +155,8 @@ public final class HotSwapper {
         let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         let copy = "\(name)-\(ProcessStatus.current)-\(copies).so"
         do {
-            try FileManager.default.createDirectory(
-                atPath: swapsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try? FileManager.default.removeItem(atPath: (swapsDirectory as NSString).appendingPathComponent(copy))
+            try Files.makeDirectory(swapsDirectory, permissions: 0o700)
+            try? Files.remove((swapsDirectory as NSString).appendingPathComponent(copy))
         } catch {
             return .failure(
                 Diagnostic(
@@ -169,12 +168,12 @@ public final class HotSwapper {
 
     /// Removes copies left by processes that are gone (their pid is part of the name); live ones stay.
     private static func removeStaleCopies(in directory: String) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let names = Files.names(in: directory)
         for name in names where name.hasSuffix(".so") {
             let parts = name.dropLast(3).split(separator: "-")
             guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) else { continue }
             if ProcessStatus.isGone(pid) {
-                try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+                try? Files.remove((directory as NSString).appendingPathComponent(name))
             }
         }
     }

@@ -54,7 +54,7 @@ package struct PluginBuilder {
             ?? .distantPast
         return names.compactMap { name in
             let folder = plugins.appendingPathComponent(name)
-            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("Sources").path) else {
+            guard Files.exists(folder.appendingPathComponent("Sources").path) else {
                 return nil
             }
             let library = locations.executableDirectory.appendingPathComponent("lib\(name).so")
@@ -196,8 +196,7 @@ package struct PluginBuilder {
     /// (and a file saved during the build still counts as changed).
     private func stamp(_ names: [String], since started: Date) {
         for name in names {
-            _ = FileManager.default.createFile(
-                atPath: stamp(of: name).path, contents: Data(), attributes: [.modificationDate: started])
+            Files.write(Data(), to: stamp(of: name).path, modified: started)
         }
     }
 
@@ -244,23 +243,11 @@ package struct PluginBuilder {
     }
 
     private func modification(of url: URL) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+        Files.modificationDate(url.path)
     }
 
     private func newestModification(in folder: URL) -> Date {
-        var newest = Date.distantPast
-        let files = FileManager.default.enumerator(
-            at: folder, includingPropertiesForKeys: [.contentModificationDateKey])
-        while let file = files?.nextObject() as? URL {
-            if file.lastPathComponent.hasPrefix(".") {
-                files?.skipDescendants()
-                continue
-            }
-            if let date = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate {
-                newest = max(newest, date)
-            }
-        }
-        return newest
+        Files.newestModification(below: folder.path) ?? .distantPast
     }
 }
 

@@ -54,7 +54,7 @@ public struct PluginRebuilder: Sendable {
     var scratch: String? {
         var folder = buildDirectory
         for _ in 0..<3 {
-            if FileManager.default.fileExists(atPath: folder + "/\(configuration).yaml") { return folder }
+            if Files.exists(folder + "/\(configuration).yaml") { return folder }
             folder = (folder as NSString).deletingLastPathComponent
         }
         return nil
@@ -119,11 +119,11 @@ public struct PluginRebuilder: Sendable {
         link[output + 1] = temporary
         link = Self.withLLD(link)
         let interface = ShadowBuild.value(of: "-emit-module-path", in: compile)
-        let interfaceBefore = interface.flatMap { FileManager.default.contents(atPath: $0) }
+        let interfaceBefore = interface.flatMap { Files.contents($0) }
         var steps: [String] = []
         for (name, step) in [("compile", compile), ("entry", entry), ("link", link)] {
             if name == "entry", let interface, let interfaceBefore,
-                FileManager.default.contents(atPath: interface) == interfaceBefore,
+                Files.contents(interface) == interfaceBefore,
                 entryIsCurrent(
                     feature: feature, outputs: plan.outputs(of: "\(feature)Plugin-", suffix: "-\(configuration).module")
                 )
@@ -139,7 +139,7 @@ public struct PluginRebuilder: Sendable {
                 : Self.run(command, in: repository)
             steps.append("\(name) \(Self.milliseconds(since: started)) ms")
             if status != 0 {
-                try? FileManager.default.removeItem(atPath: temporary)
+                try? Files.remove(temporary)
                 return ((status, text), steps)
             }
         }
@@ -160,7 +160,7 @@ public struct PluginRebuilder: Sendable {
     /// Benchmarks); linking has no incremental state, so another linker changes nothing SwiftPM keeps.
     private static func withLLD(_ link: [String]) -> [String] {
         guard let swiftc = link.first,
-            FileManager.default.isExecutableFile(atPath: (swiftc as NSString).deletingLastPathComponent + "/ld.lld")
+            Files.isExecutable((swiftc as NSString).deletingLastPathComponent + "/ld.lld")
         else { return link }
         return link + ["-use-ld=lld"]
     }
@@ -231,7 +231,7 @@ public struct PluginRebuilder: Sendable {
             let (linked, _) = Self.run(Self.withLLD(link), in: repository)
             steps.append("link \(Self.milliseconds(since: started)) ms")
             guard linked == 0 else {
-                try? FileManager.default.removeItem(atPath: temporary)
+                try? Files.remove(temporary)
                 return nil
             }
             return (Self.rename(temporary, to: library), steps)
@@ -262,7 +262,7 @@ public struct PluginRebuilder: Sendable {
     /// The Swift sources SwiftPM compiles in `folder` and below, as full paths. Like SwiftPM, hidden files (an
     /// editor's `.#File.swift` lock, say) are not sources.
     public static func sources(in folder: String) -> [String] {
-        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        let files = Files.subpaths(of: folder) ?? []
         return files.filter(isSource).map { folder + "/" + $0 }
     }
 

@@ -111,11 +111,10 @@ public final class SourceWatcher: Sendable {
     }
 
     private static func subfolders(of folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { name in
+        (Files.names(in: folder)).compactMap { name in
             guard !name.hasPrefix(".") else { return nil }
             let path = (folder as NSString).appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            return Files.isDirectory(path)
                 ? path : nil
         }
     }

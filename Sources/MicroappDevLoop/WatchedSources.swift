@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 
 /// The sources `--watch` follows for one running feature: its folder in a repository's `Plugins/`, or the folders of
 /// a package of its own (`new --package`), and the rebuilder of the build folder its library came from.
@@ -33,10 +34,8 @@ public struct WatchedSources: Sendable {
             candidate = (candidate as NSString).deletingLastPathComponent
         }
         let root = (candidate as NSString).deletingLastPathComponent
-        let files = FileManager.default
         guard candidate != buildDirectory, (candidate as NSString).lastPathComponent == ".build",
-            files.fileExists(atPath: root + "/Package.swift"),
-            files.fileExists(atPath: root + "/Plugins/\(name)/Sources")
+            Files.exists(root + "/Package.swift"), Files.exists(root + "/Plugins/\(name)/Sources")
         else {
             guard let folders = FeatureFolders(planned: name, buildDirectory: buildDirectory),
                 let package = folders.package

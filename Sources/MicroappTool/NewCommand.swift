@@ -1,5 +1,6 @@
 import Foundation
 import MicroappDevLoop
+import MicroappPlatform
 
 /// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,
 /// `microapp preview NAME` and `swift test` run at once, with no edits.
@@ -18,7 +19,7 @@ enum NewCommand {
         }
         let list = try featureList(in: root)
         let folder = root.appendingPathComponent("Plugins").appendingPathComponent(name)
-        let folderExists = FileManager.default.fileExists(atPath: folder.path)
+        let folderExists = Files.exists(folder.path)
         if list.declared.contains(name) && !folderExists {
             throw UsageError(
                 "Package.swift already lists the feature \(name), but Plugins/\(name) is missing",
@@ -70,7 +71,7 @@ enum NewCommand {
         do {
             try manifest.write(to: FeatureList.manifestURL(in: root), atomically: true, encoding: .utf8)
         } catch {
-            if let folder { try? FileManager.default.removeItem(at: folder) }
+            if let folder { try? Files.remove(folder.path) }
             throw UsageError(
                 "could not write \(FeatureList.manifestURL(in: root).path): \(error)",
                 fix: "check that Package.swift can be written")
@@ -84,12 +85,11 @@ enum NewCommand {
         do {
             for (path, contents) in files {
                 let file = folder.appendingPathComponent(path)
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Files.makeDirectory(file.deletingLastPathComponent().path)
                 try contents.write(to: file, atomically: true, encoding: .utf8)
             }
         } catch {
-            try? FileManager.default.removeItem(at: folder)
+            try? Files.remove(folder.path)
             throw UsageError("could not write \(label): \(error)", fix: fix)
         }
     }
@@ -101,8 +101,7 @@ enum NewCommand {
     {
         let scaffold = try FeatureScaffold(name: name, existing: [])
         let folder = URL(fileURLWithPath: environment.absolutePath(directory)).standardizedFileURL
-        let present = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-        guard present?.isEmpty ?? true else {
+        guard Files.names(in: folder.path).isEmpty else {
             throw UsageError(
                 "\(folder.path) is not empty", fix: "choose a new or empty folder for the package, e.g. ./\(name)")
         }
@@ -142,7 +141,7 @@ enum NewCommand {
         path: String?
     ) -> (command: String, pathNote: String?) {
         let onPath = (path ?? "").split(separator: ":").map { "\($0)/microapp" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
+            Files.isExecutable($0)
         }
         if let onPath, URL(fileURLWithPath: onPath).resolvingSymlinksInPath().path == executable {
             return ("microapp", nil)
@@ -174,13 +173,8 @@ enum NewCommand {
     static func repositoryRoot(from currentDirectory: String) -> URL? {
         var folder = URL(fileURLWithPath: currentDirectory).standardizedFileURL
         while true {
-            let hasManifest = FileManager.default.fileExists(
-                atPath: folder.appendingPathComponent("Package.swift").path)
-            var isDirectory: ObjCBool = false
-            let plugins = folder.appendingPathComponent("Plugins").path
-            if hasManifest && FileManager.default.fileExists(atPath: plugins, isDirectory: &isDirectory)
-                && isDirectory.boolValue
-            {
+            let hasManifest = Files.exists(folder.appendingPathComponent("Package.swift").path)
+            if hasManifest && Files.isDirectory(folder.appendingPathComponent("Plugins").path) {
                 return folder
             }
             guard folder.path != "/" else { break }

@@ -20,7 +20,7 @@ struct PluginLocations: BuildFolders {
         while candidate.path != "/" {
             if candidate.lastPathComponent == ".build" {
                 let root = candidate.deletingLastPathComponent()
-                if FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+                if Files.exists(root.appendingPathComponent("Package.swift").path) {
                     repository = root
                 }
                 break
@@ -45,9 +45,8 @@ struct PluginLocations: BuildFolders {
     /// the command line named it: `--plugins`, or `doctor DIR`).
     static func checkFolders(_ folders: [String], option: String) throws(UsageError) {
         for folder in folders {
-            var isFolder: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
-            guard !exists || !isFolder.boolValue else { continue }
+            let exists = Files.exists(folder)
+            guard !exists || !Files.isDirectory(folder) else { continue }
             throw UsageError(
                 "\(option) \(folder): \(exists ? "is a file, not a folder" : "no such folder")",
                 fix:
@@ -66,7 +65,7 @@ struct PluginLocations: BuildFolders {
         in directories: [String], environment: HostEnvironment
     ) -> (paths: [String], leftOver: LeftOverLibraries?) {
         guard let repository,
-            FileManager.default.fileExists(atPath: repository.appendingPathComponent("Plugins").path)
+            Files.exists(repository.appendingPathComponent("Plugins").path)
         else { return (PluginSet.discover(in: directories), nil) }
         let buildFolder = executableDirectory.resolvingSymlinksInPath().path
         var kept: [String] = []
@@ -82,9 +81,9 @@ struct PluginLocations: BuildFolders {
                 let folder = "Plugins/\(FeatureLibrary.stem(of: file))"
                 let sources = repository.appendingPathComponent(folder + "/Sources").path
                 let target = repository.appendingPathComponent("Sources/\(FeatureLibrary.stem(of: file))").path
-                if FileManager.default.fileExists(atPath: sources) || FileManager.default.fileExists(atPath: target) {
+                if Files.exists(sources) || Files.exists(target) {
                     kept.append(file)
-                } else if FileManager.default.fileExists(atPath: repository.appendingPathComponent(folder).path) {
+                } else if Files.exists(repository.appendingPathComponent(folder).path) {
                     skipped.append((file, "\(folder) has no Sources folder"))
                 } else {
                     skipped.append((file, "\(folder) no longer exists"))

@@ -1,14 +1,9 @@
-import CPlatform
 import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
 enum RunCommand {
@@ -37,7 +32,8 @@ enum RunCommand {
         let runtime = AppRuntime(
             sources: placements.map(\.source), resolution: set.resolution, container: set.container,
             options: AppRuntime.Options(
-                name: host.name, home: arguments.value("--home") ?? host.home, isolation: set.running))
+                name: host.name, home: arguments.value("--home") ?? host.home, isolation: set.running,
+                now: arguments.environment.now))
         set.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }
@@ -101,21 +97,17 @@ enum RunCommand {
     /// the kernel sends it SIGTERM when the supervisor ends (PR_SET_PDEATHSIG, through a C shim: prctl is variadic),
     /// which the terminal front end answers by putting the terminal back before ending.
     private static func endWithSupervisor() {
-        // The supervisor's pid, read before the request so that one ending in between is noticed by the shim's
-        // second look. (One that ended before this process got here is not: that window is its start-up.)
-        let supervisor = getppid()
-        switch microapp_end_with_parent(supervisor, SIGTERM) {
-        case 0: return
-        case 1: _exit(Int32(ExitCode.crashed.rawValue))
-        default:
+        switch ParentDeath.arm() {
+        case .armed: return
+        case .parentGone: ParentDeath.endNow(Int32(ExitCode.crashed.rawValue))
+        case .failed(let reason):
             Console.err(
                 Problem(
                     code: "no-parent-death-signal", subject: "",
-                    reason:
-                        "cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(String(cString: strerror(errno))))",
+                    reason: "cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(reason))",
                     fix: "run with --no-supervise")
             )
-            _exit(Int32(ExitCode.crashed.rawValue))
+            ParentDeath.endNow(Int32(ExitCode.crashed.rawValue))
         }
     }
 }

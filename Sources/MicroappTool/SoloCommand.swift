@@ -54,7 +54,7 @@ enum SoloCommand {
             options: AppRuntime.Options(
                 name: host.name, home: home, mode: .solo, mocks: setting.inUse,
                 foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback),
-                isolation: [manifest.id: placement.running]))
+                isolation: [manifest.id: placement.running], now: arguments.environment.now))
         let problems = resolution.problems + runtime.startProblems
         guard problems.isEmpty, !runtime.runningFeatures.isEmpty else {
             Console.report(problems)
