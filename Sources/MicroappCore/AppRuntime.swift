@@ -75,7 +75,8 @@ public final class AppRuntime: AppDriver {
     }
 
     let container: Container
-    let options: Options
+    /// How the runtime was asked to run (name, home, mode, clock).
+    public let options: Options
     /// What each feature may be handed (the resolution's grants), checked on every start and swap, and how far each
     /// is trusted (for the frame's `origin`).
     let grants: GrantTable?

@@ -71,7 +71,7 @@ public final class HotSwapper {
     /// Posts a `swapped` notice on success and an `error` notice naming the reason otherwise.
     @discardableResult
     public func swapLibrary(at path: String, feature id: String? = nil) async -> Result<SwapResult, Diagnostic> {
-        let started = ContinuousClock.now
+        let started = runtime.options.now()
         let work = "a hot swap of \((path as NSString).lastPathComponent)"
         runtime.hold(work)
         defer { runtime.release(work) }

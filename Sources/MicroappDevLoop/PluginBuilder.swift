@@ -227,11 +227,9 @@ package struct PluginBuilder {
 
     /// The one builder of the host's features, in `repository`.
     private func rebuilder(in repository: URL) -> PluginRebuilder {
-        var rebuilder = PluginRebuilder(
+        PluginRebuilder(
             repository: repository.path, buildDirectory: locations.executableDirectory.path,
-            configuration: locations.configuration)
-        rebuilder.usesShadowBuild = ShadowBuild.isEnabled(in: environment)
-        return rebuilder
+            configuration: locations.configuration, environment: environment)
     }
 
     /// `problem` told on the log as the CLI tells problems: `microapp: subject: reason`, then the fix.

@@ -40,14 +40,14 @@ public struct WatchedSources: Sendable {
             guard let folders = FeatureFolders(planned: name, buildDirectory: buildDirectory),
                 let package = folders.package
             else { return nil }
-            var rebuilder = PluginRebuilder(
-                repository: package, buildDirectory: buildDirectory, configuration: configuration, package: folders)
-            rebuilder.usesShadowBuild = ShadowBuild.isEnabled(in: environment)
+            let rebuilder = PluginRebuilder(
+                repository: package, buildDirectory: buildDirectory, configuration: configuration, package: folders,
+                environment: environment)
             self.init(folder: name, rebuilder: rebuilder)
             return
         }
-        var rebuilder = PluginRebuilder(repository: root, buildDirectory: buildDirectory, configuration: configuration)
-        rebuilder.usesShadowBuild = ShadowBuild.isEnabled(in: environment)
+        let rebuilder = PluginRebuilder(
+            repository: root, buildDirectory: buildDirectory, configuration: configuration, environment: environment)
         self.init(folder: name, rebuilder: rebuilder)
     }
 

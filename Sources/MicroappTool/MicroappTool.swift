@@ -61,7 +61,10 @@ public enum MicroappTool {
                 }
                 switch Supervisor.run(words, environment: environment) {
                 case .ended(let code): return code
-                case .appProcess(let command): return await dispatch(command, host: host, environment: environment)
+                case .appProcess(let command):
+                    // A forked app process is a composition root of its own: the fork set its variables
+                    // (MICROAPP_INTERNAL, SWIFT_BACKTRACE), and its clock and folders are its own from here on.
+                    return await dispatch(command, host: host, environment: .process)
                 }
             case "routes": return try await InspectCommands.routes(arguments, host: host)
             case "doctor": return try await InspectCommands.doctor(arguments, host: host)
