@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The file operations the layers above the platform need (the dev loop's builds, the tool's scaffolding and removal,
 /// the SDK's installation), in one place: they call these, never `FileManager` or the C library, so the layer test
 /// can hold them to it. Each is the plain operation, answering nil, false or an empty list where it cannot.
@@ -107,10 +103,5 @@ package enum Files {
     /// Copies the file or folder tree at `source` to `destination`, which must not exist.
     package static func copy(_ source: String, to destination: String) throws {
         try FileManager.default.copyItem(atPath: source, toPath: destination)
-    }
-
-    /// Renames `source` to `destination` in one step (`rename(2)`), replacing what is there; on one file system.
-    package static func rename(_ source: String, to destination: String) throws(SystemCallError) {
-        _ = try SystemCall.run("rename", path: destination) { Glibc.rename(source, destination) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 
 /// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
@@ -79,7 +80,7 @@ enum RunCommand {
             arguments.flag("--watch")
             ? PluginBuilder.watch(
                 runtime, images: set.plugins,
-                directories: try PluginLocations.current().directories(adding: arguments.values("--plugins")),
+                directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments.flag("--no-probe"), environment: arguments.environment,
                 allowingUnsandboxed: arguments.flag("--allow-unsandboxed"),
                 isolation: set.isolated.isEmpty ? nil : set.isolationLog,

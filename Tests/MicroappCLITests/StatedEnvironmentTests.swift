@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import Testing
@@ -45,13 +46,15 @@ struct StatedEnvironmentTests {
 
     @Test("the same command in an environment that says nothing of the kind is not refused for the sandbox")
     func unstatedMechanismIsNotMissing() throws {
-        let check = SandboxCheck.here(allowingUnsandboxed: false, environment: .stated())
+        let check = SandboxCheck.here(allowingUnsandboxed: false, environment: HostEnvironment.stated().variables)
         let pretended = SandboxCheck.here(
-            allowingUnsandboxed: false, environment: .stated(["MICROAPP_TEST_SANDBOX_MISSING": "landlock, seccomp"]))
+            allowingUnsandboxed: false,
+            environment: HostEnvironment.stated(["MICROAPP_TEST_SANDBOX_MISSING": "landlock, seccomp"]).variables)
         #expect(check.missing == Sandbox.support.missing, "only what the kernel lacks")
         #expect(pretended.missing.contains(.landlock) && pretended.missing.contains(.seccomp))
         let allowed = SandboxCheck.here(
-            allowingUnsandboxed: true, environment: .stated(["MICROAPP_TEST_SANDBOX_MISSING": "landlock"]))
+            allowingUnsandboxed: true,
+            environment: HostEnvironment.stated(["MICROAPP_TEST_SANDBOX_MISSING": "landlock"]).variables)
         #expect(allowed.unsandboxed)
     }
 
@@ -60,13 +63,14 @@ struct StatedEnvironmentTests {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let set = try SDKInstallation(
-            repository: repository, environment: .stated(["XDG_DATA_HOME": "/data"], home: "/home/rick"))
+            repository: repository, environment: HostEnvironment.stated(["XDG_DATA_HOME": "/data"], home: "/home/rick"))
         #expect(set.folder.path == "/data/microapp/sdk/\(set.version)")
         let relative = try SDKInstallation(
-            repository: repository, environment: .stated(["XDG_DATA_HOME": "data"], home: "/home/rick"))
+            repository: repository, environment: HostEnvironment.stated(["XDG_DATA_HOME": "data"], home: "/home/rick"))
         #expect(relative.folder.path == "/home/rick/.local/share/microapp/sdk/\(relative.version)")
         let chosen = try SDKInstallation(
-            repository: repository, environment: .stated(["MICROAPP_SDK": "/chosen"], home: "/home/rick"))
+            repository: repository, environment: HostEnvironment.stated(["MICROAPP_SDK": "/chosen"], home: "/home/rick")
+        )
         #expect(chosen.folder.path == "/chosen")
     }
 }
