@@ -34,7 +34,7 @@ struct StatedEnvironmentTests {
         let environment = HostEnvironment.process.setting("MICROAPP_TEST_SANDBOX_MISSING", to: "landlock")
             .setting("MICROAPP_ZYGOTE", to: "0")
         let arguments = try Arguments(
-            ["run", "--no-build", "--no-probe", "--isolation", "process"], environment: environment)
+            ["run", "--no-build", "--no-probe"], environment: environment)
         let host = HostConfiguration(name: "Stated", home: "stated://home", services: { _, _ in Container() })
         let set = try await LoadedPluginSet.load(arguments, host: host, directories: [folder])
         defer { set.endIsolated() }
