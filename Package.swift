@@ -105,7 +105,8 @@ let package = Package(
             path: "Sources/MicroappTool", swiftSettings: strict),
         // The demo app's host: its composition root (main.swift) handing DemoServices to MicroappTool.
         .executableTarget(
-            name: "microapp", dependencies: ["MicroappTool", "DemoServices"], path: "hosts/microapp/CLI",
+            name: "microapp", dependencies: ["MicroappTool", "MicroappPlatform", "DemoServices"],
+            path: "hosts/microapp/CLI",
             swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
@@ -152,7 +153,9 @@ let package = Package(
         // The same features linked statically: the floor the plugin host's cold start is measured against.
         .executableTarget(
             name: "monolith",
-            dependencies: ["CommandLineSpec", "MicroappCore", "MicroappTerminal", "DemoServices", sdk]
+            dependencies: [
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappTerminal", "DemoServices", sdk,
+            ]
                 + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
