@@ -74,7 +74,10 @@ struct LoadedPluginSet {
         // now, beside the lock checks.
         let expectsChildren = choice == .process || (choice == .auto && !arguments.values("--plugins").isEmpty)
         let earlyZygote = expectsChildren ? Task { await startZygote() } : nil
-        let locks = await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
+        // Libraries unchanged since an earlier start are neither read nor hashed: their stored copies load.
+        let locks = await BlockingWork.run {
+            PluginSet.checkLocks(paths, lockHistory: LockHistory(), store: LibraryStore.inCacheFolder())
+        }
         let decisions = RunPolicy.decisions(
             for: locks.allowed, choice: choice, locks: locks.lock(of:), locations: locations, sandbox: sandbox)
         let trust = RunPolicy.trust(for: locks.allowed, locks: locks.lock(of:), locations: locations)
@@ -102,7 +105,7 @@ struct LoadedPluginSet {
         }
         let (report, screening) = await PluginSet.loadOffActor(
             locks.only { decisions[$0]?.mode != .process },
-            screening: arguments.flag("--no-probe") ? nil : PluginScreening())
+            screening: arguments.flag("--no-probe") ? nil : PluginScreening(), mapping: services != .inspection)
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
         let loadWarnings = locks.warnings + report.warnings + (screening?.cache.distrust.map { [$0] } ?? [])
         if services == .inspection { Console.warn(loadWarnings) }

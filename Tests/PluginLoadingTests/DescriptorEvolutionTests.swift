@@ -61,7 +61,7 @@ struct DescriptorEvolutionTests {
         let path = try await Self.plugin("NextMinorLonger", id: "next-minor", abiMinor: 1, writesAppendedField: true)
         let image = try PluginLoader.load(path).get()
         #expect(image.manifest.id == "next-minor")
-        #expect(image.fields.size == DescriptorFields.minimumSize + MemoryLayout<UnsafeRawPointer>.size)
+        #expect(image.fields?.size == DescriptorFields.minimumSize + MemoryLayout<UnsafeRawPointer>.size)
         #expect(image.fields.text(at: Self.appendedOffset, limit: 64) == .text("appended"))
     }
 
@@ -72,7 +72,7 @@ struct DescriptorEvolutionTests {
         let path = try await Self.plugin("NextMinorShort", id: "old-size", abiMinor: 0, writesAppendedField: false)
         let image = try PluginLoader.load(path).get()
         #expect(image.manifest.id == "old-size")
-        #expect(image.fields.size == DescriptorFields.minimumSize)
+        #expect(image.fields?.size == DescriptorFields.minimumSize)
         #expect(image.fields.text(at: Self.appendedOffset, limit: 64) == .notInDescriptor)
     }
 
