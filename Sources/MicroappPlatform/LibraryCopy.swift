@@ -35,6 +35,7 @@ public struct LibraryCopy: Sendable, Equatable {
         let copy = (folder as NSString).appendingPathComponent(name ?? (original as NSString).lastPathComponent)
         let target = Glibc.open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard target >= 0 else { return .failure(notCopied(original, copy, errno)) }
+        hashes.withLock { $0[original, default: 0] += 1 }
         switch copyHashing(source, into: target) {
         case .success(let digest): return .success(LibraryCopy(original: original, path: copy, sha256: digest))
         case .failure(let error):
@@ -61,6 +62,7 @@ public struct LibraryCopy: Sendable, Equatable {
         }
         let name = (original as NSString).lastPathComponent
         guard let temporary = store.temporaryFile(for: name) else { return make(original) }
+        hashes.withLock { $0[original, default: 0] += 1 }
         guard case .success(let digest) = copyHashing(source, into: temporary.descriptor, closing: false) else {
             _ = close(temporary.descriptor)
             unlink(temporary.path)
@@ -98,7 +100,6 @@ public struct LibraryCopy: Sendable, Equatable {
         // Read and run by its owner only, written no more.
         if failure == 0 && fchmod(target, 0o500) != 0 { failure = errno }
         if closing && close(target) != 0 && failure == 0 { failure = errno }
-        hashes.add(1, ordering: .relaxed)
         return failure == 0 ? .success(hash.hexDigest()) : .failure(Errno(failure))
     }
 
@@ -108,10 +109,10 @@ public struct LibraryCopy: Sendable, Equatable {
         init(_ number: Int32) { self.number = number }
     }
 
-    /// How many libraries this process has hashed (each while copying it): a test counts that a start hashes each
-    /// library once, or none the store knows.
-    public static var hashCount: Int { hashes.load(ordering: .relaxed) }
-    private static let hashes = Atomic<Int>(0)
+    /// How many times this process has read and hashed the library at `original` (each while copying it): a test
+    /// counts that a start hashes each library once, and one the store knows not at all.
+    public static func hashCount(of original: String) -> Int { hashes.withLock { $0[original, default: 0] } }
+    private static let hashes = Mutex<[String: Int]>([:])
 
     /// `make` into this process's private folder of libraries loaded here, under a name no other copy had
     /// (`<n>-libAuth.so`): a loaded copy is never replaced, and is removed only when the process ends.
