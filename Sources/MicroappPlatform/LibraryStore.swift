@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -78,8 +79,12 @@ public struct LibraryStore: Sendable {
         let temporary = path("tmp-link-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
         guard symlink("\(sha256)-\(name)", temporary) == 0 else { return }
         if rename(temporary, path(identity.linkName)) != 0 { unlink(temporary) }
-        sweep(now: Int(now.tv_sec))
+        // Once per process and store: a start that stores many libraries lists the folder once, not once each.
+        if Self.swept.withLock({ $0.insert(folder).inserted }) { sweep(now: Int(now.tv_sec)) }
     }
+
+    /// The stores swept by this process.
+    private static let swept = Mutex<Set<String>>([])
 
     /// A temporary file in the store to copy a library into (0600, opened for writing), and its path.
     func temporaryFile(for name: String) -> (descriptor: Int32, path: String)? {
@@ -89,8 +94,8 @@ public struct LibraryStore: Sendable {
     }
 
     /// Removes links and copies not touched for a week (a link is touched when made; a copy still linked to stays
-    /// while its link does), and temporary files an ended start left. Runs only when something new was stored, so a
-    /// warm start never lists the folder.
+    /// while its link does), and temporary files an ended start left. Runs only when something new was stored, once
+    /// per process, so a warm start never lists the folder.
     private func sweep(now: Int) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         let weekAgo = now - 7 * 24 * 3600

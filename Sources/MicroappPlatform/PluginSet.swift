@@ -50,6 +50,12 @@ public enum PluginSet {
         load(checkLocks(paths, lockHistory: lockHistory, enforcing: enforcingLocks)) { screening.screen($0) }
     }
 
+    /// Screens and loads the copies a lock check let through (`check.copies` of `check.allowed`), on this thread; the
+    /// report carries the check's locks, problems and warnings. `mapping` as for `loadOffActor(_:screening:mapping:)`.
+    public static func load(_ check: LockCheck, mapping: Bool = true, screening: inout PluginScreening) -> LoadReport {
+        load(check, mapping: mapping) { screening.screen($0) }
+    }
+
     /// Loads the copies a lock check let through (`check.copies` of `check.allowed`), screened first when `screening`
     /// is given, on a thread of its own, awaited: probe processes and dlopen never hold the caller's actor, so the
     /// main actor goes on while a start-up probe runs. Answers the report (with the check's locks, problems and
