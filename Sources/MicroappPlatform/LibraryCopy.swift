@@ -40,7 +40,7 @@ public struct LibraryCopy: Sendable, Equatable {
         case .success(let digest): return .success(LibraryCopy(original: original, path: copy, sha256: digest))
         case .failure(let error):
             unlink(copy)
-            return .failure(notCopied(original, copy, error.number))
+            return .failure(notCopied(original, copy, error.errno))
         }
     }
 
@@ -82,8 +82,9 @@ public struct LibraryCopy: Sendable, Equatable {
 
     /// Copies what is left of `source` into `target` while hashing it, makes the copy read-and-run by its owner only
     /// and (unless `closing` is false) closes it; answers the hex SHA-256 of the bytes copied, or the errno.
-    private static func copyHashing(_ source: Int32, into target: Int32, closing: Bool = true) -> Result<String, Errno>
-    {
+    private static func copyHashing(
+        _ source: Int32, into target: Int32, closing: Bool = true
+    ) -> Result<String, SystemCallError> {
         var hash = SHA256()
         var chunk = [UInt8](repeating: 0, count: 1 << 18)
         var failure: Int32 = 0
@@ -100,13 +101,7 @@ public struct LibraryCopy: Sendable, Equatable {
         // Read and run by its owner only, written no more.
         if failure == 0 && fchmod(target, 0o500) != 0 { failure = errno }
         if closing && close(target) != 0 && failure == 0 { failure = errno }
-        return failure == 0 ? .success(hash.hexDigest()) : .failure(Errno(failure))
-    }
-
-    /// An errno as an error.
-    struct Errno: Error {
-        let number: Int32
-        init(_ number: Int32) { self.number = number }
+        return failure == 0 ? .success(hash.hexDigest()) : .failure(SystemCallError(call: "copy", errno: failure))
     }
 
     /// How many times this process has read and hashed the library at `original` (each while copying it): a test
