@@ -20,6 +20,16 @@ public struct LibraryCopy: Sendable, Equatable {
     public let path: String
     /// Hex SHA-256 of the bytes copied.
     public let sha256: String
+    /// Whether the copy is in a `LibraryStore`, shared with other starts: it is never moved or removed by one.
+    public var isStored = false
+
+    /// A copy of `original` at `path` whose bytes hash to `sha256`.
+    public init(original: String, path: String, sha256: String, isStored: Bool = false) {
+        self.original = original
+        self.path = path
+        self.sha256 = sha256
+        self.isStored = isStored
+    }
 
     /// Opens `original` once (`O_NOFOLLOW`; a symbolic link resolved once), checks it, and copies it while hashing
     /// into `folder` (a folder only this user can write), as `name` (the library's file name by default).
@@ -58,7 +68,7 @@ public struct LibraryCopy: Sendable, Equatable {
         }
         defer { _ = close(source) }
         if let known = store.copy(of: identity) {
-            return .success(LibraryCopy(original: original, path: known.path, sha256: known.sha256))
+            return .success(LibraryCopy(original: original, path: known.path, sha256: known.sha256, isStored: true))
         }
         let name = (original as NSString).lastPathComponent
         guard let temporary = store.temporaryFile(for: name) else { return make(original) }
@@ -77,7 +87,7 @@ public struct LibraryCopy: Sendable, Equatable {
         if stamped, FileIdentity(after) == identity, identity.changedAtLeastASecond(before: copied.st_ctim) {
             store.remember(identity, sha256: digest, name: name, now: copied.st_ctim)
         }
-        return .success(LibraryCopy(original: original, path: kept, sha256: digest))
+        return .success(LibraryCopy(original: original, path: kept, sha256: digest, isStored: true))
     }
 
     /// Copies what is left of `source` into `target` while hashing it, makes the copy read-and-run by its owner only

@@ -48,7 +48,8 @@ public struct LibraryStore: Sendable {
     /// there is none, or it is not a 0500 regular file of this user's of the original's size.
     func copy(of identity: FileIdentity) -> (path: String, sha256: String)? {
         var buffer = [CChar](repeating: 0, count: 512)
-        let count = readlink(path(identity.linkName), &buffer, buffer.count - 1)
+        let link = path(identity.linkName)
+        let count = readlink(link, &buffer, buffer.count - 1)
         guard count > 65 else { return nil }
         let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let digest = String(target.prefix(64))
@@ -60,6 +61,10 @@ public struct LibraryStore: Sendable {
         guard lstat(copy, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
             info.st_mode & 0o7777 == 0o500, Int64(info.st_size) == identity.size
         else { return nil }
+        // Used now: the sweep keeps what a start used in the last week (the link's mtime says when).
+        let utimeNow = (1 << 30) - 1  // UTIME_NOW, which Glibc's Swift overlay does not export
+        var now = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeNow)]
+        _ = utimensat(AT_FDCWD, link, &now, AT_SYMLINK_NOFOLLOW)
         return (copy, digest)
     }
 
@@ -93,8 +98,8 @@ public struct LibraryStore: Sendable {
         return descriptor < 0 ? nil : (descriptor, made)
     }
 
-    /// Removes links and copies not touched for a week (a link is touched when made; a copy still linked to stays
-    /// while its link does), and temporary files an ended start left. Runs only when something new was stored, once
+    /// Removes links and copies not used for a week (a link is touched when made and when a start uses it; a copy
+    /// still linked to stays while its link does), and temporary files an ended start left. Runs only when something new was stored, once
     /// per process, so a warm start never lists the folder.
     private func sweep(now: Int) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
