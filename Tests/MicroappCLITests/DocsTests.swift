@@ -62,20 +62,22 @@ struct DocsTests {
             """
             # Title
             See [the guide](docs/no-such-guide.md), [a heading](#title), [no heading](#nowhere),
-            [the web](https://example.com) and `[code](not-a-link.md)`.
+            [the web](https://example.com) and `[code](not-a-link.md)`, and [a link that
+            wraps](docs/wrapped.md).
 
             ```sh runnable
             swift run microapp fly --high   # not a command
             .build/debug/microapp routes
             ```
             """)
-        #expect(markdown.relativeLinks.map(\.target) == ["docs/no-such-guide.md", "#title", "#nowhere"])
-        #expect(markdown.relativeLinks.map(\.line) == [2, 2, 2])
+        #expect(
+            markdown.relativeLinks.map(\.target) == ["docs/no-such-guide.md", "#title", "#nowhere", "docs/wrapped.md"])
+        #expect(markdown.relativeLinks.map(\.line) == [2, 2, 2, 3])
         #expect(Self.problem(with: "docs/no-such-guide.md", in: "README.md") != nil)
         #expect(Self.problem(with: "docs/glossary.md#zygote", in: "README.md") == nil)
         #expect(Self.problem(with: "docs/glossary.md#no-such-term", in: "README.md") != nil)
         #expect(markdown.anchors.contains("title") && !markdown.anchors.contains("nowhere"))
-        #expect(markdown.runnableBlocks.map(\.line) == [5])
+        #expect(markdown.runnableBlocks.map(\.line) == [6])
         #expect(markdown.runnableBlocks.flatMap { $0.lines.flatMap(Markdown.microappCommands) } == ["fly", "routes"])
     }
 
@@ -142,9 +144,18 @@ struct Markdown {
         var fence: Block?
         var runnable = false
         var seen: [String: Int] = [:]
+        // A paragraph's lines, so that a link whose text wraps onto the next line is still one link.
+        var paragraph: (line: Int, lines: [String]) = (0, [])
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated()
         {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if fence == nil, !trimmed.isEmpty, !trimmed.hasPrefix("```"), !line.hasPrefix("#") {
+                if paragraph.lines.isEmpty { paragraph.line = index + 1 }
+                paragraph.lines.append(line)
+                continue
+            }
+            addLinks(in: paragraph.lines, from: paragraph.line)
+            paragraph.lines = []
             if trimmed.hasPrefix("```") {
                 if let block = fence {
                     if runnable { runnableBlocks.append(block) }
@@ -153,25 +164,31 @@ struct Markdown {
                     fence = Block(line: index + 1, lines: [])
                     runnable = trimmed == "```sh runnable"
                 }
-                continue
-            }
-            if fence != nil {
+            } else if fence != nil {
                 fence?.lines.append(line)
-                continue
-            }
-            if line.hasPrefix("#") {
+            } else if line.hasPrefix("#") {
                 let anchor = Self.anchor(of: String(line.drop { $0 == "#" }))
                 let count = seen[anchor, default: 0]
                 anchors.insert(count == 0 ? anchor : "\(anchor)-\(count)")
                 seen[anchor] = count + 1
+                addLinks(in: [line], from: index + 1)
             }
-            let prose = line.replacing(/`[^`]*`/, with: "")
-            for match in prose.matches(of: /\[[^\]]*\]\(([^)\s]+)\)/) {
-                let target = String(match.output.1)
-                if !target.contains("://"), !target.hasPrefix("mailto:") {
-                    relativeLinks.append(Link(line: index + 1, target: target))
-                }
-            }
+        }
+        addLinks(in: paragraph.lines, from: paragraph.line)
+    }
+
+    /// The relative links of `lines` (outside code spans), each with the line it starts on.
+    private mutating func addLinks(in lines: [String], from first: Int) {
+        guard !lines.isEmpty else { return }
+        // Code spans become as many newlines as they held, so the lines after them keep their numbers.
+        let prose = lines.joined(separator: "\n").replacing(/`[^`]*`/) { span in
+            String(repeating: "\n", count: span.output.filter { $0 == "\n" }.count)
+        }
+        for match in prose.matches(of: /\[[^\]]*\]\(([^)\s]+)\)/) {
+            let target = String(match.output.1)
+            guard !target.contains("://"), !target.hasPrefix("mailto:") else { continue }
+            let line = first + prose[..<match.range.lowerBound].filter { $0 == "\n" }.count
+            relativeLinks.append(Link(line: line, target: target))
         }
     }
 
