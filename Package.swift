@@ -54,7 +54,7 @@ let package = Package(
     targets: [
         // Every executable's command line, declared once: parsing, validation and help from one description.
         .target(name: "CommandLineSpec", path: "Sources/CommandLineSpec", swiftSettings: strict),
-        // The engine in three layers, arrows pointing one way: dev loop → platform → core → SDK.
+        // The engine in layers, arrows pointing one way: host (the loading pipeline) → dev loop → platform → core → SDK.
         // Pure logic: manifests, container, resolver, routes, router, runtime, swap handover. No files, no processes.
         .target(name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict),
         // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
@@ -65,6 +65,12 @@ let package = Package(
         .target(
             name: "MicroappDevLoop", dependencies: ["MicroappPlatform", "MicroappCore", sdk],
             path: "Sources/MicroappDevLoop", swiftSettings: strict),
+        // The loading pipeline every command shares (find, lock check, placement, probe, load, dedupe, --only,
+        // resolve) and the policies it decides by: above the dev loop, whose start-up build is its first step, and
+        // below the tool, which only turns options into its requests. No system call of its own: the platform's.
+        .target(
+            name: "MicroappHost", dependencies: ["MicroappDevLoop", "MicroappPlatform", "MicroappCore", sdk],
+            path: "Sources/MicroappHost", swiftSettings: strict),
         // SHA-256 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
         .target(
             name: "MicroappDigest", dependencies: ["CCrypto"], path: "Sources/MicroappDigest", swiftSettings: strict),
@@ -80,8 +86,8 @@ let package = Package(
         .target(
             name: "MicroappTool",
             dependencies: [
-                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTerminal",
-                "CPlatform", "MicroappDigest", sdk,
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappHost",
+                "MicroappTerminal", "CPlatform", "MicroappDigest", sdk,
             ],
             path: "Sources/MicroappTool", swiftSettings: strict),
         // The demo app's host: its composition root (main.swift) handing DemoServices to MicroappTool.
@@ -114,6 +120,11 @@ let package = Package(
             name: "PluginLoadingTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
             path: "Tests/PluginLoadingTests",
             swiftSettings: strict),
+        // The loading pipeline's steps, driven one at a time with real libraries and plain values.
+        .testTarget(
+            name: "MicroappHostTests",
+            dependencies: ["MicroappHost", "MicroappCore", "MicroappPlatform", "TestScratch", sdk],
+            path: "Tests/MicroappHostTests", swiftSettings: strict),
         .testTarget(
             name: "MicroappTerminalTests",
             dependencies: ["MicroappTerminal", "MicroappCore", "CPlatform", "TestScratch", sdk],
@@ -167,8 +178,8 @@ let package = Package(
         .testTarget(
             name: "MicroappCLITests",
             dependencies: [
-                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappTerminal",
-                "DemoServices", sdk,
+                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappHost",
+                "MicroappTerminal", "DemoServices", sdk,
             ],
             path: "Tests/MicroappCLITests",
             swiftSettings: strict),

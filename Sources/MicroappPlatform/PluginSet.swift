@@ -94,6 +94,9 @@ public enum PluginSet {
         /// Ignored locks (writable by someone else), and folders that had a lock and have none now.
         public var warnings: [Diagnostic] = []
 
+        /// An empty check, to fill in (a placement decided from plain values in a test).
+        public init() {}
+
         /// What its folder's lock says about the library at `path`.
         public func lock(of path: String) -> LibraryTrust.Lock { locks[path] ?? .absent }
 

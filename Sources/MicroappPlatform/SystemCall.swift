@@ -22,10 +22,12 @@ public struct SystemCallError: Error, Sendable, Equatable, ProblemDescribing {
 
     /// A `system-call` problem: the call and the C library's words for the error, with a fix for the usual causes.
     public var problem: Problem {
-        let words = strerror(errno).map { String(cString: $0) } ?? "error \(errno)"
-        return Problem(
+        Problem(
             code: "system-call", subject: path ?? "", reason: "\(call) failed: \(words) (errno \(errno))", fix: fix)
     }
+
+    /// The C library's words for the error (`Permission denied`).
+    public var words: String { strerror(errno).map { String(cString: $0) } ?? "error \(errno)" }
 
     private var fix: String {
         switch errno {

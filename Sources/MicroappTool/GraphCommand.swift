@@ -1,4 +1,5 @@
 import MicroappCore
+import MicroappHost
 import MicroappSDK
 
 /// `microapp graph [--format text|dot|json]`: who needs what from whom, with missing providers and cycles marked.

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 
@@ -168,7 +169,7 @@ enum InspectCommands {
             throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
         }
         // The library runs in a sandboxed child only: here it is read once into a private copy, which the child maps.
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(arguments)
         let result: ProbeReport
         if let refusal = sandbox.probeRefusal(of: file) {
             result = ProbeReport(file: file, verdict: "refused", problem: refusal)

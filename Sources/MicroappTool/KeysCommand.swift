@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 

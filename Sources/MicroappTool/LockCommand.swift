@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappHost
 import MicroappPlatform
 import Synchronization
 
@@ -9,8 +10,10 @@ enum LockCommand {
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.executableDirectory.path
-        let (paths, leftOver) = locations.libraries(in: [folder])
-        if let leftOver { Console.err(leftOver.note, label: "note") }
+        // The pipeline's first step: the folder's libraries, less a build folder's leftovers (nothing built).
+        let found = await PluginSetLoader.find(PluginSetRequest(locations: locations, directories: [folder]))
+        let paths = found.paths
+        if let leftOver = found.leftOver { Console.err(leftOver.note, label: "note") }
         guard !paths.isEmpty else {
             throw UsageError(
                 "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
@@ -26,7 +29,7 @@ enum LockCommand {
         }
         // No library runs in this process: each is read once into a private copy, whose digest is pinned, and its
         // manifest comes from a sandboxed probe process that maps that copy.
-        let sandbox = SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed"))
+        let sandbox = SandboxCheck.here(arguments)
         if let refusal = sandbox.probeRefusal(of: folder) {
             Console.report([refusal])
             Console.err("microapp: not locking \(folder): its libraries cannot be examined here")

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappDevLoop
+import MicroappHost
 
 /// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,
 /// `microapp preview NAME` and `swift test` run at once, with no edits.

@@ -1,4 +1,5 @@
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// The app as the front end sees it, recording the route on screen into the supervisor's state file at each

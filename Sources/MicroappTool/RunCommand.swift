@@ -2,6 +2,7 @@ import CPlatform
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
@@ -83,7 +84,7 @@ enum RunCommand {
             arguments.flag("--watch")
             ? PluginBuilder.watch(
                 runtime, images: set.plugins,
-                directories: try PluginLocations.current().directories(adding: arguments.values("--plugins")),
+                directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments.flag("--no-probe"), isolation: set.isolated.isEmpty ? nil : set.isolationLog,
                 willSwap: recorder.map { recorder in recorder.willSwap }
             ) : nil

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 
 /// `microapp sdk [--install]`: where the SDK of this host lives as packages for features built outside the

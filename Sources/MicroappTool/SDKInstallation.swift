@@ -176,9 +176,10 @@ struct SDKInstallation {
         return true
     }
 
-    /// `rename(2)`: atomic, and over an existing link; a failure names the call, the path and errno.
+    /// `rename(2)` through the platform: atomic, and over an existing link; a failure names the call, the path and
+    /// errno.
     private static func rename(_ from: URL, to: URL) throws(SystemCallError) {
-        _ = try SystemCall.run("rename", path: to.path) { Glibc.rename(from.path, to.path) }
+        try FileReplacement.replace(to.path, with: from.path)
     }
 
     /// Refuses when an SDK source is newer than `builtSDK` (the host's `libMicroappSDK.so`): the sources are not

@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappDevLoop
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
@@ -38,7 +39,7 @@ enum SoloCommand {
             [
                 Candidate(
                     manifest: manifest, path: library.plugin.path, trust: library.trust,
-                    sandboxed: SandboxCheck.here(allowingUnsandboxed: arguments.flag("--allow-unsandboxed")).confines(
+                    sandboxed: SandboxCheck.here(arguments).confines(
                         library.plugin))
             ],
             hostOffers: setting.offers, rules: rules)
@@ -72,7 +73,7 @@ enum SoloCommand {
             arguments.flag("--watch")
             ? PluginBuilder.watch(
                 runtime, images: [library.plugin],
-                directories: try PluginLocations.current().directories(adding: arguments.values("--plugins")),
+                directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments.flag("--no-probe"), isolation: library.isolationLog,
                 mocks: library.feature == nil ? choices : nil) : nil
         await ui.run(runtime, settleTimeout: settleTimeout)

@@ -2,18 +2,11 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `microapp run` as people start it: a small parent that runs the app in a child process and, when a plugin
 /// crashes it, starts it again within a second without that plugin, on the route it was showing, with a banner
-/// naming the plugin. Several crashes in a short time stop with a report (exit 3) instead of a loop.
+/// naming the plugin. Several crashes in a short time stop with a report (exit 3) instead of a loop. The decisions
+/// are `CrashLoop`'s (MicroappCore); the processes, files and signals are the platform's; this says what happened.
 enum Supervisor {
-    /// Crashes this close together mean the app cannot be kept up.
-    static let crashWindow: Duration = .seconds(10)
-    static let crashLimit = 3
-
     /// How `run` ends: in the supervisor with its exit code; in an app process it forked (not started), with the
     /// command line that process is to run, as if it had been started with it.
     enum Outcome {
@@ -22,237 +15,115 @@ enum Supervisor {
     }
 
     static func run(_ words: [String]) -> Outcome {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        // A folder of its own, made fresh with mode 0700: never one that exists already at a predictable name (a
-        // symbolic link planted there would have the state and crash files written where it points).
-        guard let folder = makePrivateFolder() else {
+        let environment = ProcessInfo.processInfo.environment
+        let executable = FileFacts.executable.path
+        let base = temporaryBase(environment)
+        let folder: SupervisorFolder
+        do {
+            folder = try SupervisorFolder.make(in: base)
+        } catch {
             Console.err(
                 Problem(
                     code: "no-temporary-folder", subject: "",
-                    reason:
-                        "cannot make a temporary folder in \(temporaryBase) for the supervisor (\(String(cString: strerror(errno))))",
+                    reason: "cannot make a temporary folder in \(base) for the supervisor (\(error.words))",
                     fix: "set TMPDIR to a writable folder, or run with --no-supervise")
             )
             return .ended(.usage)
         }
         // Removed by the supervisor alone: a forked app process leaves this function with the folder in use.
         var isSupervisor = true
-        defer { if isSupervisor { try? FileManager.default.removeItem(atPath: folder) } }
-        let stateFile = folder + "/state.json"
-        let terminal = TerminalState.save()
-        ignoreInterrupts()
+        defer { if isSupervisor { folder.remove() } }
+        let terminal = SavedTerminal.save()
+        AppProcess.ignoreInterrupts()
         // `kill <supervisor>` or a closed terminal ends the app through this process, which then removes its folder.
         try? TerminationForwarding.install()
-        var skipped: [String] = []
-        var crashes: [(at: ContinuousClock.Instant, report: String)] = []
-        var restart: [String] = []
+        var loop = CrashLoop<ContinuousClock.Instant>()
         var starts = 0
         while true {
-            // A name of its own per start: the report file is created new (O_EXCL) when the app process crashes.
-            let crashFile = folder + "/crash-\(starts).txt"
+            let crashFile = folder.crashFile(starts)
             starts += 1
-            // The app process's own options go before a `--` the person wrote, where they are still options.
-            let end = words.firstIndex(of: "--") ?? words.endIndex
-            let arguments =
-                words[..<end] + ["--supervised", "--state-file", stateFile]
-                + skipped.flatMap { ["--skip-library", $0] }
-                + restart + words[end...]
-            let signal: Int32
-            switch startApp(executable, Array(arguments), crashFile: crashFile) {
+            let arguments = loop.arguments(for: words, stateFile: folder.stateFile)
+            let ending: AppEnding
+            switch AppProcess.start(executable, arguments, crashFile: crashFile, environment: environment) {
             case .appProcess(let command):
                 isSupervisor = false
                 return .appProcess(command)
-            case .ended(.exited(let code)): return .ended(ExitCode(rawValue: code) ?? .crashed)
-            case .ended(.signalled(let number)) where terminationSignals.contains(number):
-                // Ended on purpose (this process passed on a SIGTERM or SIGHUP, or someone sent it to the app):
-                // as the shell reports a program a signal ended, not as a crash.
-                terminal?.restore()
-                return .ended(number == SIGHUP ? .hungUp : .terminated)
-            case .ended(.signalled(let number)): signal = number
-            case .ended(.timedOut): signal = SIGKILL
+            case .notStarted(let problem):
+                Console.err("microapp: \(problem.reason)")
+                return .ended(.crashed)
+            case .ended(let ended): ending = ended
             }
-            // The reader of the output went away (`| head -1`): the app ended as any program in a pipe does.
-            guard signal != SIGPIPE else { return .ended(.outputClosed) }
+            if let verdict = loop.verdict(for: ending), case .end(let exit, let restoresTerminal) = verdict {
+                if restoresTerminal { terminal?.restore() }
+                return .ended(ExitCode(exit))
+            }
             terminal?.restore()
-            let report = (try? String(contentsOfFile: crashFile, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
-            var crash = CrashReport(report ?? "")
-            if report == nil { crash.headline = "ended by signal \(signal), \(String(cString: strsignal(signal)))" }
-            let now = ContinuousClock.now
-            crashes.removeAll { now - $0.at > crashWindow }
-            // The plugin at fault is the innermost frame in a library the app loaded, matched by full path: a
-            // library of the same file name elsewhere (`libAuth.so` in a --plugins folder) is another plugin, and
-            // a hot-swapped copy is turned off as the library its feature started from.
-            let state = RecordedState.load(stateFile)
-            let loaded = state?.libraries ?? [:]
-            guard let image = crash.library(among: loaded.keys), let crashed = loaded[image],
-                !skipped.contains(crashed.library)
-            else {
-                let kept = keep(crashFile)
-                Console.err(
-                    Problem(
-                        code: "app-crashed", subject: "",
-                        reason: "the app crashed (\(crash.headline)) outside any plugin, so it cannot be isolated",
-                        fix: "report it with "
-                            + (kept ?? "the command line and what you did (no crash report was written)")))
-                return .ended(.crashed)
-            }
-            crashes.append((now, "\(crashed.feature) in \(image): \(crash.headline)"))
-            if crashes.count >= crashLimit {
-                Console.err(
-                    "microapp: \(crashes.count) plugin crashes within \(crashWindow); stopping instead of looping:")
-                for entry in crashes { Console.err("  \(entry.report)") }
-                Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
-                if let kept = keep(crashFile) { Console.err("  crash report: \(kept)") }
-                return .ended(.crashed)
-            }
-            skipped.append(crashed.library)
-            let crashedFeature = crashed.feature
-            let place = crashed.swapped == true ? "\(image), a hot-swapped copy of \(crashed.library)" : crashed.library
-            let message =
-                "\(crashedFeature) crashed (\(crash.headline)) in \(place) and was turned off; the app restarted without it"
-            restart = ["--crash-notice=\(message)"]
-            // Back where the person was, unless that screen was the crashed feature's: then home (an empty --open).
-            let route = state.flatMap { $0.feature == crashedFeature ? nil : $0.route } ?? ""
-            restart += ["--open=\(route)"]
+            let (headline, traced, state) = trace(ending, crashFile: crashFile, in: folder)
+            let verdict = loop.record(
+                traced, headline: headline, at: .now, shownFeature: state?.feature, route: state?.route)
+            if case .restart = verdict { continue }
+            tell(verdict, headline: headline, window: loop.window, kept: folder.keep(crashFile))
+            return .ended(.crashed)
         }
     }
 
-    /// A crash report worth keeping is copied out of the run's temporary folder (removed at the end); returns
-    /// where, or nil when there was no report to keep (a process killed by SIGKILL writes none).
-    private static func keep(_ crashFile: String) -> String? {
-        guard let report = FileManager.default.contents(atPath: crashFile), !report.isEmpty else { return nil }
-        // A new file (O_EXCL, mode 0600) at a name no one could guess or plant beforehand.
-        var template = Array("\(temporaryBase)/microapp-crash-XXXXXX.txt".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
-        guard descriptor >= 0 else { return nil }
-        let kept = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        guard (try? handle.write(contentsOf: report)) != nil else {
-            unlink(kept)
-            return nil
+    /// The crash's headline (the report's first line, or the signal when no report was written), the plugin it is
+    /// traced to, and the state the app recorded. The plugin at fault is the innermost frame in a library the app
+    /// loaded, matched by full path: a library of the same file name elsewhere (`libAuth.so` in a --plugins folder)
+    /// is another plugin, and a hot-swapped copy is turned off as the library its feature started from.
+    private static func trace(
+        _ ending: AppEnding, crashFile: String, in folder: SupervisorFolder
+    ) -> (headline: String, crash: PluginCrash?, state: RecordedState?) {
+        let report = folder.report(at: crashFile)
+        var crash = CrashReport(report ?? "")
+        if report == nil, case .crashed(let signal, let name) = ending {
+            crash.headline = "ended by signal \(signal), \(name)"
         }
-        return kept
+        let state = RecordedState.load(folder.stateFile)
+        let loaded = state?.libraries ?? [:]
+        let traced = crash.library(among: loaded.keys).flatMap { image in
+            loaded[image].map {
+                PluginCrash(feature: $0.feature, library: $0.library, image: image, swapped: $0.swapped == true)
+            }
+        }
+        return (crash.headline, traced, state)
     }
 
-    /// `$TMPDIR`, else `/tmp`.
-    private static var temporaryBase: String {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    /// Says why the supervisor stops after a crash: it was outside any plugin, or crashes came too fast (`kept`:
+    /// where the crash report was kept, if one was written).
+    private static func tell(
+        _ verdict: CrashLoop<ContinuousClock.Instant>.Verdict, headline: String, window: Duration, kept: String?
+    ) {
+        if case .giveUp(let reports) = verdict {
+            Console.err("microapp: \(reports.count) plugin crashes within \(window); stopping instead of looping:")
+            for report in reports { Console.err("  \(report)") }
+            Console.err("  to fix: run `microapp doctor` and fix or remove those plugins")
+            if let kept { Console.err("  crash report: \(kept)") }
+            return
+        }
+        Console.err(
+            Problem(
+                code: "app-crashed", subject: "",
+                reason: "the app crashed (\(headline)) outside any plugin, so it cannot be isolated",
+                fix: "report it with " + (kept ?? "the command line and what you did (no crash report was written)")))
+    }
+
+    /// `$TMPDIR` of `environment`, else `/tmp`.
+    private static func temporaryBase(_ environment: [String: String]) -> String {
+        let base = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         return base.hasSuffix("/") && base.count > 1 ? String(base.dropLast()) : base
     }
+}
 
-    /// `mkdtemp` of `<temporaryBase>/microapp-run-XXXXXX`: a new folder, mode 0700; nil when it cannot be made.
-    private static func makePrivateFolder() -> String? {
-        var template = Array("\(temporaryBase)/microapp-run-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
-        return String(cString: made)
-    }
-
-    /// Ctrl-C goes to the whole process group: the child quits cleanly on it, and the parent waits to hear so.
-    private static func ignoreInterrupts() {
-        for signal in appSignals { Glibc.signal(signal, SIG_IGN) }
-    }
-
-    /// How an app process start went: how one that ended ended, or, in a forked app process, its command line.
-    private enum AppStart {
-        case ended(ChildProcess.Termination)
-        case appProcess([String])
-    }
-
-    /// Runs the app process and waits for it. A fork of this process while it is still single-threaded (the usual
-    /// case) saves a whole process start on the way to the first frame; otherwise, or when the fork fails, the
-    /// executable is started again.
-    private static func startApp(_ executable: String, _ arguments: [String], crashFile: String) -> AppStart {
-        let variables = ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
-        let defaults = appSignals + terminationSignals
-        switch try? ForkedProcess.fork(environment: variables, defaultSignals: defaults, crashReport: crashFile) {
-        case .child: return .appProcess(arguments)
-        case .parent(let child): return .ended(TerminationForwarding.forward(to: child.pid) { child.wait() })
-        case nil: return .ended(spawnAndWait(executable, arguments, environment: variables))
+extension ExitCode {
+    /// The exit code of a supervisor's `exit`: the app's own status when it is one of ours, else `crashed`.
+    init(_ exit: SupervisorExit) {
+        switch exit {
+        case .status(let code): self = ExitCode(rawValue: code) ?? .crashed
+        case .hungUp: self = .hungUp
+        case .terminated: self = .terminated
+        case .outputClosed: self = .outputClosed
+        case .crashed: self = .crashed
         }
     }
-
-    /// The signals the supervisor ignores and its app process answers (ctrl-C quits the app cleanly).
-    private static let appSignals = [SIGINT, SIGQUIT]
-    /// The signals the supervisor passes on to its app process, which ends by them.
-    private static let terminationSignals = TerminationForwarding.signals
-
-    private static func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String])
-        -> ChildProcess.Termination
-    {
-        do {
-            let child = try ChildProcess(
-                [executable] + arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
-                input: .inherit, output: .inherit, error: .inherit, defaultSignals: appSignals + terminationSignals)
-            return TerminationForwarding.forward(to: child.pid) { child.wait().termination }
-        } catch {
-            Console.err("microapp: could not start the app process (\(executable)): \(error.problem.reason)")
-            return .exited(ExitCode.crashed.rawValue)
-        }
-    }
-}
-
-/// The terminal's settings before the app ran, put back after a crash (the crashed child could not).
-private struct TerminalState {
-    var settings: termios
-
-    static func save() -> TerminalState? {
-        guard isatty(0) == 1 else { return nil }
-        var settings = termios()
-        guard tcgetattr(0, &settings) == 0 else { return nil }
-        return TerminalState(settings: settings)
-    }
-
-    func restore() {
-        var settings = self.settings
-        tcsetattr(0, TCSANOW, &settings)
-        // Leave the alternate screen and show the cursor again; a terminal that was closed answers EIO, which must
-        // not end the supervisor before it removes its folder.
-        try? FileHandle.standardOutput.write(contentsOf: Data("\u{1B}[?1049l\u{1B}[?25h".utf8))
-    }
-}
-
-/// What the app process records for its supervisor: where it is, and which feature each loaded library holds.
-struct RecordedState: Codable {
-    var route: String
-    var feature: String
-    /// Every plugin library the app process loaded, by canonical full path (as a crash report names it), hot-swapped
-    /// copies included.
-    var libraries: [String: RecordedLibrary]
-
-    static func load(_ path: String) -> RecordedState? {
-        try? JSONDecoder().decode(RecordedState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
-    func save(_ path: String) {
-        try? JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
-    }
-
-    /// The libraries of `images`, each its own feature's starting library, keyed by the file mapped (its private
-    /// copy, which a crash report names).
-    static func libraries(of images: [PluginImage]) -> [String: RecordedLibrary] {
-        Dictionary(
-            images.map { image in
-                (
-                    canonicalPath(image.file),
-                    RecordedLibrary(feature: image.manifest.id, library: canonicalPath(image.path))
-                )
-            }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// `path` with symbolic links, `.` and `..` resolved, as the kernel names a mapped file; `path` itself when it
-    /// cannot be resolved (gone).
-    static func canonicalPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-}
-
-/// One loaded plugin library: the feature it holds and the library to turn off when it crashes (the file the
-/// feature was started from, which for a hot-swapped copy is not the copy).
-struct RecordedLibrary: Codable, Equatable {
-    var feature: String
-    var library: String
-    /// True for a hot-swapped build's copy (false or absent: the copy the feature started from).
-    var swapped: Bool?
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import Synchronization

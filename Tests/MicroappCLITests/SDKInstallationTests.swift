@@ -1,4 +1,5 @@
 import Foundation
+import MicroappHost
 import Testing
 
 @testable import MicroappTool

@@ -4,25 +4,29 @@ import MicroappDevLoop
 import MicroappPlatform
 
 /// Where this executable lives, where its plugins are, and the repository it was built from (if any).
-struct PluginLocations: BuildFolders {
+package struct PluginLocations: BuildFolders, Sendable {
     /// The folder of the running executable (SwiftPM's build folder when run with `swift run`).
-    let executableDirectory: URL
+    package let executableDirectory: URL
     /// The repository root, when the executable sits in its `.build`.
-    let repository: URL?
+    package let repository: URL?
     /// `debug` or `release`: the configuration the executable was built with.
-    var configuration: String { executableDirectory.lastPathComponent }
+    package var configuration: String { executableDirectory.lastPathComponent }
 
-    static func current() -> PluginLocations {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let directory = executable.deletingLastPathComponent()
+    /// Locations around an executable in `executableDirectory`, built from `repository` (nil: installed).
+    package init(executableDirectory: URL, repository: URL?) {
+        self.executableDirectory = executableDirectory
+        self.repository = repository
+    }
+
+    /// The locations of the running executable: its folder, and the repository whose `.build` holds it, if any.
+    package static func current() -> PluginLocations {
+        let directory = FileFacts.executable.deletingLastPathComponent()
         var candidate = directory
         var repository: URL?
         while candidate.path != "/" {
             if candidate.lastPathComponent == ".build" {
                 let root = candidate.deletingLastPathComponent()
-                if FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-                    repository = root
-                }
+                if FileFacts.exists(root.appendingPathComponent("Package.swift").path) { repository = root }
                 break
             }
             candidate.deleteLastPathComponent()
@@ -33,7 +37,7 @@ struct PluginLocations: BuildFolders {
     /// The plugin folders to load: beside the executable, then each `--plugins DIR`; a folder named again (by
     /// another path or through a symlink, e.g. `--plugins .build/debug`) is loaded once, not reported as duplicates.
     /// A named folder that does not exist or is not a folder is a usage error: a typo must not run the app without it.
-    func directories(adding extra: [String]) throws(UsageError) -> [String] {
+    package func directories(adding extra: [String]) throws(Problem) -> [String] {
         try Self.checkFolders(extra, option: "--plugins")
         var seen: Set<String> = []
         return ([executableDirectory.path] + extra).filter { directory in
@@ -41,15 +45,15 @@ struct PluginLocations: BuildFolders {
         }
     }
 
-    /// Throws a usage error naming the first of `folders` that does not exist or is not a folder (`option` is how
+    /// Throws a usage problem naming the first of `folders` that does not exist or is not a folder (`option` is how
     /// the command line named it: `--plugins`, or `doctor DIR`).
-    static func checkFolders(_ folders: [String], option: String) throws(UsageError) {
+    package static func checkFolders(_ folders: [String], option: String) throws(Problem) {
         for folder in folders {
-            var isFolder: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
-            guard !exists || !isFolder.boolValue else { continue }
-            throw UsageError(
-                "\(option) \(folder): \(exists ? "is a file, not a folder" : "no such folder")",
+            let kind = FileFacts.kind(of: folder)
+            guard kind != .folder else { continue }
+            throw Problem(
+                code: "usage", subject: "",
+                reason: "\(option) \(folder): \(kind == .file ? "is a file, not a folder" : "no such folder")",
                 fix:
                     "name the folder that holds the lib<Feature>.so files (a package's .build/debug, say); check the spelling"
             )
@@ -62,9 +66,8 @@ struct PluginLocations: BuildFolders {
     /// those of the build folder it does not name are not loaded either. The rule is this repository's layout:
     /// a package without a `Plugins/` folder (an app's own host, its features as ordinary targets) keeps every
     /// library of its build folder, and a library whose target is in `Sources/<Name>` is never a leftover.
-    func libraries(in directories: [String]) -> (paths: [String], leftOver: LeftOverLibraries?) {
-        guard let repository,
-            FileManager.default.fileExists(atPath: repository.appendingPathComponent("Plugins").path)
+    package func libraries(in directories: [String]) -> (paths: [String], leftOver: LeftOverLibraries?) {
+        guard let repository, FileFacts.exists(repository.appendingPathComponent("Plugins").path)
         else { return (PluginSet.discover(in: directories), nil) }
         let buildFolder = executableDirectory.resolvingSymlinksInPath().path
         var kept: [String] = []
@@ -80,9 +83,9 @@ struct PluginLocations: BuildFolders {
                 let folder = "Plugins/\(FeatureLibrary.stem(of: file))"
                 let sources = repository.appendingPathComponent(folder + "/Sources").path
                 let target = repository.appendingPathComponent("Sources/\(FeatureLibrary.stem(of: file))").path
-                if FileManager.default.fileExists(atPath: sources) || FileManager.default.fileExists(atPath: target) {
+                if FileFacts.exists(sources) || FileFacts.exists(target) {
                     kept.append(file)
-                } else if FileManager.default.fileExists(atPath: repository.appendingPathComponent(folder).path) {
+                } else if FileFacts.exists(repository.appendingPathComponent(folder).path) {
                     skipped.append((file, "\(folder) has no Sources folder"))
                 } else {
                     skipped.append((file, "\(folder) no longer exists"))
@@ -91,29 +94,45 @@ struct PluginLocations: BuildFolders {
         }
         return (kept, skipped.isEmpty ? nil : LeftOverLibraries(libraries: skipped, folder: executableDirectory.path))
     }
+
+    /// Where the library at `path` was found: the repository's build folder, an installed host's own folder, or a
+    /// `--plugins` folder.
+    package func origin(of path: String) -> LibraryTrust.Origin {
+        let folder = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent)
+        guard folder.resolvingSymlinksInPath().path == executableDirectory.resolvingSymlinksInPath().path else {
+            return .pluginsFolder(folder.path)
+        }
+        return repository == nil ? .besideHost : .repository
+    }
+
+    /// The facts the isolation decision and the library's trust rest on: where `path` was found, and `lock`, what its
+    /// folder's lock says.
+    package func trust(of path: String, lock: LibraryTrust.Lock) -> LibraryTrust {
+        LibraryTrust(origin: origin(of: path), lock: lock)
+    }
 }
 
 /// Libraries left in the repository's build folder by features whose folder is gone: they are not loaded.
-struct LeftOverLibraries {
+package struct LeftOverLibraries: Sendable {
     /// Each library's path, and why it is left over.
-    let libraries: [(file: String, why: String)]
+    package let libraries: [(file: String, why: String)]
     /// The build folder they are in.
-    let folder: String
+    package let folder: String
 
     /// `libProfile.so` for each.
-    var names: [String] { libraries.map { ($0.file as NSString).lastPathComponent } }
+    package var names: [String] { libraries.map { ($0.file as NSString).lastPathComponent } }
 
     /// One sentence naming every library skipped and why.
-    var message: String {
+    package var message: String {
         let each = zip(names, libraries).map { "\($0) (\($1.why))" }
         return "skipped \(each.joined(separator: ", ")): left in \(folder) by an earlier build"
     }
 
     /// What to do about them.
-    var fix: String {
+    package var fix: String {
         "restore the feature's folder in Plugins/ and rebuild, or delete \(names.joined(separator: ", ")) from \(folder)"
     }
 
     /// The note for people on stderr (`microapp: note: …` and the fix) and the terminal's footer.
-    var note: Problem { Problem(code: "skipped-libraries", subject: "", reason: message, fix: fix) }
+    package var note: Problem { Problem(code: "skipped-libraries", subject: "", reason: message, fix: fix) }
 }

@@ -1,0 +1,328 @@
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
+import MicroappSDK
+
+/// What a command asks of the loader, every input a value: the loader reads no option, variable or clock itself.
+package struct PluginSetRequest: Sendable {
+    /// Where the executable, its build folder and its repository are.
+    package var locations: PluginLocations
+    /// The folders to load from, checked and without repeats (`PluginLocations.directories(adding:)`).
+    package var directories: [String]
+    /// Whether the repository's stale plugins are built first (run from the repository, without `--no-build`).
+    package var buildFirst = false
+    /// Libraries the supervisor turned off after they crashed the app, by canonical full path (`--skip-library`).
+    package var skippedLibraries: Set<String> = []
+    /// `--isolation`.
+    package var isolation: IsolationChoice = .auto
+    /// The resolver's rules (capabilities, owners, reserved names, grant rules and `--grant`s).
+    package var rules = ResolutionRules()
+    /// The `--grant`s, whose keys must be offered by someone.
+    package var grants: [GrantOption] = []
+    /// What this kernel's sandbox lacks and whether `--allow-unsandboxed` lets isolated features run without it.
+    package var sandbox = SandboxCheck(missing: [], allowsUnsandboxed: false)
+    /// How in-process libraries are tried in a child first (nil: `--no-probe`, loaded without).
+    package var screening: PluginScreening?
+    /// `--only`: the feature ids kept, or empty for all.
+    package var only: [String] = []
+    /// Whether children are likely (`--isolation process`, or `auto` with `--plugins` folders): the template process
+    /// then starts before the lock checks, as it takes longest to be ready.
+    package var expectsChildren = false
+    /// Whether isolated children fork from a template process (false: `MICROAPP_ZYGOTE=0`, each a process start).
+    package var usesZygote = true
+    /// The executable that hosts an isolated feature (`microapp feature-host`): this one, unless a test names one.
+    package var featureHost = FeatureHostLaunch.executable
+    /// Told what people should see on the way (a command that only describes prints it; `run` tells its front end).
+    package var notify: (@MainActor @Sendable (LoadNotice) -> Void)?
+
+    /// A request to load the libraries in `directories`, beside the executable `locations` describes.
+    package init(locations: PluginLocations, directories: [String]) {
+        self.locations = locations
+        self.directories = directories
+    }
+}
+
+/// What the loader tells on the way, in the order it happens.
+package enum LoadNotice: Sendable {
+    /// Libraries of the build folder left by features whose folder is gone: not loaded.
+    case leftOver(LeftOverLibraries)
+    /// What did not stop a library from loading but should be looked at.
+    case warnings([Diagnostic])
+}
+
+/// The loading pipeline every command shares: find → screen (lock check) → place → load (in this process or in
+/// sandboxed children) → dedupe → `--only` → resolve. Each step is a function of values, so a test drives one at a
+/// time; `load` runs them in order, overlapping what may overlap (the template process, the services, the children).
+package enum PluginSetLoader {
+    /// The libraries a request finds: built first when asked, leftovers and libraries turned off left out.
+    package struct Found: Sendable {
+        /// The library files to screen, in order.
+        package var paths: [String]
+        /// Libraries of the build folder not loaded because their feature folder is gone.
+        package var leftOver: LeftOverLibraries?
+        /// The start-up build's failure (older libraries load).
+        package var buildFailure: Notice?
+    }
+
+    /// Where each screened library goes, decided before any is opened or started.
+    package struct Placed: Sendable {
+        /// The lock check of every library found.
+        package var locks: PluginSet.LockCheck
+        /// Where each library's feature runs and why, by path.
+        package var decisions: [String: IsolationDecision]
+        /// How far the host trusts each library, by path.
+        package var trust: [String: FeatureTrust]
+        /// Libraries decided `process` that this kernel cannot sandbox (without `--allow-unsandboxed`).
+        package var refused: [Diagnostic]
+        /// The libraries to start in sandboxed children.
+        package var isolated: [String]
+        /// The libraries to load into this process, with their copies.
+        package var inProcess: PluginSet.LockCheck { locks.only { decisions[$0]?.mode != .process } }
+    }
+
+    /// What loading gave: images in this process, children, and what went wrong.
+    package struct Loaded {
+        /// The libraries loaded into this process.
+        package var images: [PluginImage]
+        /// The libraries running in sandboxed children.
+        package var isolated: [IsolatedPlugin] = []
+        /// Where the children's printed lines go.
+        package var log: IsolationLog?
+        /// Lock, sandbox, load and launch problems.
+        package var problems: [Diagnostic]
+        /// Lock, load and probe-cache warnings.
+        package var warnings: [Diagnostic]
+
+        /// What loading `images` and starting `isolated` (printing to `log`) gave.
+        package init(
+            images: [PluginImage], isolated: [IsolatedPlugin] = [], log: IsolationLog? = nil,
+            problems: [Diagnostic] = [], warnings: [Diagnostic] = []
+        ) {
+            self.images = images
+            self.isolated = isolated
+            self.log = log
+            self.problems = problems
+            self.warnings = warnings
+        }
+
+        /// Every loaded plugin: the images, then the children.
+        package var plugins: [any LoadedPlugin] { images as [any LoadedPlugin] + isolated }
+
+        /// Ends the children (none of their features started).
+        @MainActor
+        package func endIsolated() { IsolatedPlugin.endAll(isolated, log: log) }
+
+        /// A feature loaded from two libraries keeps the one in this process (or the first child); each child of a
+        /// feature already loaded is ended, with a `duplicate-feature` problem.
+        @MainActor
+        package func deduplicated() -> Loaded {
+            var loaded = self
+            let ids = Set(images.map(\.manifest.id))
+            for plugin in isolated where ids.contains(plugin.manifest.id) {
+                plugin.end()
+                loaded.problems.append(PluginSetLoader.duplicate(plugin))
+            }
+            loaded.isolated.removeAll { ids.contains($0.manifest.id) }
+            return loaded
+        }
+
+        /// Only the features `only` names (all when empty); children left out are ended. A name no loaded feature
+        /// has is a usage problem listing those that are (the caller ends the children).
+        @MainActor
+        package func keeping(only: [String]) throws(Problem) -> Loaded {
+            guard !only.isEmpty else { return self }
+            let known = Set(images.map(\.manifest.id) + isolated.map(\.manifest.id))
+            if let id = only.first(where: { !known.contains($0) }) {
+                throw Problem(
+                    code: "usage", subject: "", reason: "--only \(id): no loaded plugin has that id",
+                    fix: "use one of: \(known.sorted().joined(separator: ", "))")
+            }
+            var loaded = self
+            loaded.images = images.filter { only.contains($0.manifest.id) }
+            isolated.filter { !only.contains($0.manifest.id) }.forEach { $0.end() }
+            loaded.isolated = isolated.filter { only.contains($0.manifest.id) }
+            return loaded
+        }
+    }
+
+    /// Loads and resolves what `request` names against the container `openServices` opens (while the libraries
+    /// load). Throws a usage problem for an `--only` or `--grant` that names nothing loaded or offered, or the
+    /// services' own; every child started is ended before it throws.
+    @MainActor
+    package static func load(
+        _ request: PluginSetRequest, openServices: @escaping @MainActor () async -> Result<Container, Problem>
+    ) async throws(Problem) -> LoadedPluginSet {
+        let found = await find(request)
+        if let leftOver = found.leftOver { request.notify?(.leftOver(leftOver)) }
+        if request.sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+        // The template process takes longest to be ready (a process start): when children are expected, it starts
+        // now, beside the lock checks.
+        let earlyZygote = request.expectsChildren ? Task { await startZygote(request) } : nil
+        let locks = await screen(found.paths)
+        let placed = place(locks, request)
+        let launching =
+            placed.isolated.isEmpty
+            ? nil
+            : Task { @MainActor in
+                let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote(request) }
+                return await launchIsolated(
+                    locks.copies(of: placed.isolated), zygote: zygote, featureHost: request.featureHost,
+                    allowingNetwork: request.rules.capabilities.allowed.contains(.network))
+            }
+        if placed.isolated.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
+        // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
+        let opening = Task { @MainActor in await openServices() }
+        let inProcess = await loadInProcess(placed, screening: request.screening)
+        request.notify?(.warnings(inProcess.warnings))
+        let launched = await launching?.value
+        var loaded = inProcess
+        loaded.isolated = launched?.plugins ?? []
+        loaded.log = launched?.log
+        loaded.problems += launched?.problems ?? []
+        loaded = loaded.deduplicated()
+        do throws(Problem) {
+            loaded = try loaded.keeping(only: request.only)
+            let container = try await opening.value.get()
+            let set = try resolve(loaded, placed: placed, found: found, container: container, request: request)
+            request.notify?(.warnings(set.resolution.warnings))
+            return set
+        } catch {
+            loaded.endIsolated()
+            throw error
+        }
+    }
+
+    /// Step 1: builds the repository's stale plugins when asked (on a thread of its own: seconds, minutes on a cold
+    /// build), then lists the libraries, less leftovers and those the supervisor turned off.
+    package static func find(_ request: PluginSetRequest) async -> Found {
+        var buildFailure: Notice?
+        if request.buildFirst && request.locations.repository != nil {
+            let locations = request.locations
+            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).refresh() }
+        }
+        let (found, leftOver) = request.locations.libraries(in: request.directories)
+        // Another library of the same file name in another folder is another plugin and stays.
+        let skipped = request.skippedLibraries
+        let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(FileFacts.canonicalPath($0)) }
+        return Found(paths: paths, leftOver: leftOver, buildFailure: buildFailure)
+    }
+
+    /// Step 2: each library read once into a private copy and checked against its folder's lock, off the actor.
+    package static func screen(_ paths: [String]) async -> PluginSet.LockCheck {
+        await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
+    }
+
+    /// Step 3: where each library the locks let through goes (pure: facts in, decisions out).
+    package static func place(_ locks: PluginSet.LockCheck, _ request: PluginSetRequest) -> Placed {
+        let decisions = PlacementPolicy.decisions(
+            for: locks.allowed, choice: request.isolation, locks: locks.lock(of:), locations: request.locations,
+            sandbox: request.sandbox)
+        let trust = PlacementPolicy.trust(for: locks.allowed, locks: locks.lock(of:), locations: request.locations)
+        let refused = locks.allowed.compactMap { path in
+            decisions[path].flatMap { request.sandbox.refusal(of: path, $0) }
+        }
+        let isolated = locks.allowed.filter {
+            decisions[$0]?.mode == .process && !refused.map(\.subject).contains($0)
+        }
+        return Placed(locks: locks, decisions: decisions, trust: trust, refused: refused, isolated: isolated)
+    }
+
+    /// Step 4a: the in-process libraries loaded here (new or changed ones tried in a child process first, verdicts
+    /// cached), off the actor; the problems and warnings of the whole lock check and of the placement come along.
+    package static func loadInProcess(_ placed: Placed, screening: PluginScreening?) async -> Loaded {
+        let (report, screening) = await PluginSet.loadOffActor(placed.inProcess, screening: screening)
+        if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
+        let locks = placed.locks
+        return Loaded(
+            images: report.images, problems: locks.problems + placed.refused + report.problems,
+            warnings: locks.warnings + report.warnings + (screening?.cache.distrust.map { [$0] } ?? []))
+    }
+
+    /// Step 5: resolves the loaded features against `container`'s offers under the request's rules, a trusted lock's
+    /// grants added; refuses a `--grant` of a key nobody offers.
+    @MainActor
+    package static func resolve(
+        _ loaded: Loaded, placed: Placed, found: Found, container: Container, request: PluginSetRequest
+    ) throws(Problem) -> LoadedPluginSet {
+        let plugins = loaded.plugins
+        let provided = plugins.flatMap { $0.manifest.provides.map(\.key) }
+        if let problem = PlacementPolicy.ungranted(
+            request.grants, offered: Set(container.offers.keys).union(provided))
+        {
+            throw problem
+        }
+        var rules = request.rules
+        // A trusted lock's entry grants its library's feature more by name (an ignored lock was not read).
+        for plugin in plugins {
+            for key in placed.locks.grants[plugin.path] ?? [] { rules.grants.grant(key, to: plugin.manifest.id) }
+        }
+        let resolution = DependencyResolver.resolve(
+            plugins.map {
+                Candidate(
+                    manifest: $0.manifest, path: $0.path, trust: placed.trust[$0.path] ?? .untrusted,
+                    sandboxed: request.sandbox.confines($0))
+            },
+            hostOffers: container.offers, rules: rules)
+        var set = LoadedPluginSet(
+            images: loaded.images, container: container, resolution: resolution,
+            problems: loaded.problems + resolution.problems, warnings: loaded.warnings + resolution.warnings,
+            leftOver: found.leftOver, buildFailure: found.buildFailure, isolation: placed.decisions)
+        set.isolated = loaded.isolated
+        set.isolationLog = loaded.log
+        return set
+    }
+
+    /// Step 4b: each library in a feature-host child of its own, started side by side; the host maps none of them. A
+    /// second library of a feature already started is refused.
+    @MainActor
+    private static func launchIsolated(
+        _ copies: [LibraryCopy], zygote: Zygote?, featureHost: String, allowingNetwork: Bool
+    ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
+        let log = IsolationLog(zygote: zygote)
+        var plugins: [IsolatedPlugin] = []
+        var problems: [Diagnostic] = []
+        // What the copy shows without being mapped (not a shared object, another SDK) is refused here, as
+        // in-process, without a child; the child maps that same copy.
+        let inspected = await BlockingWork.run {
+            copies.map { copy in (copy: copy, file: PluginLoader.inspectFile(copy.path).mapError(copy.naming)) }
+        }
+        let launches = inspected.map { copy, file in
+            Task { @MainActor in
+                if case .failure(let problem) = file { return Result<IsolatedPlugin, Diagnostic>.failure(problem) }
+                return await IsolatedPlugin.launch(
+                    copy.original, prepared: copy, executable: featureHost, log: log,
+                    allowingNetwork: allowingNetwork)
+            }
+        }
+        for launch in launches {
+            switch await launch.value {
+            case .success(let plugin):
+                if plugins.contains(where: { $0.manifest.id == plugin.manifest.id }) {
+                    plugin.end()
+                    problems.append(duplicate(plugin))
+                } else {
+                    plugins.append(plugin)
+                }
+            case .failure(let problem): problems.append(problem)
+            }
+        }
+        return (plugins, problems, log)
+    }
+
+    /// The template process that forks every feature's child: a fork instead of a process start each. Nil (each child
+    /// is started afresh) when the request says so (`MICROAPP_ZYGOTE=0`), or when it cannot start.
+    private static func startZygote(_ request: PluginSetRequest) async -> Zygote? {
+        guard request.usesZygote else { return nil }
+        return try? await BlockingWork.run { () throws(SystemCallError) in
+            try Zygote.start(executable: request.featureHost, environment: ChildLaunch.featureEnvironment())
+        }
+    }
+
+    /// The problem of a second library of a feature already loaded.
+    package static func duplicate(_ plugin: IsolatedPlugin) -> Diagnostic {
+        Diagnostic(
+            .duplicateFeature, subject: plugin.path,
+            reason: "feature '\(plugin.manifest.id)' is already loaded from another library",
+            fix: "remove one of the two libraries")
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import MicroappCore
+import MicroappHost
+import MicroappPlatform
+import Testing
+
+@Suite("The pipeline's children: libraries placed in a process start in sandboxed feature hosts")
+@MainActor
+struct IsolatedPipelineTests {
+    /// The real `microapp` beside the test runner, as the feature host.
+    static let featureHost = "\(Runner.directory)/microapp"
+
+    @Test("libraries placed in a process run in children, the host maps none of them, and all end on request")
+    func isolatedLibrariesRunInChildren() async throws {
+        let folder = try Runner.folder(["Auth", "Search"])
+        var request = PluginSetRequest(locations: Runner.installed(in: folder), directories: [folder])
+        request.isolation = .process
+        request.featureHost = Self.featureHost
+        request.usesZygote = false
+        let set = try await PluginSetLoader.load(request) { .success(Container()) }
+        defer { set.endIsolated() }
+        // No library was refused (an empty container leaves their requirements unmet: the resolver's problems).
+        #expect(set.problems.filter { $0.subject.hasPrefix(folder) }.isEmpty, "\(set.problems)")
+        #expect(set.images.isEmpty)
+        #expect(set.isolated.map(\.manifest.id).sorted() == ["auth", "search"])
+        #expect(set.placements.map(\.running) == [.process, .process])
+        #expect(set.isolation(of: "\(folder)/libAuth.so") == IsolationDecision(.process, reason: "--isolation process"))
+    }
+
+    @Test("a feature loaded here and started in a child too keeps the one here; the child ends with a problem")
+    func duplicateChildIsEnded() async throws {
+        let here = try Runner.folder(["Auth"])
+        let elsewhere = try Runner.folder(["Auth"])
+        var request = PluginSetRequest(locations: Runner.installed(in: here), directories: [here])
+        request.isolation = .inProcess
+        let placed = PluginSetLoader.place(await PluginSetLoader.screen(["\(here)/libAuth.so"]), request)
+        let inProcess = await PluginSetLoader.loadInProcess(placed, screening: nil)
+        let log = IsolationLog()
+        let child = try await IsolatedPlugin.launch(
+            "\(elsewhere)/libAuth.so", executable: Self.featureHost, log: log
+        ).get()
+        let loaded = PluginSetLoader.Loaded(images: inProcess.images, isolated: [child], log: log)
+        let deduplicated = loaded.deduplicated()
+        #expect(deduplicated.images.map(\.manifest.id) == ["auth"])
+        #expect(deduplicated.isolated.isEmpty)
+        #expect(deduplicated.problems.map(\.code) == [.duplicateFeature])
+        #expect(deduplicated.problems.map(\.subject) == ["\(elsewhere)/libAuth.so"])
+    }
+}
