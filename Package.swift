@@ -97,7 +97,9 @@ let package = Package(
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
             name: "DemoServices",
-            dependencies: ["DemoContracts", "MicroappCore", "MicroappPlatform", "CSQLite", "CCrypt", sdk],
+            dependencies: [
+                "CommandLineSpec", "DemoContracts", "MicroappCore", "MicroappPlatform", "CSQLite", "CCrypt", sdk,
+            ],
             path: "hosts/microapp/Services", swiftSettings: strict),
         // The shapes of the demo app's services: plain Codable structs its features and its host share.
         .target(name: "DemoContracts", path: "Sources/DemoContracts", swiftSettings: strict),

@@ -8,8 +8,9 @@ import Foundation
 
 // Cold start to first frame: the plugin host (`microapp`, dlopen of every feature) against `monolith`, the same
 // feature code linked statically (the floor). All run `--ui json` with stdin closed and are timed from spawn to
-// the first `"type":"frame"` line on stdout; runs alternate so machine noise hits all alike. Every `microapp` start
-// passes `--no-build` (no `swift build` check) and uses a probe cache of its own (a private `XDG_CACHE_HOME`): warm
+// the first `"type":"frame"` line on stdout; runs alternate so machine noise hits all alike. The first `microapp`
+// row starts as people do from the repository (it checks whether any feature needs a rebuild); every other start
+// passes `--no-build` (no such check) and uses a probe cache of its own (a private `XDG_CACHE_HOME`): warm
 // for most rows, and with one feature's entry removed before each start of the "one library re-probed" row, which is
 // the start after that feature was rebuilt (its new library is hashed and probed in a child process once).
 // Build in release:
@@ -18,8 +19,23 @@ let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
 let command = CommandSpec(
     "cold-start-benchmark", summary: "time to first frame: microapp against the statically linked monolith",
     operands: [.optional("RUNS")],
+    options: [
+        .value(
+            "--baseline", "FILE",
+            help:
+                "also time FILE (an older microapp copied into the same build folder) on every microapp row, interleaved"
+        ),
+        .flag(
+            "--cpu",
+            help:
+                "measure the CPU time (user + system) of each whole run instead, its processes included: what a loaded machine does not blur"
+        ),
+    ],
     discussion: "Runs each command RUNS times (default 25), alternating; build in release first.")
 let runs = runsOperand(of: command, fallback: 25)
+let parsed = command.parseOrExit(Array(CommandLine.arguments.dropFirst()))
+let baseline = parsed.value("--baseline")
+let measuresCPU = parsed.flag("--cpu")
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cold-start-\(getpid())").path
 let data = scratch + "/data"
 // A probe cache of this run's own, so clearing an entry touches nobody else's cache.
@@ -28,22 +44,37 @@ let probeCache = scratch + "/cache/microapp/probe-cache.json"
 /// The feature whose library is re-probed in the "after a rebuild" row.
 let rebuiltLibrary = "libCharacters.so"
 let microapp = [directory.appendingPathComponent("microapp").path, "--ui", "json", "--no-build", "--data", data]
+/// `microapp` as people start it from the repository: with the check for features that need a rebuild first (none
+/// does after `swift build -c release`; the check is what is timed).
+let microappFromRepository = microapp.filter { $0 != "--no-build" }
 /// One measured command; `reprobe` clears the rebuilt library's probe-cache entry before each start.
 struct Command {
     var name: String
     var arguments: [String]
     var reprobe = false
 }
-let commands: [Command] = [
+let measured: [Command] = [
     Command(
         name: "monolith (static)",
         arguments: [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
+    Command(name: "microapp as run from the repository", arguments: microappFromRepository),
     Command(name: "microapp as run, warm probe cache", arguments: microapp),
     Command(name: "microapp as run, one library re-probed", arguments: microapp, reprobe: true),
     Command(name: "microapp unsupervised, warm cache", arguments: microapp + ["--no-supervise"]),
     Command(name: "microapp unsupervised, no probe", arguments: microapp + ["--no-supervise", "--no-probe"]),
     Command(name: "microapp as run, every feature isolated", arguments: microapp + ["--isolation", "process"]),
 ]
+/// With --baseline, each microapp row is followed by the same start of the older executable.
+let commands =
+    baseline.map { older in
+        measured.flatMap { command -> [Command] in
+            guard command.arguments[0].hasSuffix("/microapp") else { return [command] }
+            var before = command
+            before.name = "  baseline: " + command.name.dropFirst("microapp ".count)
+            before.arguments[0] = older
+            return [command, before]
+        }
+    } ?? measured
 for command in commands where !FileManager.default.isExecutableFile(atPath: command.arguments[0]) {
     FileHandle.standardError.write(Data("missing \(command.arguments[0]); run `swift build -c release` first\n".utf8))
     exit(1)
@@ -96,6 +127,26 @@ func timeToFirstFrame(_ arguments: [String]) -> Double? {
     return elapsed
 }
 
+/// Milliseconds of CPU (user + system) a whole run took, with every process it started and reaped: stdin at its end,
+/// the app draws its first frame and ends (exit 0); nil when it did not.
+func cpuOfWholeRun(_ arguments: [String]) -> Double? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for descriptor: Int32 in [0, 1, 2] {
+        posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+    }
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid = pid_t()
+    guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return nil }
+    var status: Int32 = 0
+    var usage = rusage()
+    guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { return nil }
+    func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
+    return milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
+}
+
 var samples: [[Double]] = Array(repeating: [], count: commands.count)
 _ = commands.map { timeToFirstFrame($0.arguments) }  // warm the page cache and the probe cache once
 for run in 0..<runs {
@@ -106,21 +157,35 @@ for run in 0..<runs {
             print("the probe cache \(probeCache) has no entry for \(rebuiltLibrary) to clear")
             exit(1)
         }
-        guard let milliseconds = timeToFirstFrame(commands[index].arguments) else {
+        let arguments = commands[index].arguments
+        guard let milliseconds = measuresCPU ? cpuOfWholeRun(arguments) : timeToFirstFrame(arguments) else {
             print("\(commands[index].name) ended without a frame")
             exit(1)
         }
         samples[index].append(milliseconds)
     }
 }
+/// The issue-23 goal of each row, as a ratio to the monolith.
+func target(of command: Command) -> Double {
+    if command.reprobe || command.arguments.contains("process") { return 1.5 }
+    if command.arguments.contains("--no-build") && !command.arguments.contains("--no-supervise") { return 1.1 }
+    return 1.2
+}
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-print("cold start to first frame, \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)")
-print("  every microapp start: --no-build, its own probe cache; re-probed: \(rebuiltLibrary)'s entry cleared first")
+print(
+    measuresCPU
+        ? "CPU time of a whole run (first frame, then stdin's end), \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)"
+        : "cold start to first frame, \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)")
+var load = [0.0, 0.0, 0.0]
+_ = getloadavg(&load, 3)
+print(
+    "  every microapp start: its own probe cache, --no-build but the first; re-probed: \(rebuiltLibrary)'s entry cleared first"
+)
 let floor = median(samples[0])
 for (index, command) in commands.enumerated() {
     let values = samples[index]
     let ratio = median(values) / floor
-    let verdict = index == 0 ? "" : ratio <= 1.2 ? "✓" : "✗"
+    let verdict = index == 0 ? "" : ratio <= target(of: command) ? "✓" : "✗"
     let name = command.name.padding(toLength: 40, withPad: " ", startingAt: 0)
     print(
         "  " + name
@@ -128,5 +193,6 @@ for (index, command) in commands.enumerated() {
                 format: " %7.1f · %6.1f · %6.1f   %.2f× %@", median(values), values.min() ?? 0, values.max() ?? 0,
                 ratio, verdict as NSString))
 }
-print("  target: plugin host ≤ 1.2× the monolith")
+print(String(format: "  load average after the run: %.1f %.1f %.1f", load[0], load[1], load[2]))
+print("  targets (issue 23): from the repository ≤ 1.2×, as run ≤ 1.1×, re-probed and isolated ≤ 1.5× the monolith")
 try? FileManager.default.removeItem(atPath: scratch)

@@ -4,6 +4,8 @@ public struct ParsedCommand: Sendable {
     public internal(set) var given: [(name: String, value: String?)] = []
     /// The words that are not options, in order (every word after `--` is one).
     public internal(set) var operands: [String] = []
+    /// The options given, each value converted by its kind (`true` for a flag): what an `OptionSpec` reads.
+    var converted: [(name: String, value: any Sendable)] = []
 
     /// True if the flag was given.
     public func flag(_ name: String) -> Bool { given.contains { $0.name == name } }
@@ -36,9 +38,20 @@ extension CommandSpec {
     /// Parses `words` (what follows the command's name). Options are `--name`, `--name VALUE` or `--name=VALUE`;
     /// `-h` is `--help`; `--` ends the options. A value that starts with `-` must be written `--name=-value`, so a
     /// forgotten value never swallows the next option. Hidden options count only when `allowingHidden` is true.
-    /// Operands are counted against the declared ones unless `--help` was given.
+    /// Each value is converted by its option's `ValueKind`; one it refuses is an error naming the option, the value
+    /// and the fix. Values and operands are checked unless `--help` was given.
     public func parse(_ words: [String], allowingHidden: Bool = false) throws(CommandLineError) -> ParsedCommand {
         var parsed = ParsedCommand()
+        // The first value its kind refuses; said unless --help was asked for, which needs no value to be right.
+        var refused: CommandLineError?
+        func given(_ option: Option, _ text: String) {
+            parsed.given.append((option.name, text))
+            switch option.convert?(text, option.name) ?? .success(text) {
+            case .success(let value): parsed.converted.append((option.name, value))
+            case .failure(let rejection):
+                refused = refused ?? CommandLineError(option: option.name, text: text, rejection: rejection)
+            }
+        }
         var rest = words[...]
         while let word = rest.popFirst() {
             if word == "--" {
@@ -68,12 +81,13 @@ extension CommandSpec {
                         fix: "write \(name) alone to turn it on, or leave it out")
                 }
                 parsed.given.append((name, nil))
+                parsed.converted.append((name, true))
                 continue
             }
             if parts.count == 2 {
-                parsed.given.append((name, parts[1]))
+                given(option, parts[1])
             } else if let value = rest.first, !value.hasPrefix("-") || value == "-" {
-                parsed.given.append((name, value))
+                given(option, value)
                 rest = rest.dropFirst()
             } else {
                 throw CommandLineError(
@@ -81,7 +95,10 @@ extension CommandSpec {
                     fix: "write `\(name) \(placeholder)` (a value that starts with '-' as `\(name)=-…`)")
             }
         }
-        if !parsed.flag("--help") { try checkCount(of: parsed.operands) }
+        if !parsed.flag("--help") {
+            if let refused { throw refused }
+            try checkCount(of: parsed.operands)
+        }
         return parsed
     }
 

@@ -22,9 +22,28 @@ public struct CommandSpec: Sendable {
         self.name = name
         self.summary = summary
         self.operands = operands
-        self.options = options + [.flag("--help", help: "print this help")]
+        self.options = options + [Self.helpOption.option]
         self.discussion = discussion
         self.epilogue = epilogue
+    }
+
+    /// A command with typed options (`OptionSpec`s) and operands; `--help` (and `-h`) is added to every command.
+    public init(
+        _ name: String, summary: String, operands: [Operand] = [], options: [any OptionDeclaring],
+        discussion: String = "", epilogue: String = ""
+    ) {
+        self.init(
+            name, summary: summary, operands: operands, options: options.map(\.option), discussion: discussion,
+            epilogue: epilogue)
+    }
+
+    /// The same command accepting `more` options too, after its own (and before `--help`): how a program adds
+    /// options to a command it did not declare.
+    public func adding(_ more: [Option]) -> CommandSpec {
+        CommandSpec(
+            name, summary: summary, operands: operands, options: Array(options.dropLast()) + more,
+            discussion: discussion,
+            epilogue: epilogue)
     }
 
     /// The option called `name`, hidden or not.
@@ -34,9 +53,15 @@ public struct CommandSpec: Sendable {
     public var visibleOptions: [Option] { options.filter { !$0.isHidden } }
 }
 
+/// Anything that declares an option: an `Option`, or an `OptionSpec` that also reads it as a typed value.
+public protocol OptionDeclaring: Sendable {
+    /// The declaration `CommandSpec` parses and writes help for.
+    var option: Option { get }
+}
+
 /// One option: a flag (`--strict`), an option with a value (`--open URL`), or one that may be given again and
 /// again (`--plugins DIR`).
-public struct Option: Sendable {
+public struct Option: OptionDeclaring {
     /// What follows the option's name.
     public enum Kind: Sendable, Equatable {
         /// Nothing: the option is on or off.
@@ -56,6 +81,34 @@ public struct Option: Sendable {
     /// An option between processes of the program, not for people: left out of the help, and accepted only when
     /// the parser is told that internal options are allowed.
     public let isHidden: Bool
+    /// How a value written after the option becomes the value its `OptionSpec` reads (nil: kept as written), and
+    /// what is wrong with one that cannot.
+    let convert: (@Sendable (_ text: String, _ option: String) -> Result<any Sendable, ValueRejection>)?
+
+    /// An option that keeps its values as written.
+    init(name: String, kind: Kind, help: String, isHidden: Bool) {
+        self.init(name: name, kind: kind, help: help, isHidden: isHidden, convert: nil)
+    }
+
+    /// An option whose values `convert` checks and converts when the command line is parsed.
+    init(
+        name: String, kind: Kind, help: String, isHidden: Bool,
+        convert: (@Sendable (_ text: String, _ option: String) -> Result<any Sendable, ValueRejection>)?
+    ) {
+        self.name = name
+        self.kind = kind
+        self.help = help
+        self.isHidden = isHidden
+        self.convert = convert
+    }
+
+    /// The option itself.
+    public var option: Option { self }
+
+    /// The same option with another help text (one option read the same way, described for another command).
+    public func with(help: String) -> Option {
+        Option(name: name, kind: kind, help: help, isHidden: isHidden, convert: convert)
+    }
 
     /// A flag.
     public static func flag(_ name: String, help: String, hidden: Bool = false) -> Option {

@@ -42,24 +42,29 @@ package struct PluginBuilder {
     static let sharedModules = ["Sources/MicroappSDK", "Sources/DemoContracts"]
 
     /// The features Package.swift declares (or only `only`) whose library is missing or older than a source file.
+    /// Each tree is read through its `SourceTreeStamp` record beside the build: one stat per recorded folder and file,
+    /// no listing, unless an entry was added, removed or renamed since.
     func staleFeatures(only: String? = nil) -> [StaleFeature] {
         guard let repository = locations.repository else { return [] }
         let plugins = repository.appendingPathComponent("Plugins")
         let names = only.map { [$0] } ?? FeatureList.features(in: repository)
-        let sharedChange =
-            Self.sharedModules.map { newestModification(in: repository.appendingPathComponent($0)) }.max()
-            ?? .distantPast
+        let sharedChange = SourceTreeStamp.newest(
+            under: Self.sharedModules.map { repository.appendingPathComponent($0).path },
+            record: buildState("shared-modules.sources"))
         return names.compactMap { name in
             let folder = plugins.appendingPathComponent(name)
             guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("Sources").path) else {
                 return nil
             }
-            let library = locations.executableDirectory.appendingPathComponent("lib\(name).so")
-            guard let linked = modification(of: library) else { return StaleFeature(name: name, isMissing: true) }
-            let built = max(linked, modification(of: stamp(of: name)) ?? .distantPast)
+            let library = locations.executableDirectory.appendingPathComponent("lib\(name).so").path
+            let linked = FileStamp.modified(library)
+            guard linked > 0 else { return StaleFeature(name: name, isMissing: true) }
+            let built = max(linked, FileStamp.modified(stamp(of: name).path))
             // Only what goes into the library: a changed test or golden preview must not look like a stale build.
-            let sources = ["Sources", "Entry"].map { newestModification(in: folder.appendingPathComponent($0)) }
-            let newest = max(sources.max() ?? .distantPast, sharedChange)
+            let sources = SourceTreeStamp.newest(
+                under: ["Sources", "Entry"].map { folder.appendingPathComponent($0).path },
+                record: buildState("lib\(name).so.sources"))
+            let newest = max(sources, sharedChange)
             return newest > built
                 ? StaleFeature(name: name, isMissing: false, sharedChanged: sharedChange > built) : nil
         }
@@ -238,24 +243,9 @@ package struct PluginBuilder {
         locations.executableDirectory.appendingPathComponent("lib\(name).so.built")
     }
 
-    private func modification(of url: URL) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
-    }
-
-    private func newestModification(in folder: URL) -> Date {
-        var newest = Date.distantPast
-        let files = FileManager.default.enumerator(
-            at: folder, includingPropertiesForKeys: [.contentModificationDateKey])
-        while let file = files?.nextObject() as? URL {
-            if file.lastPathComponent.hasPrefix(".") {
-                files?.skipDescendants()
-                continue
-            }
-            if let date = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate {
-                newest = max(newest, date)
-            }
-        }
-        return newest
+    /// A file of the staleness check's own in the build folder (not a `.so`, so never loaded).
+    private func buildState(_ name: String) -> String {
+        locations.executableDirectory.appendingPathComponent(name).path
     }
 }
 

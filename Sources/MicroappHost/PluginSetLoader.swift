@@ -313,6 +313,8 @@ package enum PluginSetLoader {
     /// is started afresh) when the request says so (`MICROAPP_ZYGOTE=0`), or when it cannot start.
     private static func startZygote(_ request: PluginSetRequest) async -> Zygote? {
         guard request.usesZygote else { return nil }
+        // The template forked before main is a copy of this executable: it serves only requests for this one.
+        if request.featureHost == FeatureHostLaunch.executable, let early = Zygote.early() { return early }
         return try? await BlockingWork.run { () throws(SystemCallError) in
             try Zygote.start(executable: request.featureHost, environment: ChildLaunch.featureEnvironment())
         }

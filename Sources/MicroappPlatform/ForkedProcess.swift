@@ -34,7 +34,8 @@ public struct ForkedProcess: Sendable {
         let pid = try SystemCall.run("fork") { microapp_fork() }
         guard pid == 0 else { return .parent(ForkedProcess(pid: pid)) }
         // Only 0, 1 and 2 go on, as in a started child: a descriptor this process inherited would stay open in it.
-        _ = microapp_close_from(3)
+        // The template forked before main stays reachable: the app process forks its isolated features from it.
+        _ = microapp_close_from_keeping_early_zygote(3)
         for signal in defaultSignals { Glibc.signal(signal, SIG_DFL) }
         for (name, value) in environment { setenv(name, value, 1) }
         // Without its own handler the child would crash as its parent was told to (interactively, on a terminal);
@@ -51,6 +52,21 @@ public struct ForkedProcess: Sendable {
         // Failing other than by an interruption, the child is not ours to wait for: its end is all that is known.
         guard (try? SystemCall.run("waitpid", { waitpid(pid, &status, 0) })) != nil else { return .signalled(SIGKILL) }
         return ChildProcess.Termination(waitStatus: status)
+    }
+
+    /// Waits up to `limit` for the child to end, then kills it, and reaps it; off the cooperative pool.
+    func reap(within limit: Duration) {
+        let descriptor = microapp_pidfd_open(pid)
+        if descriptor >= 0 {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let (seconds, attoseconds) = limit.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            var ready: Int32
+            repeat { ready = poll(&entry, 1, milliseconds) } while ready < 0 && errno == EINTR
+            close(descriptor)
+            if ready == 0 { kill(pid, SIGKILL) }
+        }
+        _ = wait()
     }
 
     /// The threads of this process (`/proc/self/task`); 0 when that cannot be read.

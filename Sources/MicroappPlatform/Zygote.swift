@@ -1,5 +1,6 @@
 import CPlatform
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -9,21 +10,50 @@ import Foundation
 /// Swift runtime, Foundation and the SDK mapped already, so a child costs a fork (about a millisecond) instead of a
 /// process start (about 15 ms), as Android's and Chrome's zygotes do.
 ///
-/// The host starts one (`microapp zygote`, internal) early; each `fork` hands it the child's standard streams and a
-/// status pipe over a Unix socket, and it answers with a pidfd of the new child. The child returns from `serve` with
+/// The host starts one (`microapp zygote`, internal) early, or finds one forked before its `main` ran (`early()`);
+/// each `fork` hands it the child's standard streams and a status pipe over a Unix socket, and it answers with a
+/// pidfd of the new child. The child returns from `serve` with
 /// its command line and runs it as if it had been started with it. The template forks only while it is
 /// single-threaded (it checks), since a fork copies only the calling thread. When the host goes away the template
 /// ends; its children end when the host's side of their own socket closes.
 public final class Zygote: Sendable {
     /// The host's end of the control socket.
     private let control: Int32
-    private let process: ChildProcess
+    private let process: Template
     private let requests = NSLock()
 
-    private init(control: Int32, process: ChildProcess) {
+    /// How the template process came to be, which says who reaps it.
+    private enum Template: Sendable {
+        /// Started as `microapp zygote`: this process's child.
+        case started(ChildProcess)
+        /// Forked before main by the process `forkedBy` (this one, or the supervisor this app process was forked from).
+        case forkedEarly(pid: pid_t, forkedBy: pid_t)
+    }
+
+    private init(control: Int32, process: Template) {
         self.control = control
         self.process = process
     }
+
+    /// The template forked before this process's `main` ran (by CPlatform's constructor, when the command line
+    /// asked for isolated features: before any of the person's environment or arguments was read into memory, and
+    /// scrubbed of what it inherited); nil when there is none or it was taken. A fork of it costs no second start of
+    /// the runtime (the ~30 ms `start` pays), and it is ready when the app is.
+    public static func early() -> Zygote? {
+        earlyTaken.withLock { taken -> Zygote? in
+            let control = microapp_early_zygote_host()
+            guard !taken, control >= 0 else { return nil }
+            taken = true
+            return Zygote(
+                control: control,
+                process: .forkedEarly(pid: microapp_early_zygote_pid(), forkedBy: microapp_early_zygote_forked_by()))
+        }
+    }
+
+    private static let earlyTaken = Mutex(false)
+
+    /// True in the template forked before main: `main` serves requests (`serve()`) and nothing else.
+    public static var isEarlyTemplate: Bool { microapp_early_zygote_control() >= 0 }
 
     /// Starts the template: `executable zygote` with `environment` (it must carry `MICROAPP_INTERNAL=1`).
     public static func start(executable: String, environment: [String: String]) throws(SystemCallError) -> Zygote {
@@ -36,7 +66,7 @@ public final class Zygote: Sendable {
             let process = try ChildProcess(
                 [executable, "zygote"], environment: environment, input: .descriptor(ends[1]), output: .null,
                 error: .null)
-            return Zygote(control: ends[0], process: process)
+            return Zygote(control: ends[0], process: .started(process))
         } catch {
             close(ends[0])
             throw error
@@ -86,10 +116,18 @@ public final class Zygote: Sendable {
         }
     }
 
-    /// Ends the template: closes its control socket and reaps it. Children it started go on.
+    /// Ends the template: closes its control socket and reaps it. Children it started go on. A template forked
+    /// early by the supervisor this app process was forked from stays for the next app process the supervisor starts
+    /// (it ends with the supervisor).
     public func stop() {
         close(control)
-        _ = process.wait(timeout: .seconds(5))
+        switch process {
+        case .started(let child): _ = child.wait(timeout: .seconds(5))
+        case .forkedEarly(let pid, let forkedBy) where forkedBy == getpid():
+            microapp_early_zygote_forget()
+            ForkedProcess(pid: pid).reap(within: .seconds(5))
+        case .forkedEarly: microapp_early_zygote_forget()
+        }
     }
 
     // MARK: The template's side

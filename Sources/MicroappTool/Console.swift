@@ -76,10 +76,14 @@ enum Console {
 }
 
 /// Leaves the process with one of the contract's exit codes.
-enum ExitCode: Int32 {
+public enum ExitCode: Int32, Sendable {
+    /// The command did what was asked.
     case ok = 0
+    /// A usage or input error (what, why and the fix on stderr).
     case usage = 1
+    /// The plugin set is invalid: every problem listed.
     case invalidPluginSet = 2
+    /// A plugin crashed and could not be isolated.
     case crashed = 3
     /// microapp itself failed (a JSON line it could not write): the output is incomplete. 70 is `EX_SOFTWARE`.
     case internalError = 70

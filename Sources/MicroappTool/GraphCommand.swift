@@ -1,9 +1,33 @@
+import CommandLineSpec
 import MicroappCore
 import MicroappHost
 import MicroappSDK
 
 /// `microapp graph [--format text|dot|json]`: who needs what from whom, with missing providers and cycles marked.
-enum GraphCommand {
+enum GraphCommand: Command {
+    static let format = OptionSpec.value(
+        "--format", "FORMAT",
+        .choice(["text", "dot", "json"], noun: "a graph format", fix: "use --format text, dot or json"),
+        default: "text",
+        help: """
+            text: a tree (the default)
+            dot: Graphviz (`microapp graph --format dot | dot -Tsvg > graph.svg`)
+            json: one object per feature (fields in the README, "Inspect commands' JSON")
+            """)
+
+    static let declaration = CommandSpec(
+        "microapp graph", summary: "who needs what from whom; missing providers and cycles marked",
+        options: [
+            format, CommonOptions.plugins, CommonOptions.only, CommonOptions.noBuild, CommonOptions.noProbe,
+            CommonOptions.allowUnsandboxed, CommonOptions.grant,
+        ],
+        discussion: """
+            Loads the plugins as `run` does and shows who needs what from whom: each feature, the services it
+            provides, and each of its requirements with its provider (host, a feature, or nobody). A missing
+            provider, a wrong type or access, a requirement not granted, and a cycle are marked.
+            Exit 2 when a required edge is not ok.
+            """)
+
     /// One requirement as an edge of the graph.
     struct Edge: Codable {
         var key: String
@@ -52,10 +76,7 @@ enum GraphCommand {
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        let format = arguments.value("--format") ?? "text"
-        guard ["text", "dot", "json"].contains(format) else {
-            throw UsageError("--format \(format) is not a graph format", fix: "use --format text, dot or json")
-        }
+        let format = arguments[Self.format]
         let set = try await LoadedPluginSet.load(arguments, host: host)
         defer { set.endIsolated() }
         let nodes = graph(set)

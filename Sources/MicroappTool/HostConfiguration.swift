@@ -1,3 +1,4 @@
+import CommandLineSpec
 import MicroappCore
 import MicroappDevLoop
 import MicroappPlatform
@@ -20,9 +21,16 @@ public struct HostConfiguration: Sendable {
     /// The sign-in route used when no loaded feature declares one with `isSignIn` (in `solo`, its stub is shown
     /// for a guarded route opened signed out); nil: only a declared one.
     public var signInFallback: String?
-    /// Opens the container of the app's services for `use`, given the command line (`--data`, say); blocking work
-    /// in it runs off the main actor.
+    /// Opens the container of the app's services for `use`, given the command line (where it reads the app's own
+    /// `options`, typed: `arguments[AppOptions.region]`, say); blocking work in it runs off the main actor.
     public var services: @MainActor @Sendable (ServicesUse, Arguments) async throws -> Container
+    /// The app's own options of `run` (where its data lives, which server it talks to): declared here, typed
+    /// (`OptionSpec(…).option`), they are parsed, shown in `run --help` and read by `services`. The tool declares
+    /// none of any app's.
+    public var options: [Option] = []
+    /// The app's own commands, beside the tool's (`microapp NAME`): each parsed by its declaration, listed in
+    /// `microapp --help`, and run with this configuration. A name the tool already has is refused at start.
+    public var commands: [any Command.Type] = []
     /// The feature that owns each piece of shared state (`["session": "auth"]`): another feature claiming it
     /// read-write is refused, naming the owner, and the owner runs; a key not named here refuses every claimant.
     public var stateOwners: [String: String] = [:]

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
@@ -36,7 +37,7 @@ enum InspectCommands {
                     capabilities: image.manifest.capabilities.map(\.rawValue))
             }
         }
-        if arguments.flag("--json") {
+        if arguments[CommonOptions.json] {
             rows.forEach(Console.json)
         } else {
             let width = max(20, (rows.map(\.pattern.count).max() ?? 0) + 2)
@@ -114,7 +115,7 @@ enum InspectCommands {
                     file: problem.subject, verdict: "refused", code: problem.code.rawValue, reason: problem.reason,
                     fix: problem.fix))
         }
-        if arguments.flag("--json") {
+        if arguments[CommonOptions.json] {
             rows.forEach(Console.json)
         } else {
             Console.out("FEATURE       VERSION  VERDICT  FILE")
@@ -157,14 +158,14 @@ enum InspectCommands {
             let list = FeatureList.read(repository: repository)
         else { return [] }
         let problems = list.problems(in: repository)
-        if arguments.flag("--no-build") { problems.forEach { Console.err($0) } }
+        if arguments[CommonOptions.noBuild] { problems.forEach { Console.err($0) } }
         return problems
     }
 
     @MainActor
     static func probe(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         // A standby probe is always the sandboxed probe process (both flags are internal).
-        if arguments.flag("--sandboxed") || arguments.flag("--standby") { return try probeHere(arguments) }
+        if arguments[ProbeCommand.sandboxed] || arguments[ProbeCommand.standby] { return try probeHere(arguments) }
         guard arguments.operands.count == 1, let file = arguments.operands.first else {
             throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
         }
@@ -190,7 +191,7 @@ enum InspectCommands {
     @MainActor
     private static func probeHere(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         let file: String
-        if arguments.flag("--standby") {
+        if arguments[ProbeCommand.standby] {
             // Started ahead of time by a host that swaps plugins: the library's path arrives on stdin; none (the
             // host ended or no longer needs it) ends this process quietly.
             guard arguments.operands.isEmpty, let line = PluginProbe.awaitLibrary() else { return .ok }
@@ -212,7 +213,7 @@ enum InspectCommands {
     /// Prints a probe's report (JSON, or the manifest as text, or the problem) and answers the exit code.
     @MainActor
     private static func show(_ result: ProbeReport, file: String, arguments: Arguments) -> ExitCode {
-        if arguments.flag("--json") {
+        if arguments[CommonOptions.json] {
             Console.json(result)
         } else if let manifest = result.manifest {
             Console.out("\(file): ok — \(manifest.displayName) (\(manifest.id)) v\(manifest.version)")
@@ -233,5 +234,71 @@ enum InspectCommands {
             Console.report([problem])
         }
         return result.verdict == "ok" ? .ok : .invalidPluginSet
+    }
+}
+
+/// `microapp routes`: every route of the plugins that load, its owner and guards.
+enum RoutesCommand: Command {
+    static let declaration = CommandSpec(
+        "microapp routes", summary: "list the routes of the plugins, their owners and guards",
+        options: [
+            CommonOptions.json, CommonOptions.plugins, CommonOptions.only, CommonOptions.noBuild,
+            CommonOptions.noProbe, CommonOptions.allowUnsandboxed, CommonOptions.grant,
+        ],
+        discussion: """
+            Lists every route of the plugins that load: pattern, owning feature, and guards
+            (session = needs a signed-in person; sign-in = where signed-out people are sent).
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try await InspectCommands.routes(arguments, host: host)
+    }
+}
+
+/// `microapp doctor [DIR]...`: one row per library, exit 2 when anything is wrong.
+enum DoctorCommand: Command {
+    static let strict = OptionSpec.flag(
+        "--strict", help: "a library whose feature declares a capability --allow does not name is refused")
+
+    static let declaration = CommandSpec(
+        "microapp doctor", summary: "check a plugin folder; exit 2 if anything is wrong",
+        operands: [.repeatable("DIR")],
+        options: [
+            CommonOptions.json, CommonOptions.noBuild, CommonOptions.noProbe, CommonOptions.allow,
+            CommonOptions.allowUnsandboxed, CommonOptions.grant, strict,
+        ],
+        discussion: """
+            Loads every plugin in each DIR (default: the plugins beside this executable), resolves them together,
+            and prints one row per library: feature, version, file, verdict and reason. Exit 2 if any is bad.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try await InspectCommands.doctor(arguments, host: host)
+    }
+}
+
+/// `microapp probe FILE`: one library, examined in a sandboxed child process.
+enum ProbeCommand: Command {
+    static let standby = OptionSpec.flag(
+        "--standby", help: "wait for the library's path on standard input", hidden: true)
+    static let sandboxed = OptionSpec.flag("--sandboxed", help: "be the sandboxed probe process itself", hidden: true)
+
+    static let declaration = CommandSpec(
+        "microapp probe", summary: "load one library and print what it says about itself",
+        operands: [.optional("FILE")],
+        options: [CommonOptions.json, CommonOptions.probeUnsandboxed, standby, sandboxed],
+        discussion: """
+            Loads the library FILE in a sandboxed child process (the sandbox of an isolated feature: it reads
+            only the library and the runtime, writes nothing, no network), checks its entry (SDK version, ABI
+            version, size, manifest), draws its first screens on its mocks, and prints its manifest. Nothing of
+            the library runs in this process. Exit 0 if it is usable, 2 if not (also when this kernel lacks a
+            sandbox mechanism, unless --allow-unsandboxed).
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try await InspectCommands.probe(arguments)
     }
 }

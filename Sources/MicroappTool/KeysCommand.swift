@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
@@ -7,7 +8,21 @@ import MicroappSDK
 
 /// `microapp keys [--json]`: every service and piece of shared state the host offers, from its container and from
 /// the features that provide services, with their types and what they are for.
-enum KeysCommand {
+enum KeysCommand: Command {
+    static let declaration = CommandSpec(
+        "microapp keys", summary: "every service and shared state the host offers: types, access, what each is for",
+        options: [
+            CommonOptions.json, CommonOptions.plugins, CommonOptions.only, CommonOptions.noBuild,
+            CommonOptions.noProbe, CommonOptions.allowUnsandboxed, CommonOptions.grant,
+        ],
+        discussion: """
+            Lists what a feature can ask for: each key the host's container offers and each service a loaded
+            feature provides, with its access (service, read-only or read-write state), its type (a service's
+            request → response), its provider (host or a feature id), its one-line summary (from the key's
+            `described(_:)`), who may use it (its grant rule) and the features that use it. A feature's requirement must name the same key and
+            type. --json writes one object per key (fields in the README, "Inspect commands' JSON").
+            """)
+
     /// One key on offer, a line of `keys --json` (fields in the README, "Inspect commands' JSON").
     struct Row: Codable, Equatable {
         /// The key's string id, as features declare it (`auth.sign-in`, `session`).
@@ -41,7 +56,7 @@ enum KeysCommand {
         let set = try await LoadedPluginSet.load(arguments, host: host)
         defer { set.endIsolated() }
         let rows = offers(set)
-        if arguments.flag("--json") {
+        if arguments[CommonOptions.json] {
             rows.forEach(Console.json)
         } else {
             Console.out(text(rows))

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappHost
@@ -5,7 +6,35 @@ import MicroappPlatform
 import Synchronization
 
 /// `microapp lock [DIR]`: write `DIR/plugins.lock` with the SHA-256 of every usable library in DIR.
-enum LockCommand {
+enum LockCommand: Command {
+    static let isolation = OptionSpec.value(
+        "--isolation", "MODE",
+        .choice(
+            of: Isolation.self, noun: "a setting of a lock entry",
+            fix: "write --isolation process or --isolation none (auto is what an entry without it does)"),
+        help: """
+            write this setting (process or none) into every library's entry: where it runs
+            under --isolation auto (without it, entries keep the setting they had)
+            """)
+
+    static let declaration = CommandSpec(
+        "microapp lock", summary: "write DIR/plugins.lock (SHA-256 per library); then only those load",
+        operands: [.optional("DIR")],
+        options: [CommonOptions.noBuild, CommonOptions.probeUnsandboxed, isolation],
+        discussion: """
+            Writes DIR/plugins.lock (default: the folder of this executable) with the SHA-256 of each library in
+            DIR. While it exists, a library in DIR that is not in it or does not match is refused; run
+            `microapp lock` again after rebuilding, or delete the file. Each library is read once into a private
+            copy, which is hashed and examined in a sandboxed child process (as `microapp probe` does): no code
+            of the libraries runs in this process. Exit 2, writing nothing, when a library in DIR does not load
+            (also when this kernel lacks a sandbox mechanism, unless --allow-unsandboxed).
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try await run(arguments)
+    }
+
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         let locations = PluginLocations.current()
@@ -18,15 +47,7 @@ enum LockCommand {
             throw UsageError(
                 "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
         }
-        var setting: Isolation?
-        if let text = arguments.value("--isolation") {
-            guard let chosen = Isolation(rawValue: text) else {
-                throw UsageError(
-                    "--isolation \(text) is not a setting of a lock entry",
-                    fix: "write --isolation process or --isolation none (auto is what an entry without it does)")
-            }
-            setting = chosen
-        }
+        let setting = arguments[isolation]
         // No library runs in this process: each is read once into a private copy, whose digest is pinned, and its
         // manifest comes from a sandboxed probe process that maps that copy.
         let sandbox = SandboxCheck.here(arguments)

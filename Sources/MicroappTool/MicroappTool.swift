@@ -1,3 +1,4 @@
+@_exported import CommandLineSpec
 import Foundation
 @_exported import MicroappCore
 import MicroappPlatform
@@ -11,6 +12,8 @@ public enum MicroappTool {
     public static func main(
         host: HostConfiguration, words: [String] = Array(CommandLine.arguments.dropFirst())
     ) async -> Int32 {
+        // The template CPlatform forked before main, for a run with isolated features: it serves and reads nothing.
+        if Zygote.isEarlyTemplate { return await zygote(host: host) }
         if words == ["zygote"], ProcessInfo.processInfo.environment[Commands.internalMarker] == "1" {
             return await zygote(host: host)
         }
@@ -34,7 +37,7 @@ public enum MicroappTool {
         return Console.exitCode(for: await dispatch(arguments, host: host)).rawValue
     }
 
-    /// Dispatches the command line to its command and answers the contract's code.
+    /// Dispatches the command line to its command (a built-in one or `host`'s) and answers the contract's code.
     @MainActor
     static func dispatch(_ words: [String], host: HostConfiguration) async -> ExitCode {
         do throws(UsageError) {
@@ -42,42 +45,23 @@ public enum MicroappTool {
                 Console.out(HelpText.version)
                 return .ok
             }
-            let arguments = try Arguments(words)
-            if arguments.flag("--help") || arguments.command == "help" {
-                Console.out(HelpText.text(for: arguments))
+            let commands = CommandSet(host: host)
+            let arguments = try Arguments(words, commands: commands)
+            if arguments.asksForHelp {
+                Console.out(HelpText(commands: commands).text(for: arguments))
                 return .ok
             }
-            switch arguments.command {
-            case "run":
-                // People get a supervised app: a plugin that crashes it is turned off and the app comes back.
-                if arguments.flag("--supervised") || arguments.flag("--no-supervise") {
-                    return try await RunCommand.run(arguments, host: host)
-                }
-                switch Supervisor.run(words) {
-                case .ended(let code): return code
-                case .appProcess(let command): return await dispatch(command, host: host)
-                }
-            case "routes": return try await InspectCommands.routes(arguments, host: host)
-            case "doctor": return try await InspectCommands.doctor(arguments, host: host)
-            case "probe": return try await InspectCommands.probe(arguments)
-            case "lock": return try await LockCommand.run(arguments)
-            case "graph": return try await GraphCommand.run(arguments, host: host)
-            case "keys": return try await KeysCommand.run(arguments, host: host)
-            case "solo": return try await SoloCommand.run(arguments, host: host)
-            case "preview": return try await PreviewCommand.run(arguments)
-            case "new": return try NewCommand.run(arguments)
-            case "remove": return try RemoveCommand.run(arguments)
-            case "sdk": return try SDKCommand.run(arguments)
-            default:
-                // `Arguments` refuses commands that `Commands` does not declare; one declared there lands here.
-                throw UsageError(
-                    "command '\(arguments.command)' is declared but not implemented",
-                    fix: "add its case to MicroappTool.dispatch (Sources/MicroappTool/MicroappTool.swift)")
-            }
+            // `Arguments` refuses a command the set does not have.
+            guard let command = commands.command(named: arguments.command)?.type else { return .usage }
+            return try await command.run(arguments, host: host)
         } catch {
             Console.err(error.description)
             return .usage
         }
     }
-
 }
+
+/// Tells CPlatform's constructor that this executable's `main` serves a template forked before it
+/// (`Zygote.isEarlyTemplate`); executables without MicroappTool never fork one.
+@_cdecl("microapp_early_zygote_served")
+public func microappEarlyZygoteServed() {}

@@ -1,15 +1,49 @@
+import CommandLineSpec
 import Foundation
 import MicroappDevLoop
 import MicroappHost
 
 /// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,
 /// `microapp preview NAME` and `swift test` run at once, with no edits.
-enum NewCommand {
+enum NewCommand: Command {
+    static let package = OptionSpec.value(
+        "--package", "DIR", .text,
+        help: """
+            write a standalone SwiftPM package to DIR instead (a new or empty folder,
+            anywhere): `swift build` there makes lib<NAME>.so; the SDK is installed first
+            (see `microapp sdk`)
+            """)
+
+    static let declaration = CommandSpec(
+        "microapp new",
+        summary: "scaffold Plugins/NAME (or a package of its own): a feature, its mocks, previews, a test",
+        operands: [.required("NAME")],
+        options: [package],
+        discussion: """
+            Scaffolds Plugins/NAME in the repository (the current folder or above, else the one this executable
+            was built in): a feature with id `name` (lower case), one screen `name://home` with a view model, a
+            service `name.greeting` that the feature provides to the app and uses itself, mocks for it (default,
+            slow, failing), previews and their golden files, the C entry, and a test with MicroappTesting. Then
+            `microapp --open name://home` runs it in the app, `microapp solo NAME` alone, and `swift test` tests it.
+            Its name is added to the feature list in Package.swift, so SwiftPM sees it at the next build (and
+            `microapp remove NAME` takes both away again).
+            With --package DIR the same feature is a package of its own (Sources/NAME, Sources/NAMEPlugin,
+            Tests/NAMETests, Previews) that depends on the SDK installed by `microapp sdk --install`; run it with
+            `microapp --plugins DIR/.build/debug` (also solo, preview and --watch).
+            NAME must be a Swift identifier (UpperCamelCase recommended): no keywords, no leading digit, only
+            A-Z, a-z, 0-9 and _, and no name already taken. Exit 1, with the reason, when it is refused.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try run(arguments)
+    }
+
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError("new takes exactly one NAME", fix: "write e.g. `microapp new Profile`")
         }
-        if let directory = arguments.value("--package") { return try package(name, in: directory) }
+        if let directory = arguments[Self.package] { return try package(name, in: directory) }
         guard let root = repositoryRoot() else {
             throw UsageError(
                 "no repository here to add a feature to",

@@ -54,22 +54,22 @@ extension PluginSetRequest {
                 try PluginLocations.checkFolders(extra, option: "doctor")
                 directories = extra
             } else {
-                directories = try locations.directories(adding: arguments.values("--plugins"))
+                directories = try locations.directories(adding: arguments[CommonOptions.plugins])
             }
         } catch {
             throw UsageError(error)
         }
         self.init(locations: locations, directories: directories)
         let environment = ProcessInfo.processInfo.environment
-        buildFirst = !arguments.flag("--no-build")
-        skippedLibraries = Set(arguments.values("--skip-library"))
-        isolation = try RunPolicy.isolationChoice(arguments)
-        rules = try RunPolicy.rules(arguments, host: host)
-        grants = try RunPolicy.grantOptions(arguments)
+        buildFirst = !arguments[CommonOptions.noBuild]
+        skippedLibraries = Set(arguments[CommonOptions.skipLibrary])
+        isolation = RunPolicy.isolationChoice(arguments)
+        rules = RunPolicy.rules(arguments, host: host)
+        grants = RunPolicy.grantOptions(arguments)
         sandbox = SandboxCheck.here(arguments)
-        screening = arguments.flag("--no-probe") ? nil : PluginScreening()
-        only = arguments.values("--only")
-        expectsChildren = isolation == .process || (isolation == .auto && !arguments.values("--plugins").isEmpty)
+        screening = arguments[CommonOptions.noProbe] ? nil : PluginScreening()
+        only = arguments[CommonOptions.only]
+        expectsChildren = isolation == .process || (isolation == .auto && !arguments[CommonOptions.plugins].isEmpty)
         usesZygote = environment["MICROAPP_ZYGOTE"] != "0"
         // The inspect commands say so on stderr; `run` tells its front end.
         if services == .inspection {
@@ -93,12 +93,12 @@ extension FeatureLibrary {
         var request = FeatureRequest(name: name, locations: locations)
         // A --plugins folder that is not there is a typo: said before anything is built or loaded.
         _ = try locations.directories(arguments)
-        request.pluginsFolders = arguments.values("--plugins")
-        request.buildFirst = !arguments.flag("--no-build")
-        request.isolation = try RunPolicy.isolationChoice(arguments)
+        request.pluginsFolders = arguments[CommonOptions.plugins]
+        request.buildFirst = !arguments[CommonOptions.noBuild]
+        request.isolation = RunPolicy.isolationChoice(arguments)
         request.sandbox = SandboxCheck.here(arguments)
         request.mocks = mocks
-        request.allowingNetwork = (try? RunPolicy.capabilities(arguments))?.allowed.contains(.network) ?? false
+        request.allowingNetwork = RunPolicy.capabilities(arguments).allowed.contains(.network)
         let loaded: Result<FeatureLibrary, Diagnostic>
         do {
             loaded = try await load(request)
@@ -122,7 +122,7 @@ extension PluginLocations {
     /// that is not a folder is a usage error.
     func directories(_ arguments: Arguments) throws(UsageError) -> [String] {
         do {
-            return try directories(adding: arguments.values("--plugins"))
+            return try directories(adding: arguments[CommonOptions.plugins])
         } catch {
             throw UsageError(error)
         }
@@ -133,7 +133,8 @@ extension SandboxCheck {
     /// The check for this kernel under `arguments`' `--allow-unsandboxed` (and the test-only variable).
     static func here(_ arguments: Arguments) -> SandboxCheck {
         here(
-            allowingUnsandboxed: arguments.flag("--allow-unsandboxed"), environment: ProcessInfo.processInfo.environment
+            allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed],
+            environment: ProcessInfo.processInfo.environment
         )
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappHost
@@ -6,9 +7,47 @@ import MicroappTerminal
 
 /// `microapp preview FEATURE [ROUTE] [--state S] [--ui text|json] [--output DIR]`: draws the screens a feature
 /// previews (`Feature.previews()`), each in its state, without running the app. Golden files are its text output.
-enum PreviewCommand {
+enum PreviewCommand: Command {
     /// `view`, `loading`, `alert`, `error`, or `all` (the default).
     static let states = PreviewState.allCases.map(\.rawValue) + ["all"]
+    static let state = OptionSpec.value(
+        "--state", "STATE", .choice(states, noun: "a state", fix: "use one of: \(states.joined(separator: ", "))"),
+        default: "all", help: "view, loading, alert, error or all (the default)")
+    /// True for `--ui json`; preview draws no terminal.
+    static let ui = OptionSpec.value(
+        "--ui", "MODE",
+        ValueKind<Bool> { text, _ in
+            switch text {
+            case "text": .success(false)
+            case "json": .success(true)
+            default: .failure(.because("preview draws --ui text or --ui json", fix: "use --ui text or --ui json"))
+            }
+        }, default: false, help: "text (the default) or json")
+    static let output = OptionSpec.value(
+        "--output", "DIR", .text, help: "write one NAME.txt per preview into DIR instead")
+
+    static let declaration = CommandSpec(
+        "microapp preview", summary: "draw each screen of a feature in each state, without running the app",
+        operands: [.required("FEATURE"), .optional("ROUTE")],
+        options: [
+            state, ui, output, CommonOptions.plugins.with(help: "look for lib<FEATURE>.so in DIR"),
+            CommonOptions.noBuild.with(help: "do not build the feature's library first"),
+        ],
+        discussion: """
+            Draws the screens a feature previews (its `static func previews()`, usually made with RootDriver
+            over its mocks), each in its state, without running the app: as plain text (a blank line between
+            screens; the header says `preview · STATE`) or as one JSON frame line each, with `name`, `state` and
+            `variant` fields. ROUTE is a URL (characters://detail/2) or one of the feature's patterns.
+            --output DIR writes one NAME.txt per preview (NAME = path.state[.variant]), removing other .txt files
+            there when every preview is written: the golden files in Plugins/FEATURE/Previews are written this way
+            by scripts/update-previews.
+            Exit 1 when the feature has no previews (add `previews()` beside its mocks); 2 when they fail.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try await run(arguments)
+    }
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
@@ -17,18 +56,9 @@ enum PreviewCommand {
                 "preview takes a FEATURE and optionally a ROUTE",
                 fix: "write e.g. `microapp preview Characters characters://list --state all`")
         }
-        let state = arguments.value("--state") ?? "all"
-        guard states.contains(state) else {
-            throw UsageError("--state \(state) is not a state", fix: "use one of: \(states.joined(separator: ", "))")
-        }
-        let json: Bool
-        switch arguments.value("--ui") ?? "text" {
-        case "text": json = false
-        case "json": json = true
-        case let other:
-            throw UsageError("preview draws --ui text or --ui json, not \(other)", fix: "use --ui text or --ui json")
-        }
-        let output = arguments.value("--output")
+        let state = arguments[Self.state]
+        let json = arguments[ui]
+        let output = arguments[Self.output]
         if output != nil && json {
             throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
         }

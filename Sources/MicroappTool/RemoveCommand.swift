@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappDevLoop
 
@@ -9,7 +10,34 @@ import MicroappDevLoop
 /// deletes nothing. Moving the folder aside instead would keep work nobody looks for again (in the repository it is
 /// clutter git shows; in a temporary or build folder it goes with the next clean), and the folder may hold work not
 /// yet committed, which no git command brings back.
-enum RemoveCommand {
+enum RemoveCommand: Command {
+    static let yes = OptionSpec.flag(
+        "--yes",
+        help: """
+            delete Plugins/NAME even though it holds files (without it, remove says what it would
+            delete and deletes nothing)
+            """)
+
+    static let declaration = CommandSpec(
+        "microapp remove",
+        summary: "take a feature out of the repository: its line in Package.swift, Plugins/NAME, its libraries",
+        operands: [.required("NAME")],
+        options: [yes],
+        discussion: """
+            Undoes `microapp new NAME` in the repository (the current folder or above, else the one this executable
+            was built in): takes "NAME", out of the feature list in Package.swift (between
+            `// microapp: features begin` and `// microapp: features end`), deletes Plugins/NAME and the lib<NAME>.so
+            files built from it in .build. Package.swift's contents change, so the next `swift build` or `swift test`
+            sees the feature gone without purging SwiftPM's cache. A folder holding files is deleted only with --yes:
+            work in it that is not committed cannot be brought back. Exit 1, deleting nothing, when NAME is neither
+            listed nor a folder in Plugins/, or when --yes is needed.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try run(arguments)
+    }
+
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         guard arguments.operands.count == 1, let asked = arguments.operands.first else {
             throw UsageError("remove takes exactly one NAME", fix: "write e.g. `microapp remove Profile`")
@@ -40,7 +68,7 @@ enum RemoveCommand {
         if !libraries.isEmpty {
             parts.append(libraries.map { relative($0, to: root) }.joined(separator: ", "))
         }
-        guard files.isEmpty || arguments.flag("--yes") else {
+        guard files.isEmpty || arguments[yes] else {
             let shown = files.prefix(6).joined(separator: ", ") + (files.count > 6 ? ", …" : "")
             throw UsageError(
                 "remove \(name) would delete \(parts.joined(separator: "; ")) — Plugins/\(name) holds \(shown); nothing was removed",

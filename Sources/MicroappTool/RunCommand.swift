@@ -1,4 +1,5 @@
 import CPlatform
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
@@ -12,38 +13,107 @@ import MicroappTerminal
 #endif
 
 /// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
-enum RunCommand {
+enum RunCommand: Command {
+    static let home = OptionSpec.value(
+        "--home", "URL", .text,
+        help: "the route opened first and after signing in (default: the app's home route)")
+    static let noSupervise = OptionSpec.flag(
+        "--no-supervise", help: "run the app in this process: a plugin that crashes takes the app down with it")
+    static let supervised = OptionSpec.flag("--supervised", help: "this is the supervisor's app process", hidden: true)
+    static let stateFile = OptionSpec.value(
+        "--state-file", "FILE", .text, help: "where to record the route and loaded libraries", hidden: true)
+    static let crashNotice = OptionSpec.value(
+        "--crash-notice", "TEXT", .text, help: "the banner after a restart", hidden: true)
+    static let ui = CommonOptions.ui.with(
+        help: """
+            terminal (default on a terminal), text, or json (one JSON event per line on stdin,
+            one JSON frame/notice/error per line on stdout)
+            """)
+    static let strict = CommonOptions.strict.with(
+        help: """
+            any plugin problem is fatal (exit 2) instead of skipping that plugin; a feature declaring a
+            capability --allow does not name, or a requirement not granted, is a problem
+            """)
+
+    static let declaration = CommandSpec(
+        "microapp run", summary: "run the app with every plugin it finds (the default command)",
+        options: [
+            CommonOptions.plugins, CommonOptions.only, CommonOptions.open, ui, CommonOptions.settleTimeout,
+            CommonOptions.isolation, CommonOptions.allowUnsandboxed, CommonOptions.allow, CommonOptions.grant, strict,
+            home, CommonOptions.noBuild, CommonOptions.noProbe, noSupervise, CommonOptions.watch, supervised, stateFile,
+            CommonOptions.skipLibrary, crashNotice,
+        ],
+        discussion: """
+            Plugins are the lib<Feature>.so files beside this executable plus each --plugins DIR. Run from the
+            repository, microapp first builds the plugin libraries that are missing or older than their sources.
+            A new or changed library is first loaded in a child process; one that crashes or hangs there is refused
+            (and stays refused until it changes). Verdicts are cached in $XDG_CACHE_HOME/microapp. While the app runs,
+            a plugin that crashes it is turned off and the app restarts within a second on the same route, with a banner
+            naming the plugin; three crashes within ten seconds stop with a report (exit 3).
+
+            TERMINAL KEYS
+              tab/↑↓ move · enter select (in a form's last field: submit) · esc back · q quit (ctrl-c in a field)
+              1-9 pick a tab (alt+1-9 while a field has the keys) · : open a route by URL (ctrl-o in a field)
+              ctrl-l log of what isolated features printed, in place of the screen (ctrl-l or esc closes it)
+            Signed in, the features' tabs stand under the header; text mode lists them with their ids and JSON frames
+            carry them as "tabs" ({"type":"tap","id":"tab.search"} opens one). A deep link lands with its feature's
+            tab route under it, so esc goes back to the list.
+            """,
+        epilogue: """
+            EXIT CODES
+              0 ok · 1 usage or input error · 2 plugin set invalid (problems listed) · 3 a plugin crashed
+
+            Examples:
+              swift run microapp
+              swift run microapp --open characters://list --ui json
+              swift run microapp routes
+              swift run microapp solo Characters --mock characters.page=failing
+              swift run microapp preview Auth auth://sign-in --state alert
+            """)
+
+    /// People get a supervised app: a plugin that crashes it is turned off and the app comes back. The supervisor
+    /// starts this command again as its app process (`--supervised`), which runs the app.
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        if arguments.flag("--supervised") { endWithSupervisor() }
-        let ui = try FrontEnd.chosen(by: arguments)
-        let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
-        let openURL = try arguments.openURL()
+        if arguments[Self.supervised] || arguments[Self.noSupervise] { return try await runApp(arguments, host: host) }
+        switch Supervisor.run(arguments.words) {
+        case .ended(let code): return code
+        case .appProcess(let command): return await MicroappTool.dispatch(command, host: host)
+        }
+    }
+
+    /// Runs the app in this process.
+    @MainActor
+    static func runApp(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        if arguments[Self.supervised] { endWithSupervisor() }
+        let ui = arguments.frontEnd
+        let settleTimeout = arguments[CommonOptions.settleTimeout]
+        let openURL = arguments.openURL
         // The supervised app's copies of its libraries live in its supervisor's private folder, which the supervisor
         // removes however this process ends.
-        if let stateFile = arguments.value("--state-file") {
+        if let stateFile = arguments[Self.stateFile] {
             LibraryCopy.keepCopies(in: (stateFile as NSString).deletingLastPathComponent)
         }
         let set = try await LoadedPluginSet.load(arguments, host: host, services: .live)
-        if arguments.flag("--strict") && !set.problems.isEmpty {
+        if arguments[Self.strict] && !set.problems.isEmpty {
             Console.report(set.problems)
             Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")
             return .invalidPluginSet
         }
         // Recorded before any feature's code runs: a crash while features start is traced to its library too.
-        let stateFile = arguments.value("--state-file")
+        let stateFile = arguments[Self.stateFile]
         let libraries = RecordedState.libraries(of: set.images)
         if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
         let placements = set.placements
         let runtime = AppRuntime(
             sources: placements.map(\.source), resolution: set.resolution, container: set.container,
             options: AppRuntime.Options(
-                name: host.name, home: arguments.value("--home") ?? host.home, isolation: set.running))
+                name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running))
         set.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }
         let problems = set.problems + runtime.startProblems
-        if arguments.flag("--strict") && !problems.isEmpty {
+        if arguments[Self.strict] && !problems.isEmpty {
             Console.report(problems)
             return .invalidPluginSet
         }
@@ -68,7 +138,7 @@ enum RunCommand {
             ])
             if ui != .json { Console.err(leftOver.note, label: "note") }
         }
-        if let crash = arguments.value("--crash-notice") {
+        if let crash = arguments[Self.crashNotice] {
             runtime.announce([
                 Notice(
                     level: .error, code: "plugin-crashed", message: crash,
@@ -81,11 +151,11 @@ enum RunCommand {
         }
         let recorder = stateFile.map { RecordingDriver(runtime, file: $0, libraries: libraries) }
         let watch =
-            arguments.flag("--watch")
+            arguments[CommonOptions.watch]
             ? PluginBuilder.watch(
                 runtime, images: set.plugins,
                 directories: try PluginLocations.current().directories(arguments),
-                probing: !arguments.flag("--no-probe"), isolation: set.isolated.isEmpty ? nil : set.isolationLog,
+                probing: !arguments[CommonOptions.noProbe], isolation: set.isolated.isEmpty ? nil : set.isolationLog,
                 willSwap: recorder.map { recorder in recorder.willSwap }
             ) : nil
         let driver: any AppDriver = recorder ?? runtime

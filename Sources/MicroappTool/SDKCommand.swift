@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
@@ -6,10 +7,30 @@ import MicroappPlatform
 
 /// `microapp sdk [--install]`: where the SDK of this host lives as packages for features built outside the
 /// repository (printed alone on stdout, for `export MICROAPP_SDK=$(microapp sdk)`), and whether it is written there.
-enum SDKCommand {
+enum SDKCommand: Command {
+    static let install = OptionSpec.flag(
+        "--install", help: "write it there (MicroappSDK and MicroappTesting, as this host was built)")
+
+    static let declaration = CommandSpec(
+        "microapp sdk", summary: "print where this host's SDK is installed for features in packages of their own",
+        options: [install],
+        discussion: """
+            Prints the folder that holds this host's SDK as two SwiftPM packages, MicroappSDK and
+            MicroappTesting: $MICROAPP_SDK when set, else $XDG_DATA_HOME/microapp/sdk/MAJOR.MINOR (else
+            ~/.local/share/…). A package that `microapp new NAME --package DIR` makes depends on them there,
+            so it builds in any folder and from a git clone. --install writes the SDK sources this host was
+            built from (nothing when they are there already); `microapp new NAME --package DIR` does it too.
+            Exit 1 when the SDK is not there, or differs from this host's (run with --install).
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        try run(arguments)
+    }
+
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
         let installation = try current()
-        if arguments.flag("--install") {
+        if arguments[install] {
             let written = try installation.install(builtSDK: builtSDK)
             Console.out(installation.folder.path)
             Console.err(

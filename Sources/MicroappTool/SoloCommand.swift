@@ -1,3 +1,4 @@
+import CommandLineSpec
 import MicroappCore
 import MicroappDevLoop
 import MicroappHost
@@ -9,22 +10,64 @@ import MicroappTerminal
 /// features shown as stubs. The fast loop of a feature team: only that feature's library is built and loaded, in
 /// this process or, where `--isolation` places it in a process, in a sandboxed child that meets its requirements
 /// from its mocks there.
-enum SoloCommand {
+enum SoloCommand: Command {
+    static let mock = OptionSpec.repeatable(
+        "--mock", "KEY=VARIANT", .pair("KEY=VARIANT", fix: "write e.g. `--mock characters.page=failing`"),
+        help: """
+            use that variant of a mocked service, e.g. --mock characters.page=failing
+            (`solo` only — `run` uses the app's real services)
+            """)
+
+    static let declaration = CommandSpec(
+        "microapp solo", summary: "run one feature alone on its own mocks (other features' routes are stubs)",
+        operands: [.required("FEATURE")],
+        options: [
+            mock, CommonOptions.open, CommonOptions.ui,
+            CommonOptions.settleTimeout.with(help: "how long each event waits for the app to settle, as for `run`"),
+            CommonOptions.plugins.with(
+                help: """
+                    look for lib<FEATURE>.so in DIR; one found there wins over the
+                    library beside this executable
+                    """),
+            CommonOptions.noBuild.with(help: "do not build the feature's library first"),
+            CommonOptions.noProbe, CommonOptions.isolation, CommonOptions.allowUnsandboxed, CommonOptions.allow,
+            CommonOptions.grant, CommonOptions.strict,
+            CommonOptions.watch.with(
+                help: """
+                    rebuild and hot-swap the feature when its sources or library change (the
+                    sources of the repository whose .build the library lies in, or those of
+                    a package of its own, `microapp new NAME --package DIR`, that SwiftPM built)
+                    """),
+        ],
+        discussion: """
+            Runs one feature alone: only lib<FEATURE>.so is loaded (run from the repository, only that library is
+            built first), and every requirement is met by the mocks the feature ships (`static func mocks()`).
+            FEATURE is a folder in Plugins/, a feature id or a display name, in any case.
+            The header says `solo · mocks`. A route into a feature that is not loaded shows a stub screen
+            (`→ would open characters://detail/2 (Characters is not loaded)`) with Back; a guarded route opened
+            signed out, with no sign-in feature loaded, shows the stub of the sign-in route. Only the loaded
+            feature's tab is shown (while its mock session is signed in).
+            """,
+        epilogue: """
+            Exit 1: unknown feature, or a --mock key or variant the mocks do not have (the list is printed).
+            Exit 2: a requirement without a mock (named, with how to add it), or the library does not load.
+            """)
+
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        let ui = try FrontEnd.chosen(by: arguments)
-        let settleTimeout = try FrontEnd.settleTimeout(from: arguments)
-        let open = try arguments.openURL()
+        let ui = arguments.frontEnd
+        let settleTimeout = arguments[CommonOptions.settleTimeout]
+        let open = arguments.openURL
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError(
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")
         }
-        let choices = try mockChoices(arguments.values("--mock"))
+        let choices = mockChoices(arguments[mock])
         guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments, mocks: choices) else {
             return .invalidPluginSet
         }
         let manifest = library.plugin.manifest
-        let rules = try RunPolicy.rules(arguments, host: host)
+        let rules = RunPolicy.rules(arguments, host: host)
         let setting: MockSetting
         if let feature = library.feature {
             guard let mocked = try inProcess(feature, library: library, choices: choices) else {
@@ -35,12 +78,12 @@ enum SoloCommand {
             setting = isolated(manifest, choices: choices)
         }
         try RunPolicy.checkGrantedKeys(arguments, offered: Set(setting.offers.keys))
+        let sandbox = SandboxCheck.here(arguments)
         let resolution = DependencyResolver.resolve(
             [
                 Candidate(
                     manifest: manifest, path: library.plugin.path, trust: library.trust,
-                    sandboxed: SandboxCheck.here(arguments).confines(
-                        library.plugin))
+                    sandboxed: sandbox.confines(library.plugin))
             ],
             hostOffers: setting.offers, rules: rules)
         let container = setting.container
@@ -70,11 +113,11 @@ enum SoloCommand {
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }
         let watch =
-            arguments.flag("--watch")
+            arguments[CommonOptions.watch]
             ? PluginBuilder.watch(
                 runtime, images: [library.plugin],
                 directories: try PluginLocations.current().directories(arguments),
-                probing: !arguments.flag("--no-probe"), isolation: library.isolationLog,
+                probing: !arguments[CommonOptions.noProbe], isolation: library.isolationLog,
                 mocks: library.feature == nil ? choices : nil) : nil
         await ui.run(runtime, settleTimeout: settleTimeout)
         watch?.stop()
@@ -139,16 +182,9 @@ enum SoloCommand {
     }
 
     /// `--mock KEY=VARIANT` options by key; the last one for a key wins.
-    static func mockChoices(_ values: [String]) throws(UsageError) -> [String: String] {
+    static func mockChoices(_ pairs: [KeyValuePair]) -> [String: String] {
         var choices: [String: String] = [:]
-        for value in values {
-            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw UsageError(
-                    "--mock \(value) is not KEY=VARIANT", fix: "write e.g. `--mock characters.page=failing`")
-            }
-            choices[parts[0]] = parts[1]
-        }
+        for pair in pairs { choices[pair.key] = pair.value }
         return choices
     }
 }

@@ -28,9 +28,11 @@ final class AppProcess: Sendable {
     {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        // Each run gets its own data folder: a session persisted by one test must not sign in the next.
+        // Each run of the demo gets its own data folder: a session persisted by one test must not sign in the next.
+        // `--data` is the demo host's own option; another host has no such option (and no data of the demo's).
         let data =
-            arguments.first == "run" && !arguments.contains("--data") ? ["--data", Self.freshDataDirectory()] : []
+            executable == AppProcess.executable && arguments.first == "run" && !arguments.contains("--data")
+            ? ["--data", Self.freshDataDirectory()] : []
         process.arguments = arguments + data + ["--no-build"]
         process.environment = Scratch.childEnvironment(environment)
         let stdin = privatePipe()

@@ -41,6 +41,17 @@ struct CommandLineTests {
         #expect(Set(listed) == Set(Self.commands))
     }
 
+    @Test("the demo's own options are its host's: `run` shows --data and --characters-url, no other command takes them")
+    func demoOptionsAreRuns() async throws {
+        let help = try await runToEnd(["run", "--help"])
+        #expect(help.out.contains("--data DIR") && help.out.contains("--characters-url URL"), "\(help.out)")
+        let overview = try await runToEnd(["--help"])
+        #expect(overview.out.contains("--data DIR"), "the overview shows run's options, the host's included")
+        let routes = try await runToEnd(["routes", "--no-build", "--data", "/tmp"])
+        #expect(routes.status == 1)
+        #expect(routes.err.contains("`microapp routes` has no option --data"), "\(routes.err)")
+    }
+
     @Test("--version prints the version and the entry ABI")
     func version() async throws {
         let result = try await runToEnd(["--version"])

@@ -1,4 +1,5 @@
 import CommandLineSpec
+import DemoServices
 import Foundation
 import Testing
 
@@ -6,6 +7,10 @@ import Testing
 
 @Suite("Every command's help comes from its declaration")
 struct CommandHelpTests {
+    /// The demo host's commands: the tool's own, `run` with the demo's options added.
+    static let commands = CommandSet(runOptions: DemoOptions.all)
+    static let run = commands.spec(named: "run")!
+
     /// The `--name` words of a help text, each with the command it belongs to: the command the help is for, or the
     /// one a line's example names (`microapp solo … --mock`; `microapp --open …` is `run`).
     static func optionNames(in text: String, of spec: CommandSpec) -> [(name: String, command: CommandSpec)] {
@@ -13,25 +18,25 @@ struct CommandHelpTests {
         let example = try! Regex("microapp ([a-z]+|--)")
         return text.split(separator: "\n").flatMap { line in
             let named = line.firstMatch(of: example).map { String(line[$0.range].dropFirst("microapp ".count)) }
-            let owner = named.map { $0 == "--" ? Commands.run : Commands.spec(named: $0) ?? spec } ?? spec
+            let owner = named.map { $0 == "--" ? run : commands.spec(named: $0) ?? spec } ?? spec
             return line.matches(of: option).map { (String(line[$0.range]), owner) }
         }
     }
 
     @Test(
         "every option a command accepts appears in its help, except the hidden ones",
-        arguments: Commands.all.map(\.name))
+        arguments: commands.names)
     func acceptedOptionsAreInTheHelp(command: String) throws {
-        let spec = try #require(Commands.all.first { $0.name == command })
+        let spec = try #require(Self.commands.spec(named: command))
         let named = Set(Self.optionNames(in: spec.help, of: spec).map(\.name))
         for option in spec.options {
             #expect(named.contains(option.name) == !option.isHidden, "\(spec.name) \(option.name)")
         }
     }
 
-    @Test("every option a command's help names is one that command accepts", arguments: Commands.all.map(\.name))
+    @Test("every option a command's help names is one that command accepts", arguments: commands.names)
     func namedOptionsAreReal(command: String) throws {
-        let spec = try #require(Commands.all.first { $0.name == command })
+        let spec = try #require(Self.commands.spec(named: command))
         for (name, owner) in Self.optionNames(in: spec.help, of: spec) {
             #expect(owner.option(name).map { !$0.isHidden } == true, "\(spec.name) --help names \(name)")
         }
@@ -39,7 +44,8 @@ struct CommandHelpTests {
 
     @Test("every option the overview names is one of `run` (or of the command its line names), or --version")
     func overviewNamesRealOptions() {
-        for (name, owner) in Self.optionNames(in: HelpText.overview, of: Commands.run) where name != "--version" {
+        for (name, owner) in Self.optionNames(in: HelpText(commands: Self.commands).overview, of: Self.run)
+        where name != "--version" {
             #expect(owner.option(name).map { !$0.isHidden } == true, "the overview names \(name)")
         }
     }
@@ -118,6 +124,6 @@ struct CommandParsingTests {
     func internalMarker() throws {
         #expect(throws: UsageError.self) { try Arguments(["run", "--supervised"], environment: [:]) }
         let marked = try Arguments(["run", "--supervised"], environment: [Commands.internalMarker: "1"])
-        #expect(marked.flag("--supervised"))
+        #expect(marked[RunCommand.supervised])
     }
 }

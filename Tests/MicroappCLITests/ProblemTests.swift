@@ -38,6 +38,7 @@ private let samples: [any ProblemDescribing] = [
 private let notProblems: Set<String> = [
     "ServiceError",  // the plugin boundary's code and message, shown by features in their own screens
     "CommandLineError",  // its module sees no host types; the CLI turns it into a UsageError
+    "ValueRejection",  // why a value is not of its option's kind: parsing makes it a CommandLineError naming the option
     "ELFReadError",  // a clause the loader puts into an `sdk-mismatch` Diagnostic's reason, never shown alone
     "StartFailure",  // why a feature's child did not start: turned into a Diagnostic, or its cause rethrown
     "BenchmarkError",  // a benchmark's own failure

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <termios.h>
 
+#include "early_zygote.h"
 #include "fd_passing.h"
 #include "sandbox.h"
 #include "stdio_buffering.h"

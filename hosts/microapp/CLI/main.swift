@@ -10,9 +10,11 @@ var demoHost = HostConfiguration(
         case .inspection: DemoContainer.inspection()
         case .live:
             try await DemoContainer.open(
-                dataDirectory: arguments.value("--data"), charactersURL: arguments.value("--characters-url"))
+                dataDirectory: arguments[DemoOptions.data], charactersURL: arguments[DemoOptions.charactersURL])
         }
     })
+// The demo's own options of `run`: the generic tool knows nothing of its data folder or its characters' server.
+demoHost.options = DemoOptions.all
 // Auth alone writes the session and signs people in: a library that claims either is refused, and Auth runs on.
 demoHost.stateOwners = ["session": "auth"]
 demoHost.signInFeature = "auth"
