@@ -38,7 +38,7 @@ package struct PluginSetRequest: Sendable {
     /// Whether isolated children fork from a template process (false: `MICROAPP_ZYGOTE=0`, each a process start).
     package var usesZygote = true
     /// The executable that hosts an isolated feature (`microapp feature-host`): this one, unless a test names one.
-    package var featureHost = FeatureHostLaunch.executable
+    package var featureHost = IsolatedLaunch.executable
     /// Told what people should see on the way (a command that only describes prints it; `run` tells its front end).
     package var notify: (@MainActor @Sendable (LoadNotice) -> Void)?
 
@@ -335,7 +335,7 @@ package enum PluginSetLoader {
     private static func startZygote(_ request: PluginSetRequest) async -> Zygote? {
         guard request.usesZygote else { return nil }
         // The template forked before main is a copy of this executable: it serves only requests for this one.
-        if request.featureHost == FeatureHostLaunch.executable, let early = Zygote.early() { return early }
+        if request.featureHost == IsolatedLaunch.executable, let early = Zygote.early() { return early }
         let variables = ChildLaunch.featureEnvironment(
             request.environment, allowingUnsandboxed: request.sandbox.unsandboxed)
         return try? await BlockingWork.run { () throws(SystemCallError) in

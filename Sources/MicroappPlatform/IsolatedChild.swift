@@ -12,7 +12,7 @@ import MicroappCore
 /// scratch folder. The folder is removed once the child ended.
 final class IsolatedChild: Sendable {
     let channel: FeatureChannel
-    let process: FeatureProcess
+    let process: IsolatedProcess
     let folder: String
     /// The private copy of the library the child maps.
     let library: String
@@ -22,7 +22,7 @@ final class IsolatedChild: Sendable {
     /// Lines of stderr kept for the stop report.
     static let tailLength = 20
 
-    private init(channel: FeatureChannel, process: FeatureProcess, folder: String, library: String, outputs: [Int32]) {
+    private init(channel: FeatureChannel, process: IsolatedProcess, folder: String, library: String, outputs: [Int32]) {
         self.channel = channel
         self.process = process
         self.folder = folder
@@ -62,7 +62,7 @@ final class IsolatedChild: Sendable {
                 throw .system(SystemCallError(call: "mkdir", path: scratch, errno: EIO))
             }
             if let problem = check(copy) { throw .refused(problem) }
-            let process: FeatureProcess
+            let process: IsolatedProcess
             do throws(SystemCallError) {
                 try SystemCall.status("socketpair") {
                     socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socket)
@@ -189,7 +189,7 @@ final class IsolatedChild: Sendable {
     }
 
     /// A child process either way it was started.
-    enum FeatureProcess: Sendable {
+    enum IsolatedProcess: Sendable {
         /// Started afresh with posix_spawn.
         case spawned(ChildProcess)
         /// Forked from the zygote.

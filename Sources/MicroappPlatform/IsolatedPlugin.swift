@@ -10,7 +10,7 @@ public struct IsolatedPlugin: LoadedPlugin {
     public let path: String
     /// What the child's registration of it says.
     public let manifest: FeatureManifest
-    private let factory: IsolatedFeature
+    private let factory: IsolatedFactory
 
     /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
     /// `timeout`; a library the child cannot load or register is refused with the child's reason. With `mocks`
@@ -23,7 +23,7 @@ public struct IsolatedPlugin: LoadedPlugin {
     /// swap) get network too.
     @MainActor
     public static func launch(
-        _ library: String, prepared: LibraryCopy? = nil, executable: String = FeatureHostLaunch.executable,
+        _ library: String, prepared: LibraryCopy? = nil, executable: String = IsolatedLaunch.executable,
         log: IsolationLog, timeout: Duration = .seconds(10), mocks: [String: String]? = nil,
         allowingNetwork: Bool = false
     ) async -> Result<IsolatedPlugin, Diagnostic> {
@@ -35,7 +35,7 @@ public struct IsolatedPlugin: LoadedPlugin {
         plugin.stop()
         let granted = await launch(
             library, prepared: nil, executable: executable, log: log, timeout: timeout,
-            extra: extra + FeatureHostLaunch.network)
+            extra: extra + IsolatedLaunch.network)
         guard case .success(let again) = granted, again.manifest != plugin.manifest else { return granted }
         again.stop()
         return .failure(
@@ -51,7 +51,7 @@ public struct IsolatedPlugin: LoadedPlugin {
         _ library: String, prepared: LibraryCopy?, executable: String, log: IsolationLog, timeout: Duration,
         extra: [String]
     ) async -> Result<IsolatedPlugin, Diagnostic> {
-        let remote: RemoteFeature
+        let remote: IsolatedRoot
         let mocked = extra.contains("--mocks")
         do throws(IsolatedChild.StartFailure) {
             let (zygote, environment) = (log.zygote, log.childEnvironment)
@@ -62,7 +62,7 @@ public struct IsolatedPlugin: LoadedPlugin {
                     environment: environment, extra: extra
                 ) { PluginLock.swapProblem(for: library, sha256: $0.sha256) }
             }
-            remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocked)
+            remote = IsolatedFactory.remote(library, child: child, log: log, mocked: mocked)
         } catch {
             switch error {
             case .refused(let problem): return .failure(problem)
@@ -95,7 +95,7 @@ public struct IsolatedPlugin: LoadedPlugin {
         }
         switch welcome {
         case .success(let manifest):
-            let factory = IsolatedFeature(
+            let factory = IsolatedFactory(
                 library: library, executable: executable, log: log, first: remote, extra: extra)
             return .success(IsolatedPlugin(path: library, manifest: manifest, factory: factory))
         case .failure(let problem):
@@ -168,7 +168,7 @@ public final class IsolationLog {
 }
 
 /// How the host starts `microapp feature-host`: this executable, with its internal marker.
-public enum FeatureHostLaunch {
+public enum IsolatedLaunch {
     /// This process's executable.
     public static var executable: String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
     /// The feature-host option that lets the child's sandbox open network connections.
@@ -177,16 +177,16 @@ public enum FeatureHostLaunch {
 
 /// Starts an isolated feature: the child that answered the handshake first, a new child on every later start.
 @MainActor
-final class IsolatedFeature: PreparingFactory {
+final class IsolatedFactory: PreparingFactory {
     let origin: String
     private let library: String
     private let executable: String
     private let log: IsolationLog
-    private var first: RemoteFeature?
+    private var first: IsolatedRoot?
     /// The feature-host options every child of this feature gets (`--mocks` in solo).
     private let extra: [String]
 
-    init(library: String, executable: String, log: IsolationLog, first: RemoteFeature, extra: [String] = []) {
+    init(library: String, executable: String, log: IsolationLog, first: IsolatedRoot, extra: [String] = []) {
         self.extra = extra
         // Later children (a restart, a rollback) start from the bytes this one maps, not from a file a build replaces.
         self.library = first.pinLibrary() ?? library
@@ -198,8 +198,8 @@ final class IsolatedFeature: PreparingFactory {
 
     static func remote(
         _ library: String, child: IsolatedChild, log: IsolationLog, mocked: Bool = false
-    ) -> RemoteFeature {
-        let remote = RemoteFeature(
+    ) -> IsolatedRoot {
+        let remote = IsolatedRoot(
             library: library, child: child, registry: log.running,
             deadline: RequestWatchdog.deadline(from: log.environment.variables), now: log.environment.now)
         remote.mocked = mocked
@@ -258,7 +258,7 @@ final class IsolatedFeature: PreparingFactory {
     }
 
     func start(in environment: FeatureEnvironment) throws -> StartedFeature {
-        let remote: RemoteFeature
+        let remote: IsolatedRoot
         if let first {
             remote = first
             self.first = nil

@@ -3,7 +3,7 @@
 /// registry: two runs in one process (tests, a host that runs twice) do not see each other's children.
 @MainActor
 public final class RunningFeatures {
-    private var features: [ObjectIdentifier: RemoteFeature] = [:]
+    private var features: [ObjectIdentifier: IsolatedRoot] = [:]
     private var startWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// An empty registry.
@@ -26,9 +26,9 @@ public final class RunningFeatures {
         IsolatedChild.removePinned()
     }
 
-    func add(_ feature: RemoteFeature) { features[ObjectIdentifier(feature)] = feature }
+    func add(_ feature: IsolatedRoot) { features[ObjectIdentifier(feature)] = feature }
 
-    func remove(_ feature: RemoteFeature) {
+    func remove(_ feature: IsolatedRoot) {
         features[ObjectIdentifier(feature)] = nil
         startAnswerArrived()
     }

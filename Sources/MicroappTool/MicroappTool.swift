@@ -20,7 +20,7 @@ public enum MicroappTool {
             return await zygote(host: host, environment: environment)
         }
         if words.first == "feature-host", environment[Commands.internalMarker] == "1" {
-            return await FeatureHostCommand.run(Array(words.dropFirst()), environment: environment)
+            return await IsolatedServerCommand.run(Array(words.dropFirst()), environment: environment)
         }
         return Console.exitCode(for: await dispatch(words, host: host, environment: environment)).rawValue
     }
@@ -38,7 +38,7 @@ public enum MicroappTool {
         // A forked child is a composition root of its own: its clock and folders are its own from here on.
         let environment = HostEnvironment.process
         if arguments.first == "feature-host" {
-            return await FeatureHostCommand.run(Array(arguments.dropFirst()), environment: environment)
+            return await IsolatedServerCommand.run(Array(arguments.dropFirst()), environment: environment)
         }
         return Console.exitCode(for: await dispatch(arguments, host: host, environment: environment)).rawValue
     }

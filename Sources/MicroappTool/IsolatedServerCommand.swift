@@ -5,7 +5,7 @@ import MicroappPlatform
 /// `MICROAPP_INTERNAL=1`, or forked by the zygote): one isolated feature's child, on its own mocks (`solo`) with
 /// `--mocks`. Standard input is the protocol socket; standard output and error are pipes the host turns into log
 /// lines.
-enum FeatureHostCommand {
+enum IsolatedServerCommand {
     @MainActor
     static func run(_ words: [String], environment: HostEnvironment) async -> Int32 {
         var options: [String: String] = [:]
@@ -23,8 +23,8 @@ enum FeatureHostCommand {
             }
             mocks = choices
         }
-        let network = options["--network"] == FeatureHostLaunch.network[1]
-        return await FeatureHostChild.run(descriptor: 0, library: library, mocks: mocks) {
+        let network = options["--network"] == IsolatedLaunch.network[1]
+        return await IsolatedServer.run(descriptor: 0, library: library, mocks: mocks) {
             applySandbox(
                 library: library, scratch: scratch, network: network,
                 bestEffort: environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1")

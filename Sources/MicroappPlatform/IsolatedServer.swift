@@ -11,7 +11,7 @@ import MicroappSDK
 ///
 /// `run` takes the connected socket, so a zygote's forked child can call it as well as a process started afresh.
 @MainActor
-public final class FeatureHostChild {
+public final class IsolatedServer {
     private let channel: FeatureChannel
     private let calls = ServiceCalls()
     private var feature: (any Feature.Type)?
@@ -48,7 +48,7 @@ public final class FeatureHostChild {
         // The sandbox first, while this is the process's only thread: Landlock confines the calling thread and the
         // threads it starts later, so the channel's reader thread must not exist yet.
         let sandboxProblem = sandbox()
-        let child = FeatureHostChild(channel: FeatureChannel(descriptor: descriptor))
+        let child = IsolatedServer(channel: FeatureChannel(descriptor: descriptor))
         return await withCheckedContinuation { continuation in
             child.finished = continuation
             child.channel.start(receive: child.receive, ended: { _ in child.finish(0) })

@@ -12,7 +12,7 @@ import MicroappSDK
 /// A child that breaks the protocol is killed and reported as `feature-protocol`; one that ends is reported with its
 /// status and last stderr lines. Nothing here runs plugin code.
 @MainActor
-public final class RemoteFeature: SettlingRoot {
+public final class IsolatedRoot: SettlingRoot {
     /// Where the feature's stages are.
     enum Phase { case handshake, welcomed, started, ended }
 
