@@ -36,7 +36,7 @@ public final class HotSwapWatch {
         environment: HostEnvironment
     ) {
         self.swapper = swapper
-        // Absolute, as the rebuilder names what it writes: a rebuilt library is then seen as known, and swapped once.
+        // Absolute, as the builder names what it writes: a rebuilt library is then seen as known, and swapped once.
         let here = environment.currentDirectory
         self.libraryDirectories = libraryDirectories.map { WatchedSources.absolute($0, from: here) }
         self.sources = sources
@@ -59,10 +59,10 @@ public final class HotSwapWatch {
         if !folders.isEmpty {
             let isSource: @Sendable (String) -> Bool = { path in
                 folders.contains {
-                    path.hasPrefix($0 + "/") && PluginRebuilder.isSource(String(path.dropFirst($0.count + 1)))
+                    path.hasPrefix($0 + "/") && PluginBuilder.isSource(String(path.dropFirst($0.count + 1)))
                 }
             }
-            for file in folders.flatMap(PluginRebuilder.sources(in:)) {
+            for file in folders.flatMap(PluginBuilder.sources(in:)) {
                 contents[file] = try? PluginLock.digest(of: file)
             }
             // An editor's save is one event or two within a millisecond (truncate and write, or write and rename),
@@ -145,7 +145,7 @@ public final class HotSwapWatch {
             let name = watched.folder
             swapper.runtime.post(
                 Notice(level: .info, code: "building", message: "Building \(name)…", feature: id))
-            let written = watched.rebuilder.library(of: name)
+            let written = watched.builder.library(of: name)
             rebuilding.insert(written)
             // Each build is checked against the sources as they are when it ends: one of bytes saved over meanwhile
             // is dropped and made again, so what is announced and swapped is always the outcome of the newest save.
@@ -155,7 +155,7 @@ public final class HotSwapWatch {
             let preparation = swapper.preparation(for: id)
             let (newest, prepared) = await BlockingWork.run {
                 let newest = NewestBuild.run(
-                    digests: { Self.digests(of: watched) }, build: { watched.rebuilder.rebuild(feature: name) })
+                    digests: { Self.digests(of: watched) }, build: { watched.builder.rebuild(feature: name) })
                 return (newest, newest.result.library.map(preparation.prepare))
             }
             rebuilding.remove(written)
@@ -189,13 +189,13 @@ public final class HotSwapWatch {
     /// Compiles the shadow build of `watched` on a thread of its own at the lowest priority (whole-module the first
     /// time: seconds, which must hold neither the main actor nor the cooperative pool).
     nonisolated private static func primeShadow(_ watched: WatchedSources) {
-        Thread.detachNewThread { watched.rebuilder.primeShadow(feature: watched.folder) }
+        Thread.detachNewThread { watched.builder.primeShadow(feature: watched.folder) }
     }
 
     /// SHA-256 of each source of `watched`, by path.
     nonisolated private static func digests(of watched: WatchedSources) -> [String: String] {
         var digests: [String: String] = [:]
-        for file in watched.directories.flatMap(PluginRebuilder.sources(in:)) {
+        for file in watched.directories.flatMap(PluginBuilder.sources(in:)) {
             digests[file] = try? PluginLock.digest(of: file)
         }
         return digests

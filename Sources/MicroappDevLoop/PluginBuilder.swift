@@ -2,288 +2,388 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 
-/// Where the running host was built: its build folder, the repository (when it was built from one) and the
-/// configuration. The CLI's `PluginLocations` is one.
-package protocol BuildFolders {
-    /// The folder of the running executable (SwiftPM's build folder when run with `swift run`).
-    var executableDirectory: URL { get }
-    /// The repository root, when the executable sits in its `.build`.
-    var repository: URL? { get }
+/// Rebuilds one feature's library as fast as it honestly can: from the watch loop's shadow build when it is primed
+/// (`ShadowBuild`), else by replaying the exact compiler and linker commands SwiftPM planned for that feature (read
+/// from its build manifest, `<scratch>/<configuration>.yaml`), and with `swift build --product <Feature>` when there is
+/// no plan or the feature's files were added or removed.
+public struct PluginBuilder: Sendable {
+    /// How a rebuild went.
+    public struct Outcome: Sendable {
+        /// The library that was written, when it succeeded.
+        public var library: String?
+        /// `shadow` (the watch loop's own incremental build, see `ShadowBuild`), `replay` (SwiftPM's planned compiler
+        /// and linker commands called directly) or `swift build`.
+        public var method: String
+        /// How long it took.
+        public var milliseconds: Int
+        /// The first compiler errors, when it failed.
+        public var errors: [String]
+        /// Where a replay's time went, step by step (`compile 812 ms`, `entry 140 ms`, `link 210 ms`); empty for
+        /// `swift build`.
+        public var steps: [String] = []
+    }
+
+    /// The repository root (its `Package.swift`).
+    public let repository: String
+    /// The folder the host's own build put its products in (`.build/x86_64-unknown-linux-gnu/debug`).
+    public let buildDirectory: String
     /// `debug` or `release`.
-    var configuration: String { get }
-}
+    public let configuration: String
+    /// The folders of the one feature of a package outside a repository (`Sources/<Name>`, `Sources/<Name>Plugin`);
+    /// nil in a repository, whose features are in `Plugins/<Name>/Sources` and `Entry`.
+    public let package: FeatureFolders?
+    /// Whether a primed shadow build is tried before SwiftPM's plan (`ShadowBuild.isEnabled(in:)`).
+    public var usesShadowBuild: Bool
+    /// Reads the host's clock: how long each step took.
+    public let now: @Sendable () -> ContinuousClock.Instant
 
-/// Rebuilds the plugin libraries that are missing or older than their sources, when run from the repository.
-/// `swift run microapp` builds only the executable; this makes it build the features too. It decides what is stale;
-/// the builds themselves are `PluginRebuilder`'s (SwiftPM's plan replayed, or `swift build`).
-package struct PluginBuilder {
-    let locations: any BuildFolders
-    /// The host's environment: which features it sees (`MICROAPP_TEST_FEATURES`), how it rebuilds.
-    let environment: HostEnvironment
-    /// Where progress and problems go, one line at a time (stderr: under `--ui json` stdout carries only JSON).
-    let log: (String) -> Void
-
-    /// A builder for the host built in `locations`, running in `environment`.
-    package init(
-        locations: any BuildFolders, environment: HostEnvironment,
-        log: @escaping (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) }
+    /// A builder for the package at `repository`, whose products are in `buildDirectory`; `package` names the
+    /// feature's folders when they are not the repository's `Plugins/<Name>`; `environment` says whether to try the
+    /// shadow build (`MICROAPP_REBUILD`) and times the steps.
+    public init(
+        repository: String, buildDirectory: String, configuration: String, package: FeatureFolders? = nil,
+        environment: HostEnvironment
     ) {
-        self.locations = locations
-        self.environment = environment
-        self.log = log
+        self.repository = repository
+        self.buildDirectory = buildDirectory
+        self.configuration = configuration
+        self.package = package
+        usesShadowBuild = ShadowBuild.isEnabled(in: environment)
+        now = environment.now
     }
 
-    /// A feature folder whose library needs building, and why.
-    struct StaleFeature {
-        let name: String
-        let isMissing: Bool
-        /// True when a module every feature builds on (the SDK, the demo contracts) changed too.
-        var sharedChanged = false
+    /// Where `feature`'s module and entry module sources are.
+    public func folders(of feature: String) -> FeatureFolders {
+        package
+            ?? FeatureFolders(
+                sources: repository + "/Plugins/\(feature)/Sources", entry: repository + "/Plugins/\(feature)/Entry")
     }
 
-    /// The modules every feature in Plugins/ depends on (Package.swift): a change there makes them all stale.
-    static let sharedModules = ["Sources/MicroappSDK", "Sources/DemoContracts"]
-
-    /// The features Package.swift declares (or only `only`) whose library is missing or older than a source file.
-    /// Each tree is read through its `SourceTreeStamp` record beside the build: one stat per recorded folder and file,
-    /// no listing, unless an entry was added, removed or renamed since.
-    func staleFeatures(only: String? = nil) -> [StaleFeature] {
-        guard let repository = locations.repository else { return [] }
-        let plugins = repository.appendingPathComponent("Plugins")
-        let names = only.map { [$0] } ?? FeatureList.features(in: repository, environment: environment)
-        let sharedChange = SourceTreeStamp.newest(
-            under: Self.sharedModules.map { repository.appendingPathComponent($0).path },
-            record: buildState("shared-modules.sources"))
-        return names.compactMap { name in
-            let folder = plugins.appendingPathComponent(name)
-            guard Files.exists(folder.appendingPathComponent("Sources").path) else {
-                return nil
-            }
-            let library = locations.executableDirectory.appendingPathComponent("lib\(name).so").path
-            let linked = FileStamp.modified(library)
-            guard linked > 0 else { return StaleFeature(name: name, isMissing: true) }
-            let built = max(linked, FileStamp.modified(stamp(of: name).path))
-            // Only what goes into the library: a changed test or golden preview must not look like a stale build.
-            let sources = SourceTreeStamp.newest(
-                under: ["Sources", "Entry"].map { folder.appendingPathComponent($0).path },
-                record: buildState("lib\(name).so.sources"))
-            let newest = max(sources, sharedChange)
-            return newest > built
-                ? StaleFeature(name: name, isMissing: false, sharedChanged: sharedChange > built) : nil
+    /// The scratch folder holding `buildDirectory` (the one with `<configuration>.yaml`).
+    var scratch: String? {
+        var folder = buildDirectory
+        for _ in 0..<3 {
+            if Files.exists(folder + "/\(configuration).yaml") { return folder }
+            folder = (folder as NSString).deletingLastPathComponent
         }
-    }
-
-    /// Builds what is stale, each feature's product alone (`swift build --product <Name>`, never the whole package:
-    /// a plain `swift build` also links the benchmarks, the monolith and the fuzzer, which the app never loads), its
-    /// output on stderr; returns the notice to show in the app when a build failed (`build-failed`: the libraries
-    /// built before are loaded) or could not start because Package.swift's feature list names a folder that is gone
-    /// (`feature-folder-missing`), nil when it built.
-    package func refresh() -> Notice? {
-        if let unbuildable = checkFeatureList() { return unbuildable }
-        let stale = staleFeatures()
-        guard !stale.isEmpty else { return nil }
-        let list = stale.map { $0.name + ($0.isMissing ? " (missing)" : " (changed)") }.joined(separator: ", ")
-        log("microapp: building the plugin libraries the app loads: \(list) …")
-        log("microapp: \(Self.usualTime(of: stale))")
-        if stale.count == 1 {
-            return build(stale, product: stale[0].name, replayable: !stale[0].sharedChanged)
-        }
-        let started = Date()
-        var failed: [(StaleFeature, String)] = []
-        for (index, feature) in stale.enumerated() {
-            log(
-                "microapp: building \(feature.name) (\(index + 1) of \(stale.count)): swift build --product \(feature.name)"
-            )
-            if let output = buildProduct(feature.name) { failed.append((feature, output)) }
-        }
-        log(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
-        guard !failed.isEmpty else { return nil }
-        return failure(of: failed.map(\.0), output: failed.map(\.1).joined(separator: "\n"), in: locations.repository)
-    }
-
-    /// How long building `stale` usually takes, said before it starts: about 8 s a feature from scratch (the four demo
-    /// features took 30.6 s after the host was built, debug, 2 cores busy; README).
-    static func usualTime(of stale: [StaleFeature]) -> String {
-        if stale.contains(where: { $0.isMissing || $0.sharedChanged }) {
-            return
-                "building \(stale.count) feature\(stale.count == 1 ? "" : "s") from scratch usually takes about \(max(10, 8 * stale.count)) s on 2 cores (the four demo features: 31 s); later starts rebuild only a changed feature, in a few seconds"
-        }
-        return "a changed feature usually rebuilds in a few seconds"
-    }
-
-    /// Builds the library of the feature in `Plugins/<name>` alone (`swift build --product <name>`), when it is
-    /// missing or older than its sources; returns the notice when the build failed or could not start, as `refresh()`.
-    package func build(feature name: String) -> Notice? {
-        guard let stale = staleFeatures(only: name).first else { return nil }
-        if let unbuildable = checkFeatureList() { return unbuildable }
-        log("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
-        return build([stale], product: name, replayable: !stale.sharedChanged)
-    }
-
-    /// Tells each disagreement between Package.swift's feature list and Plugins/ on the log; returns the notice that
-    /// stops the build when a listed feature's folder is gone (SwiftPM would stop at `invalid custom path` before
-    /// building anything), nil when SwiftPM can build (a folder the list does not name is only told: it is not built).
-    private func checkFeatureList() -> Notice? {
-        guard let repository = locations.repository, let list = FeatureList.read(repository: repository) else {
-            return nil
-        }
-        let problems = list.problems(in: repository, environment: environment)
-        for problem in problems { log("microapp: \(problem.text)") }
-        let missing = problems.filter { $0.code == "feature-folder-missing" }
-        guard let first = missing.first else { return nil }
-        return Notice(
-            level: .error, code: first.code,
-            message:
-                "no plugin was built: \(missing.map(\.message).joined(separator: "; ")); the libraries built before run",
-            fix: first.fix, detail: missing.map(\.text))
-    }
-
-    /// Builds the one product `product` in the repository, its output on stderr.
-    ///
-    /// Package.swift declares its features in a list that `microapp new` and `microapp remove` edit, so SwiftPM, which
-    /// caches its evaluation of the manifest by the file's contents, sees every feature added or removed by itself.
-    private func build(_ stale: [StaleFeature], product: String, replayable: Bool) -> Notice? {
-        let started = Date()
-        // One feature changed in its own folder, same files: replay SwiftPM's own compile and link commands for it
-        // (what --watch does), skipping SwiftPM's planning. A library never built, a change in a shared module (it
-        // must be rebuilt first), anything else, or a failed replay (for the full diagnostics) goes to swift build.
-        if replayable, !stale.contains(where: \.isMissing), let repository = locations.repository,
-            replay(product, in: repository)
-        {
-            stamp([product], since: started)
-            return nil
-        }
-        guard let output = buildProduct(product) else {
-            log(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
-            return nil
-        }
-        return failure(of: stale, output: output, in: locations.repository)
-    }
-
-    /// Runs `swift build --product <product>` and stamps the library when it built; nil when it did, else its output
-    /// (the failure is told on the log).
-    private func buildProduct(_ product: String) -> String? {
-        guard let repository = locations.repository else { return nil }
-        let started = Date()
-        let result = run(product: product, in: repository)
-        guard result.status == 0 else {
-            report(
-                Problem(
-                    code: "build-failed", subject: "", reason: "`\(result.command)` failed (exit \(result.status))",
-                    fix: "fix the compiler errors above; the libraries built before still load")
-            )
-            return result.output
-        }
-        stamp([product], since: started)
         return nil
     }
 
-    /// A failed start-up build as the app shows one under `--watch`: the first compiler errors (the same parser), and
-    /// which library runs instead.
-    private func failure(of stale: [StaleFeature], output: String, in repository: URL?) -> Notice {
-        let relative = repository.map { output.replacingOccurrences(of: $0.path + "/", with: "") } ?? output
-        let errors = PluginRebuilder.firstErrors(in: relative)
-        let old = stale.filter { !$0.isMissing }.map(\.name)
-        let missing = stale.filter(\.isMissing).map(\.name)
-        var runs: [String] = []
-        if !old.isEmpty { runs.append("the library built before runs for \(old.joined(separator: ", "))") }
-        if !missing.isEmpty { runs.append("\(missing.joined(separator: ", ")) has no library and does not run") }
-        return Notice(
-            level: .error, code: "build-failed",
-            message:
-                "\(stale.map(\.name).joined(separator: ", ")) did not build at start (swift build): \(errors.first ?? "see the compiler output"); \(runs.joined(separator: "; "))",
-            fix: "\(runs.joined(separator: "; ")); fix the errors and start again (under --watch, a save rebuilds)",
-            detail: errors)
+    /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folders are `folders(of: feature)`.
+    public func rebuild(feature: String) -> Outcome {
+        let started = now()
+        if let shadow = shadowRebuild(feature: feature, library: library(of: feature)) {
+            return outcome(shadow, method: "shadow", feature: feature, since: started)
+        }
+        return replay(feature: feature, since: started)
+            ?? outcome((swiftBuild(feature: feature), []), method: "swift build", feature: feature, since: started)
     }
 
-    /// SwiftPM does not relink a library whose objects came out the same (a touched file, a comment): the stamp says
-    /// it was built from the sources as they were when the build started, so the next run does not build it again
-    /// (and a file saved during the build still counts as changed).
-    private func stamp(_ names: [String], since started: Date) {
-        for name in names {
-            Files.write(Data(), to: stamp(of: name).path, modified: started)
+    /// Rebuilds `lib<feature>.so` by replaying SwiftPM's plan only; nil when there is no usable plan (no build yet,
+    /// files added or removed), so the caller runs `swift build` its own way.
+    public func replay(feature: String) -> Outcome? {
+        replay(feature: feature, since: now())
+    }
+
+    private func replay(feature: String, since started: ContinuousClock.Instant) -> Outcome? {
+        replay(feature: feature, library: library(of: feature)).map {
+            outcome($0, method: "replay", feature: feature, since: started)
         }
     }
 
-    /// Rebuilds `name` by replaying SwiftPM's plan; false when there is no plan or it did not compile.
-    private func replay(_ name: String, in repository: URL) -> Bool {
-        guard let outcome = rebuilder(in: repository).replay(feature: name), outcome.library != nil else {
-            return false
-        }
-        log(
-            "microapp: \(name) rebuilt in \(outcome.milliseconds) ms (compile and link replayed from SwiftPM's plan)")
-        return true
+    /// The library a rebuild of `feature` writes: `lib<feature>.so` in `buildDirectory`.
+    public func library(of feature: String) -> String { buildDirectory + "/lib\(feature).so" }
+
+    /// What a finished compiler run, `((status, output), steps)`, comes to.
+    private func outcome(
+        _ result: ((Int32, String), [String]), method: String, feature: String, since started: ContinuousClock.Instant
+    ) -> Outcome {
+        let ((status, output), steps) = result
+        return Outcome(
+            library: status == 0 ? library(of: feature) : nil, method: method,
+            milliseconds: milliseconds(since: started),
+            // Paths from the repository, as people name their files.
+            errors: status == 0
+                ? [] : Self.firstErrors(in: output.replacingOccurrences(of: repository + "/", with: "")),
+            steps: steps)
     }
 
-    /// Runs one `swift build --product <product>`, passing its output on to stderr (never stdout: in `--ui json` mode
-    /// stdout carries only JSON lines) and keeping it to look at.
-    private func run(product: String, in repository: URL) -> (status: Int32, output: String, command: String) {
-        do {
-            return try rebuilder(in: repository).swiftBuild(product: product, echo: STDERR_FILENO)
-        } catch {
-            report(
-                Problem(
-                    code: "build-not-started", subject: "",
-                    reason: "could not start `swift build`: \(error.problem.reason)",
-                    fix: "put the Swift toolchain on PATH"))
-            return (-1, "", "swift build")
-        }
+    private func milliseconds(since started: ContinuousClock.Instant) -> Int {
+        let elapsed = now() - started
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 
-    /// The one builder of the host's features, in `repository`.
-    private func rebuilder(in repository: URL) -> PluginRebuilder {
-        PluginRebuilder(
-            repository: repository.path, buildDirectory: locations.executableDirectory.path,
-            configuration: locations.configuration, environment: environment)
-    }
-
-    /// `problem` told on the log as the CLI tells problems: `microapp: subject: reason`, then the fix.
-    private func report(_ problem: Problem) { log("microapp: \(problem.text)") }
-
-    /// `lib<name>.so.built` beside the library: when its sources were last built (not a `.so`, so never loaded).
-    private func stamp(of name: String) -> URL {
-        locations.executableDirectory.appendingPathComponent("lib\(name).so.built")
-    }
-
-    /// A file of the staleness check's own in the build folder (not a `.so`, so never loaded).
-    private func buildState(_ name: String) -> String {
-        locations.executableDirectory.appendingPathComponent(name).path
-    }
-}
-
-extension PluginBuilder {
-    /// `--watch`: swaps in each new build of a running feature's library, and rebuilds a feature whose sources
-    /// change when its library was built in a repository (the one this executable came from, or another one named
-    /// with --plugins). New builds are probed in a child process unless `probing` is false; `willSwap` hears of each
-    /// copy before its code runs; an isolated feature's new build starts on its mocks with `mocks` (solo).
-    @MainActor
-    package static func watch(
-        _ runtime: AppRuntime, images: [any LoadedPlugin], directories: [String], probing: Bool,
-        environment: HostEnvironment, allowingUnsandboxed: Bool = false, isolation: IsolationLog? = nil,
-        mocks: [String: String]? = nil,
-        willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
-    ) -> HotSwapWatch {
-        // Builds of in-process features are probed; those of isolated ones start in a child (the sandbox stands in).
-        let isolated = Set(images.filter { $0 is IsolatedPlugin }.map(\.manifest.id))
-        let swapper = HotSwapper(
-            runtime: runtime, libraries: HotSwapper.libraries(of: images),
-            probe: probing && images.contains { !($0 is IsolatedPlugin) }
-                ? PluginProbe(environment: environment, allowingUnsandboxed: allowingUnsandboxed) : nil,
-            swapsDirectory: HotSwapper.defaultDirectory(in: environment))
-        swapper.willSwap = willSwap
-        swapper.isolation = isolated.isEmpty ? nil : isolation
-        swapper.isolatedFeatures = isolated
-        swapper.mocks = mocks
-        var sources: [String: WatchedSources] = [:]
-        for image in images {
-            if let watched = WatchedSources(library: image.path, environment: environment) {
-                sources[image.manifest.id] = watched
+    /// Compiles the feature's module and its entry module, then links to a temporary file renamed over the library
+    /// (a new inode: the loaded copy is never written over); with the time of each step. Nil when there is no usable
+    /// plan. The arguments are SwiftPM's own, so the compiler's incremental state (`-incremental`, the output file
+    /// map) stays valid: only the changed files are compiled, and SwiftPM's next build does not start over. The entry
+    /// module is compiled again only when it could have changed: when the feature's compiled interface (its
+    /// `.swiftmodule`) changed, or the entry's own sources are newer than its outputs.
+    private func replay(feature: String, library: String) -> ((Int32, String), [String])? {
+        guard let (plan, compile, entry, planned) = commands(of: feature), sourcesUnchanged(feature: feature),
+            let output = planned.firstIndex(of: "-o"), output + 1 < planned.count
+        else { return nil }
+        let temporary = library + ".tmp-\(ProcessStatus.current)"
+        var link = planned
+        link[output + 1] = temporary
+        link = Self.withLLD(link)
+        let interface = ShadowBuild.value(of: "-emit-module-path", in: compile)
+        let interfaceBefore = interface.flatMap { Files.contents($0) }
+        var steps: [String] = []
+        for (name, step) in [("compile", compile), ("entry", entry), ("link", link)] {
+            if name == "entry", let interface, let interfaceBefore,
+                Files.contents(interface) == interfaceBefore,
+                entryIsCurrent(
+                    feature: feature, outputs: plan.outputs(of: "\(feature)Plugin-", suffix: "-\(configuration).module")
+                )
+            {
+                steps.append("entry unchanged")
+                continue
+            }
+            let started = now()
+            let command = step.filter { $0 != "-parseable-output" && $0 != "-v" }
+            let (status, text) =
+                name == "compile"
+                ? compiledSources(feature: feature, compile: compile).compiling { Self.run(command, in: repository) }
+                : Self.run(command, in: repository)
+            steps.append("\(name) \(milliseconds(since: started)) ms")
+            if status != 0 {
+                try? Files.remove(temporary)
+                return ((status, text), steps)
             }
         }
-        let watch = HotSwapWatch(
-            swapper: swapper, libraryDirectories: directories, sources: sources, loaded: images.map(\.path),
-            environment: environment)
-        watch.start()
-        return watch
+        return (Self.rename(temporary, to: library), steps)
+    }
+
+    /// SwiftPM's planned compile of the feature's module, of its entry module and link of its library.
+    private func commands(of feature: String) -> (BuildPlan, [String], [String], [String])? {
+        guard let scratch, let plan = BuildPlan.read(scratch + "/\(configuration).yaml"),
+            let compile = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).module"),
+            let entry = plan.arguments(of: "\(feature)Plugin-", suffix: "-\(configuration).module"),
+            let link = plan.arguments(of: "\(feature)-", suffix: "-\(configuration).dylib")
+        else { return nil }
+        return (plan, compile, entry, link)
+    }
+
+    /// `link` with the toolchain's lld, when it has one: it links a feature faster than the default gold (README,
+    /// Benchmarks); linking has no incremental state, so another linker changes nothing SwiftPM keeps.
+    private static func withLLD(_ link: [String]) -> [String] {
+        guard let swiftc = link.first,
+            Files.isExecutable((swiftc as NSString).deletingLastPathComponent + "/ld.lld")
+        else { return link }
+        return link + ["-use-ld=lld"]
+    }
+
+    /// Renames the linked `temporary` over `library` (a new inode: the loaded copy is never written over).
+    private static func rename(_ temporary: String, to library: String) -> (Int32, String) {
+        do {
+            try FileReplacement.replace(library, with: temporary)
+            return (0, "")
+        } catch {
+            return (1, "could not rename \(temporary) to \(library): \(error.problem.reason)")
+        }
+    }
+
+    /// What the replays compiled `feature`'s module from, kept beside the shadow (see `CompiledSources`).
+    private func compiledSources(feature: String, compile: [String]) -> CompiledSources {
+        CompiledSources(
+            record: (scratch ?? buildDirectory) + "/microapp-watch/\(configuration)/\(feature)/replayed-sources.json",
+            objects: ShadowBuild.value(of: "-output-file-map", in: compile).map(CompiledSources.objects) ?? [:])
+    }
+
+    /// The watch loop's shadow build of `feature` (see `ShadowBuild`), in `<scratch>/microapp-watch/<configuration>/`.
+    private func shadow(of feature: String) -> (ShadowBuild, entryOutputs: [String]?)? {
+        guard usesShadowBuild, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
+            return nil
+        }
+        let folder = scratch + "/microapp-watch/\(configuration)/\(feature)"
+        return (
+            ShadowBuild(compile: compile, link: link, folder: folder),
+            plan.outputs(of: "\(feature)Plugin-", suffix: "-\(configuration).module")
+        )
+    }
+
+    /// Compiles `feature`'s shadow in the background at the lowest priority when it was never compiled with today's
+    /// plan, so the first save is already incremental; does nothing when it was, when `MICROAPP_REBUILD=replay`, or
+    /// when there is no plan. Blocks until done: call it off the main actor and the cooperative pool.
+    public func primeShadow(feature: String) {
+        guard let (shadow, _) = shadow(of: feature), sourcesUnchanged(feature: feature), !shadow.isPrimed else {
+            return
+        }
+        _ = shadow.locked { shadow.compileModule(in: repository, nice: true) }
+    }
+
+    /// Rebuilds `library` from the shadow: its incremental compile of the changed files alone, linked with SwiftPM's
+    /// entry object. Compile errors in the feature's sources are the outcome; nil (replay instead) when the shadow
+    /// was not primed, is busy, the entry's sources changed, the files are not those planned, the compiler failed
+    /// without an error in the feature's sources, or the link failed (a symbol the entry uses is gone).
+    private func shadowRebuild(feature: String, library: String) -> ((Int32, String), [String])? {
+        guard let (shadow, entryOutputs) = shadow(of: feature), shadow.isPrimed, sourcesUnchanged(feature: feature),
+            entryIsCurrent(feature: feature, outputs: entryOutputs)
+        else { return nil }
+        return shadow.locked { () -> ((Int32, String), [String])? in
+            var started = now()
+            guard let (status, text) = shadow.compileModule(in: repository) else { return nil }
+            var steps = ["compile \(milliseconds(since: started)) ms"]
+            // An error in a source of the feature is the outcome (a replay would report the same); any other failure
+            // (a missing input of the shadow's, say) is the shadow's own: replay instead.
+            let folders = folders(of: feature)
+            guard status == 0 else {
+                let inSources = Self.withoutEscapes(text).split(separator: "\n").contains {
+                    folders.contains(String($0)) && $0.contains(": error: ")
+                }
+                return inSources ? ((status, text), steps) : nil
+            }
+            let temporary = library + ".tmp-\(ProcessStatus.current)"
+            guard let link = shadow.linkArguments(writing: temporary) else { return nil }
+            started = now()
+            let (linked, _) = Self.run(Self.withLLD(link), in: repository)
+            steps.append("link \(milliseconds(since: started)) ms")
+            guard linked == 0 else {
+                try? Files.remove(temporary)
+                return nil
+            }
+            return (Self.rename(temporary, to: library), steps)
+        }
+    }
+
+    /// True when every file the entry module's compile writes exists and is newer than each of its sources
+    /// (the feature's entry folder).
+    private func entryIsCurrent(feature: String, outputs: [String]?) -> Bool {
+        guard let outputs, !outputs.isEmpty else { return false }
+        let sources = Self.sources(in: folders(of: feature).entry)
+        guard let newestSource = sources.map(FileStamp.modified).max(),
+            let oldestOutput = outputs.map(FileStamp.modified).min()
+        else { return false }
+        return oldestOutput > newestSource
+    }
+
+    /// True when the Swift files of the feature's sources folder are those SwiftPM planned with.
+    private func sourcesUnchanged(feature: String) -> Bool {
+        let list = buildDirectory + "/\(feature).build/sources"
+        guard let planned = try? String(contentsOfFile: list, encoding: .utf8) else { return false }
+        let present = Set(Self.sources(in: folders(of: feature).sources))
+        let listed = Set(
+            planned.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) })
+        return present == listed
+    }
+
+    /// The Swift sources SwiftPM compiles in `folder` and below, as full paths. Like SwiftPM, hidden files (an
+    /// editor's `.#File.swift` lock, say) are not sources.
+    public static func sources(in folder: String) -> [String] {
+        let files = Files.subpaths(of: folder) ?? []
+        return files.filter(isSource).map { folder + "/" + $0 }
+    }
+
+    /// Whether `path`, relative to a target's folder, names a Swift source SwiftPM compiles: `.swift`, and nothing
+    /// hidden on the way.
+    public static func isSource(_ path: String) -> Bool {
+        path.hasSuffix(".swift") && !path.split(separator: "/").contains { $0.hasPrefix(".") }
+    }
+
+    /// `swift build --product <feature>`, its status and output (what could not start is status 127).
+    private func swiftBuild(feature: String) -> (Int32, String) {
+        do {
+            let result = try swiftBuild(product: feature)
+            return (result.status, result.output)
+        } catch {
+            return (127, "could not run swift build: \(error.problem.reason)")
+        }
+    }
+
+    /// Runs `swift build --product <product>` in the repository, in this host's configuration and scratch folder,
+    /// copying what it writes to `echo` as it comes. Every `swift build` of a feature, at start or under `--watch`, is
+    /// this one: one product each (SwiftPM builds one `--product` per invocation, and a plain `swift build` would also
+    /// link every benchmark, the monolith and the fuzzer). (SwiftPM's cached manifest is never stale for a feature added or removed: Package.swift
+    /// declares the features, so its contents change with them.)
+    package func swiftBuild(
+        product: String, echo: Int32? = nil
+    ) throws(SystemCallError) -> (status: Int32, output: String, command: String) {
+        var arguments = ["swift", "build", "-c", configuration]
+        if let scratch { arguments += ["--scratch-path", scratch] }
+        arguments += ["--product", product]
+        let outcome = try ChildProcess(arguments, directory: repository, output: .capture, error: .output)
+            .wait(echo: echo)
+        return (outcome.termination.status, outcome.text, arguments.joined(separator: " "))
+    }
+
+    /// Runs `arguments` in `folder`; the exit status (or the signal that ended it) and everything it wrote.
+    static func run(_ arguments: [String], in folder: String) -> (Int32, String) {
+        do {
+            let outcome = try ChildProcess(arguments, directory: folder, output: .capture, error: .output).wait()
+            return (outcome.termination.status, outcome.text)
+        } catch {
+            return (127, "could not run \(arguments[0]): \(error.problem.reason)")
+        }
+    }
+
+    /// What people read of compiler output (`swift build`'s or a replayed `swiftc`'s, coloured or not), shared by every
+    /// front end: the first few distinct errors as `file:line:col: error: …`, each followed by the quoted source line it
+    /// points at (`83 | let x: Int = "a"`), then the notes (`… declared here`), never before an error. Terminal escape
+    /// sequences are removed. Positionless `error:` lines (a failed link) stand in when no error has a position; the
+    /// last lines when there is no error at all. The compiler reports an error once per job, so repeats are dropped.
+    public static func firstErrors(in output: String, limit: Int = 3) -> [String] {
+        let lines = withoutEscapes(output).split(separator: "\n").map(String.init)
+        var errors: [String] = []
+        var notes: [String] = []
+        var counts = (errors: 0, notes: 0)
+        var plain: [String] = []
+        var seen: Set<String> = []
+        for (index, line) in lines.enumerated() where !line.hasPrefix(" ") && !line.contains(" | ") {
+            guard let (kind, position) = heading(line), seen.insert(line).inserted else { continue }
+            guard let position else {
+                if kind == "error" && !line.contains("command failed") { plain.append(line) }
+                continue
+            }
+            // `path:line:column: error: …`, then the source around it as `  83 | code`.
+            var entry = [line]
+            if let quoted = lines[(index + 1)...].prefix(6).first(where: {
+                $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(position) | ")
+            }) {
+                entry.append(quoted.trimmingCharacters(in: .whitespaces))
+            }
+            switch kind {
+            case "error" where counts.errors < limit:
+                errors += entry
+                counts.errors += 1
+            case "note" where counts.notes < limit:
+                notes += entry
+                counts.notes += 1
+            default: break
+            }
+        }
+        if errors.isEmpty { errors = Array(plain.prefix(limit)) }
+        return errors.isEmpty ? Array(lines.suffix(5)) : errors + notes
+    }
+
+    /// `text` without ANSI escape sequences (`ESC [ 0;36m` and the like), as a compiler writes them for a terminal.
+    public static func withoutEscapes(_ text: String) -> String {
+        guard text.contains("\u{1B}") else { return text }
+        var result = ""
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "\u{1B}" else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            // CSI: `ESC [`, parameters, one final byte in @…~; any other escape is two characters.
+            guard let next = scalars.next(), next == "[" else { continue }
+            while let byte = scalars.next(), !(0x40...0x7E).contains(byte.value) {}
+        }
+        return result
+    }
+
+    /// The kind (`error`, `note`, `warning`) of a diagnostic heading and the line number it points at, if it has a
+    /// position (`path:83:31: error: …`); nil for a line that is not a heading.
+    private static func heading(_ line: String) -> (kind: String, line: Int?)? {
+        for kind in ["error", "note", "warning"] {
+            if let marker = line.range(of: ": \(kind): ") {
+                let position = line[..<marker.lowerBound].split(separator: ":")
+                let number = position.count >= 3 ? Int(position[position.count - 2]) : nil
+                return (kind, number.flatMap { _ in Int(position[position.count - 1]) != nil ? number : nil })
+            }
+            if line.hasPrefix("\(kind): ") { return (kind, nil) }
+        }
+        return nil
     }
 }

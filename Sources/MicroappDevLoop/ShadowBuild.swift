@@ -8,7 +8,7 @@ import MicroappPlatform
 /// over every file (the same cost whatever changed) even when one file changed, and the driver starts over when the
 /// arguments of its build record change, so that job cannot be left out of SwiftPM's own state: this state is
 /// separate, and SwiftPM's is never written. The objects are linked with SwiftPM's entry and module-wrap objects.
-/// Its first compile compiles every file (`PluginRebuilder.primeShadow`, in the background); until then, or when anything about it does
+/// Its first compile compiles every file (`PluginBuilder.primeShadow`, in the background); until then, or when anything about it does
 /// not fit (a link error, the entry's sources changed, another build of it running), the caller replays SwiftPM's
 /// plan as before.
 struct ShadowBuild {
@@ -82,7 +82,7 @@ struct ShadowBuild {
             ? ["/usr/bin/nice", "-n", "19"] + arguments : arguments
         let sources = CompiledSources(
             record: folder + "/sources.json", objects: CompiledSources.objects(inOutputFileMap: outputFileMap))
-        let result = sources.compiling { PluginRebuilder.run(command, in: repository) }
+        let result = sources.compiling { PluginBuilder.run(command, in: repository) }
         if result.0 == 0 { try? stamp.write(toFile: folder + "/primed", atomically: true, encoding: .utf8) }
         return result
     }

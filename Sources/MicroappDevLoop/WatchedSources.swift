@@ -3,17 +3,17 @@ import MicroappCore
 import MicroappPlatform
 
 /// The sources `--watch` follows for one running feature: its folder in a repository's `Plugins/`, or the folders of
-/// a package of its own (`new --package`), and the rebuilder of the build folder its library came from.
+/// a package of its own (`new --package`), and the builder of the build folder its library came from.
 public struct WatchedSources: Sendable {
     /// The feature's product name (`Characters`), also its folder in a repository's `Plugins/`.
     public let folder: String
     /// Rebuilds `lib<folder>.so` in the build folder of the running library.
-    public let rebuilder: PluginRebuilder
+    public let builder: PluginBuilder
 
-    /// Follows the folders of `folder` (the product's name) that `rebuilder` builds it from.
-    public init(folder: String, rebuilder: PluginRebuilder) {
+    /// Follows the folders of `folder` (the product's name) that `builder` builds it from.
+    public init(folder: String, builder: PluginBuilder) {
         self.folder = folder
-        self.rebuilder = rebuilder
+        self.builder = builder
     }
 
     /// The sources of the library at `library`, when it lies in a SwiftPM build folder `<root>/.build/…/<configuration>`
@@ -40,19 +40,19 @@ public struct WatchedSources: Sendable {
             guard let folders = FeatureFolders(planned: name, buildDirectory: buildDirectory),
                 let package = folders.package
             else { return nil }
-            let rebuilder = PluginRebuilder(
+            let builder = PluginBuilder(
                 repository: package, buildDirectory: buildDirectory, configuration: configuration, package: folders,
                 environment: environment)
-            self.init(folder: name, rebuilder: rebuilder)
+            self.init(folder: name, builder: builder)
             return
         }
-        let rebuilder = PluginRebuilder(
+        let builder = PluginBuilder(
             repository: root, buildDirectory: buildDirectory, configuration: configuration, environment: environment)
-        self.init(folder: name, rebuilder: rebuilder)
+        self.init(folder: name, builder: builder)
     }
 
     /// The folders whose Swift files go into the library: `Plugins/<folder>/Sources` and `Entry` in a repository.
-    var directories: [String] { rebuilder.folders(of: folder).all }
+    var directories: [String] { builder.folders(of: folder).all }
 
     /// `path` from `currentDirectory` when it is relative, without `.`, `..` or doubled slashes: how rebuilt
     /// libraries are named, and how the watchers name what they see.
@@ -61,5 +61,5 @@ public struct WatchedSources: Sendable {
     }
 
     /// True when `path` lies in the feature's folders.
-    func contains(_ path: String) -> Bool { rebuilder.folders(of: folder).contains(path) }
+    func contains(_ path: String) -> Bool { builder.folders(of: folder).contains(path) }
 }

@@ -90,7 +90,7 @@ package struct FeatureLibrary {
         if let folder, !explicit.contains(where: isWanted), request.buildFirst, locations.repository != nil {
             let environment = request.environment
             buildFailure = await BlockingWork.run {
-                PluginBuilder(locations: locations, environment: environment).build(feature: folder)
+                StalePlugins(locations: locations, environment: environment).build(feature: folder)
             }
         }
         let (beside, leftOver) = locations.libraries(

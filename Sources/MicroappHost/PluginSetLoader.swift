@@ -208,7 +208,7 @@ package enum PluginSetLoader {
         if request.buildFirst && request.locations.repository != nil {
             let (locations, environment) = (request.locations, request.environment)
             buildFailure = await BlockingWork.run {
-                PluginBuilder(locations: locations, environment: environment).refresh()
+                StalePlugins(locations: locations, environment: environment).refresh()
             }
         }
         let (found, leftOver) = request.locations.libraries(in: request.directories, environment: request.environment)

@@ -114,7 +114,7 @@ enum SoloCommand: Command {
         }
         let watch =
             arguments[CommonOptions.watch]
-            ? PluginBuilder.watch(
+            ? StalePlugins.watch(
                 runtime, images: [library.plugin],
                 directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments[CommonOptions.noProbe], environment: arguments.environment,

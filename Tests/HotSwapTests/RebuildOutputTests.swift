@@ -26,13 +26,13 @@ struct RebuildOutputTests {
     @Test("each compiler error is shown once, followed by the source line it points at")
     func errorsOnceWithTheirLine() {
         #expect(
-            PluginRebuilder.firstErrors(in: Self.output) == [
+            PluginBuilder.firstErrors(in: Self.output) == [
                 "/r/Plugins/Characters/Sources/Detail.swift:83:31: error: cannot convert value of type 'String' to specified type 'Int'",
                 "83 | private let notANumber: Int = \"not a number\"",
                 "/r/Plugins/Characters/Sources/Detail.swift:84:36: error: cannot convert value of type 'Int' to specified type 'String'",
                 "84 | private func f() { let x: String = 3 }",
             ])
-        #expect(PluginRebuilder.firstErrors(in: Self.output, limit: 1).count == 2)
+        #expect(PluginBuilder.firstErrors(in: Self.output, limit: 1).count == 2)
     }
 
     /// A coloured error with a note in the SDK (as a terminal-planned replay prints it): the note comes first in the
@@ -52,7 +52,7 @@ struct RebuildOutputTests {
     )
     func colouredErrorsBeforeNotes() {
         #expect(
-            PluginRebuilder.firstErrors(in: Self.coloured) == [
+            PluginBuilder.firstErrors(in: Self.coloured) == [
                 "/r/Plugins/Auth/Sources/SignIn.swift:12:9: error: missing argument for parameter 'id' in call",
                 "12 |         Button(title: \"Go\")",
                 "/r/Sources/MicroappSDK/Swift/Button.swift:50:12: note: 'init(id:title:)' declared here",
@@ -69,7 +69,7 @@ struct RebuildOutputTests {
             done
             """
         #expect(
-            PluginRebuilder.firstErrors(in: output) == [
+            PluginBuilder.firstErrors(in: output) == [
                 "/usr/bin/ld.gold: error: cannot open Characters.build/A.swift.o: No such file or directory"
             ])
     }
@@ -77,16 +77,16 @@ struct RebuildOutputTests {
     @Test("output without an error line is shown by its last lines")
     func noErrorLine() {
         let output = (1...8).map { "line \($0)" }.joined(separator: "\n")
-        #expect(PluginRebuilder.firstErrors(in: output) == (4...8).map { "line \($0)" })
+        #expect(PluginBuilder.firstErrors(in: output) == (4...8).map { "line \($0)" })
     }
 
     @Test("Swift files count as sources unless hidden, as SwiftPM counts them")
     func sources() {
-        #expect(PluginRebuilder.isSource("Detail.swift"))
-        #expect(PluginRebuilder.isSource("Screens/Detail.swift"))
-        #expect(!PluginRebuilder.isSource(".#Detail.swift"))
-        #expect(!PluginRebuilder.isSource(".hidden/Detail.swift"))
-        #expect(!PluginRebuilder.isSource("Detail.swift~"))
-        #expect(!PluginRebuilder.isSource("README.md"))
+        #expect(PluginBuilder.isSource("Detail.swift"))
+        #expect(PluginBuilder.isSource("Screens/Detail.swift"))
+        #expect(!PluginBuilder.isSource(".#Detail.swift"))
+        #expect(!PluginBuilder.isSource(".hidden/Detail.swift"))
+        #expect(!PluginBuilder.isSource("Detail.swift~"))
+        #expect(!PluginBuilder.isSource("README.md"))
     }
 }

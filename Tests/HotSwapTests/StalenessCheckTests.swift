@@ -42,7 +42,7 @@ struct StalenessCheckTests {
 
         /// The features the check finds stale.
         func stale() -> [String] {
-            PluginBuilder(locations: self, environment: .process, log: { _ in }).staleFeatures().map(\.name)
+            StalePlugins(locations: self, environment: .process, log: { _ in }).staleFeatures().map(\.name)
         }
 
         func remove() { try? FileManager.default.removeItem(at: repository!) }

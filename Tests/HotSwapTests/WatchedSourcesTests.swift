@@ -25,9 +25,9 @@ struct WatchedSourcesTests {
         let folder = root + "/.build/x86_64-unknown-linux-gnu/release"
         let watched = try #require(WatchedSources(library: folder + "/libCharacters.so", environment: .process))
         #expect(watched.folder == "Characters")
-        #expect(watched.rebuilder.repository == root)
-        #expect(watched.rebuilder.buildDirectory == folder)
-        #expect(watched.rebuilder.configuration == "release")
+        #expect(watched.builder.repository == root)
+        #expect(watched.builder.buildDirectory == folder)
+        #expect(watched.builder.configuration == "release")
     }
 
     @Test("a library outside a build folder, or with no feature folder of its name, has no sources to watch")
@@ -68,10 +68,10 @@ struct WatchedSourcesTests {
 
         let watched = try #require(WatchedSources(library: build + "/libGreeter.so", environment: .process))
         #expect(watched.folder == "Greeter")
-        #expect(watched.rebuilder.repository == package)
-        #expect(watched.rebuilder.configuration == "debug")
+        #expect(watched.builder.repository == package)
+        #expect(watched.builder.configuration == "debug")
         #expect(
-            watched.rebuilder.folders(of: "Greeter")
+            watched.builder.folders(of: "Greeter")
                 == FeatureFolders(sources: package + "/Sources/Greeter", entry: package + "/Sources/GreeterPlugin"))
         // No lists for a library of that name: nothing to watch.
         #expect(WatchedSources(library: build + "/libOther.so", environment: .process) == nil)
@@ -85,7 +85,7 @@ struct WatchedSourcesTests {
             WatchedSources(
                 library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so", environment: .process))
         #expect(
-            watched.rebuilder.folders(of: "Characters")
+            watched.builder.folders(of: "Characters")
                 == FeatureFolders(
                     sources: root + "/Plugins/Characters/Sources", entry: root + "/Plugins/Characters/Entry"))
     }

@@ -10,8 +10,8 @@ struct ShadowyRepository {
     let root: String
     var build: String { root + "/.build/debug" }
     var sources: String { root + "/Plugins/Shadowy/Sources" }
-    var rebuilder: PluginRebuilder {
-        PluginRebuilder(repository: root, buildDirectory: build, configuration: "debug", environment: .process)
+    var builder: PluginBuilder {
+        PluginBuilder(repository: root, buildDirectory: build, configuration: "debug", environment: .process)
     }
 
     /// The feature's two files: the manifest's display name is `greeting()`, from the other file.
@@ -80,7 +80,7 @@ struct ShadowyRepository {
 
     /// Rebuilds the feature: how (`shadow`, `replay`) and the new library's display name, or the errors.
     func rebuild() throws -> [String?] {
-        let outcome = rebuilder.rebuild(feature: "Shadowy")
+        let outcome = builder.rebuild(feature: "Shadowy")
         return [outcome.method, outcome.library == nil ? outcome.errors.joined() : try displayName()]
     }
 
@@ -133,7 +133,7 @@ struct ShadowyRepository {
         var links: [String] = []
         for (module, folder) in [("Shadowy", sources), ("ShadowyPlugin", root + "/Plugins/Shadowy/Entry")] {
             let objects = build + "/\(module).build"
-            let files = PluginRebuilder.sources(in: folder).sorted()
+            let files = PluginBuilder.sources(in: folder).sorted()
             try (files.joined(separator: "\n") + "\n").write(
                 toFile: objects + "/sources", atomically: true, encoding: .utf8)
             var map: [String: [String: String]] = ["": ["swift-dependencies": objects + "/primary.swiftdeps"]]
@@ -192,7 +192,7 @@ struct ShadowBuildTests {
             // Before priming: SwiftPM's plan replayed.
             try repository.write("Greeting.swift", #"func greeting() -> String { "Hi" }"#)
             var names = try repository.rebuild()
-            repository.rebuilder.primeShadow(feature: "Shadowy")
+            repository.builder.primeShadow(feature: "Shadowy")
             let stamp = try repository.swiftPMObjectStamp()
 
             try repository.write("Greeting.swift", #"func greeting() -> String { "Howdy" }"#)
@@ -226,7 +226,7 @@ struct ShadowBuildTests {
                     modified: 1_800_000_000 + Double(index / 2) + (index % 2 == 0 ? 0.1 : 0.9))
                 names += try repository.rebuild()
                 // The first two are replayed, the last two built by the shadow.
-                if index == 1 { repository.rebuilder.primeShadow(feature: "Shadowy") }
+                if index == 1 { repository.builder.primeShadow(feature: "Shadowy") }
             }
             return names
         }
@@ -238,16 +238,16 @@ struct ShadowBuildTests {
     )
     func fallbackAndErrors() async throws {
         let outcomes = try await ShadowyRepository.with { repository in
-            let rebuilder = repository.rebuilder
-            _ = rebuilder.rebuild(feature: "Shadowy")
-            rebuilder.primeShadow(feature: "Shadowy")
+            let builder = repository.builder
+            _ = builder.rebuild(feature: "Shadowy")
+            builder.primeShadow(feature: "Shadowy")
             try repository.write("Greeting.swift", #"func greeting() -> String { 42 }"#)
-            let broken = rebuilder.rebuild(feature: "Shadowy")
+            let broken = builder.rebuild(feature: "Shadowy")
             try repository.write("Greeting.swift", #"func greeting() -> String { "Hello" }"#)
             try repository.write(
                 "Feature.swift",
                 ShadowyRepository.feature.replacingOccurrences(of: "enum ShadowyFeature", with: "enum ShadowyModule"))
-            return [broken, rebuilder.rebuild(feature: "Shadowy")]
+            return [broken, builder.rebuild(feature: "Shadowy")]
         }
         #expect(
             outcomes[0].method == "shadow" && outcomes[0].library == nil,
