@@ -83,7 +83,7 @@ public final class HotSwapper {
         return await swap(await BlockingWork.run { preparation.prepare(path) })
     }
 
-    /// What preparing a new build of `id` takes, to run where the build ran (`HotSwapWatch` prepares each build on
+    /// What preparing a new build of `id` takes, to run where the build ran (`WatchLoop` prepares each build on
     /// the build's own thread as soon as its link returns, so the swap itself only maps and hands over).
     public func preparation(for id: String) -> Preparation {
         let isolated = isolation != nil && (isolatedFeatures?.contains(id) ?? true)

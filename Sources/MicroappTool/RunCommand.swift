@@ -151,7 +151,7 @@ enum RunCommand: Command {
         let recorder = stateFile.map { RecordingDriver(runtime, file: $0, libraries: libraries) }
         let watch =
             arguments[CommonOptions.watch]
-            ? StalePlugins.watch(
+            ? WatchLoop.started(
                 runtime, images: set.plugins,
                 directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments[CommonOptions.noProbe], environment: arguments.environment,

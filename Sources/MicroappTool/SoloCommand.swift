@@ -114,7 +114,7 @@ enum SoloCommand: Command {
         }
         let watch =
             arguments[CommonOptions.watch]
-            ? StalePlugins.watch(
+            ? WatchLoop.started(
                 runtime, images: [library.plugin],
                 directories: try PluginLocations.current().directories(arguments),
                 probing: !arguments[CommonOptions.noProbe], environment: arguments.environment,
