@@ -24,9 +24,9 @@ extension WatchLoop {
         swapper.isolation = isolated.isEmpty ? nil : isolation
         swapper.isolatedFeatures = isolated
         swapper.mocks = mocks
-        var sources: [String: WatchedSources] = [:]
+        var sources: [String: FeatureSources] = [:]
         for image in images {
-            if let watched = WatchedSources(library: image.path, environment: environment) {
+            if let watched = FeatureSources(library: image.path, environment: environment) {
                 sources[image.manifest.id] = watched
             }
         }

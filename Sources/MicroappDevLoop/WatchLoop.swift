@@ -4,7 +4,7 @@ import MicroappPlatform
 
 /// The `--watch` loop (a `SourceWatcher`, then the `PluginBuilder`, then the `HotSwapper`): watches the plugin folders for new `lib<Feature>.so` files (built by any tool) and, for each running
 /// feature whose library SwiftPM built, its sources (`Plugins/<Feature>/{Sources,Entry}` of a repository, or the
-/// folders of a package of its own, see `WatchedSources`); a changed
+/// folders of a package of its own, see `FeatureSources`); a changed
 /// source rebuilds that feature alone, and each new library is swapped in by the `HotSwapper`. Progress and compiler
 /// errors arrive as notices.
 @MainActor
@@ -12,7 +12,7 @@ public final class WatchLoop {
     private let swapper: HotSwapper
     private let libraryDirectories: [String]
     /// What to rebuild by feature id, for the features whose sources are watched.
-    private let sources: [String: WatchedSources]
+    private let sources: [String: FeatureSources]
     private var watchers: [SourceWatcher] = []
     private var tasks: [Task<Void, Never>] = []
     /// The absolute paths the running features' libraries were loaded from.
@@ -32,15 +32,15 @@ public final class WatchLoop {
     /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id);
     /// relative paths are from `environment`'s current directory.
     public init(
-        swapper: HotSwapper, libraryDirectories: [String], sources: [String: WatchedSources], loaded: [String],
+        swapper: HotSwapper, libraryDirectories: [String], sources: [String: FeatureSources], loaded: [String],
         environment: HostEnvironment
     ) {
         self.swapper = swapper
         // Absolute, as the builder names what it writes: a rebuilt library is then seen as known, and swapped once.
         let here = environment.currentDirectory
-        self.libraryDirectories = libraryDirectories.map { WatchedSources.absolute($0, from: here) }
+        self.libraryDirectories = libraryDirectories.map { FeatureSources.absolute($0, from: here) }
         self.sources = sources
-        self.loaded = Set(loaded.map { WatchedSources.absolute($0, from: here) })
+        self.loaded = Set(loaded.map { FeatureSources.absolute($0, from: here) })
         polling = SourceWatcher.prefersPolling(in: environment)
         for path in self.loaded { seen[path] = FileStamp.of(path: path) }
     }
@@ -188,12 +188,12 @@ public final class WatchLoop {
 
     /// Compiles the shadow build of `watched` on a thread of its own at the lowest priority (whole-module the first
     /// time: seconds, which must hold neither the main actor nor the cooperative pool).
-    nonisolated private static func primeShadow(_ watched: WatchedSources) {
+    nonisolated private static func primeShadow(_ watched: FeatureSources) {
         Thread.detachNewThread { watched.builder.primeShadow(feature: watched.folder) }
     }
 
     /// SHA-256 of each source of `watched`, by path.
-    nonisolated private static func digests(of watched: WatchedSources) -> [String: String] {
+    nonisolated private static func digests(of watched: FeatureSources) -> [String: String] {
         var digests: [String: String] = [:]
         for file in watched.directories.flatMap(PluginBuilder.sources(in:)) {
             digests[file] = try? PluginLock.digest(of: file)

@@ -4,7 +4,7 @@ import MicroappPlatform
 
 /// The sources `--watch` follows for one running feature: its folder in a repository's `Plugins/`, or the folders of
 /// a package of its own (`new --package`), and the builder of the build folder its library came from.
-public struct WatchedSources: Sendable {
+public struct FeatureSources: Sendable {
     /// The feature's product name (`Characters`), also its folder in a repository's `Plugins/`.
     public let folder: String
     /// Rebuilds `lib<folder>.so` in the build folder of the running library.

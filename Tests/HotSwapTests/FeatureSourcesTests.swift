@@ -6,7 +6,7 @@ import Testing
 /// Which running libraries `--watch` rebuilds from sources: those built in a Microapps repository's `.build`, and those
 /// SwiftPM built from a package of its own (`microapp new NAME --package DIR`).
 @Suite("Watched sources of a library")
-struct WatchedSourcesTests {
+struct FeatureSourcesTests {
     /// A folder laid out like a repository with `Plugins/Characters/Sources` and a `Package.swift`.
     private static func repository() throws -> String {
         let root = Scratch.folder("repository").path
@@ -23,7 +23,7 @@ struct WatchedSourcesTests {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let folder = root + "/.build/x86_64-unknown-linux-gnu/release"
-        let watched = try #require(WatchedSources(library: folder + "/libCharacters.so", environment: .process))
+        let watched = try #require(FeatureSources(library: folder + "/libCharacters.so", environment: .process))
         #expect(watched.folder == "Characters")
         #expect(watched.builder.repository == root)
         #expect(watched.builder.buildDirectory == folder)
@@ -34,13 +34,13 @@ struct WatchedSourcesTests {
     func otherLibraries() throws {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        #expect(WatchedSources(library: root + "/libCharacters.so", environment: .process) == nil)
+        #expect(FeatureSources(library: root + "/libCharacters.so", environment: .process) == nil)
         #expect(
-            WatchedSources(
+            FeatureSources(
                 library: root + "/.build/x86_64-unknown-linux-gnu/release/libSearch.so", environment: .process) == nil)
         try FileManager.default.removeItem(atPath: root + "/Package.swift")
         #expect(
-            WatchedSources(
+            FeatureSources(
                 library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so", environment: .process)
                 == nil)
     }
@@ -66,7 +66,7 @@ struct WatchedSourcesTests {
         try "'\(package)/Sources/GreeterPlugin/Entry.swift'\n".write(
             toFile: build + "/GreeterPlugin.build/sources", atomically: true, encoding: .utf8)
 
-        let watched = try #require(WatchedSources(library: build + "/libGreeter.so", environment: .process))
+        let watched = try #require(FeatureSources(library: build + "/libGreeter.so", environment: .process))
         #expect(watched.folder == "Greeter")
         #expect(watched.builder.repository == package)
         #expect(watched.builder.configuration == "debug")
@@ -74,7 +74,7 @@ struct WatchedSourcesTests {
             watched.builder.folders(of: "Greeter")
                 == FeatureFolders(sources: package + "/Sources/Greeter", entry: package + "/Sources/GreeterPlugin"))
         // No lists for a library of that name: nothing to watch.
-        #expect(WatchedSources(library: build + "/libOther.so", environment: .process) == nil)
+        #expect(FeatureSources(library: build + "/libOther.so", environment: .process) == nil)
     }
 
     @Test("a library in a repository's build folder keeps the repository's Plugins/<Name>/Sources and Entry")
@@ -82,7 +82,7 @@ struct WatchedSourcesTests {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let watched = try #require(
-            WatchedSources(
+            FeatureSources(
                 library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so", environment: .process))
         #expect(
             watched.builder.folders(of: "Characters")
