@@ -93,10 +93,10 @@ package struct FeatureLibrary {
                 StalePlugins(locations: locations, environment: environment).build(feature: folder)
             }
         }
-        let (beside, leftOver) = locations.libraries(
+        let (beside, leftover) = locations.libraries(
             in: [locations.executableDirectory.path], environment: request.environment)
-        if let leftOver, !explicit.contains(where: isWanted), leftOver.names.contains(where: isWanted) {
-            throw Problem(code: "usage", subject: "", reason: leftOver.message, fix: leftOver.fix)
+        if let leftover, !explicit.contains(where: isWanted), leftover.names.contains(where: isWanted) {
+            throw Problem(code: "usage", subject: "", reason: leftover.message, fix: leftover.fix)
         }
         let files = explicit + beside
         let lookup =

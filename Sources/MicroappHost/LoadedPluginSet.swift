@@ -20,7 +20,7 @@ package struct LoadedPluginSet {
     /// What did not stop a library from loading but should be looked at (a folder whose lock is gone).
     package let warnings: [Diagnostic]
     /// Libraries of the repository's build folder that were not loaded because their feature folder is gone.
-    package let leftOver: LeftOverLibraries?
+    package let leftover: LeftoverLibraries?
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
     package var buildFailure: Notice?
     /// Where each feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
@@ -29,7 +29,7 @@ package struct LoadedPluginSet {
     /// A set of `images` resolved against `container`.
     package init(
         images: [PluginImage], container: Container, resolution: Resolution, problems: [Diagnostic],
-        warnings: [Diagnostic], leftOver: LeftOverLibraries?, buildFailure: Notice?,
+        warnings: [Diagnostic], leftover: LeftoverLibraries?, buildFailure: Notice?,
         isolation: [String: IsolationDecision]
     ) {
         self.images = images
@@ -37,7 +37,7 @@ package struct LoadedPluginSet {
         self.resolution = resolution
         self.problems = problems
         self.warnings = warnings
-        self.leftOver = leftOver
+        self.leftover = leftover
         self.buildFailure = buildFailure
         self.isolation = isolation
     }

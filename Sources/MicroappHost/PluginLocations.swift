@@ -68,7 +68,7 @@ package struct PluginLocations: BuildFolders, Sendable {
     /// library of its build folder, and a library whose target is in `Sources/<Name>` is never a leftover.
     package func libraries(
         in directories: [String], environment: HostEnvironment
-    ) -> (paths: [String], leftOver: LeftOverLibraries?) {
+    ) -> (paths: [String], leftover: LeftoverLibraries?) {
         guard let repository, FileFacts.exists(repository.appendingPathComponent("Plugins").path)
         else { return (PluginSet.discover(in: directories), nil) }
         let buildFolder = executableDirectory.resolvingSymlinksInPath().path
@@ -94,7 +94,7 @@ package struct PluginLocations: BuildFolders, Sendable {
                 }
             }
         }
-        return (kept, skipped.isEmpty ? nil : LeftOverLibraries(libraries: skipped, folder: executableDirectory.path))
+        return (kept, skipped.isEmpty ? nil : LeftoverLibraries(libraries: skipped, folder: executableDirectory.path))
     }
 
     /// Where the library at `path` was found: the repository's build folder, an installed host's own folder, or a
@@ -115,7 +115,7 @@ package struct PluginLocations: BuildFolders, Sendable {
 }
 
 /// Libraries left in the repository's build folder by features whose folder is gone: they are not loaded.
-package struct LeftOverLibraries: Sendable {
+package struct LeftoverLibraries: Sendable {
     /// Each library's path, and why it is left over.
     package let libraries: [(file: String, why: String)]
     /// The build folder they are in.

@@ -54,7 +54,7 @@ package struct PluginSetRequest: Sendable {
 /// What the loader tells on the way, in the order it happens.
 package enum LoadNotice: Sendable {
     /// Libraries of the build folder left by features whose folder is gone: not loaded.
-    case leftOver(LeftOverLibraries)
+    case leftover(LeftoverLibraries)
     /// What did not stop a library from loading but should be looked at.
     case warnings([Diagnostic])
 }
@@ -68,7 +68,7 @@ package enum PluginSetLoader {
         /// The library files to screen, in order.
         package var paths: [String]
         /// Libraries of the build folder not loaded because their feature folder is gone.
-        package var leftOver: LeftOverLibraries?
+        package var leftover: LeftoverLibraries?
         /// The start-up build's failure (older libraries load).
         package var buildFailure: Notice?
     }
@@ -162,7 +162,7 @@ package enum PluginSetLoader {
         _ request: PluginSetRequest, openServices: @escaping @MainActor () async -> Result<Container, Problem>
     ) async throws(Problem) -> LoadedPluginSet {
         let found = await find(request)
-        if let leftOver = found.leftOver { request.notify?(.leftOver(leftOver)) }
+        if let leftover = found.leftover { request.notify?(.leftover(leftover)) }
         // The template process takes longest to be ready (a process start): when children are expected, it starts
         // now, beside the lock checks.
         let earlyZygote = request.expectsChildren ? Task { await startZygote(request) } : nil
@@ -211,11 +211,11 @@ package enum PluginSetLoader {
                 StalePlugins(locations: locations, environment: environment).refresh()
             }
         }
-        let (found, leftOver) = request.locations.libraries(in: request.directories, environment: request.environment)
+        let (found, leftover) = request.locations.libraries(in: request.directories, environment: request.environment)
         // Another library of the same file name in another folder is another plugin and stays.
         let skipped = request.skippedLibraries
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(FileFacts.canonicalPath($0)) }
-        return Found(paths: paths, leftOver: leftOver, buildFailure: buildFailure)
+        return Found(paths: paths, leftover: leftover, buildFailure: buildFailure)
     }
 
     /// Step 2: each library read once into a private copy and checked against its folder's lock, off the actor (the
@@ -286,7 +286,7 @@ package enum PluginSetLoader {
         var set = LoadedPluginSet(
             images: loaded.images, container: container, resolution: resolution,
             problems: loaded.problems + resolution.problems, warnings: loaded.warnings + resolution.warnings,
-            leftOver: found.leftOver, buildFailure: found.buildFailure, isolation: placed.decisions)
+            leftover: found.leftover, buildFailure: found.buildFailure, isolation: placed.decisions)
         set.isolated = loaded.isolated
         set.isolationLog = loaded.log
         return set

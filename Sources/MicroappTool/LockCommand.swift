@@ -43,7 +43,7 @@ enum LockCommand: Command {
         let request = PluginSetRequest(locations: locations, directories: [folder], environment: arguments.environment)
         let found = await PluginSetLoader.find(request)
         let paths = found.paths
-        if let leftOver = found.leftOver { Console.err(leftOver.note, label: "note") }
+        if let leftover = found.leftover { Console.err(leftover.note, label: "note") }
         guard !paths.isEmpty else {
             throw UsageError(
                 "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")

@@ -81,7 +81,7 @@ extension PluginSetRequest {
         if services == .inspection {
             notify = { notice in
                 switch notice {
-                case .leftOver(let leftOver): Console.err(leftOver.note, label: "note")
+                case .leftover(let leftover): Console.err(leftover.note, label: "note")
                 case .warnings(let warnings): Console.warn(warnings)
                 }
             }

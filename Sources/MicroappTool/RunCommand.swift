@@ -129,13 +129,13 @@ enum RunCommand: Command {
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
             (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? []))
-        if let leftOver = set.leftOver {
+        if let leftover = set.leftover {
             runtime.announce([
                 Notice(
-                    level: .info, code: "skipped-libraries", message: leftOver.message, fix: leftOver.fix,
-                    detail: leftOver.libraries.map(\.file))
+                    level: .info, code: "skipped-libraries", message: leftover.message, fix: leftover.fix,
+                    detail: leftover.libraries.map(\.file))
             ])
-            if ui != .json { Console.err(leftOver.note, label: "note") }
+            if ui != .json { Console.err(leftover.note, label: "note") }
         }
         if let crash = arguments[Self.crashNotice] {
             runtime.announce([

@@ -101,7 +101,7 @@ struct PluginSetLoaderTests {
         request.skippedLibraries = [FileFacts.canonicalPath("\(folder)/libSearch.so")]
         let found = await PluginSetLoader.find(request)
         #expect(found.paths == ["\(folder)/libAuth.so"])
-        #expect(found.leftOver == nil && found.buildFailure == nil)
+        #expect(found.leftover == nil && found.buildFailure == nil)
     }
 
     @Test("screen and load: real libraries load here, a file that is not one is a problem naming it, the rest load")

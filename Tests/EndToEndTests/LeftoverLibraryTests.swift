@@ -9,7 +9,7 @@ private struct DeletedFeatureRepository {
     var executable: String { buildFolder.appendingPathComponent("microapp").path }
 
     init() throws {
-        root = try temporaryFolder("microapp-left-over")
+        root = try temporaryFolder("microapp-leftover")
         buildFolder = root.appendingPathComponent(".build/debug")
         let files = FileManager.default
         try Data().write(to: root.appendingPathComponent("Package.swift"))
@@ -32,7 +32,7 @@ private struct DeletedFeatureRepository {
 }
 
 @Suite("End to end: libraries of deleted features")
-struct LeftOverLibraryTests {
+struct LeftoverLibraryTests {
     @Test(
         "a library in the repository's build folder whose feature folder is gone is not loaded, with one notice naming it"
     )
@@ -49,7 +49,7 @@ struct LeftOverLibraryTests {
         #expect(doctor.err.contains("skipped libSettings.so (Plugins/Settings no longer exists)"))
         #expect(doctor.err.contains("to fix:"))
 
-        let data = try temporaryFolder("microapp-left-over-data")
+        let data = try temporaryFolder("microapp-leftover-data")
         defer { try? FileManager.default.removeItem(at: data) }
         let run = try await repository.run(
             ["run", "--ui", "json", "--no-build", "--no-probe", "--data", data.path])
@@ -67,7 +67,7 @@ struct LeftOverLibraryTests {
     func pluginsFolderUnaffected() async throws {
         let repository = try DeletedFeatureRepository()
         defer { try? FileManager.default.removeItem(at: repository.root) }
-        let elsewhere = try temporaryFolder("microapp-left-over-plugins")
+        let elsewhere = try temporaryFolder("microapp-leftover-plugins")
         defer { try? FileManager.default.removeItem(at: elsewhere) }
         try FileManager.default.moveItem(
             at: repository.buildFolder.appendingPathComponent("libSettings.so"),
