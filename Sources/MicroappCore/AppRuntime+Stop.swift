@@ -87,7 +87,7 @@ extension AppRuntime {
                 return restarted(
                     feature,
                     .failure(
-                        Diagnostic(
+                        Problem(
                             .startFailed, subject: id, reason: "its new process could not start: \(error)",
                             fix: "check that the feature host can start and the temporary folder is writable")))
             }
@@ -99,7 +99,7 @@ extension AppRuntime {
         }
     }
 
-    private func restarted(_ feature: RunningFeature, _ result: Result<SwapResult, Diagnostic>) {
+    private func restarted(_ feature: RunningFeature, _ result: Result<SwapResult, Problem>) {
         let id = feature.manifest.id
         switch result {
         case .success:

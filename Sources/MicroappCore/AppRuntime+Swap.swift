@@ -30,24 +30,24 @@ extension AppRuntime {
     public func version(of feature: String) -> Int? { features[feature]?.version.number }
 
     /// The checks of a swap (the feature runs, its id and routes are kept) and the new version registered.
-    private func prepareSwap(_ id: String, to source: FeatureSource) -> Result<PendingSwap, Diagnostic> {
+    private func prepareSwap(_ id: String, to source: FeatureSource) -> Result<PendingSwap, Problem> {
         guard let running = features[id] else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .notFound, subject: id, reason: "no running feature has the id '\(id)'",
                     fix: "swap a new build of a feature that runs (see `microapp routes`)"))
         }
         let manifest = source.manifest
         guard manifest.id == id else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .badManifest, subject: source.origin,
                     reason: "its manifest id changed from '\(id)' to '\(manifest.id)'",
                     fix: "keep the id '\(id)', or restart the host to load it as another feature"))
         }
         guard manifest.routes == running.manifest.routes else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .routeConflict, subject: source.origin,
                     reason: "its routes changed, and routes are fixed while running",
                     fix: "restart the host to pick up the new routes"))
@@ -69,7 +69,7 @@ extension AppRuntime {
     @discardableResult
     public func swap(
         _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant? = nil
-    ) -> Result<SwapResult, Diagnostic> {
+    ) -> Result<SwapResult, Problem> {
         prepareSwap(id, to: source).flatMap { pending in
             replace(pending.running, with: pending.version, started: started ?? options.now()).map { result in
                 swapped(pending, result)
@@ -81,7 +81,7 @@ extension AppRuntime {
     /// child): see `replaceWhenReady`. Any failure leaves the running version in place and returns why.
     public func swapWhenReady(
         _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant? = nil
-    ) async -> Result<SwapResult, Diagnostic> {
+    ) async -> Result<SwapResult, Problem> {
         switch prepareSwap(id, to: source) {
         case .failure(let problem): return .failure(problem)
         case .success(let pending):
@@ -124,7 +124,7 @@ extension AppRuntime {
     }
 
     private func rolledBack(
-        _ running: RunningFeature, to previous: FeatureVersion, _ result: Result<SwapResult, Diagnostic>
+        _ running: RunningFeature, to previous: FeatureVersion, _ result: Result<SwapResult, Problem>
     ) {
         let id = running.manifest.id
         switch result {
@@ -149,7 +149,7 @@ extension AppRuntime {
     /// is posted. A stopped feature runs again once its new Root is in place.
     func replace(
         _ running: RunningFeature, with version: FeatureVersion, started: ContinuousClock.Instant
-    ) -> Result<SwapResult, Diagnostic> {
+    ) -> Result<SwapResult, Problem> {
         let id = running.manifest.id
         var prepared: PreparedRoot
         switch prepareRoot(of: version) {
@@ -202,12 +202,12 @@ extension AppRuntime {
     }
 
     /// A new Root of `version` (its services not handed out yet), or why it could not be made.
-    func prepareRoot(of version: FeatureVersion) -> Result<PreparedRoot, Diagnostic> {
+    func prepareRoot(of version: FeatureVersion) -> Result<PreparedRoot, Problem> {
         do {
             return .success(try prepareRoot(version))
         } catch {
             return .failure(
-                Diagnostic(
+                Problem(
                     .startFailed, subject: version.manifest.id, reason: "the new version failed to start: \(error)",
                     fix: "fix the feature's makeRoot/provide; the running version stays"))
         }

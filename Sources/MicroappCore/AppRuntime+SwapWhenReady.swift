@@ -8,7 +8,7 @@ extension AppRuntime {
     /// Events that arrive meanwhile wait and go, in order, to whichever version runs once it is over.
     func replaceWhenReady(
         _ running: RunningFeature, with version: FeatureVersion, started: ContinuousClock.Instant
-    ) async -> Result<SwapResult, Diagnostic> {
+    ) async -> Result<SwapResult, Problem> {
         let id = running.manifest.id
         swapsUnderWay += 1
         defer { swapEnded() }
@@ -19,7 +19,7 @@ extension AppRuntime {
                 try await preparing.prepareStart()
             } catch {
                 return .failure(
-                    Diagnostic(
+                    Problem(
                         .startFailed, subject: id, reason: "the new version failed to start: \(error)",
                         fix: "check that the feature host can start and the temporary folder is writable"))
             }
@@ -40,7 +40,7 @@ extension AppRuntime {
             } catch {
                 root?.retire()
                 return .failure(
-                    Diagnostic(
+                    Problem(
                         .startFailed, subject: id, reason: "the new version could not take the state: \(error)",
                         fix: "make restore(from:) tolerate older snapshots"))
             }
@@ -62,8 +62,8 @@ extension AppRuntime {
         features[running.manifest.id]?.start == running.start
     }
 
-    private func changedMeanwhile(_ id: String) -> Diagnostic {
-        Diagnostic(
+    private func changedMeanwhile(_ id: String) -> Problem {
+        Problem(
             .startFailed, subject: id, reason: "it changed while the new version started",
             fix: "save again to swap in the newest build")
     }

@@ -106,7 +106,7 @@ public final class AppRuntime: AppDriver {
     var navigationGate = NavigationGate()
 
     /// Problems met while starting features (after resolution), in the same form as loader problems.
-    public private(set) var startProblems: [Diagnostic] = []
+    public private(set) var startProblems: [Problem] = []
     /// Set by front ends; called after the frame changed.
     public var onUpdate: ((Frame, [Notice]) -> Void)?
     /// True after a `quit` event.
@@ -181,8 +181,8 @@ public final class AppRuntime: AppDriver {
             return Frame(
                 feature: id, featureName: feature.manifest.displayName, version: feature.version.number,
                 route: location.url, screen: feature.root.screen(at: location))
-        case .problem(let url, let diagnostic):
-            return problemFrame(url, diagnostic)
+        case .problem(let url, let problem):
+            return problemFrame(url, problem)
         case .stub(let url, let feature):
             return Frame(
                 feature: "microapp", featureName: "\(feature) (not loaded)", version: 0, route: url,
@@ -349,7 +349,7 @@ public final class AppRuntime: AppDriver {
                 manifest: manifest, root: prepared.root, version: version, start: prepared.start)
         } catch {
             startProblems.append(
-                Diagnostic(
+                Problem(
                     .startFailed, subject: manifest.id, reason: "it failed to start: \(error)",
                     fix: "run `swift test --filter \(manifest.displayName)` to see it fail with its mocks"))
         }
@@ -403,13 +403,13 @@ public final class AppRuntime: AppDriver {
     }
 
     /// The host's screen for a route that cannot open: the URL in the title, the reason once, then the fix.
-    private func problemFrame(_ url: String, _ diagnostic: Diagnostic?) -> Frame {
-        let reason = diagnostic?.reason ?? "the feature is not running"
+    private func problemFrame(_ url: String, _ problem: Problem?) -> Frame {
+        let reason = problem?.reason ?? "the feature is not running"
         let screen = Screen(
             title: "Cannot open \(url)", content: [],
             state: .error(
                 ErrorPanel(
-                    title: reason, message: diagnostic.map { "To fix: \($0.fix)" } ?? "",
+                    title: reason, message: problem.map { "To fix: \($0.fix)" } ?? "",
                     actions: [Button(id: "back", title: "Back")])))
         return Frame(feature: "microapp", featureName: options.name, version: 0, route: url, screen: screen)
     }

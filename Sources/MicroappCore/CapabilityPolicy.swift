@@ -28,9 +28,9 @@ public struct CapabilityPolicy: Sendable, Equatable {
     /// What the policy says about a set of features.
     public struct Review: Sendable, Equatable {
         /// Features that may not run, by id, each with its reason.
-        public var refused: [String: Diagnostic] = [:]
+        public var refused: [String: Problem] = [:]
         /// Features that run with a capability the policy does not allow (not strict).
-        public var warnings: [Diagnostic] = []
+        public var warnings: [Problem] = []
 
         /// A review with nothing refused and nothing to warn about.
         public init() {}
@@ -44,7 +44,7 @@ public struct CapabilityPolicy: Sendable, Equatable {
         for manifest in manifests {
             let unknown = manifest.capabilities.filter { !Self.known.contains($0) }
             if !unknown.isEmpty {
-                review.refused[manifest.id] = Diagnostic(
+                review.refused[manifest.id] = Problem(
                     .unknownCapability, subject: manifest.id,
                     reason:
                         "it declares the capability \(Self.list(unknown)), which this host does not know (it knows \(knownNames))",
@@ -56,20 +56,20 @@ public struct CapabilityPolicy: Sendable, Equatable {
             let allowing = allowed.isEmpty ? "nothing" : Self.list(allowed.sorted())
             let options = beyond.map { "--allow \($0)" }.joined(separator: " ")
             if strict {
-                review.refused[manifest.id] = Diagnostic(
+                review.refused[manifest.id] = Problem(
                     .capabilityNotAllowed, subject: manifest.id,
                     reason: "it declares \(Self.list(beyond)), and --strict allows only \(allowing)",
                     fix: "if you trust \(manifest.id) with it, add \(options); otherwise leave the feature out")
             } else if sandboxed.contains(manifest.id) {
                 review.warnings.append(
-                    Diagnostic(
+                    Problem(
                         .capabilityNotAllowed, subject: manifest.id,
                         reason:
                             "it declares \(Self.list(beyond)), beyond what the policy allows (\(allowing)); not granted: it runs in its sandbox without it",
                         fix: "add \(options) if you trust it with that, or run with --strict to refuse it"))
             } else {
                 review.warnings.append(
-                    Diagnostic(
+                    Problem(
                         .capabilityNotAllowed, subject: manifest.id,
                         reason:
                             "it declares \(Self.list(beyond)), beyond what the policy allows (\(allowing)); it has it anyway: it runs in the app's process, with every right of the app",

@@ -9,7 +9,7 @@ extension DependencyResolver {
     /// required keys are not granted and reporting withheld optional ones; answers the table the runtime enforces.
     static func checkGrants(
         _ features: [Candidate], offers: [String: Offer], rules: ResolutionRules, isDisabled: (String) -> Bool,
-        disable: (String, Diagnostic) -> Void, report: (Diagnostic) -> Void
+        disable: (String, Problem) -> Void, report: (Problem) -> Void
     ) -> GrantTable {
         let table = grantTable(features, offers: offers, rules: rules)
         for feature in features where !isDisabled(feature.manifest.id) {
@@ -40,7 +40,7 @@ extension DependencyResolver {
     /// `not-granted`: the feature, the key, who may use it, and the two ways to grant it.
     private static func notGranted(
         _ requirement: Requirement, of feature: Candidate, verdict: GrantVerdict, offer: Offer?, table: GrantTable
-    ) -> Diagnostic {
+    ) -> Problem {
         let id = feature.manifest.id
         let provider = offer?.provider ?? "host"
         let who = verdict.rule ?? GrantRule.default.summary
@@ -48,7 +48,7 @@ extension DependencyResolver {
         if table.rule(of: requirement.key).features.contains(id), feature.trust < GrantRule.namedTrust {
             outcome += " (a feature named by id must be own or pinned: an untrusted library could take any id)"
         }
-        return Diagnostic(
+        return Problem(
             .notGranted, subject: id,
             reason:
                 "\(id) (\(feature.trust.rawValue)) needs \(requirement.key) (\(requirement.access.rawValue)) ← \(provider) grants it to: \(who); \(id) was not granted it, so \(outcome)",

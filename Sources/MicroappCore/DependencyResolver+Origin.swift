@@ -9,7 +9,7 @@ extension DependencyResolver {
     /// Disables the features that declare routes in a scheme that is not theirs or use a name another feature keeps;
     /// returns the features that keep their schemes (in their order), for the route check that follows.
     static func checkOrigin(
-        _ features: [Candidate], rules: ResolutionRules, disable: (String, Diagnostic) -> Void
+        _ features: [Candidate], rules: ResolutionRules, disable: (String, Problem) -> Void
     ) -> [Candidate] {
         // Most trusted first, then load order: who keeps a scheme or a name when the host has not said.
         let ranked = features.enumerated().sorted { ($0.element.trust, -$0.offset) > ($1.element.trust, -$1.offset) }
@@ -44,7 +44,7 @@ extension DependencyResolver {
                 }
                 disable(
                     id,
-                    Diagnostic(
+                    Problem(
                         .schemeTaken, subject: feature.path,
                         reason: "route '\(route)' of \(id) is in the scheme '\(scheme)://', \(whose)",
                         fix:
@@ -62,7 +62,7 @@ extension DependencyResolver {
     /// Refuses every name claim that another feature keeps, and returns who was refused: the holder of each name is
     /// the feature the host reserves it for, else the first of `holders` (ranked) claiming it.
     private static func checkNames(
-        _ features: [Candidate], holders: [Candidate], rules: ResolutionRules, disable: (String, Diagnostic) -> Void
+        _ features: [Candidate], holders: [Candidate], rules: ResolutionRules, disable: (String, Problem) -> Void
     ) -> Set<String> {
         let owners = nameOwners(holders, rules: rules)
         var refused = Set<String>()
@@ -78,7 +78,7 @@ extension DependencyResolver {
                     ?? reserved.map { "which the host reserves for its own \($0)" } ?? "which another feature uses"
                 disable(
                     id,
-                    Diagnostic(
+                    Problem(
                         .nameTaken, subject: feature.path,
                         reason: "\(id) calls itself '\(name)' (its \(kind)), \(whose)",
                         fix:

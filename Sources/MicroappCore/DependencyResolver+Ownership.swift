@@ -15,7 +15,7 @@ extension DependencyResolver {
     /// Disables every feature that claims read-write access to state another feature also claims read-write; when
     /// `owners` names the key's owner and it is among them, only the others.
     static func checkOwners(
-        _ features: [Candidate], owners: [String: String], disable: (String, Diagnostic) -> Void
+        _ features: [Candidate], owners: [String: String], disable: (String, Problem) -> Void
     ) {
         var claimants: [String: [Candidate]] = [:]
         for feature in features {
@@ -46,7 +46,7 @@ extension DependencyResolver {
 
     /// Disables every feature that declares a sign-in route when more than one route in the set is one; when
     /// `owner` is among them, only the others.
-    static func checkSignIn(_ features: [Candidate], owner: String?, disable: (String, Diagnostic) -> Void) {
+    static func checkSignIn(_ features: [Candidate], owner: String?, disable: (String, Problem) -> Void) {
         let declaring = features.filter { $0.manifest.routes.contains(where: \.isSignIn) }
         let routes = declaring.flatMap { feature in
             feature.manifest.routes.filter(\.isSignIn).map { (feature.manifest.id, $0.pattern) }
@@ -71,8 +71,8 @@ extension DependencyResolver {
     /// Refuses every one of `candidates` but the named `owner` (see `isNamedOwner`), once each; a library that only
     /// says it is the owner's id, untrusted, is told why.
     private static func refuseOthers(
-        of owner: String, among candidates: [Candidate], code: Diagnostic.Code, reason: (String) -> String,
-        fix: (String) -> String, disable: (String, Diagnostic) -> Void
+        of owner: String, among candidates: [Candidate], code: Problem.Code, reason: (String) -> String,
+        fix: (String) -> String, disable: (String, Problem) -> Void
     ) {
         var seen = Set<String>()
         for candidate in candidates where !isNamedOwner(candidate, owner) {
@@ -81,7 +81,7 @@ extension DependencyResolver {
             let impostor = id == owner
             disable(
                 id,
-                Diagnostic(
+                Problem(
                     code, subject: impostor ? candidate.path : id,
                     reason: impostor
                         ? "\(reason(id)), and this library is from an untrusted folder: only the repository's own \(owner) or one pinned by a trusted plugins.lock is"
@@ -92,15 +92,15 @@ extension DependencyResolver {
     }
 
     private static func refuseEach(
-        _ ids: [String], code: Diagnostic.Code, reason: (String, String) -> String, fix: String,
-        disable: (String, Diagnostic) -> Void
+        _ ids: [String], code: Problem.Code, reason: (String, String) -> String, fix: String,
+        disable: (String, Problem) -> Void
     ) {
         var seen = Set<String>()
         for id in ids where seen.insert(id).inserted {
             let others = ids.filter { $0 != id }
             disable(
                 id,
-                Diagnostic(
+                Problem(
                     code, subject: id, reason: reason(id, others.isEmpty ? id : others.joined(separator: " and ")),
                     fix: fix))
         }

@@ -26,13 +26,13 @@ public struct Resolution: Sendable {
     /// Features that can start, providers before the features that use them.
     public var startOrder: [String]
     /// Every problem found, each naming its feature or file, with its chain and fix.
-    public var problems: [Diagnostic]
+    public var problems: [Problem]
     /// Features that will not start, with the first reason.
-    public var disabled: [String: Diagnostic]
+    public var disabled: [String: Problem]
     /// The verdict on each requirement of each feature, by feature id, in manifest order.
     public var requirements: [String: [RequirementStatus]] = [:]
     /// What does not stop a feature but should be looked at (a capability granted beyond the policy).
-    public var warnings: [Diagnostic] = []
+    public var warnings: [Problem] = []
     /// What each feature may be handed (the runtime asks it before giving a value); nil: not checked.
     public var grants: GrantTable?
     /// How far the host trusts each feature, by id (the first library of an id), as the grant table holds it.
@@ -47,11 +47,11 @@ public enum DependencyResolver {
     public static func resolve(
         _ candidates: [Candidate], hostOffers: [String: Offer], rules: ResolutionRules = ResolutionRules()
     ) -> Resolution {
-        var problems: [Diagnostic] = []
-        var disabled: [String: Diagnostic] = [:]
-        func disable(_ id: String, _ diagnostic: Diagnostic) {
-            problems.append(diagnostic)
-            if disabled[id] == nil { disabled[id] = diagnostic }
+        var problems: [Problem] = []
+        var disabled: [String: Problem] = [:]
+        func disable(_ id: String, _ problem: Problem) {
+            problems.append(problem)
+            if disabled[id] == nil { disabled[id] = problem }
         }
 
         let features = uniqueFeatures(candidates, problems: &problems)
@@ -83,7 +83,7 @@ public enum DependencyResolver {
             for id in cycle.map(\.feature) where disabled[id] == nil {
                 disable(
                     id,
-                    Diagnostic(
+                    Problem(
                         .cycle, subject: id, reason: "its services depend on each other in a cycle: \(chain)",
                         fix: "break the cycle: move one service to the host, or make one requirement optional"))
             }
@@ -97,7 +97,7 @@ public enum DependencyResolver {
                     guard let offer = offers[requirement.key], let reason = disabled[offer.provider] else { continue }
                     disable(
                         feature.manifest.id,
-                        Diagnostic(
+                        Problem(
                             .providerDisabled, subject: feature.manifest.id,
                             reason:
                                 "\(feature.manifest.id) needs \(requirement.key) (\(requirement.access.rawValue)) ← provided by \(offer.provider), which is disabled (\(reason.code.rawValue): \(reason.reason))",
@@ -119,13 +119,13 @@ public enum DependencyResolver {
     }
 
     /// The first feature with an id wins; later ones are refused, naming both files.
-    private static func uniqueFeatures(_ candidates: [Candidate], problems: inout [Diagnostic]) -> [Candidate] {
+    private static func uniqueFeatures(_ candidates: [Candidate], problems: inout [Problem]) -> [Candidate] {
         var seen: [String: Candidate] = [:]
         var unique: [Candidate] = []
         for candidate in candidates {
             if let first = seen[candidate.manifest.id] {
                 problems.append(
-                    Diagnostic(
+                    Problem(
                         .duplicateFeature, subject: candidate.path,
                         reason: "feature id '\(candidate.manifest.id)' is already taken by \(first.path)",
                         fix: "load only one of the two libraries, or give one of them another id"))
@@ -140,7 +140,7 @@ public enum DependencyResolver {
     /// Claims every route in turn and disables the features whose routes conflict; returns the claims (their
     /// `steps` tell tests how much work the check did).
     @discardableResult
-    static func checkRoutes(_ features: [Candidate], disable: (String, Diagnostic) -> Void) -> RouteClaims {
+    static func checkRoutes(_ features: [Candidate], disable: (String, Problem) -> Void) -> RouteClaims {
         var claimed = RouteClaims()
         // Routes in a feature's own scheme are claimed first, so a library that claims another feature's route
         // is the one refused, whatever the load order.
@@ -163,7 +163,7 @@ public enum DependencyResolver {
                 if let other = claimed.firstConflict(with: pattern, owner: id) {
                     disable(
                         id,
-                        Diagnostic(
+                        Problem(
                             .routeConflict, subject: feature.path,
                             reason:
                                 "route '\(route.pattern)' of \(id) conflicts with '\(other.pattern)' of \(other.owner)",
@@ -174,7 +174,7 @@ public enum DependencyResolver {
             } catch {
                 disable(
                     id,
-                    Diagnostic(
+                    Problem(
                         .badManifest, subject: feature.path, reason: "route \(error)",
                         fix: "write routes as 'feature://segment/{parameter}'"))
             }
@@ -183,7 +183,7 @@ public enum DependencyResolver {
     }
 
     private static func collectOffers(
-        _ features: [Candidate], hostOffers: [String: Offer], disable: (String, Diagnostic) -> Void
+        _ features: [Candidate], hostOffers: [String: Offer], disable: (String, Problem) -> Void
     ) -> [String: Offer] {
         var offers = hostOffers
         for feature in features {
@@ -196,7 +196,7 @@ public enum DependencyResolver {
                     if existing.provider == Container.mocks { continue }
                     disable(
                         feature.manifest.id,
-                        Diagnostic(
+                        Problem(
                             .duplicateProvider, subject: feature.manifest.id,
                             reason:
                                 "\(feature.manifest.id) provides \(provision.key), which \(existing.provider) already provides",
@@ -209,25 +209,25 @@ public enum DependencyResolver {
         return offers
     }
 
-    static func check(_ requirement: Requirement, of feature: Candidate, against offer: Offer?) -> Diagnostic? {
+    static func check(_ requirement: Requirement, of feature: Candidate, against offer: Offer?) -> Problem? {
         let id = feature.manifest.id
         let need = "\(id) needs \(requirement.key) (\(requirement.access.rawValue), \(requirement.type))"
         guard let offer else {
             if requirement.isOptional { return nil }
-            return Diagnostic(
+            return Problem(
                 .missingRequirement, subject: id, reason: "\(need) ← provided by nobody",
                 fix:
                     "register '\(requirement.key)' in the host's container, load a feature that provides it, or mark the requirement optional"
             )
         }
         guard offer.type == requirement.type, offer.kind == requirement.kind else {
-            return Diagnostic(
+            return Problem(
                 .wrongType, subject: id,
                 reason: "\(need) ← \(offer.provider) provides it as \(offer.kind.rawValue) \(offer.type)",
                 fix: "make the requirement and the provider agree on the type of '\(requirement.key)'")
         }
         if let mismatch = shapeMismatch(requirement, offer) {
-            return Diagnostic(
+            return Problem(
                 .wrongShape, subject: id,
                 reason: "\(id) needs \(requirement.key) (\(requirement.kind.rawValue)) \(mismatch)",
                 fix:
@@ -235,7 +235,7 @@ public enum DependencyResolver {
             )
         }
         guard requirement.access <= offer.access else {
-            return Diagnostic(
+            return Problem(
                 .wrongAccess, subject: id,
                 reason: "\(need) ← \(offer.provider) shares it read-only",
                 fix: "ask for read access, or share '\(requirement.key)' read-write (only its one owner should write)")

@@ -27,7 +27,7 @@ public enum FeatureSource: @unchecked Sendable {
     /// How to start the feature: registered through the C entry (or a child process) for a plugin, at hand for a
     /// linked type.
     @MainActor
-    public func register() -> Result<any FeatureFactory, Diagnostic> {
+    public func register() -> Result<any FeatureFactory, Problem> {
         switch self {
         case .plugin(let image): image.register()
         case .linked(let feature): .success(InProcessFeature(feature, origin: origin))
@@ -44,5 +44,5 @@ public protocol LoadedPlugin: Sendable {
     /// What the plugin says about itself.
     var manifest: FeatureManifest { get }
     /// Calls the plugin's registration and returns how to start the feature it handed over.
-    @MainActor func register() -> Result<any FeatureFactory, Diagnostic>
+    @MainActor func register() -> Result<any FeatureFactory, Problem>
 }

@@ -37,15 +37,15 @@ extension ObservableProperty: SharableState where Value: Codable {
     }
 }
 
-extension Diagnostic {
+extension Problem {
     /// A requirement of feature `id` (Swift type `typeName`) with no mock: which key, and how to ship the mock beside
     /// the feature.
-    public static func unmocked(_ requirement: Requirement, feature id: String, typeName: String) -> Diagnostic {
+    public static func unmocked(_ requirement: Requirement, feature id: String, typeName: String) -> Problem {
         let add =
             requirement.kind == .service
             ? "mocks.service(<the DependencyKey '\(requirement.key)'>, Service { request in … })"
             : "mocks.state(<the DependencyKey '\(requirement.key)'>, <its first value>)"
-        return Diagnostic(
+        return Problem(
             .missingRequirement, subject: id,
             reason:
                 "it needs \(requirement.key) (\(requirement.kind.rawValue) \(requirement.type)) and ships no mock for it",

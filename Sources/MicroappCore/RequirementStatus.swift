@@ -40,7 +40,7 @@ extension DependencyResolver {
     /// from the same checks that disable features (`check`, the cycles found, the disabled providers).
     static func requirementStatuses(
         _ features: [Candidate], offers: [String: Offer], cycleEdges: Set<[String]>,
-        disabled: [String: Diagnostic]
+        disabled: [String: Problem]
     ) -> [String: [RequirementStatus]] {
         var statuses: [String: [RequirementStatus]] = [:]
         for feature in features {

@@ -5,7 +5,7 @@ public enum StackEntry: Sendable, Equatable {
     /// A location of a running feature.
     case feature(String, Location)
     /// A route that could not be opened, and why.
-    case problem(url: String, Diagnostic)
+    case problem(url: String, Problem)
     /// In microapp mode, a route into `feature`, which is not loaded: a host screen saying where it would go.
     case stub(url: String, feature: String)
 
@@ -37,7 +37,7 @@ public struct Router: Sendable {
     /// The routes it opens.
     public let table: RouteTable
     /// Features that loaded but do not run, with the reason (their routes explain instead of opening).
-    public let disabled: [String: Diagnostic]
+    public let disabled: [String: Problem]
     /// In microapp mode, how routes of features that are not loaded are stubbed; nil in the full app.
     public let foreign: ForeignRoutes?
     /// The screens, bottom first.
@@ -46,7 +46,7 @@ public struct Router: Sendable {
     public private(set) var pendingAfterSignIn: String?
 
     /// Creates a router with an empty stack; with `foreign`, routes of features that are not loaded are stubs.
-    public init(table: RouteTable, disabled: [String: Diagnostic] = [:], foreign: ForeignRoutes? = nil) {
+    public init(table: RouteTable, disabled: [String: Problem] = [:], foreign: ForeignRoutes? = nil) {
         self.table = table
         self.disabled = disabled
         self.foreign = foreign
@@ -64,7 +64,7 @@ public struct Router: Sendable {
             return Notice(level: .error, code: problem.code.rawValue, message: problem.reason, fix: problem.fix)
         }
         if let reason = disabled[match.entry.feature] {
-            let problem = Diagnostic(
+            let problem = Problem(
                 reason.code, subject: url, reason: "\(match.entry.feature) is not running: \(reason.reason)",
                 fix: reason.fix)
             showProblem(url, problem)
@@ -100,7 +100,7 @@ public struct Router: Sendable {
 
     /// Shows why `url` cannot open: it replaces a problem screen on top (failed attempts, one after another, leave one
     /// screen to go back from, not one each), else goes on top.
-    private mutating func showProblem(_ url: String, _ problem: Diagnostic) {
+    private mutating func showProblem(_ url: String, _ problem: Problem) {
         if case .problem? = top { stack.removeLast() }
         push(.problem(url: url, problem))
     }
@@ -163,7 +163,7 @@ public struct Router: Sendable {
         return table.match(location.url)?.entry.declaration.requiresSession ?? false
     }
 
-    private func unknownRoute(_ url: String) -> Diagnostic {
+    private func unknownRoute(_ url: String) -> Problem {
         let scheme = url.components(separatedBy: "://").first ?? url
         let known = table.entries.filter { $0.feature == scheme }.map(\.pattern.description)
         let reason: String
@@ -176,7 +176,7 @@ public struct Router: Sendable {
         } catch {
             reason = "it is not a route URL: \(error.reason)"
         }
-        return Diagnostic(
+        return Problem(
             .notFound, subject: url, reason: reason, fix: "run `microapp routes` to list the routes that can be opened")
     }
 }

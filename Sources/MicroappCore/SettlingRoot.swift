@@ -12,7 +12,7 @@ public protocol SettlingRoot: Root {
     func settled() async
     /// Waits until a new Root answered its start, the state it was given and the screen at `location` (when given):
     /// nil then, or why not.
-    func ready(showing location: Location?) async -> Diagnostic?
+    func ready(showing location: Location?) async -> Problem?
 }
 
 /// A factory whose start needs blocking work first (forking a child process): `prepareStart` does it off the main

@@ -14,7 +14,7 @@ extension HotSwapper {
         /// When its preparation started: the swap's notice counts from here.
         public let started: ContinuousClock.Instant
         /// Its private copy, or why it could not be made or may not run.
-        let copy: Result<LibraryCopy, Diagnostic>
+        let copy: Result<LibraryCopy, Problem>
         /// The probe's verdict on the copy; nil when it was not probed.
         let verdict: PluginProbe.Verdict?
     }
@@ -40,7 +40,7 @@ extension HotSwapper {
         /// Copies, lock-checks and probes the build at `path`. Blocks (a probe process): call it off the main actor.
         public func prepare(_ path: String) -> Prepared {
             let started = now()
-            let copy = copyToUniquePath(path).flatMap { copy -> Result<LibraryCopy, Diagnostic> in
+            let copy = copyToUniquePath(path).flatMap { copy -> Result<LibraryCopy, Problem> in
                 // A locked folder pins its libraries' bytes: a build the lock does not pin is not run (checked on the
                 // digest of the copy, read once, so the bytes checked are the bytes loaded).
                 if let problem = PluginLock.swapProblem(for: path, sha256: copy.sha256) { return .failure(problem) }
@@ -56,7 +56,7 @@ extension HotSwapper {
 
         /// Copies `path` (opened once, `LibraryCopy`: hashed while copied, a symbolic link resolved once) to a new
         /// file in `directory`, readable by its owner only.
-        private func copyToUniquePath(_ path: String) -> Result<LibraryCopy, Diagnostic> {
+        private func copyToUniquePath(_ path: String) -> Result<LibraryCopy, Problem> {
             let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
             let copy = "\(name)-\(ProcessStatus.current)-\(copies.next()).so"
             do {
@@ -64,7 +64,7 @@ extension HotSwapper {
                 try? Files.remove((directory as NSString).appendingPathComponent(copy))
             } catch {
                 return .failure(
-                    Diagnostic(
+                    Problem(
                         .loadFailed, subject: path, reason: "it could not be copied to \(directory): \(error)",
                         fix: "make \(directory) writable, or free some disk space"))
             }

@@ -69,10 +69,10 @@ public final class HotSwapper {
     /// Swaps in the library at `path` as a new version of `id` (by default the feature its file name belongs to).
     /// Posts a `swapped` notice on success and an `error` notice naming the reason otherwise.
     @discardableResult
-    public func swapLibrary(at path: String, feature id: String? = nil) async -> Result<SwapResult, Diagnostic> {
+    public func swapLibrary(at path: String, feature id: String? = nil) async -> Result<SwapResult, Problem> {
         guard let id = id ?? featureID(forLibrary: path) else {
             return refuse(
-                Diagnostic(
+                Problem(
                     .notFound, subject: path, reason: "no running feature was loaded from a file of that name",
                     fix: "restart the host to load a new feature"), feature: nil)
         }
@@ -95,7 +95,7 @@ public final class HotSwapper {
     /// Swaps in a build `Preparation.prepare` made ready: a copy refused or found unusable is refused here, and the
     /// swap's notice counts the time from the preparation's start.
     @discardableResult
-    public func swap(_ prepared: Prepared) async -> Result<SwapResult, Diagnostic> {
+    public func swap(_ prepared: Prepared) async -> Result<SwapResult, Problem> {
         let started = prepared.started
         let id = prepared.feature
         let work = "a hot swap of \((prepared.path as NSString).lastPathComponent)"
@@ -130,7 +130,7 @@ public final class HotSwapper {
     /// ends the new child and leaves the old one running. The sandbox stands in for the probe: nothing is mapped here.
     private func swapIsolated(
         _ copy: String, feature id: String, log: IsolationLog, since started: ContinuousClock.Instant
-    ) async -> Result<SwapResult, Diagnostic> {
+    ) async -> Result<SwapResult, Problem> {
         let plugin: IsolatedPlugin
         switch await IsolatedPlugin.launch(copy, log: log, mocks: mocks) {
         case .success(let launched): plugin = launched
@@ -147,7 +147,7 @@ public final class HotSwapper {
     }
 
     /// Posts why a build was not swapped in and returns it.
-    private func refuse(_ problem: Diagnostic, feature id: String?) -> Result<SwapResult, Diagnostic> {
+    private func refuse(_ problem: Problem, feature id: String?) -> Result<SwapResult, Problem> {
         let running = id.flatMap { runtime.version(of: $0) }.map { "; v\($0) keeps running" } ?? ""
         let reason =
             problem.code == .sdkMismatch

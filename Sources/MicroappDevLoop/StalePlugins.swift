@@ -132,7 +132,7 @@ package struct StalePlugins {
         let missing = problems.filter { $0.code == "feature-folder-missing" }
         guard let first = missing.first else { return nil }
         return Notice(
-            level: .error, code: first.code,
+            level: .error, code: first.code.rawValue,
             message:
                 "no plugin was built: \(missing.map(\.message).joined(separator: "; ")); the libraries built before run",
             fix: first.fix, detail: missing.map(\.text))

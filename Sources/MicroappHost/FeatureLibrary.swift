@@ -76,7 +76,7 @@ package struct FeatureLibrary {
     /// Throws when no feature has that name; returns the problem when the library cannot be built, loaded or
     /// registered. The build, lock hashes and dlopen run off the main actor.
     @MainActor
-    package static func load(_ request: FeatureRequest) async throws(Problem) -> Result<FeatureLibrary, Diagnostic> {
+    package static func load(_ request: FeatureRequest) async throws(Problem) -> Result<FeatureLibrary, Problem> {
         let locations = request.locations
         let name = request.name
         let folders = pluginFolders(in: locations.repository, environment: request.environment)
@@ -138,7 +138,7 @@ package struct FeatureLibrary {
         guard !lookup.byFile else {
             return .failure(
                 report.problems.first
-                    ?? Diagnostic(
+                    ?? Problem(
                         .loadFailed, subject: lookup.candidates[0], reason: "it did not load", fix: "rebuild it"))
         }
         let directories = (try? locations.directories(adding: request.pluginsFolders)) ?? []
@@ -150,7 +150,7 @@ package struct FeatureLibrary {
     private static func register(
         _ image: PluginImage, request: FeatureRequest, locks: PluginSet.LockCheck, buildFailure: Notice?,
         others: [String: String]
-    ) -> Result<FeatureLibrary, Diagnostic> {
+    ) -> Result<FeatureLibrary, Problem> {
         let feature: any Feature.Type
         switch PluginLoader.register(image) {
         case .success(let registered): feature = registered
@@ -174,11 +174,11 @@ package struct FeatureLibrary {
     private static func launchAlone(
         _ file: String, copy: LibraryCopy?, decision: IsolationDecision, request: FeatureRequest,
         mocks: [String: String], others: [String: String], buildFailure: Notice?, trust: FeatureTrust
-    ) async -> Result<FeatureLibrary, Diagnostic> {
+    ) async -> Result<FeatureLibrary, Problem> {
         let sandbox = request.sandbox
         if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
         // What the copy the lock check read shows without being mapped: the bytes the child will map.
-        let inspected = await BlockingWork.run { () -> Diagnostic? in
+        let inspected = await BlockingWork.run { () -> Problem? in
             guard let copy else { return nil }
             guard case .failure(let problem) = PluginLoader.inspectFile(copy.path) else { return nil }
             return copy.naming(problem)

@@ -16,9 +16,9 @@ package struct LoadedPluginSet {
     /// The resolver's verdict on the set.
     package let resolution: Resolution
     /// Files that could not load, then resolver problems.
-    package let problems: [Diagnostic]
+    package let problems: [Problem]
     /// What did not stop a library from loading but should be looked at (a folder whose lock is gone).
-    package let warnings: [Diagnostic]
+    package let warnings: [Problem]
     /// Libraries of the repository's build folder that were not loaded because their feature folder is gone.
     package let leftover: LeftoverLibraries?
     /// The start-up build's failure, when the plugins were built first and that failed (older libraries loaded).
@@ -28,8 +28,8 @@ package struct LoadedPluginSet {
 
     /// A set of `images` resolved against `container`.
     package init(
-        images: [PluginImage], container: Container, resolution: Resolution, problems: [Diagnostic],
-        warnings: [Diagnostic], leftover: LeftoverLibraries?, buildFailure: Notice?,
+        images: [PluginImage], container: Container, resolution: Resolution, problems: [Problem],
+        warnings: [Problem], leftover: LeftoverLibraries?, buildFailure: Notice?,
         isolation: [String: IsolationDecision]
     ) {
         self.images = images

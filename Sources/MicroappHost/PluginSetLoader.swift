@@ -56,7 +56,7 @@ package enum LoadNotice: Sendable {
     /// Libraries of the build folder left by features whose folder is gone: not loaded.
     case leftover(LeftoverLibraries)
     /// What did not stop a library from loading but should be looked at.
-    case warnings([Diagnostic])
+    case warnings([Problem])
 }
 
 /// The loading pipeline every command shares: find → screen (lock check) → place → load (in this process or in
@@ -82,7 +82,7 @@ package enum PluginSetLoader {
         /// How far the host trusts each library, by path.
         package var trust: [String: FeatureTrust]
         /// Libraries decided `process` that this kernel cannot sandbox (without `--allow-unsandboxed`).
-        package var refused: [Diagnostic]
+        package var refused: [Problem]
         /// The libraries to start in sandboxed children.
         package var isolated: [String]
         /// The libraries to load into this process, with their copies.
@@ -98,14 +98,14 @@ package enum PluginSetLoader {
         /// Where the children's printed lines go.
         package var log: IsolationLog?
         /// Lock, sandbox, load and launch problems.
-        package var problems: [Diagnostic]
+        package var problems: [Problem]
         /// Lock, load and probe-cache warnings.
-        package var warnings: [Diagnostic]
+        package var warnings: [Problem]
 
         /// What loading `images` and starting `isolated` (printing to `log`) gave.
         package init(
             images: [PluginImage], isolated: [IsolatedPlugin] = [], log: IsolationLog? = nil,
-            problems: [Diagnostic] = [], warnings: [Diagnostic] = []
+            problems: [Problem] = [], warnings: [Problem] = []
         ) {
             self.images = images
             self.isolated = isolated
@@ -298,10 +298,10 @@ package enum PluginSetLoader {
     private static func launchIsolated(
         _ copies: [LibraryCopy], zygote: Zygote?, featureHost: String, allowingNetwork: Bool,
         environment: HostEnvironment, allowingUnsandboxed: Bool
-    ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
+    ) async -> (plugins: [IsolatedPlugin], problems: [Problem], log: IsolationLog) {
         let log = IsolationLog(zygote: zygote, environment: environment, allowingUnsandboxed: allowingUnsandboxed)
         var plugins: [IsolatedPlugin] = []
-        var problems: [Diagnostic] = []
+        var problems: [Problem] = []
         // What the copy shows without being mapped (not a shared object, another SDK) is refused here, as
         // in-process, without a child; the child maps that same copy.
         let inspected = await BlockingWork.run {
@@ -309,7 +309,7 @@ package enum PluginSetLoader {
         }
         let launches = inspected.map { copy, file in
             Task { @MainActor in
-                if case .failure(let problem) = file { return Result<IsolatedPlugin, Diagnostic>.failure(problem) }
+                if case .failure(let problem) = file { return Result<IsolatedPlugin, Problem>.failure(problem) }
                 return await IsolatedPlugin.launch(
                     copy.original, prepared: copy, executable: featureHost, log: log,
                     allowingNetwork: allowingNetwork)
@@ -344,8 +344,8 @@ package enum PluginSetLoader {
     }
 
     /// The problem of a second library of a feature already loaded.
-    package static func duplicate(_ plugin: IsolatedPlugin) -> Diagnostic {
-        Diagnostic(
+    package static func duplicate(_ plugin: IsolatedPlugin) -> Problem {
+        Problem(
             .duplicateFeature, subject: plugin.path,
             reason: "feature '\(plugin.manifest.id)' is already loaded from another library",
             fix: "remove one of the two libraries")

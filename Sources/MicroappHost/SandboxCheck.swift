@@ -46,10 +46,10 @@ package struct SandboxCheck: Sendable {
     }
 
     /// Why the library at `path`, decided to run isolated, may not start here; nil when it may.
-    package func refusal(of path: String, _ decision: IsolationDecision) -> Diagnostic? {
+    package func refusal(of path: String, _ decision: IsolationDecision) -> Problem? {
         guard decision.mode == .process, !missing.isEmpty, !allowsUnsandboxed else { return nil }
         let folder = (path as NSString).deletingLastPathComponent
-        return Diagnostic(
+        return Problem(
             .sandboxMissing, subject: path,
             reason:
                 "it runs isolated (\(decision.reason)), and this kernel lacks \(names), which its sandbox needs",
@@ -60,9 +60,9 @@ package struct SandboxCheck: Sendable {
 
     /// Why the library at `path` may not be probed (`probe`, `lock`) here: its probe runs sandboxed, and this kernel
     /// lacks part of the sandbox without `--allow-unsandboxed`; nil when it may.
-    package func probeRefusal(of path: String) -> Diagnostic? {
+    package func probeRefusal(of path: String) -> Problem? {
         guard !missing.isEmpty, !allowsUnsandboxed else { return nil }
-        return Diagnostic(
+        return Problem(
             .sandboxMissing, subject: path,
             reason:
                 "its code runs only in a sandboxed probe process, and this kernel lacks \(names), which that sandbox needs",

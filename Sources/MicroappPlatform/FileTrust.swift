@@ -52,9 +52,9 @@ enum FileTrust {
     /// do when another user owns it.
     static func distrust(
         _ path: String, what: String, ignoring consequence: String, ownerFix: String
-    ) -> (weakness: String, warning: Diagnostic)? {
+    ) -> (weakness: String, warning: Problem)? {
         guard let weakness = weakness(ofFileAndFolder: path) else { return nil }
-        let warning = Diagnostic(
+        let warning = Problem(
             .untrustedFile, subject: path,
             reason: "\(what) is ignored: \(weakness.reason), so someone else could have edited it; \(consequence)",
             fix: weakness.modeFix ?? ownerFix)

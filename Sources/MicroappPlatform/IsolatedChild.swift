@@ -41,7 +41,7 @@ final class IsolatedChild: Sendable {
     static func spawn(
         library: String, prepared: LibraryCopy? = nil, executable: String, zygote: Zygote?,
         environment: [String: String], extra: [String] = [],
-        check: (_ copy: LibraryCopy) -> Diagnostic? = { _ in nil }
+        check: (_ copy: LibraryCopy) -> Problem? = { _ in nil }
     ) throws(StartFailure) -> IsolatedChild {
         _ = LeftoverFolders.sweptOnce
         // The host's pid in the name: a later host removes the folder if this one was killed (`LeftoverFolders`).
@@ -120,7 +120,7 @@ final class IsolatedChild: Sendable {
         /// A system call failed (the copy, the socket, the fork).
         case system(SystemCallError)
         /// `check` refused the private copy.
-        case refused(Diagnostic)
+        case refused(Problem)
 
         /// The failure as an error of its own kind, for callers that pass it on.
         var error: any Error {

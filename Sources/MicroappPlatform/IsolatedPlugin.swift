@@ -26,7 +26,7 @@ public struct IsolatedPlugin: LoadedPlugin {
         _ library: String, prepared: LibraryCopy? = nil, executable: String = IsolatedLaunch.executable,
         log: IsolationLog, timeout: Duration = .seconds(10), mocks: [String: String]? = nil,
         allowingNetwork: Bool = false
-    ) async -> Result<IsolatedPlugin, Diagnostic> {
+    ) async -> Result<IsolatedPlugin, Problem> {
         let extra = mocks.map { ["--mocks", MockChoices.encode($0)] } ?? []
         let first = await launch(
             library, prepared: prepared, executable: executable, log: log, timeout: timeout, extra: extra)
@@ -39,7 +39,7 @@ public struct IsolatedPlugin: LoadedPlugin {
         guard case .success(let again) = granted, again.manifest != plugin.manifest else { return granted }
         again.stop()
         return .failure(
-            Diagnostic(
+            Problem(
                 .lockMismatch, subject: library,
                 reason: "it changed while it was started again with network (it registered another manifest)",
                 fix: "start the app again once the library is no longer being replaced"))
@@ -50,7 +50,7 @@ public struct IsolatedPlugin: LoadedPlugin {
     private static func launch(
         _ library: String, prepared: LibraryCopy?, executable: String, log: IsolationLog, timeout: Duration,
         extra: [String]
-    ) async -> Result<IsolatedPlugin, Diagnostic> {
+    ) async -> Result<IsolatedPlugin, Problem> {
         let remote: IsolatedRoot
         let mocked = extra.contains("--mocks")
         do throws(IsolatedChild.StartFailure) {
@@ -68,7 +68,7 @@ public struct IsolatedPlugin: LoadedPlugin {
             case .refused(let problem): return .failure(problem)
             case .system(let error):
                 return .failure(
-                    Diagnostic(
+                    Problem(
                         .loadFailed, subject: library, reason: "its feature host could not start (\(error))",
                         fix: "check that \(executable) runs and the temporary folder is writable"))
             }
@@ -82,7 +82,7 @@ public struct IsolatedPlugin: LoadedPlugin {
                     remote.welcomed = nil
                     welcomed(
                         .failure(
-                            Diagnostic(
+                            Problem(
                                 .registerHung, subject: library,
                                 reason:
                                     "its feature host did not load and register it within \(seconds) s (the library's constructors or its manifest code hang, or the machine is overloaded)",
@@ -125,7 +125,7 @@ public struct IsolatedPlugin: LoadedPlugin {
 
     /// The factory that starts the feature in the child (a new child for each later start: Restart, a swap).
     @MainActor
-    public func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
+    public func register() -> Result<any FeatureFactory, Problem> { .success(factory) }
 }
 
 /// What the isolated features of one run share: where their printed lines go (set once the runtime exists; lines

@@ -47,7 +47,7 @@ public final class IsolatedRoot: SettlingRoot {
     /// The kernel's count of out-of-memory kills when the child started, to tell an OOM kill from another SIGKILL.
     private let outOfMemoryKillsAtStart = OutOfMemoryCount.read()
     /// Called once with the manifest (or why there is none) when the handshake ends.
-    var welcomed: ((Result<FeatureManifest, Diagnostic>) -> Void)?
+    var welcomed: ((Result<FeatureManifest, Problem>) -> Void)?
     /// Where the feature's printed lines go (a `log` notice each).
     var log: (String) -> Void = { _ in }
     /// `solo`: the child meets every requirement from the feature's own mocks, which own its state: the host's copy
@@ -58,7 +58,7 @@ public final class IsolatedRoot: SettlingRoot {
     /// A `restore` sent whose answer has not come.
     private var restoring = false
     /// Called once when a new version's child answered its start, restore and first screen, or why it did not.
-    private var readiness: ((Diagnostic?) -> Void)?
+    private var readiness: ((Problem?) -> Void)?
     private var readyLocation: Location?
     /// Who waits (`settled()`) until no request is in flight.
     private var settling: [CheckedContinuation<Void, Never>] = []
@@ -181,9 +181,9 @@ public final class IsolatedRoot: SettlingRoot {
 
     /// Waits until the child answered its start, the state sent with `restore(from:)` and the screen at `location`
     /// (when given): nil then, or why not (a child that fails, ends or takes longer than the watchdog's deadline).
-    public func ready(showing location: Location?) async -> Diagnostic? {
+    public func ready(showing location: Location?) async -> Problem? {
         guard phase != .ended else {
-            return Diagnostic(
+            return Problem(
                 .startFailed, subject: library, reason: "its feature host ended before it started",
                 fix: "run `microapp probe \(library)` to see why")
         }
@@ -229,7 +229,7 @@ public final class IsolatedRoot: SettlingRoot {
     private func becameReady(problem: String?, fix: String) {
         guard let readiness else { return }
         self.readiness = nil
-        readiness(problem.map { Diagnostic(.startFailed, subject: library, reason: $0, fix: fix) })
+        readiness(problem.map { Problem(.startFailed, subject: library, reason: $0, fix: fix) })
     }
 
     /// Whether this feature's start was answered (started or refused), or it ended or was never asked to start.
@@ -337,12 +337,12 @@ public final class IsolatedRoot: SettlingRoot {
         case .refused(let reason, let fix, let code):
             guard phase == .handshake else { return cutOff("a refusal after the handshake") }
             // Only a refusal about the feature's own mocks (solo) has a kind and fix of its own.
-            let kind = code.flatMap(Diagnostic.Code.init(rawValue:)).flatMap {
+            let kind = code.flatMap(Problem.Code.init(rawValue:)).flatMap {
                 [.missingRequirement, .mockChoice].contains($0) ? $0 : nil
             }
             welcomed?(
                 .failure(
-                    Diagnostic(
+                    Problem(
                         kind ?? .loadFailed, subject: library, reason: reason.withoutEscapeSequences,
                         fix: kind == nil ? "fix the library and rebuild it" : (fix ?? "").withoutEscapeSequences)))
             welcomed = nil
@@ -446,7 +446,7 @@ public final class IsolatedRoot: SettlingRoot {
         if phase == .handshake {
             welcomed?(
                 .failure(
-                    Diagnostic(
+                    Problem(
                         .loadFailed, subject: library, reason: "its child sent \(what)",
                         fix: "fix the library and rebuild it")))
             welcomed = nil
@@ -480,7 +480,7 @@ public final class IsolatedRoot: SettlingRoot {
             let ending = FeatureStop(library: library, cause: cause).reason
             welcomed(
                 .failure(
-                    Diagnostic(
+                    Problem(
                         .loadFailed, subject: library,
                         reason: "its feature host ended while loading it: \(ending)\(last)",
                         fix:

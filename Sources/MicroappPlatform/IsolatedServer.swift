@@ -74,7 +74,7 @@ public final class IsolatedServer {
         }
     }
 
-    private func refuse(_ reason: String, fix: String? = nil, code: Diagnostic.Code? = nil) {
+    private func refuse(_ reason: String, fix: String? = nil, code: Problem.Code? = nil) {
         let bound = FeatureWire.maximumLine / 4
         channel.send(
             .refused(String(reason.prefix(bound)), fix: fix.map { String($0.prefix(bound)) }, code: code?.rawValue))
@@ -132,7 +132,7 @@ public final class IsolatedServer {
     /// choices first (a usage error, as in-process), then every requirement without a mock, each named.
     private func mockContainer(
         of feature: any Feature.Type, choices: [String: String]
-    ) -> Result<Container, Diagnostic> {
+    ) -> Result<Container, Problem> {
         let mocks = feature.mocks()
         let manifest = feature.manifest
         let container: Container
@@ -140,16 +140,16 @@ public final class IsolatedServer {
             container = try Container.mocked(mocks, choices: choices)
         } catch {
             return .failure(
-                Diagnostic(
+                Problem(
                     .mockChoice, subject: manifest.id, reason: "\(manifest.displayName): --mock \(error.reason)",
                     fix: error.fix))
         }
         let missing = mocks.missing(in: manifest).map {
-            Diagnostic.unmocked($0, feature: manifest.id, typeName: String(describing: feature))
+            Problem.unmocked($0, feature: manifest.id, typeName: String(describing: feature))
         }
         guard missing.isEmpty else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .missingRequirement, subject: manifest.id,
                     reason: missing.map(\.reason).joined(separator: "; ")
                         + "; \(manifest.displayName) cannot run alone until every requirement has a mock",

@@ -34,7 +34,7 @@ public struct LibraryCopy: Sendable, Equatable {
     /// Opens `original` once (`O_NOFOLLOW`; a symbolic link resolved once), checks it, and copies it while hashing
     /// into `folder` (a folder only this user can write), as `name` (the library's file name by default).
     public static func make(_ original: String, in folder: String, name: String? = nil) -> Result<
-        LibraryCopy, Diagnostic
+        LibraryCopy, Problem
     > {
         let source: Int32
         switch open(original) {
@@ -58,7 +58,7 @@ public struct LibraryCopy: Sendable, Equatable {
     /// copy, and nothing is read or hashed (see `LibraryStore` for why that is sound); any other is copied into the
     /// store while hashed, and its identity remembered when it has not changed for a second. Without a store, or
     /// when the store fails, the copy goes to this process's own folder (`make(_:)`).
-    public static func make(_ original: String, store: LibraryStore?) -> Result<LibraryCopy, Diagnostic> {
+    public static func make(_ original: String, store: LibraryStore?) -> Result<LibraryCopy, Problem> {
         guard let store else { return make(original) }
         let source: Int32
         let identity: FileIdentity
@@ -121,14 +121,14 @@ public struct LibraryCopy: Sendable, Equatable {
 
     /// `make` into this process's private folder of libraries loaded here, under a name no other copy had
     /// (`<n>-libAuth.so`): a loaded copy is never replaced, and is removed only when the process ends.
-    public static func make(_ original: String) -> Result<LibraryCopy, Diagnostic> {
+    public static func make(_ original: String) -> Result<LibraryCopy, Problem> {
         switch loadedFolder {
         case .success(let folder):
             let number = copies.add(1, ordering: .relaxed).newValue
             return make(original, in: folder, name: "\(number)-" + (original as NSString).lastPathComponent)
         case .failure(let error):
             return .failure(
-                Diagnostic(
+                Problem(
                     .loadFailed, subject: original,
                     reason: "no private folder could be made for its copy (\(error.problem.reason))",
                     fix: "make the temporary folder (\(NSTemporaryDirectory())) writable"))
@@ -136,7 +136,7 @@ public struct LibraryCopy: Sendable, Equatable {
     }
 
     /// `problem` about this library: the copy's path, wherever a message names it, becomes the original's.
-    public func naming(_ problem: Diagnostic) -> Diagnostic {
+    public func naming(_ problem: Problem) -> Problem {
         var named = problem
         if named.subject == path { named.subject = original }
         named.reason = named.reason.replacingOccurrences(of: path, with: original)
@@ -177,7 +177,7 @@ public struct LibraryCopy: Sendable, Equatable {
 
     /// The library opened for reading and checked: a regular file (a symbolic link resolved once, the target
     /// opened without following another), that `FileTrust` believes, in a folder it believes.
-    private static func open(_ original: String) -> Result<(descriptor: Int32, info: stat), Diagnostic> {
+    private static func open(_ original: String) -> Result<(descriptor: Int32, info: stat), Problem> {
         var file = original
         var descriptor = Glibc.open(original, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         var folders = [folder(of: original)]
@@ -199,7 +199,7 @@ public struct LibraryCopy: Sendable, Equatable {
         guard info.st_mode & S_IFMT == S_IFREG else {
             _ = close(descriptor)
             return .failure(
-                Diagnostic(
+                Problem(
                     .notSharedObject, subject: original, reason: "it is not a regular file\(linked)",
                     fix: "point Microapps at lib<Feature>.so files or the folder that holds them"))
         }
@@ -211,7 +211,7 @@ public struct LibraryCopy: Sendable, Equatable {
         if let weakness {
             _ = close(descriptor)
             return .failure(
-                Diagnostic(
+                Problem(
                     .unsafePermissions, subject: original, reason: weakness.reason + linked,
                     fix: weakness.modeFix ?? "copy the plugin into a folder you own, or `chown` it to yourself"))
         }
@@ -234,19 +234,19 @@ public struct LibraryCopy: Sendable, Equatable {
         return true
     }
 
-    private static func unreadable(_ path: String, _ number: Int32) -> Diagnostic {
+    private static func unreadable(_ path: String, _ number: Int32) -> Problem {
         if number == ENOENT {
-            return Diagnostic(
+            return Problem(
                 .notFound, subject: path, reason: "no such file",
                 fix: "check the path, or build the plugins with `swift build`")
         }
-        return Diagnostic(
+        return Problem(
             .loadFailed, subject: path, reason: "it cannot be read (\(String(cString: strerror(number))))",
             fix: "give the current user read permission on it")
     }
 
-    private static func notCopied(_ path: String, _ copy: String, _ number: Int32) -> Diagnostic {
-        Diagnostic(
+    private static func notCopied(_ path: String, _ copy: String, _ number: Int32) -> Problem {
+        Problem(
             .loadFailed, subject: path,
             reason: "it could not be copied to \(copy) (\(String(cString: strerror(number))))",
             fix: "make the temporary folder writable, or free some disk space")

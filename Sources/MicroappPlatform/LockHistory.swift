@@ -43,9 +43,9 @@ public struct LockHistory: Sendable {
     }
 
     /// Why `folder`, which has no lock now, should have one; nil when it never had one.
-    public func problem(withUnlocked folder: String) -> Diagnostic? {
+    public func problem(withUnlocked folder: String) -> Problem? {
         guard contains(folder) else { return nil }
-        return Diagnostic(
+        return Problem(
             .lockMissing, subject: (folder as NSString).appendingPathComponent(PluginLock.fileName),
             reason: "the folder had a \(PluginLock.fileName) before and has none now, so its libraries load unchecked",
             fix:

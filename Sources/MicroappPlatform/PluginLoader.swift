@@ -32,7 +32,7 @@ public struct PluginImage: @unchecked Sendable {
 extension PluginImage: LoadedPlugin {
     /// Calls the plugin's `register_feature` and returns the feature type it handed over, to run in this process.
     @MainActor
-    public func register() -> Result<any FeatureFactory, Diagnostic> {
+    public func register() -> Result<any FeatureFactory, Problem> {
         PluginLoader.register(self).map { InProcessFeature($0, origin: path) }
     }
 }
@@ -55,18 +55,18 @@ struct OpenedPlugin: @unchecked Sendable {
 public enum PluginLoader {
     /// Loads `path` and reads its descriptor: the SDK version in the file is checked against `sdk` before
     /// `dlopen`, the descriptor's ABI version and size before any other field.
-    public static func load(_ path: String, sdk: SDKVersion = .current) -> Result<PluginImage, Diagnostic> {
+    public static func load(_ path: String, sdk: SDKVersion = .current) -> Result<PluginImage, Problem> {
         open(path, sdk: sdk).flatMap(describe)
     }
 
     /// Loads the private copy of a library (`LibraryCopy`): the bytes that were checked and hashed are the bytes
     /// mapped; messages and the image name the library as it was found.
-    public static func load(_ copy: LibraryCopy, sdk: SDKVersion = .current) -> Result<PluginImage, Diagnostic> {
+    public static func load(_ copy: LibraryCopy, sdk: SDKVersion = .current) -> Result<PluginImage, Problem> {
         open(copy, sdk: sdk).flatMap(describe)
     }
 
     /// Opens the private copy of a library and checks its descriptor, naming the original.
-    static func open(_ copy: LibraryCopy, sdk: SDKVersion) -> Result<OpenedPlugin, Diagnostic> {
+    static func open(_ copy: LibraryCopy, sdk: SDKVersion) -> Result<OpenedPlugin, Problem> {
         switch open(copy.path, sdk: sdk) {
         case .success(let opened):
             return .success(
@@ -84,7 +84,7 @@ public enum PluginLoader {
     /// for the library (a version text that is not one): load it the whole way then.
     static func open(
         _ copy: LibraryCopy, described description: LibraryDescription, sdk: SDKVersion
-    ) -> Result<PluginImage, Diagnostic>? {
+    ) -> Result<PluginImage, Problem>? {
         guard let version = description.sdk else { return nil }
         if let problem = SDKVersionSymbol.problem(with: [version], at: copy.original, host: sdk) {
             return .failure(problem)
@@ -109,7 +109,7 @@ public enum PluginLoader {
     ///
     /// `PluginSet.load` opens every library first and decodes afterwards: decoding right after each `dlopen` is
     /// several times slower, the runtime's caches going cold with each new image (`loader-benchmark` shows both).
-    static func describe(_ opened: OpenedPlugin) -> Result<PluginImage, Diagnostic> {
+    static func describe(_ opened: OpenedPlugin) -> Result<PluginImage, Problem> {
         do {
             let manifest = try ManifestCoding.decode(utf8: opened.manifestJSON)
             return .success(
@@ -118,7 +118,7 @@ public enum PluginLoader {
                     descriptor: opened.descriptor))
         } catch {
             return .failure(
-                Diagnostic(
+                Problem(
                     .badManifest, subject: opened.path, reason: "its manifest is unusable: \(error.reason)",
                     fix: error.fix))
         }
@@ -127,14 +127,14 @@ public enum PluginLoader {
     /// What the file at `path` shows before anything maps it: a shared object this user may load (owner,
     /// permissions, ELF header), exporting the entry symbol, built against an SDK `sdk` runs; answers the plugin's SDK
     /// version. `open` checks it before `dlopen`, and the host before a feature-host child maps the library.
-    public static func inspectFile(_ path: String, sdk: SDKVersion = .current) -> Result<SDKVersion, Diagnostic> {
+    public static func inspectFile(_ path: String, sdk: SDKVersion = .current) -> Result<SDKVersion, Problem> {
         if let problem = SharedObjectCheck.problem(at: path) { return .failure(problem) }
         let symbols: PluginSymbols
         switch PluginSymbols.read(path) {
         case .success(let read): symbols = read
         case .failure(let error):
             return .failure(
-                Diagnostic(
+                Problem(
                     .sdkMismatch, subject: path, reason: "its SDK version cannot be read: \(error.reason)",
                     fix: "rebuild the plugin against SDK \(sdk.major).x (`swift build`); the file may be damaged"))
         }
@@ -150,7 +150,7 @@ public enum PluginLoader {
     ///
     /// The SDK version symbol is read from the file first: a plugin built against an SDK this host cannot run is
     /// refused before `dlopen` runs its initializers.
-    static func open(_ path: String, sdk: SDKVersion) -> Result<OpenedPlugin, Diagnostic> {
+    static func open(_ path: String, sdk: SDKVersion) -> Result<OpenedPlugin, Problem> {
         let pluginSDK: SDKVersion
         switch inspectFile(path, sdk: sdk) {
         case .success(let version): pluginSDK = version
@@ -160,12 +160,12 @@ public enum PluginLoader {
     }
 
     /// `dlopen` of `path` and the call of its entry: the descriptor it answers, not checked yet.
-    private static func map(_ path: String) -> Result<UnsafePointer<microapp_descriptor>, Diagnostic> {
+    private static func map(_ path: String) -> Result<UnsafePointer<microapp_descriptor>, Problem> {
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let message = dlerror().map { String(cString: $0) } ?? "unknown reason"
             if message.contains("position-independent executable") { return .failure(executable(path)) }
             return .failure(
-                Diagnostic(
+                Problem(
                     .loadFailed, subject: path, reason: "dlopen failed: \(message)",
                     fix:
                         "a missing library or undefined symbol means it was built with another toolchain or SDK: rebuild it with this host's (`swift build`)"
@@ -175,7 +175,7 @@ public enum PluginLoader {
         let entry = unsafeBitCast(symbol, to: microapp_entry_fn.self)
         guard let descriptor = entry() else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .nullDescriptor, subject: path, reason: "`microapp_entry` returned null",
                     fix: "make sure the feature's manifest can be encoded (see the plugin's own tests)"))
         }
@@ -183,15 +183,15 @@ public enum PluginLoader {
     }
 
     /// An executable where a library was expected.
-    private static func executable(_ path: String) -> Diagnostic {
-        Diagnostic(
+    private static func executable(_ path: String) -> Problem {
+        Problem(
             .notSharedObject, subject: path, reason: "it is an executable, not a shared library",
             fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder")
     }
 
     /// A library that does not export the entry symbol.
-    private static func noEntrySymbol(_ path: String) -> Diagnostic {
-        Diagnostic(
+    private static func noEntrySymbol(_ path: String) -> Problem {
+        Problem(
             .noEntrySymbol, subject: path, reason: "it exports no `\(MICROAPP_ENTRY_SYMBOL)` symbol",
             fix:
                 "add `@_cdecl(\"microapp_entry\") public func entry() -> UnsafeRawPointer? { MicroappEntry.export(MyFeature.self) }` to the plugin"
@@ -199,17 +199,17 @@ public enum PluginLoader {
     }
 
     /// Calls the plugin's `register_feature` and returns the feature type it handed over.
-    public static func register(_ image: PluginImage) -> Result<any Feature.Type, Diagnostic> {
+    public static func register(_ image: PluginImage) -> Result<any Feature.Type, Problem> {
         guard let descriptor = image.descriptor else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .registerFailed, subject: image.path,
                     reason: "it was described from its probe record and not loaded in this process",
                     fix: "load it with `PluginSet.load` (mapping) before registering it; this is a bug in the caller"))
         }
         guard let registerFeature = descriptor.pointee.register_feature else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .registerFailed, subject: image.path, reason: "its descriptor has no register_feature function",
                     fix: "export the entry with `MicroappEntry.export(MyFeature.self)` rather than by hand"))
         }
@@ -217,7 +217,7 @@ public enum PluginLoader {
         let status = registrar.withOpaquePointer { registerFeature(descriptor, $0) }
         guard status == MICROAPP_STATUS_OK, let feature = registrar.feature else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .registerFailed, subject: image.path,
                     reason: "register_feature returned status \(status) and registered no feature",
                     fix: "export the entry with `MicroappEntry.export(MyFeature.self)` rather than by hand"))
@@ -229,12 +229,12 @@ public enum PluginLoader {
     /// version the file's symbol named; the descriptor must say the same.
     private static func check(
         _ descriptor: UnsafePointer<microapp_descriptor>, path: String, sdk: SDKVersion
-    ) -> Result<OpenedPlugin, Diagnostic> {
+    ) -> Result<OpenedPlugin, Problem> {
         let layout = DescriptorFields(descriptor)
         let major = layout.abiVersion >> 16
         guard major == MICROAPP_ABI_MAJOR else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .abiMismatch, subject: path,
                     reason:
                         "it was built for entry ABI \(major).\(layout.abiVersion & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
@@ -242,7 +242,7 @@ public enum PluginLoader {
         }
         guard layout.size >= DescriptorFields.minimumSize else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .shortDescriptor, subject: path,
                     reason:
                         "its descriptor is \(layout.size) bytes; ABI \(MICROAPP_ABI_MAJOR) needs at least \(DescriptorFields.minimumSize)",
@@ -259,7 +259,7 @@ public enum PluginLoader {
             case .null, .notInDescriptor: what = "no SDK version"
             }
             return .failure(
-                Diagnostic(
+                Problem(
                     .sdkMismatch, subject: path,
                     reason: "its descriptor says \(what) but the library needs SDK \(sdk)'s version symbol",
                     fix:
@@ -269,13 +269,13 @@ public enum PluginLoader {
         let fields = descriptor.pointee
         guard let json = fields.manifest_json else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .badManifest, subject: path, reason: "its manifest is null",
                     fix: "export the entry with `MicroappEntry.export(MyFeature.self)`"))
         }
         guard let length = DescriptorFields.boundedLength(json, limit: ManifestCoding.maximumSize) else {
             return .failure(
-                Diagnostic(
+                Problem(
                     .badManifest, subject: path,
                     reason: "its manifest is longer than \(ManifestCoding.maximumSize) bytes",
                     fix: "keep the manifest to identity, routes and keys"))

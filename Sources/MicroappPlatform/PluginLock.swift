@@ -53,7 +53,7 @@ public struct PluginLock: Codable, Sendable, Equatable {
 
     /// Why the lock in `folder` is not believed (it or the folder could be written by someone else), nil when it is
     /// or there is none: such a lock is ignored, and its libraries count as not pinned.
-    public static func distrust(in folder: String) -> (weakness: String, warning: Diagnostic)? {
+    public static func distrust(in folder: String) -> (weakness: String, warning: Problem)? {
         FileTrust.distrust(
             (folder as NSString).appendingPathComponent(fileName), what: fileName,
             ignoring: "its libraries are not checked against it, and run isolated under --isolation auto",
@@ -63,7 +63,7 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// Why the private copy of the library at `path` (a new build, a feature's child), whose bytes hash to
     /// `sha256`, may not run: its folder has a trusted lock that does not pin those bytes (or a lock that cannot be
     /// read); nil when nothing stands in the way. An ignored lock pins nothing, as at start-up, where it was reported.
-    public static func swapProblem(for path: String, sha256: String) -> Diagnostic? {
+    public static func swapProblem(for path: String, sha256: String) -> Problem? {
         let folder = (path as NSString).deletingLastPathComponent
         guard distrust(in: folder) == nil else { return nil }
         do {
@@ -84,13 +84,13 @@ public struct PluginLock: Codable, Sendable, Equatable {
     }
 
     /// The lock in `folder`, nil when there is none; throws when it exists but cannot be read.
-    public static func load(in folder: String) throws(Diagnostic) -> PluginLock? {
+    public static func load(in folder: String) throws(Problem) -> PluginLock? {
         let path = (folder as NSString).appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
             return try JSONDecoder().decode(PluginLock.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-            throw Diagnostic(
+            throw Problem(
                 .lockMismatch, subject: path, reason: "it cannot be read (\(error.localizedDescription))",
                 fix: "write it again with `microapp lock \(folder)`")
         }
@@ -106,16 +106,16 @@ public struct PluginLock: Codable, Sendable, Equatable {
 
     /// Why the library at `path`, whose bytes (as read once, into its private copy) hash to `actual`, may not be
     /// loaded under this lock, or nil if it matches.
-    public func problem(with path: String, sha256 actual: String) -> Diagnostic? {
+    public func problem(with path: String, sha256 actual: String) -> Problem? {
         let name = (path as NSString).lastPathComponent
         let folder = (path as NSString).deletingLastPathComponent
         guard let entry = libraries[name] else {
-            return Diagnostic(
+            return Problem(
                 .lockMismatch, subject: path, reason: "it is not in \(Self.fileName)",
                 fix: "if you trust it, run `microapp lock \(folder)` to add it; otherwise remove it")
         }
         guard actual == entry.sha256 else {
-            return Diagnostic(
+            return Problem(
                 .lockMismatch, subject: path,
                 reason:
                     "its SHA-256 \(actual.prefix(12))… differs from \(entry.sha256.prefix(12))… in \(Self.fileName)",

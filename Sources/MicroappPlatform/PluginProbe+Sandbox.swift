@@ -15,12 +15,12 @@ extension PluginProbe {
     /// Confines this probe process before the library at `library` is mapped; call it while the process has one
     /// thread. Answers why it could not (the probe then refuses the library, and this process must end without
     /// mapping it); `allowingUnsandboxed` (`--allow-unsandboxed`) skips what the kernel lacks.
-    public static func sandbox(_ library: String, allowingUnsandboxed: Bool) -> Diagnostic? {
+    public static func sandbox(_ library: String, allowingUnsandboxed: Bool) -> Problem? {
         do {
             try Sandbox.apply(sandboxPolicy(library: library, allowingUnsandboxed: allowingUnsandboxed))
             return nil
         } catch {
-            return Diagnostic(
+            return Problem(
                 .sandboxMissing, subject: library,
                 reason:
                     "it is probed in a sandboxed process, and the sandbox could not be applied: \(error.problem.reason)",

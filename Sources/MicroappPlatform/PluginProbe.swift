@@ -17,9 +17,9 @@ public struct PluginProbe: Sendable {
         /// The library loaded and registered in the child.
         case usable
         /// The library was refused with a diagnostic (not a crash): the in-process load would refuse it too.
-        case refused(Diagnostic)
+        case refused(Problem)
         /// The child died or hung: the library is blocked until it changes.
-        case blocked(Diagnostic)
+        case blocked(Problem)
     }
 
     /// The executable that understands `probe --json FILE` (the host itself by default).
@@ -93,7 +93,7 @@ public struct PluginProbe: Sendable {
     /// What a probe process said, or why it said nothing usable (it crashed, hung or could not start).
     private enum Outcome {
         case report(ProbeReport)
-        case blocked(Diagnostic)
+        case blocked(Problem)
     }
 
     private static func verdict(_ outcome: Outcome) -> Verdict {
@@ -176,7 +176,7 @@ public struct PluginProbe: Sendable {
         switch termination {
         case .timedOut:
             return .blocked(
-                Diagnostic(
+                Problem(
                     .probeHung, subject: path,
                     reason:
                         "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
@@ -184,7 +184,7 @@ public struct PluginProbe: Sendable {
         case .signalled(let signal):
             let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
             return .blocked(
-                Diagnostic(
+                Problem(
                     .probeCrashed, subject: path,
                     reason: "loading it crashed a probe process (\(name), signal \(signal))",
                     fix:
@@ -195,7 +195,7 @@ public struct PluginProbe: Sendable {
         let data = (try? Data(contentsOf: URL(fileURLWithPath: child.output))) ?? Data()
         guard let result = try? JSONDecoder().decode(ProbeReport.self, from: data) else {
             return .blocked(
-                Diagnostic(
+                Problem(
                     .probeFailed, subject: path,
                     reason: "the probe process exited \(status >> 8) without a verdict",
                     fix: "run `microapp probe \(path)` by hand to see what it prints"))
@@ -203,8 +203,8 @@ public struct PluginProbe: Sendable {
         return .report(result)
     }
 
-    private func cannotStart(_ path: String) -> Diagnostic {
-        Diagnostic(
+    private func cannotStart(_ path: String) -> Problem {
+        Problem(
             .probeFailed, subject: path, reason: "the probe process could not start (\(executable))",
             fix: "reinstall microapp; the probe runs the host executable itself")
     }
@@ -287,7 +287,7 @@ public struct ProbeReport: Codable, Sendable {
     /// The manifest, when the library is usable.
     public var manifest: ManifestSummary?
     /// Why it was refused.
-    public var problem: Diagnostic?
+    public var problem: Problem?
     /// What a usable library passed: `loaded`, `registered`, `manifest`, and `first screens` when they were drawn.
     public var checked: [String]?
     /// What the probe did not check and why, such as `first screens (no mocks)`; empty when all was checked.
@@ -298,7 +298,7 @@ public struct ProbeReport: Codable, Sendable {
 
     /// Creates a report.
     public init(
-        file: String, verdict: String, manifest: FeatureManifest? = nil, problem: Diagnostic? = nil,
+        file: String, verdict: String, manifest: FeatureManifest? = nil, problem: Problem? = nil,
         checked: [String]? = nil, notChecked: [String]? = nil
     ) {
         self.file = file

@@ -9,9 +9,9 @@ public enum PluginSet {
         /// Libraries that loaded and described themselves.
         public var images: [PluginImage]
         /// Files that could not be used, one diagnostic each.
-        public var problems: [Diagnostic]
+        public var problems: [Problem]
         /// What did not stop a library from loading but should be looked at (a folder whose lock is gone).
-        public var warnings: [Diagnostic] = []
+        public var warnings: [Problem] = []
         /// What its folder's lock says about each library that loaded, by path (`absent` when locks were not read).
         public var locks: [String: LibraryTrust.Lock] = [:]
 
@@ -98,9 +98,9 @@ public enum PluginSet {
         public var grants: [String: [String]] = [:]
         /// Files that could not be read or copied, files a trusted lock does not pin (`lock-mismatch`), and locks
         /// that cannot be read.
-        public var problems: [Diagnostic] = []
+        public var problems: [Problem] = []
         /// Ignored locks (writable by someone else), and folders that had a lock and have none now.
-        public var warnings: [Diagnostic] = []
+        public var warnings: [Problem] = []
 
         /// An empty check, to fill in (a placement decided from plain values in a test).
         public init() {}
@@ -232,14 +232,14 @@ public enum PluginSet {
     }
 
     /// Records a locked folder in `history`, or says that an unlocked one had a lock before; nil when all is well.
-    private static func remember(_ lock: PluginLock?, of folder: String, in history: LockHistory?) -> Diagnostic? {
+    private static func remember(_ lock: PluginLock?, of folder: String, in history: LockHistory?) -> Problem? {
         guard let history else { return nil }
         guard lock != nil else { return history.problem(withUnlocked: folder) }
         do {
             try history.record(folder)
             return nil
         } catch {
-            return Diagnostic(
+            return Problem(
                 .lockMissing, subject: history.file,
                 reason: "could not remember that \(folder) is locked (\(error.localizedDescription))",
                 fix:

@@ -23,7 +23,7 @@ public struct ProbeCache: Sendable {
     /// would spend milliseconds encoding and replacing the file it just read).
     private var isChanged = false
     /// Why the cache on disk was not believed (it or its folder could be written by someone else), nil when it was.
-    public let distrust: Diagnostic?
+    public let distrust: Problem?
 
     /// The cache at `file` (`defaultFile(in:)`); a missing or unreadable cache (or one of an earlier format) is an
     /// empty one, so the worst case is probing again. So is one that another user, or this user's group, could have
@@ -99,7 +99,7 @@ public struct ProbeRecord: Codable, Sendable, Equatable {
     /// Whether the library loaded and registered in the probe.
     public var usable: Bool
     /// Why it is blocked (it crashed or hung a probe).
-    public var problem: Diagnostic?
+    public var problem: Problem?
     /// Its manifest and SDK version as the probe read them; nil in a record of an older probe (then the loader
     /// reads them from the library, as before).
     public var description: LibraryDescription?

@@ -13,10 +13,10 @@ public enum SDKVersionSymbol {
     }
 
     /// Why a plugin needing `versions` cannot load in a host running SDK `host`, or nil when it can.
-    static func problem(with versions: [SDKVersion], at path: String, host: SDKVersion) -> Diagnostic? {
+    static func problem(with versions: [SDKVersion], at path: String, host: SDKVersion) -> Problem? {
         let rebuild = "rebuild the plugin against SDK \(host.major).x (this host's MicroappSDK)"
         guard let plugin = versions.first else {
-            return Diagnostic(
+            return Problem(
                 .sdkMismatch, subject: path,
                 reason:
                     "it names no SDK version (no `\(SDKVersion.symbolPrefix)<major>_<minor>` symbol): it was built against an SDK before 1.0 or exports its entry by hand",
@@ -24,16 +24,16 @@ public enum SDKVersionSymbol {
         }
         guard versions.count == 1 else {
             let names = versions.map(\.description).sorted().joined(separator: " and ")
-            return Diagnostic(
+            return Problem(
                 .sdkMismatch, subject: path, reason: "it needs SDK versions \(names) at once", fix: rebuild)
         }
         guard !host.accepts(plugin) else { return nil }
         let reason = "it was built against SDK \(plugin); this host runs SDK \(host)"
         if plugin.major < host.major {
-            return Diagnostic(.sdkMismatch, subject: path, reason: reason, fix: rebuild)
+            return Problem(.sdkMismatch, subject: path, reason: reason, fix: rebuild)
         }
         let update = plugin.major > host.major ? "\(plugin.major).x" : "\(plugin) or later"
-        return Diagnostic(
+        return Problem(
             .sdkMismatch, subject: path, reason: reason,
             fix: "update the host to SDK \(update), or \(rebuild)")
     }

@@ -50,15 +50,15 @@ enum SharedObjectCheck {
     }
 
     /// The problem with the file at `path`, or nil if `dlopen` may try it.
-    static func problem(at path: String) -> Diagnostic? {
+    static func problem(at path: String) -> Problem? {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return Diagnostic(
+            return Problem(
                 .notFound, subject: path, reason: "no such file",
                 fix: "check the path, or build the plugins with `swift build`")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            return Diagnostic(
+            return Problem(
                 .notSharedObject, subject: path, reason: "it is not a regular file",
                 fix: "point Microapps at lib<Feature>.so files or the folder that holds them")
         }
@@ -71,7 +71,7 @@ enum SharedObjectCheck {
             return problem
         }
         guard let file = FileHandle(forReadingAtPath: path) else {
-            return Diagnostic(
+            return Problem(
                 .loadFailed, subject: path, reason: "it cannot be read (\(String(cString: strerror(errno))))",
                 fix: "give the current user read permission on it")
         }
@@ -80,21 +80,21 @@ enum SharedObjectCheck {
         let isELF = header.count >= 20 && header.starts(with: [0x7F, 0x45, 0x4C, 0x46])
         // e_type (offset 16) 3 is ET_DYN, a shared object; e_machine (offset 18) is the architecture.
         guard isELF, header[16] == 3 else {
-            return Diagnostic(
+            return Problem(
                 .notSharedObject, subject: path,
                 reason: isELF ? "it is an ELF file but not a shared object" : "it is not an ELF shared object",
                 fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder")
         }
         let machine = UInt16(header[18]) | UInt16(header[19]) << 8
         guard machine == hostMachine else {
-            return Diagnostic(
+            return Problem(
                 .notSharedObject, subject: path,
                 reason: "it is built for another architecture (ELF machine \(machine); this host is \(hostMachine))",
                 fix: "build the plugin on (or for) this machine's architecture")
         }
         // dlopen maps segments without checking that the file holds them: a truncated library dies with SIGBUS.
         if let reason = truncation(of: file, header: header, size: UInt64(info.st_size)) {
-            return Diagnostic(
+            return Problem(
                 .notSharedObject, subject: path, reason: "it is truncated: \(reason)",
                 fix: "rebuild the plugin (`swift build`) or copy it again; the file is incomplete")
         }
@@ -104,9 +104,9 @@ enum SharedObjectCheck {
     /// Code that someone else could have replaced is not loaded (see `FileTrust`).
     private static func ownershipProblem(
         _ path: String, _ info: stat, what: String, file: String? = nil
-    ) -> Diagnostic? {
+    ) -> Problem? {
         guard let weakness = FileTrust.weakness(path, info, what: what) else { return nil }
-        return Diagnostic(
+        return Problem(
             .unsafePermissions, subject: file ?? path, reason: weakness.reason,
             fix: weakness.modeFix ?? "copy the plugin into a folder you own, or `chown` it to yourself")
     }

@@ -32,6 +32,6 @@ public enum ReleaseCode: String, Sendable, CaseIterable {
 extension Problem {
     /// A problem with one of the release rules' codes.
     init(_ code: ReleaseCode, subject: String, reason: String, fix: String) {
-        self.init(code: code.rawValue, subject: subject, reason: reason, fix: fix)
+        self.init(Code(rawValue: code.rawValue), subject: subject, reason: reason, fix: fix)
     }
 }

@@ -65,12 +65,12 @@ enum Console {
     }
 
     /// Warnings for people: `microapp: warning: <subject>: <reason>` and the fix.
-    static func warn(_ warnings: [Diagnostic]) {
+    static func warn(_ warnings: [Problem]) {
         for warning in warnings { err(warning, label: "warning") }
     }
 
     /// Problems for people: `microapp: problem with <subject>: <reason>` and the fix.
-    static func report(_ problems: [Diagnostic]) {
+    static func report(_ problems: [Problem]) {
         for problem in problems { err(problem) }
     }
 }

@@ -105,7 +105,7 @@ extension FeatureLibrary {
         request.sandbox = SandboxCheck.here(arguments)
         request.mocks = mocks
         request.allowingNetwork = RunPolicy.capabilities(arguments).allowed.contains(.network)
-        let loaded: Result<FeatureLibrary, Diagnostic>
+        let loaded: Result<FeatureLibrary, Problem>
         do {
             loaded = try await load(request)
         } catch {

@@ -52,7 +52,7 @@ final class SwapRig {
         for _ in 0..<taps { runtime.send(.action(.tap(id: "tap"))) }
     }
 
-    func swap(to version: Swappy) async throws -> Result<SwapResult, Diagnostic> {
+    func swap(to version: Swappy) async throws -> Result<SwapResult, Problem> {
         await swapper.swapLibrary(at: try await version.library())
     }
 }

@@ -11,7 +11,7 @@ import Testing
 private func refusedManifest() -> any ProblemDescribing {
     do throws(ManifestError) {
         _ = try ManifestCoding.decode("[]")
-        return Diagnostic(.badManifest, subject: "[]", reason: "the SDK accepted it", fix: "refuse it")
+        return Problem(.badManifest, subject: "[]", reason: "the SDK accepted it", fix: "refuse it")
     } catch {
         return error
     }
@@ -20,7 +20,7 @@ private func refusedManifest() -> any ProblemDescribing {
 /// One value of every error people see, each with a subject, a reason and a fix of its own.
 @MainActor
 private let samples: [any ProblemDescribing] = [
-    Diagnostic(.badManifest, subject: "libAuth.so", reason: "routes is empty", fix: "declare a route"),
+    Problem(.badManifest, subject: "libAuth.so", reason: "routes is empty", fix: "declare a route"),
     MockChoiceError(reason: "characters.page has no variant 'slow'", fix: "use one of: default, failing"),
     refusedManifest(),
     RouteError(url: "Characters://list", reason: "scheme 'Characters' is not lowercase letters"),
@@ -39,8 +39,8 @@ private let notProblems: Set<String> = [
     "ServiceError",  // the plugin boundary's code and message, shown by features in their own screens
     "CommandLineError",  // its module sees no host types; the CLI turns it into a UsageError
     "ValueRejection",  // why a value is not of its option's kind: parsing makes it a CommandLineError naming the option
-    "ELFReadError",  // a clause the loader puts into an `sdk-mismatch` Diagnostic's reason, never shown alone
-    "StartFailure",  // why a feature's child did not start: turned into a Diagnostic, or its cause rethrown
+    "ELFReadError",  // a clause the loader puts into an `sdk-mismatch` Problem's reason, never shown alone
+    "StartFailure",  // why a feature's child did not start: turned into a Problem, or its cause rethrown
     "BenchmarkError",  // a benchmark's own failure
     "Failure",  // RootDriver's: a test's or preview's failure with the screen; `microapp preview` wraps it
     "ParseFailure",  // an input line that is not an event: the front end posts it as a `bad-event` notice
@@ -54,7 +54,7 @@ struct ProblemTests {
     func textNamesSubjectReasonAndFix() {
         for error in samples {
             let problem = error.problem
-            #expect(!problem.code.isEmpty, "\(type(of: error)) has no code")
+            #expect(!problem.code.rawValue.isEmpty, "\(type(of: error)) has no code")
             #expect(!problem.reason.isEmpty && !problem.fix.isEmpty, "\(type(of: error)) lacks a reason or fix")
             let lines = problem.text.components(separatedBy: "\n")
             #expect(lines.count == 2, "\(type(of: error)): \(problem.text)")
@@ -72,7 +72,7 @@ struct ProblemTests {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
             #expect(line.hasPrefix(#"{"type":"error","#))
-            #expect(object["code"] as? String == problem.code)
+            #expect(object["code"] as? String == problem.code.rawValue)
             #expect(object["message"] as? String == problem.message)
             #expect(object["fix"] as? String == problem.fix)
             #expect(problem.subject.isEmpty || problem.message.hasPrefix("\(problem.subject): "))
@@ -81,7 +81,7 @@ struct ProblemTests {
 
     @Test("control characters in a subject (a file name) are removed from the text, not printed to the terminal")
     func textIsSanitized() {
-        let problem = Diagnostic(.notFound, subject: "lib\u{1B}[2JAuth.so", reason: "gone", fix: "build it").problem
+        let problem = Problem(.notFound, subject: "lib\u{1B}[2JAuth.so", reason: "gone", fix: "build it").problem
         #expect(!problem.text.contains("\u{1B}"))
     }
 
@@ -112,7 +112,7 @@ struct ProblemTests {
                 "\(type.file): \(type.name) is an error people may see; adopt ProblemDescribing")
         }
         let names = declared.map(\.name)
-        #expect(names.contains("Diagnostic") && names.contains("UsageError"), "the scan found \(names)")
+        #expect(names.contains("Problem") && names.contains("UsageError"), "the scan found \(names)")
     }
 
     /// Each type declared as an `Error` or `ProblemDescribing` in Sources, hosts and Benchmarks: its file, its name

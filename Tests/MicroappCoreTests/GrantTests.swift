@@ -75,7 +75,7 @@ struct GrantTests {
     )
     func namedFeature() throws {
         let requirement = [Self.deleteAccount.requirement]
-        func problems(_ id: String, _ trust: FeatureTrust) -> [Diagnostic] {
+        func problems(_ id: String, _ trust: FeatureTrust) -> [Problem] {
             DependencyResolver.resolve(
                 [Self.candidate(id, trust: trust, requirements: requirement)], hostOffers: Self.offers,
                 rules: Self.rules

@@ -55,7 +55,7 @@ struct RouteConflictScalingTests {
             T.candidate("big", routes: Self.routes("big", count: count)),
             T.candidate("large", routes: Self.routes("large", count: count)),
         ]
-        var problems: [Diagnostic] = []
+        var problems: [Problem] = []
         let claims = DependencyResolver.checkRoutes(features) { problems.append($1) }
         #expect(problems.isEmpty, "\(problems.prefix(3))")
         #expect(claims.claims.count == 2 * count)

@@ -63,12 +63,12 @@ struct RouterTests {
         let notice = try #require(opened)
         #expect(notice.level == .error)
         #expect(notice.message.contains("characters://list"))
-        guard case .problem(let url, let diagnostic) = router.top else {
+        guard case .problem(let url, let problem) = router.top else {
             Issue.record("expected a problem screen, got \(String(describing: router.top))")
             return
         }
         #expect(url == "characters://nowhere")
-        #expect(diagnostic.fix.contains("microapp routes"))
+        #expect(problem.fix.contains("microapp routes"))
         let malformed = router.open("not a url", signedIn: true)
         #expect(malformed?.message.contains("not a route URL") == true)
     }

@@ -45,7 +45,7 @@ private struct FakeIsolatedPlugin: LoadedPlugin {
     let manifest = StoppableCounter.manifest
     let factory: StoppableCounter
 
-    @MainActor func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
+    @MainActor func register() -> Result<any FeatureFactory, Problem> { .success(factory) }
 }
 
 /// Counts taps; its snapshot is the count, as the last snapshot an isolated child sent would be.

@@ -16,7 +16,7 @@ private final class ChildRoot: SettlingRoot {
     var retired = false
     var restored: Data?
     /// What `ready` answers; nil answers "ready".
-    var problem: Diagnostic?
+    var problem: Problem?
     /// When set, `ready` waits until the test calls `letReadyGo()`.
     var holdsReady = false
     private var waiting: CheckedContinuation<Void, Never>?
@@ -36,7 +36,7 @@ private final class ChildRoot: SettlingRoot {
     var unsettledReason: String? { nil }
     func retire() { retired = true }
     func settled() async {}
-    func ready(showing location: Location?) async -> Diagnostic? {
+    func ready(showing location: Location?) async -> Problem? {
         if holdsReady { await withCheckedContinuation { waiting = $0 } }
         return problem
     }
@@ -108,7 +108,7 @@ private struct ChildPlugin: LoadedPlugin {
         manifest = ChildFactory.manifest(version: factory.version)
     }
 
-    @MainActor func register() -> Result<any FeatureFactory, Diagnostic> { .success(factory) }
+    @MainActor func register() -> Result<any FeatureFactory, Problem> { .success(factory) }
 }
 
 /// A runtime running echo v1 on screen, and the notices it posted.
@@ -156,7 +156,7 @@ struct SwapWhenReadyTests {
         let rig = Rig()
         let second = await rig.swapToSecond(typing: "Rick")
         rig.first.configure = {
-            $0.problem = Diagnostic(.startFailed, subject: "echo", reason: "its new child ended", fix: "rebuild it")
+            $0.problem = Problem(.startFailed, subject: "echo", reason: "its new child ended", fix: "rebuild it")
         }
         rig.runtime.send(.rollback(feature: "echo"))
         await rig.waitUntil { rig.notice("rollback-failed") != nil }
@@ -206,7 +206,7 @@ struct SwapWhenReadyTests {
         let second = ChildFactory(version: 2)
         second.configure = {
             $0.holdsReady = true
-            $0.problem = Diagnostic(.startFailed, subject: "echo", reason: "it could not take the state", fix: "")
+            $0.problem = Problem(.startFailed, subject: "echo", reason: "it could not take the state", fix: "")
         }
         let swap = Task { await rig.runtime.swapWhenReady("echo", to: .plugin(ChildPlugin(second))) }
         await rig.waitUntil { second.roots.last?.isWaitingForReady == true }

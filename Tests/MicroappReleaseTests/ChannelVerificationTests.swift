@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct ChannelVerificationTests {
     private func code(_ result: Result<some Any, Problem>) -> String? {
-        if case .failure(let problem) = result { return problem.code }
+        if case .failure(let problem) = result { return problem.code.rawValue }
         return nil
     }
 

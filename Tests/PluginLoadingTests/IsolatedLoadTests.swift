@@ -13,7 +13,7 @@ enum Isolated {
         /// Paths of the images that loaded.
         var loaded: [String]
         /// Load problems.
-        var problems: [Diagnostic]
+        var problems: [Problem]
         /// Features that would start.
         var startOrder: [String]
     }
@@ -59,7 +59,7 @@ struct IsolatedLoadTests {
         let problem = try #require(outcome.problems.first { $0.subject == path })
         #expect(outcome.problems.count == 1, "\(outcome.problems)")
         #expect(
-            [Diagnostic.Code.notSharedObject, .loadFailed].contains(problem.code),
+            [Problem.Code.notSharedObject, .loadFailed].contains(problem.code),
             "got \(problem.code): \(problem.reason)")
         let why = ["truncated", "end of file", "too short", "shorter", "4096"]
         #expect(why.contains { problem.reason.contains($0) }, "the reason does not say why: \(problem.reason)")

@@ -11,7 +11,7 @@ import Testing
 @MainActor
 struct LoaderRefusalTests {
     /// Loads `bad` first and the real plugins after it; returns the one problem about `bad`.
-    func refusal(of bad: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Diagnostic {
+    func refusal(of bad: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Problem {
         let (report, resolution) = await Host.loadAndResolve([bad] + Paths.realPlugins)
         Host.expectRealPluginsUnaffected(report, resolution, sourceLocation: sourceLocation)
         #expect(!report.images.contains { $0.path == bad }, sourceLocation: sourceLocation)

@@ -228,7 +228,7 @@ struct StandbyProbeTests {
 
 extension PluginProbe.Verdict {
     /// The diagnostic code of a blocked verdict; nil for the others.
-    var blockedCode: Diagnostic.Code? {
+    var blockedCode: Problem.Code? {
         if case .blocked(let problem) = self { return problem.code }
         return nil
     }

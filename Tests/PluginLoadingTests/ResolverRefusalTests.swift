@@ -99,7 +99,7 @@ struct ResolverRefusalTests {
         let problem = try #require(
             (report.problems + resolution.problems).first { $0.subject == hijacker || $0.subject == "hijack" },
             "nothing refused the library declaring \(authRoute): \(resolution.problems.map(\.description))")
-        #expect([Diagnostic.Code.badManifest, .schemeTaken].contains(problem.code))
+        #expect([Problem.Code.badManifest, .schemeTaken].contains(problem.code))
         #expect(problem.subject == hijacker)
         expectMentions(problem, reason: [authRoute])
         #expect(!resolution.startOrder.contains("hijack"))
@@ -257,7 +257,7 @@ struct ResolverRefusalTests {
                 try await plugin("rc", routes: ["rc://item/{id}", "rc://{kind}/new"]),
             ] + (try await cyclePair()) + (try await providerDisabledPair()) + [try await plugin("healthy")]
         let resolution = await resolve(paths)
-        let expected: [Diagnostic.Code] = [
+        let expected: [Problem.Code] = [
             .duplicateFeature, .routeConflict, .missingRequirement, .wrongType, .wrongAccess, .missingRequirement,
             .cycle, .cycle, .providerDisabled,
         ]

@@ -65,14 +65,14 @@ enum Host {
 
 /// What `reason` and `fix` must mention, checked with a readable failure.
 func expectMentions(
-    _ diagnostic: Diagnostic, reason: [String] = [], fix: [String] = [],
+    _ problem: Problem, reason: [String] = [], fix: [String] = [],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     for text in reason {
-        #expect(diagnostic.reason.contains(text), "reason does not mention \(text)", sourceLocation: sourceLocation)
+        #expect(problem.reason.contains(text), "reason does not mention \(text)", sourceLocation: sourceLocation)
     }
     for text in fix {
-        #expect(diagnostic.fix.contains(text), "fix does not mention \(text)", sourceLocation: sourceLocation)
+        #expect(problem.fix.contains(text), "fix does not mention \(text)", sourceLocation: sourceLocation)
     }
 }
 
