@@ -1,7 +1,7 @@
 import MicroappSDK
 
 // The tab bar: each running feature's top-level entry point (`FeatureManifest.tab`), computed here once for every
-// front end. Tabs show while someone is signed in (or the app has no session at all); in microapp mode only the
+// front end. Tabs show while someone is signed in (or the app has no session at all); in solo only the
 // loaded feature's tab can show, since only it runs.
 
 extension AppRuntime {

@@ -9,11 +9,11 @@ public final class AppRuntime: AppDriver {
         public var name: String
         /// Where to go after signing in when nothing was pending, and where a run starts without `--open`.
         public var home: String?
-        /// How the app runs (`solo` in microapp mode), in every frame.
+        /// How the app runs (`solo` when one feature runs alone), in every frame.
         public var mode: Frame.Mode
-        /// In microapp mode, the mocks in use (`characters.page=default`), in every frame.
+        /// In solo, the mocks in use (`characters.page=default`), in every frame.
         public var mocks: [String]
-        /// Microapp mode: routes of features that are not loaded show a stub screen (and `home` after sign-in
+        /// Solo: routes of features that are not loaded show a stub screen (and `home` after sign-in
         /// may be one); nil in the full app, where they show a problem screen.
         public var foreign: ForeignRoutes?
         /// How many stops in how long turn a feature off instead of offering Restart again.
@@ -319,7 +319,7 @@ public final class AppRuntime: AppDriver {
     }
 
     private func sessionChanged(signedIn: Bool) {
-        // In microapp mode home may be a route of a feature that is not loaded: its stub shows where sign-in goes.
+        // In solo home may be a route of a feature that is not loaded: its stub shows where sign-in goes.
         let afterSignIn = options.foreign != nil ? options.home ?? home : home
         var next: String?
         if signedIn { next = router.didSignIn(home: afterSignIn ?? "") } else { router.didSignOut() }

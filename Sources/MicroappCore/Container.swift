@@ -48,7 +48,7 @@ public final class Container: DependencySource {
     /// An empty container.
     public init() {}
 
-    /// The provider name of the services a feature's mocks put in a microapp-mode container.
+    /// The provider name of the services a feature's mocks put in a solo container.
     public nonisolated static let mocks = "mocks"
 
     /// Offers a service under `key`.
@@ -61,7 +61,7 @@ public final class Container: DependencySource {
     /// Offers a service in its byte-level form (services provided by plugins arrive this way). A feature's service
     /// is handed out through a slot: when the feature provides it again (a hot swap, a rollback), features that
     /// already hold it call the new code from then on.
-    /// A feature's service does not replace a mock: in microapp mode the mocks stand in for every provider, the
+    /// A feature's service does not replace a mock: in solo the mocks stand in for every provider, the
     /// running feature's own included, so `--mock KEY=VARIANT` decides what a feature that provides and needs a
     /// service gets, also after a swap.
     public func provide(

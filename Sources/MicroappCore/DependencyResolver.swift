@@ -192,7 +192,7 @@ public enum DependencyResolver {
                     key: provision.key, type: provision.type, kind: .service, access: .read,
                     provider: feature.manifest.id, shape: provision.shape)
                 if let existing = offers[provision.key] {
-                    // In microapp mode the mocks stand in for every provider, the feature's own included.
+                    // In solo the mocks stand in for every provider, the feature's own included.
                     if existing.provider == Container.mocks { continue }
                     disable(
                         feature.manifest.id,

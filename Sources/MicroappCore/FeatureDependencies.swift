@@ -5,7 +5,7 @@ import MicroappSDK
 ///
 /// A feature's services reach the container only once its Root is made (a version that fails to start hands out
 /// nothing), so without this a feature could not consume what it provides. Whatever the container holds from
-/// anyone else wins: in microapp mode that is the mocks, so `--mock KEY=VARIANT` still picks the feature's service.
+/// anyone else wins: in solo that is the mocks, so `--mock KEY=VARIANT` still picks the feature's service.
 @MainActor
 public final class FeatureDependencies: DependencySource {
     private let container: Container

@@ -1,6 +1,6 @@
 import MicroappSDK
 
-/// How microapp mode (`microapp solo`) answers routes into features that are not loaded: with a stub screen that
+/// How solo (`microapp solo`) answers routes into features that are not loaded: with a stub screen that
 /// says where the route would go, instead of the problem screen of the full app.
 public struct ForeignRoutes: Sendable, Equatable {
     /// Display names of features that exist but are not loaded, by route scheme (`characters` → `Characters`).

@@ -9,7 +9,7 @@ extension Mocks {
 }
 
 extension Container {
-    /// A container holding a feature's mocks, the composition root of microapp mode: each service in the variant
+    /// A container holding a feature's mocks, the composition root of solo: each service in the variant
     /// `choices` names for its key (`default` otherwise, by the SDK's one rule), each piece of state shared
     /// read-write.
     public static func mocked(_ mocks: Mocks, choices: [String: String] = [:]) throws(MockChoiceError) -> Container {

@@ -6,7 +6,7 @@ public enum StackEntry: Sendable, Equatable {
     case feature(String, Location)
     /// A route that could not be opened, and why.
     case problem(url: String, Problem)
-    /// In microapp mode, a route into `feature`, which is not loaded: a host screen saying where it would go.
+    /// In solo, a route into `feature`, which is not loaded: a host screen saying where it would go.
     case stub(url: String, feature: String)
 
     /// The URL shown in the footer.
@@ -38,7 +38,7 @@ public struct Router: Sendable {
     public let table: RouteTable
     /// Features that loaded but do not run, with the reason (their routes explain instead of opening).
     public let disabled: [String: Problem]
-    /// In microapp mode, how routes of features that are not loaded are stubbed; nil in the full app.
+    /// In solo, how routes of features that are not loaded are stubbed; nil in the full app.
     public let foreign: ForeignRoutes?
     /// The screens, bottom first.
     public private(set) var stack: [StackEntry] = []
@@ -148,7 +148,7 @@ public struct Router: Sendable {
         pendingAfterSignIn = nil
     }
 
-    /// In microapp mode, a stub for a URL whose scheme no loaded feature answers; nil otherwise.
+    /// In solo, a stub for a URL whose scheme no loaded feature answers; nil otherwise.
     private mutating func stub(for url: String) -> Notice? {
         guard let foreign, (try? RoutePattern(url)) != nil else { return nil }
         let scheme = ForeignRoutes.scheme(of: url)

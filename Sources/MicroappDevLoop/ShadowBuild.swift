@@ -64,8 +64,8 @@ struct ShadowBuild {
         (try? String(contentsOfFile: folder + "/primed", encoding: .utf8)) == stamp
     }
 
-    /// Runs `body` holding the shadow's lock, so no two builds of it (in this process or another) overlap; nil
-    /// without running it when another holds the lock or the shadow's folder cannot be made.
+    /// Runs `body` holding the shadow's file lock, so no two builds of it (in this process or another) overlap; nil
+    /// without running it when another holds that file lock or the shadow's folder cannot be made.
     func locked<Result>(_ body: () -> Result?) -> Result? {
         guard (try? Files.makeDirectory(folder)) != nil
         else { return nil }

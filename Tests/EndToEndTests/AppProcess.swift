@@ -28,7 +28,7 @@ final class AppProcess: Sendable {
     private let output = Output()
 
     /// Starts `microapp` (or another host built on MicroappTool) with `arguments` (never rebuilding: `swift test`
-    /// holds the build lock).
+    /// holds SwiftPM's build lock).
     init(_ arguments: [String], environment: [String: String] = [:], executable: String = AppProcess.executable) throws
     {
         process = Process()

@@ -2,7 +2,7 @@ import MicroappCore
 import MicroappSDK
 import Testing
 
-@Suite("Microapp mode: stubs for features that are not loaded")
+@Suite("Solo: stubs for features that are not loaded")
 struct ForeignRouteTests {
     /// Characters alone: its routes need a session and nothing loaded declares a sign-in route.
     static let table = RouteTable([
@@ -71,7 +71,7 @@ struct ForeignRouteTests {
 }
 
 @MainActor
-@Suite("Microapp mode: a container from a feature's mocks")
+@Suite("Solo: a container from a feature's mocks")
 struct MockContainerTests {
     static let page = DependencyKey<Service<Nothing, Nothing>>.service("demo.page")
     static let optional = DependencyKey<Service<Nothing, Nothing>>.service("demo.extra", optional: true)
