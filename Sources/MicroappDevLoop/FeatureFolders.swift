@@ -58,3 +58,27 @@ public struct FeatureFolders: Sendable, Equatable {
         return common == "/" ? nil : common
     }
 }
+
+/// The repository layout of a feature, said once: `Plugins/<Name>` holds `Sources` (its module), `Entry` (its C entry
+/// module) and `Tests`. The staleness check, the builder, the watch loop, the feature list, the plugin locations and
+/// `new` all ask here.
+extension FeatureFolders {
+    /// The folder of a repository with one folder per feature.
+    package static let plugins = "Plugins"
+    /// The folders a listed feature needs: its module, its C entry and its tests.
+    package static let parts = ["Sources", "Entry", "Tests"]
+
+    /// `Plugins/<feature>`, relative to the repository.
+    package static func relative(_ feature: String) -> String { "\(plugins)/\(feature)" }
+
+    /// `Plugins/<feature>` in `repository`.
+    package static func folder(of feature: String, in repository: String) -> String {
+        repository + "/" + relative(feature)
+    }
+
+    /// The module and entry folders of `feature` in `repository`: `Plugins/<feature>/Sources` and `…/Entry`.
+    package init(feature: String, in repository: String) {
+        let folder = Self.folder(of: feature, in: repository)
+        self.init(sources: folder + "/Sources", entry: folder + "/Entry")
+    }
+}

@@ -81,11 +81,11 @@ package struct FeatureList: Sendable, Equatable {
     /// Sources, Entry or Tests) is missing, which stops every SwiftPM build, and a folder the list does not name,
     /// which nothing builds or loads. Each says what, why and the fix.
     package func problems(in repository: URL, environment: HostEnvironment) -> [Problem] {
-        let plugins = repository.appendingPathComponent("Plugins")
+        let plugins = repository.appendingPathComponent(FeatureFolders.plugins)
         var problems: [Problem] = []
         for name in names(in: environment) {
             let folder = plugins.appendingPathComponent(name)
-            let missing = Self.parts.filter { !Self.isDirectory(folder.appendingPathComponent($0)) }
+            let missing = FeatureFolders.parts.filter { !Self.isDirectory(folder.appendingPathComponent($0)) }
             guard !missing.isEmpty else { continue }
             let what =
                 Self.isDirectory(folder)
@@ -117,19 +117,16 @@ package struct FeatureList: Sendable, Equatable {
     /// that have a Sources folder; every folder of Plugins/ with one when its Package.swift declares no list. Only
     /// those the host sees (`MICROAPP_TEST_FEATURES`).
     package static func features(in repository: URL, environment: HostEnvironment) -> [String] {
-        let plugins = repository.appendingPathComponent("Plugins")
         let candidates =
             read(repository: repository)?.names(in: environment)
             ?? folders(in: repository).filter { isVisible($0, in: environment) }
-        return candidates.filter { isDirectory(plugins.appendingPathComponent("\($0)/Sources")) }.sorted()
+        return candidates.filter { Files.isDirectory(FeatureFolders(feature: $0, in: repository.path).sources) }
+            .sorted()
     }
-
-    /// The folders a listed feature needs: its module, its C entry and its tests.
-    package static let parts = ["Sources", "Entry", "Tests"]
 
     /// The folders in `repository`'s Plugins/ (not hidden ones), sorted.
     package static func folders(in repository: URL) -> [String] {
-        let plugins = repository.appendingPathComponent("Plugins")
+        let plugins = repository.appendingPathComponent(FeatureFolders.plugins)
         let names = Files.names(in: plugins.path)
         return names.filter { !$0.hasPrefix(".") && isDirectory(plugins.appendingPathComponent($0)) }.sorted()
     }

@@ -35,7 +35,7 @@ public struct FeatureSources: Sendable {
         }
         let root = (candidate as NSString).deletingLastPathComponent
         guard candidate != buildDirectory, (candidate as NSString).lastPathComponent == ".build",
-            Files.exists(root + "/Package.swift"), Files.exists(root + "/Plugins/\(name)/Sources")
+            Files.exists(root + "/Package.swift"), Files.exists(FeatureFolders(feature: name, in: root).sources)
         else {
             guard let folders = FeatureFolders(planned: name, buildDirectory: buildDirectory),
                 let package = folders.package

@@ -55,8 +55,7 @@ public struct PluginBuilder: Sendable {
     /// Where `feature`'s module and entry module sources are.
     public func folders(of feature: String) -> FeatureFolders {
         package
-            ?? FeatureFolders(
-                sources: repository + "/Plugins/\(feature)/Sources", entry: repository + "/Plugins/\(feature)/Entry")
+            ?? FeatureFolders(feature: feature, in: repository)
     }
 
     /// The scratch folder holding `buildDirectory` (the one with `<configuration>.yaml`).

@@ -49,14 +49,13 @@ package struct StalePlugins {
     /// no listing, unless an entry was added, removed or renamed since.
     func staleFeatures(only: String? = nil) -> [StaleFeature] {
         guard let repository = locations.repository else { return [] }
-        let plugins = repository.appendingPathComponent("Plugins")
         let names = only.map { [$0] } ?? FeatureList.features(in: repository, environment: environment)
         let sharedChange = SourceTreeStamp.newest(
             under: Self.sharedModules.map { repository.appendingPathComponent($0).path },
             record: buildState("shared-modules.sources"))
         return names.compactMap { name in
-            let folder = plugins.appendingPathComponent(name)
-            guard Files.exists(folder.appendingPathComponent("Sources").path) else {
+            let folders = FeatureFolders(feature: name, in: repository.path)
+            guard Files.exists(folders.sources) else {
                 return nil
             }
             let library = locations.executableDirectory.appendingPathComponent("lib\(name).so").path
@@ -65,7 +64,7 @@ package struct StalePlugins {
             let built = max(linked, FileStamp.modified(stamp(of: name).path))
             // Only what goes into the library: a changed test or golden preview must not look like a stale build.
             let sources = SourceTreeStamp.newest(
-                under: ["Sources", "Entry"].map { folder.appendingPathComponent($0).path },
+                under: folders.all,
                 record: buildState("lib\(name).so.sources"))
             let newest = max(sources, sharedChange)
             return newest > built

@@ -69,7 +69,7 @@ package struct PluginLocations: BuildFolders, Sendable {
     package func libraries(
         in directories: [String], environment: HostEnvironment
     ) -> (paths: [String], leftover: LeftoverLibraries?) {
-        guard let repository, FileFacts.exists(repository.appendingPathComponent("Plugins").path)
+        guard let repository, FileFacts.exists(repository.appendingPathComponent(FeatureFolders.plugins).path)
         else { return (PluginSet.discover(in: directories), nil) }
         let buildFolder = executableDirectory.resolvingSymlinksInPath().path
         var kept: [String] = []
@@ -82,8 +82,8 @@ package struct PluginLocations: BuildFolders, Sendable {
             }
             // Under `swift test` (MICROAPP_TEST_FEATURES), the features a person added are not there at all.
             for file in files where FeatureList.isVisible(FeatureLibrary.stem(of: file), in: environment) {
-                let folder = "Plugins/\(FeatureLibrary.stem(of: file))"
-                let sources = repository.appendingPathComponent(folder + "/Sources").path
+                let folder = FeatureFolders.relative(FeatureLibrary.stem(of: file))
+                let sources = FeatureFolders(feature: FeatureLibrary.stem(of: file), in: repository.path).sources
                 let target = repository.appendingPathComponent("Sources/\(FeatureLibrary.stem(of: file))").path
                 if FileFacts.exists(sources) || FileFacts.exists(target) {
                     kept.append(file)

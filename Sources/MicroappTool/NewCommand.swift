@@ -53,7 +53,7 @@ enum NewCommand: Command {
                 fix: "run `microapp new` in the repository (the folder with Package.swift and Plugins/)")
         }
         let list = try featureList(in: root)
-        let folder = root.appendingPathComponent("Plugins").appendingPathComponent(name)
+        let folder = URL(fileURLWithPath: FeatureFolders.folder(of: name, in: root.path))
         let folderExists = Files.exists(folder.path)
         if list.declared.contains(name) && !folderExists {
             throw UsageError(
@@ -209,7 +209,7 @@ enum NewCommand: Command {
         var folder = URL(fileURLWithPath: currentDirectory).standardizedFileURL
         while true {
             let hasManifest = Files.exists(folder.appendingPathComponent("Package.swift").path)
-            if hasManifest && Files.isDirectory(folder.appendingPathComponent("Plugins").path) {
+            if hasManifest && Files.isDirectory(folder.appendingPathComponent(FeatureFolders.plugins).path) {
                 return folder
             }
             guard folder.path != "/" else { break }

@@ -58,7 +58,7 @@ enum RemoveCommand: Command {
                 "no feature is called '\(asked)': Package.swift's feature list does not name it and Plugins/ has no such folder",
                 fix: "use one of: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
         }
-        let folder = root.appendingPathComponent("Plugins/\(name)")
+        let folder = URL(fileURLWithPath: FeatureFolders.folder(of: name, in: root.path))
         let files = Self.files(in: folder)
         let libraries = builtLibraries(of: name, in: root)
         var parts: [String] = []
