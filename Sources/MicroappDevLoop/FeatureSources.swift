@@ -24,9 +24,7 @@ public struct FeatureSources: Sendable {
     public init?(library: String, environment: HostEnvironment) {
         // Rebuilds run in the repository's folder: a relative `--plugins` path would mean something else there.
         let path = Self.absolute(library, from: environment.currentDirectory)
-        let file = (path as NSString).lastPathComponent
-        guard file.hasPrefix("lib"), file.hasSuffix(".so"), file.count > 6 else { return nil }
-        let name = String(file.dropFirst(3).dropLast(3))
+        guard let name = PluginFileName.feature(of: path) else { return nil }
         let buildDirectory = (path as NSString).deletingLastPathComponent
         let configuration = (buildDirectory as NSString).lastPathComponent
         var candidate = buildDirectory

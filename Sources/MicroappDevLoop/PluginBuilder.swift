@@ -91,7 +91,7 @@ public struct PluginBuilder: Sendable {
     }
 
     /// The library a rebuild of `feature` writes: `lib<feature>.so` in `buildDirectory`.
-    public func library(of feature: String) -> String { buildDirectory + "/lib\(feature).so" }
+    public func library(of feature: String) -> String { buildDirectory + "/" + PluginFileName.make(feature) }
 
     /// What a finished compiler run, `((status, output), steps)`, comes to.
     private func outcome(

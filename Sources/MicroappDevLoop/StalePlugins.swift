@@ -58,7 +58,7 @@ package struct StalePlugins {
             guard Files.exists(folders.sources) else {
                 return nil
             }
-            let library = locations.executableDirectory.appendingPathComponent("lib\(name).so").path
+            let library = locations.executableDirectory.appendingPathComponent(PluginFileName.make(name)).path
             let linked = FileStamp.modified(library)
             guard linked > 0 else { return StaleFeature(name: name, isMissing: true) }
             let built = max(linked, FileStamp.modified(stamp(of: name).path))

@@ -50,10 +50,9 @@ public final class WatchLoop {
 
     /// Starts watching; call `stop()` when the app ends.
     public func start() {
-        let libraries = SourceWatcher(directories: libraryDirectories, recursive: false, polling: polling) { path in
-            let name = (path as NSString).lastPathComponent
-            return name.hasPrefix("lib") && name.hasSuffix(".so")
-        }
+        let libraries = SourceWatcher(
+            directories: libraryDirectories, recursive: false, polling: polling, accept: { PluginFileName.isPlugin($0) }
+        )
         watchers.append(libraries)
         let folders = sourceDirectories
         if !folders.isEmpty {

@@ -217,10 +217,9 @@ package struct FeatureLibrary {
         repository.map { FeatureList.features(in: $0, environment: environment) } ?? []
     }
 
-    /// `Auth` for `/…/libAuth.so`.
+    /// `Auth` for `/…/libAuth.so` (`PluginFileName`); the file's name for anything else.
     package static func stem(of path: String) -> String {
-        let file = (path as NSString).lastPathComponent
-        return String(file.dropFirst(3).dropLast(3))
+        PluginFileName.feature(of: path) ?? (path as NSString).lastPathComponent
     }
 
     private static func unknown(

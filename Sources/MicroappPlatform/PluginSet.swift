@@ -25,7 +25,7 @@ public enum PluginSet {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             return
                 names
-                .filter { $0.hasPrefix("lib") && $0.hasSuffix(".so") && $0 != "libMicroappSDK.so" }
+                .filter(PluginFileName.isPlugin)
                 .sorted()
                 .map { (directory as NSString).appendingPathComponent($0) }
         }

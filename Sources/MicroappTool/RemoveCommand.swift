@@ -119,7 +119,7 @@ enum RemoveCommand: Command {
         for folder in [build] + triples {
             for configuration in ["debug", "release"] {
                 let directory = folder.appendingPathComponent(configuration).resolvingSymlinksInPath()
-                for file in ["lib\(name).so", "lib\(name).so.built"] {
+                for file in [PluginFileName.make(name), PluginFileName.make(name) + ".built"] {
                     let path = directory.appendingPathComponent(file).path
                     if Files.exists(path), seen.insert(path).inserted { found.append(path) }
                 }

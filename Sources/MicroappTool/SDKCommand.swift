@@ -69,6 +69,6 @@ enum SDKCommand: Command {
 
     /// The SDK library this executable runs with (beside it).
     static var builtSDK: URL {
-        PluginLocations.current().executableDirectory.appendingPathComponent("libMicroappSDK.so")
+        PluginLocations.current().executableDirectory.appendingPathComponent(PluginFileName.sdk)
     }
 }
