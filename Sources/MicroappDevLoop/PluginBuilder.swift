@@ -228,7 +228,7 @@ public struct PluginBuilder: Sendable {
             // (a missing input of the shadow's, say) is the shadow's own: replay instead.
             let folders = folders(of: feature)
             guard status == 0 else {
-                let inSources = Self.withoutEscapes(text).split(separator: "\n").contains {
+                let inSources = text.strippingEscapeSequences.split(separator: "\n").contains {
                     folders.contains(String($0)) && $0.contains(": error: ")
                 }
                 return inSources ? ((status, text), steps) : nil
@@ -322,7 +322,7 @@ public struct PluginBuilder: Sendable {
     /// sequences are removed. Positionless `error:` lines (a failed link) stand in when no error has a position; the
     /// last lines when there is no error at all. The compiler reports an error once per job, so repeats are dropped.
     public static func firstErrors(in output: String, limit: Int = 3) -> [String] {
-        let lines = withoutEscapes(output).split(separator: "\n").map(String.init)
+        let lines = output.strippingEscapeSequences.split(separator: "\n").map(String.init)
         var errors: [String] = []
         var notes: [String] = []
         var counts = (errors: 0, notes: 0)
@@ -353,23 +353,6 @@ public struct PluginBuilder: Sendable {
         }
         if errors.isEmpty { errors = Array(plain.prefix(limit)) }
         return errors.isEmpty ? Array(lines.suffix(5)) : errors + notes
-    }
-
-    /// `text` without ANSI escape sequences (`ESC [ 0;36m` and the like), as a compiler writes them for a terminal.
-    public static func withoutEscapes(_ text: String) -> String {
-        guard text.contains("\u{1B}") else { return text }
-        var result = ""
-        var scalars = text.unicodeScalars.makeIterator()
-        while let scalar = scalars.next() {
-            guard scalar == "\u{1B}" else {
-                result.unicodeScalars.append(scalar)
-                continue
-            }
-            // CSI: `ESC [`, parameters, one final byte in @…~; any other escape is two characters.
-            guard let next = scalars.next(), next == "[" else { continue }
-            while let byte = scalars.next(), !(0x40...0x7E).contains(byte.value) {}
-        }
-        return result
     }
 
     /// The kind (`error`, `note`, `warning`) of a diagnostic heading and the line number it points at, if it has a

@@ -35,6 +35,20 @@ struct RebuildOutputTests {
         #expect(PluginBuilder.firstErrors(in: Self.output, limit: 1).count == 2)
     }
 
+    @Test("a file name written as a terminal hyperlink (OSC 8) is shown as the plain file name")
+    func hyperlinkedFileNames() {
+        let link = "\u{1B}]8;;file:///r/Plugins/Auth/Sources/SignIn.swift\u{1B}\\"
+        let output = [
+            link + "/r/Plugins/Auth/Sources/SignIn.swift\u{1B}]8;;\u{07}:12:9: error: missing argument",
+            "12 |         Button(title: \"Go\")",
+        ].joined(separator: "\n")
+        #expect(
+            PluginBuilder.firstErrors(in: output) == [
+                "/r/Plugins/Auth/Sources/SignIn.swift:12:9: error: missing argument",
+                "12 |         Button(title: \"Go\")",
+            ])
+    }
+
     /// A coloured error with a note in the SDK (as a terminal-planned replay prints it): the note comes first in the
     /// output of the object job, the error in the module job's.
     static let coloured = [
