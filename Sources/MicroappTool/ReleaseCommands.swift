@@ -7,7 +7,7 @@ import MicroappRelease
 
 /// The person's release folders, from their environment (read here, at the command, as the other commands do until
 /// a `HostEnvironment` is passed down).
-private func releaseFolders() -> ReleaseFolders {
+func releaseFolders() -> ReleaseFolders {
     ReleaseFolders(environment: ProcessInfo.processInfo.environment, home: NSHomeDirectory())
 }
 
