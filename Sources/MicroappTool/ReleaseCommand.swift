@@ -24,9 +24,9 @@ enum ReleaseCommand: Command {
         operands: [.required("NAME")],
         options: [library, key, output, CommonOptions.probeUnsandboxed],
         discussion: """
-            Builds the feature NAME in release (`swift build -c release --product NAME`, in the package of the
-            current folder that has Plugins/NAME or Sources/NAME, else in the repository this microapp was built
-            from) and takes .build/release/libNAME.so, or takes --library FILE as it is. The library is read once
+            Builds the product NAME alone in release with `swift build` (in the package of the current folder that
+            has Plugins/NAME or Sources/NAME, else in the repository this microapp was built from) and takes
+            .build/release/libNAME.so, or takes --library FILE as it is. The library is read once
             into a private copy, which a sandboxed probe process examines (as `microapp lock` does: no code of it
             runs in this process); its manifest gives the feature id and version, its SDK symbol the SDK version it
             needs. Writes DIR with the library, manifest.json, release.json (feature, version, SDK, SHA-256 and size

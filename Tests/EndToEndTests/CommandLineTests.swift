@@ -6,7 +6,9 @@ import Testing
 struct CommandLineTests {
     /// Every command `microapp` accepts.
     static let commands = [
-        "run", "solo", "preview", "routes", "graph", "doctor", "new", "remove", "sdk", "probe", "lock", "keys", "help",
+        "run", "solo", "preview", "routes", "graph", "doctor", "new", "remove", "sdk", "probe", "lock", "keys",
+        "keygen",
+        "trust", "release", "publish", "help",
     ]
 
     @Test("--help explains the commands and exits 0")
