@@ -7,8 +7,7 @@ struct CommandLineTests {
     /// Every command `microapp` accepts.
     static let commands = [
         "run", "solo", "preview", "routes", "graph", "doctor", "new", "remove", "sdk", "probe", "lock", "keys",
-        "keygen",
-        "trust", "release", "publish", "help",
+        "keygen", "trust", "release", "publish", "help",
     ]
 
     @Test("--help explains the commands and exits 0")
