@@ -23,6 +23,13 @@ let sdk: Target.Dependency = .product(name: "MicroappSDK", package: "MicroappSDK
 // makes, say) sees only the SDK.
 let demoFeatures: Set = ["Auth", "Characters", "Search", "Settings"]
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// The suites whose claim is about SwiftPM packaging (a package outside the repository, an app's own host, the SDK grown
+// from source, edit-to-live and adding a feature in a copy of the repository, the shadow build of SwiftPM's plan) each
+// build a fixture afresh, minutes of CPU: they live in Tests/<Target>/Packaging, which `swift test` leaves out.
+// `scripts/test-packaging`, the second step of .ci/run, sets MICROAPP_TEST_PACKAGING=1 (SwiftPM evaluates this file
+// again when the environment changes) and runs only them, in one process that builds each fixture once.
+let packagingTests = Context.environment["MICROAPP_TEST_PACKAGING"] == "1"
+let packagingFolders = packagingTests ? [] : ["Packaging"]
 
 let featureTargets: [Target] = features.flatMap { name -> [Target] in
     [
@@ -98,7 +105,8 @@ let package = Package(
             path: "Sources/MicroappTool", swiftSettings: strict),
         // The demo app's host: its composition root (main.swift) handing DemoServices to MicroappTool.
         .executableTarget(
-            name: "microapp", dependencies: ["MicroappTool", "DemoServices"], path: "hosts/microapp/CLI",
+            name: "microapp", dependencies: ["MicroappTool", "MicroappPlatform", "DemoServices"],
+            path: "hosts/microapp/CLI",
             swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
         .target(
@@ -140,12 +148,14 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MicroappPlatform", "MicroappRelease", "TestScratch", "TestServers", sdk],
-            path: "Tests/EndToEndTests",
+            path: "Tests/EndToEndTests", exclude: packagingFolders,
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
         .executableTarget(
             name: "monolith",
-            dependencies: ["CommandLineSpec", "MicroappCore", "MicroappTerminal", "DemoServices", sdk]
+            dependencies: [
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappTerminal", "DemoServices", sdk,
+            ]
                 + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
@@ -162,7 +172,7 @@ let package = Package(
             dependencies: [
                 "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTesting", "TestScratch", sdk,
             ],
-            path: "Tests/HotSwapTests",
+            path: "Tests/HotSwapTests", exclude: packagingFolders,
             swiftSettings: strict),
         .target(
             name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport",

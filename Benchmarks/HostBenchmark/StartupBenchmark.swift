@@ -40,7 +40,8 @@ func loadChild(paths: [String], cache: String?, probe: String?) {
         var screening: PluginScreening?
         result.cacheRead = seconds(
             clock.measure {
-                screening = PluginScreening(probe: PluginProbe(executable: probe), cache: ProbeCache(file: cache))
+                screening = PluginScreening(
+                    probe: PluginProbe(executable: probe, environment: .process), cache: ProbeCache(file: cache))
             })
         guard var screening else { return }
         result.load = seconds(clock.measure { report = PluginSet.load(paths, screening: &screening) })

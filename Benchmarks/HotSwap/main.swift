@@ -161,7 +161,7 @@ func probeCosts(_ probe: PluginProbe, rounds: Int, library: String) -> (fresh: [
 }
 
 let libraries = [compile(greeting: "Hello"), compile(greeting: "Howdy")]
-let probe = PluginProbe(executable: build + "/microapp", timeout: .seconds(5))
+let probe = PluginProbe(executable: build + "/microapp", environment: .process, timeout: .seconds(5))
 let costs = probeCosts(probe, rounds: 30, library: libraries[0])
 print(
     String(
@@ -181,15 +181,16 @@ print(
     String(
         format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
         percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
-let zygote = try! Zygote.start(executable: build + "/microapp", environment: ChildLaunch.featureEnvironment())
+let zygote = try! Zygote.start(executable: build + "/microapp", environment: ChildLaunch.featureEnvironment(.process))
+let isolationLog = IsolationLog(zygote: zygote, environment: .process)
 let isolated = await measure(
-    probe: nil, swaps: 50, gap: .milliseconds(20), libraries: libraries, isolation: IsolationLog(zygote: zygote))
+    probe: nil, swaps: 50, gap: .milliseconds(20), libraries: libraries, isolation: isolationLog)
 print(
     String(
         format:
             "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
         percentile(isolated.latencies, 0.5), percentile(isolated.latencies, 0.9)))
-RemoteFeature.stopAll()
+isolationLog.stopAll()
 zygote.stop()
 let growth = Double(direct.rss.last! - direct.rss[10]) / 90
 print(

@@ -26,7 +26,7 @@ guard FileManager.default.isExecutableFile(atPath: executable) else {
     FileHandle.standardError.write(Data("missing \(executable); run `swift build -c release` first\n".utf8))
     exit(1)
 }
-let environment = ChildLaunch.environment(backtrace: "enable=no")
+let environment = ChildLaunch.environment(.process, backtrace: "enable=no")
 
 /// Reads `descriptor` to its end and closes it.
 func drain(_ descriptor: Int32) {

@@ -99,7 +99,7 @@ struct LoaderBenchmark {
         var report: PluginSet.LoadReport?
         var probed = 0
         let load = clock.measure {
-            var screening = PluginScreening(cache: ProbeCache(file: cache))
+            var screening = PluginScreening(probe: PluginProbe(environment: .process), cache: ProbeCache(file: cache))
             report = PluginSet.load(copies.map(\.path), screening: &screening)
             probed = screening.probed
         }

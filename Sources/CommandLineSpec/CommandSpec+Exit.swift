@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Foundation
 
 extension CommandSpec {
     /// Parses `words` for a program without a richer error path: on `--help` prints the help and exits 0, on a
@@ -14,8 +12,7 @@ extension CommandSpec {
             }
             return parsed
         } catch {
-            let text = "\(name): \(error.description)\n"
-            _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+            try? FileHandle.standardError.write(contentsOf: Data("\(name): \(error.description)\n".utf8))
             exit(1)
         }
     }

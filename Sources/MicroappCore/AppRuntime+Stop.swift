@@ -74,7 +74,7 @@ extension AppRuntime {
             return
         }
         guard let preparing = feature.version.factory as? any PreparingFactory else {
-            return restarted(feature, replace(feature, with: feature.version, started: .now))
+            return restarted(feature, replace(feature, with: feature.version, started: options.now()))
         }
         // Starting a child blocks for a fork and a copy: that part runs off the main actor, events wait for it.
         let work = "a restart of \(feature.manifest.displayName)"
@@ -95,7 +95,7 @@ extension AppRuntime {
             guard stopped[id] != nil, features[id]?.start == feature.start else {
                 return preparing.discardPreparedStart()
             }
-            restarted(feature, replace(feature, with: feature.version, started: .now))
+            restarted(feature, replace(feature, with: feature.version, started: options.now()))
         }
     }
 

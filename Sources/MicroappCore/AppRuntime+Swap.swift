@@ -68,10 +68,10 @@ extension AppRuntime {
     /// library was ready, for the reported milliseconds.
     @discardableResult
     public func swap(
-        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant = .now
+        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant? = nil
     ) -> Result<SwapResult, Diagnostic> {
         prepareSwap(id, to: source).flatMap { pending in
-            replace(pending.running, with: pending.version, started: started).map { result in
+            replace(pending.running, with: pending.version, started: started ?? options.now()).map { result in
                 swapped(pending, result)
             }
         }
@@ -80,11 +80,12 @@ extension AppRuntime {
     /// Replaces running feature `id` with the code of `source` whose Root answers later (an isolated feature's new
     /// child): see `replaceWhenReady`. Any failure leaves the running version in place and returns why.
     public func swapWhenReady(
-        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant = .now
+        _ id: String, to source: FeatureSource, since started: ContinuousClock.Instant? = nil
     ) async -> Result<SwapResult, Diagnostic> {
         switch prepareSwap(id, to: source) {
         case .failure(let problem): return .failure(problem)
         case .success(let pending):
+            let started = started ?? options.now()
             return await replaceWhenReady(pending.running, with: pending.version, started: started).map { result in
                 swapped(pending, result)
             }
@@ -112,12 +113,12 @@ extension AppRuntime {
             return
         }
         guard running.root is any SettlingRoot || previous.factory is any PreparingFactory else {
-            return rolledBack(running, to: previous, replace(running, with: previous, started: .now))
+            return rolledBack(running, to: previous, replace(running, with: previous, started: options.now()))
         }
         let work = "a rollback of \(feature)"
         hold(work)
         Task {
-            rolledBack(running, to: previous, await replaceWhenReady(running, with: previous, started: .now))
+            rolledBack(running, to: previous, await replaceWhenReady(running, with: previous, started: options.now()))
             release(work)
         }
     }
@@ -192,7 +193,7 @@ extension AppRuntime {
         (running.root as? any SettlingRoot)?.retire()
         if case .feature(id, let location) = router.top { root.willShow(location) }
         scheduleUpdate()
-        let elapsed = ContinuousClock.now - started
+        let elapsed = options.now() - started
         let milliseconds = Int(
             elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         return SwapResult(

@@ -20,6 +20,8 @@ public final class AppRuntime: AppDriver {
         public var stopLimit: StopLimit
         /// Time on the host's clock since the run began: when stops happened (a test drives it by hand).
         public var uptime: @Sendable () -> Duration
+        /// Reads the host's clock (`HostEnvironment.now`): how long a swap took.
+        public var now: @Sendable () -> ContinuousClock.Instant
         /// Where each feature runs, by id, for the frame's `isolation`.
         public var isolation: [String: Isolation]
 
@@ -27,7 +29,8 @@ public final class AppRuntime: AppDriver {
         public init(
             name: String = "Microapps", home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [],
             foreign: ForeignRoutes? = nil, stopLimit: StopLimit = StopLimit(),
-            uptime: (@Sendable () -> Duration)? = nil, isolation: [String: Isolation] = [:]
+            uptime: (@Sendable () -> Duration)? = nil, isolation: [String: Isolation] = [:],
+            now: (@Sendable () -> ContinuousClock.Instant)? = nil
         ) {
             self.name = name
             self.home = home
@@ -35,8 +38,11 @@ public final class AppRuntime: AppDriver {
             self.mocks = mocks
             self.foreign = foreign
             self.stopLimit = stopLimit
-            let began = ContinuousClock.now
-            self.uptime = uptime ?? { ContinuousClock.now - began }
+            // The live clock unless the host passes its environment's: the one default, as RequestWatchdog's.
+            let now = now ?? { ContinuousClock().now }
+            self.now = now
+            let began = now()
+            self.uptime = uptime ?? { now() - began }
             self.isolation = isolation
         }
     }
@@ -69,7 +75,8 @@ public final class AppRuntime: AppDriver {
     }
 
     let container: Container
-    let options: Options
+    /// How the runtime was asked to run (name, home, mode, clock).
+    public let options: Options
     /// What each feature may be handed (the resolution's grants), checked on every start and swap, and how far each
     /// is trusted (for the frame's `origin`).
     let grants: GrantTable?

@@ -16,7 +16,7 @@ struct CompiledSources {
     /// now, to `save` once the compile has run (read before it, so a save during the compile counts as a change next
     /// time). Without a record nothing is deleted: the driver's own view is all there is.
     func forgetChanged() -> [String: String] {
-        let recorded = FileManager.default.contents(atPath: record).flatMap {
+        let recorded = Files.contents(record).flatMap {
             try? JSONDecoder().decode([String: String].self, from: $0)
         }
         var digests: [String: String] = [:]
@@ -24,7 +24,7 @@ struct CompiledSources {
             let digest = try? PluginLock.digest(of: source)
             digests[source] = digest
             if let recorded, digest == nil || recorded[source] != digest {
-                try? FileManager.default.removeItem(atPath: object)
+                try? Files.remove(object)
             }
         }
         return digests
@@ -33,9 +33,8 @@ struct CompiledSources {
     /// Records `digests` as the bytes the module was last compiled from.
     func save(_ digests: [String: String]) {
         guard let data = try? JSONEncoder().encode(digests) else { return }
-        try? FileManager.default.createDirectory(
-            atPath: (record as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: record, contents: data)
+        try? Files.makeDirectory((record as NSString).deletingLastPathComponent)
+        _ = Files.write(data, to: record)
     }
 
     /// Runs `compile` after forgetting the objects of changed sources, then records what it was compiled from.
@@ -48,7 +47,7 @@ struct CompiledSources {
 
     /// The object of each source in the output file map at `path` (SwiftPM's format); empty when it cannot be read.
     static func objects(inOutputFileMap path: String) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: path),
+        guard let data = Files.contents(path),
             let map = try? JSONDecoder().decode([String: [String: String]].self, from: data)
         else { return [:] }
         return map.compactMapValues { $0["object"] }.filter { !$0.key.isEmpty }

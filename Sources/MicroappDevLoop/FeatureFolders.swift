@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 
 /// Where one feature's sources are: the folder of its module and that of its entry module (`Plugins/<Name>/Sources`
 /// and `Entry` in a repository; `Sources/<Name>` and `Sources/<Name>Plugin` in a package made by `new --package`).
@@ -35,7 +36,7 @@ public struct FeatureFolders: Sendable, Equatable {
     public var package: String? {
         var folder = (sources as NSString).deletingLastPathComponent
         while folder != "/" && !folder.isEmpty {
-            if FileManager.default.fileExists(atPath: folder + "/Package.swift") { return folder }
+            if Files.exists(folder + "/Package.swift") { return folder }
             folder = (folder as NSString).deletingLastPathComponent
         }
         return nil

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 
 /// The features a repository's Package.swift declares: one `"Name",` a line between the marker comments
 /// `// microapp: features begin` and `// microapp: features end`. SwiftPM caches its evaluation of Package.swift by
@@ -17,19 +18,25 @@ package struct FeatureList: Sendable, Equatable {
     /// fewer features.
     package static let testVariable = "MICROAPP_TEST_FEATURES"
 
-    /// The only feature names a host sees, when `MICROAPP_TEST_FEATURES` is set (read here and nowhere else).
-    package static let testFeatures: Set<String>? = {
-        guard let value = ProcessInfo.processInfo.environment[testVariable] else { return nil }
+    /// The only feature names a host sees, when `environment` sets `MICROAPP_TEST_FEATURES` (read here and nowhere
+    /// else).
+    package static func testFeatures(in environment: HostEnvironment) -> Set<String>? {
+        guard let value = environment.variables[testVariable] else { return nil }
         return Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-    }()
+    }
 
-    /// True when the host sees the feature `name` (always, unless `MICROAPP_TEST_FEATURES` leaves it out).
-    package static func isVisible(_ name: String) -> Bool { testFeatures?.contains(name) ?? true }
+    /// True when the host sees the feature `name` (always, unless `environment`'s `MICROAPP_TEST_FEATURES` leaves it
+    /// out).
+    package static func isVisible(_ name: String, in environment: HostEnvironment) -> Bool {
+        testFeatures(in: environment)?.contains(name) ?? true
+    }
 
     /// Every declared name, in the order of the file: what `new` and `remove` edit.
     package let declared: [String]
     /// The declared names the host sees (those `MICROAPP_TEST_FEATURES` names, when it is set): what it builds.
-    package var names: [String] { declared.filter(Self.isVisible) }
+    package func names(in environment: HostEnvironment) -> [String] {
+        declared.filter { Self.isVisible($0, in: environment) }
+    }
     /// The manifest's text, as read.
     package let manifest: String
 
@@ -73,10 +80,10 @@ package struct FeatureList: Sendable, Equatable {
     /// Where the list disagrees with the folders in `repository`'s Plugins/: a listed feature whose folder (or its
     /// Sources, Entry or Tests) is missing, which stops every SwiftPM build, and a folder the list does not name,
     /// which nothing builds or loads. Each says what, why and the fix.
-    package func problems(in repository: URL) -> [Problem] {
+    package func problems(in repository: URL, environment: HostEnvironment) -> [Problem] {
         let plugins = repository.appendingPathComponent("Plugins")
         var problems: [Problem] = []
-        for name in names {
+        for name in names(in: environment) {
             let folder = plugins.appendingPathComponent(name)
             let missing = Self.parts.filter { !Self.isDirectory(folder.appendingPathComponent($0)) }
             guard !missing.isEmpty else { continue }
@@ -92,7 +99,8 @@ package struct FeatureList: Sendable, Equatable {
                         "`swift run microapp remove \(name)` takes it out of the list; or restore the folder (`git checkout -- Plugins/\(name)`)"
                 ))
         }
-        for folder in Self.folders(in: repository) where Self.isVisible(folder) && !declared.contains(folder) {
+        for folder in Self.folders(in: repository)
+        where Self.isVisible(folder, in: environment) && !declared.contains(folder) {
             problems.append(
                 Problem(
                     code: "feature-not-listed", subject: "Plugins/\(folder)",
@@ -108,9 +116,11 @@ package struct FeatureList: Sendable, Equatable {
     /// The features of `repository` the host builds, loads and knows by folder name, sorted: those its list declares
     /// that have a Sources folder; every folder of Plugins/ with one when its Package.swift declares no list. Only
     /// those the host sees (`MICROAPP_TEST_FEATURES`).
-    package static func features(in repository: URL) -> [String] {
+    package static func features(in repository: URL, environment: HostEnvironment) -> [String] {
         let plugins = repository.appendingPathComponent("Plugins")
-        let candidates = read(repository: repository)?.names ?? folders(in: repository).filter(isVisible)
+        let candidates =
+            read(repository: repository)?.names(in: environment)
+            ?? folders(in: repository).filter { isVisible($0, in: environment) }
         return candidates.filter { isDirectory(plugins.appendingPathComponent("\($0)/Sources")) }.sorted()
     }
 
@@ -120,7 +130,7 @@ package struct FeatureList: Sendable, Equatable {
     /// The folders in `repository`'s Plugins/ (not hidden ones), sorted.
     package static func folders(in repository: URL) -> [String] {
         let plugins = repository.appendingPathComponent("Plugins")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        let names = Files.names(in: plugins.path)
         return names.filter { !$0.hasPrefix(".") && isDirectory(plugins.appendingPathComponent($0)) }.sorted()
     }
 
@@ -144,7 +154,6 @@ package struct FeatureList: Sendable, Equatable {
     }
 
     private static func isDirectory(_ url: URL) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return Files.isDirectory(url.path)
     }
 }

@@ -26,16 +26,22 @@ public final class HotSwapWatch {
     /// The libraries being rebuilt from their sources: what the library watcher sees of them meanwhile is not a
     /// build of its own (it may be of bytes already saved over).
     private var rebuilding: Set<String> = []
+    /// Whether the watchers poll instead of using inotify (`SourceWatcher.prefersPolling(in:)`).
+    private let polling: Bool
 
-    /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id).
+    /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id);
+    /// relative paths are from `environment`'s current directory.
     public init(
-        swapper: HotSwapper, libraryDirectories: [String], sources: [String: WatchedSources], loaded: [String]
+        swapper: HotSwapper, libraryDirectories: [String], sources: [String: WatchedSources], loaded: [String],
+        environment: HostEnvironment
     ) {
         self.swapper = swapper
         // Absolute, as the rebuilder names what it writes: a rebuilt library is then seen as known, and swapped once.
-        self.libraryDirectories = libraryDirectories.map(WatchedSources.absolute)
+        let here = environment.currentDirectory
+        self.libraryDirectories = libraryDirectories.map { WatchedSources.absolute($0, from: here) }
         self.sources = sources
-        self.loaded = Set(loaded.map(WatchedSources.absolute))
+        self.loaded = Set(loaded.map { WatchedSources.absolute($0, from: here) })
+        polling = SourceWatcher.prefersPolling(in: environment)
         for path in self.loaded { seen[path] = FileStamp.of(path: path) }
     }
 
@@ -44,7 +50,7 @@ public final class HotSwapWatch {
 
     /// Starts watching; call `stop()` when the app ends.
     public func start() {
-        let libraries = SourceWatcher(directories: libraryDirectories, recursive: false) { path in
+        let libraries = SourceWatcher(directories: libraryDirectories, recursive: false, polling: polling) { path in
             let name = (path as NSString).lastPathComponent
             return name.hasPrefix("lib") && name.hasSuffix(".so")
         }
@@ -62,7 +68,8 @@ public final class HotSwapWatch {
             // An editor's save is one event or two within a millisecond (truncate and write, or write and rename),
             // and a save during a build is caught by `NewestBuild`: a short quiet period is enough (a library being
             // linked keeps the default, so it is not read half written).
-            watchers.append(SourceWatcher(directories: folders, debounce: .milliseconds(15), accept: isSource))
+            watchers.append(
+                SourceWatcher(directories: folders, debounce: .milliseconds(15), polling: polling, accept: isSource))
             sources.values.forEach(Self.primeShadow)
         }
         for watcher in watchers {

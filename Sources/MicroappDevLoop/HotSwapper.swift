@@ -33,8 +33,7 @@ public final class HotSwapper {
     /// Swaps features of `runtime`; `libraries` maps the file name of each running feature's library
     /// (`libCharacters.so`) to its feature id, so a new file of that name is known as a new build of that feature.
     public init(
-        runtime: AppRuntime, libraries: [String: String], probe: PluginProbe? = PluginProbe(),
-        swapsDirectory: String = HotSwapper.defaultDirectory
+        runtime: AppRuntime, libraries: [String: String], probe: PluginProbe?, swapsDirectory: String
     ) {
         self.runtime = runtime
         self.probe = probe
@@ -57,9 +56,10 @@ public final class HotSwapper {
             uniquingKeysWith: { first, _ in first })
     }
 
-    /// `$XDG_CACHE_HOME/microapp/swaps` (or under `~/.cache`).
-    public static var defaultDirectory: String {
-        ((ProbeCache.defaultFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent("swaps")
+    /// `$XDG_CACHE_HOME/microapp/swaps` (or under `~/.cache`) in `environment`.
+    public static func defaultDirectory(in environment: HostEnvironment) -> String {
+        ((ProbeCache.defaultFile(in: environment) as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent("swaps")
     }
 
     /// The feature a library file at `path` is a build of, by its file name; nil for an unknown library.
@@ -71,7 +71,7 @@ public final class HotSwapper {
     /// Posts a `swapped` notice on success and an `error` notice naming the reason otherwise.
     @discardableResult
     public func swapLibrary(at path: String, feature id: String? = nil) async -> Result<SwapResult, Diagnostic> {
-        let started = ContinuousClock.now
+        let started = runtime.options.now()
         let work = "a hot swap of \((path as NSString).lastPathComponent)"
         runtime.hold(work)
         defer { runtime.release(work) }
@@ -155,9 +155,8 @@ public final class HotSwapper {
         let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         let copy = "\(name)-\(ProcessStatus.current)-\(copies).so"
         do {
-            try FileManager.default.createDirectory(
-                atPath: swapsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try? FileManager.default.removeItem(atPath: (swapsDirectory as NSString).appendingPathComponent(copy))
+            try Files.makeDirectory(swapsDirectory, permissions: 0o700)
+            try? Files.remove((swapsDirectory as NSString).appendingPathComponent(copy))
         } catch {
             return .failure(
                 Diagnostic(
@@ -169,12 +168,12 @@ public final class HotSwapper {
 
     /// Removes copies left by processes that are gone (their pid is part of the name); live ones stay.
     private static func removeStaleCopies(in directory: String) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let names = Files.names(in: directory)
         for name in names where name.hasSuffix(".so") {
             let parts = name.dropLast(3).split(separator: "-")
             guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) else { continue }
             if ProcessStatus.isGone(pid) {
-                try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+                try? Files.remove((directory as NSString).appendingPathComponent(name))
             }
         }
     }

@@ -18,15 +18,18 @@ package protocol BuildFolders {
 /// the builds themselves are `PluginRebuilder`'s (SwiftPM's plan replayed, or `swift build`).
 package struct PluginBuilder {
     let locations: any BuildFolders
+    /// The host's environment: which features it sees (`MICROAPP_TEST_FEATURES`), how it rebuilds.
+    let environment: HostEnvironment
     /// Where progress and problems go, one line at a time (stderr: under `--ui json` stdout carries only JSON).
     let log: (String) -> Void
 
-    /// A builder for the host built in `locations`.
+    /// A builder for the host built in `locations`, running in `environment`.
     package init(
-        locations: any BuildFolders,
+        locations: any BuildFolders, environment: HostEnvironment,
         log: @escaping (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) }
     ) {
         self.locations = locations
+        self.environment = environment
         self.log = log
     }
 
@@ -47,13 +50,13 @@ package struct PluginBuilder {
     func staleFeatures(only: String? = nil) -> [StaleFeature] {
         guard let repository = locations.repository else { return [] }
         let plugins = repository.appendingPathComponent("Plugins")
-        let names = only.map { [$0] } ?? FeatureList.features(in: repository)
+        let names = only.map { [$0] } ?? FeatureList.features(in: repository, environment: environment)
         let sharedChange = SourceTreeStamp.newest(
             under: Self.sharedModules.map { repository.appendingPathComponent($0).path },
             record: buildState("shared-modules.sources"))
         return names.compactMap { name in
             let folder = plugins.appendingPathComponent(name)
-            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("Sources").path) else {
+            guard Files.exists(folder.appendingPathComponent("Sources").path) else {
                 return nil
             }
             let library = locations.executableDirectory.appendingPathComponent("lib\(name).so").path
@@ -124,7 +127,7 @@ package struct PluginBuilder {
         guard let repository = locations.repository, let list = FeatureList.read(repository: repository) else {
             return nil
         }
-        let problems = list.problems(in: repository)
+        let problems = list.problems(in: repository, environment: environment)
         for problem in problems { log("microapp: \(problem.text)") }
         let missing = problems.filter { $0.code == "feature-folder-missing" }
         guard let first = missing.first else { return nil }
@@ -198,8 +201,7 @@ package struct PluginBuilder {
     /// (and a file saved during the build still counts as changed).
     private func stamp(_ names: [String], since started: Date) {
         for name in names {
-            _ = FileManager.default.createFile(
-                atPath: stamp(of: name).path, contents: Data(), attributes: [.modificationDate: started])
+            Files.write(Data(), to: stamp(of: name).path, modified: started)
         }
     }
 
@@ -232,7 +234,7 @@ package struct PluginBuilder {
     private func rebuilder(in repository: URL) -> PluginRebuilder {
         PluginRebuilder(
             repository: repository.path, buildDirectory: locations.executableDirectory.path,
-            configuration: locations.configuration)
+            configuration: locations.configuration, environment: environment)
     }
 
     /// `problem` told on the log as the CLI tells problems: `microapp: subject: reason`, then the fix.
@@ -257,24 +259,30 @@ extension PluginBuilder {
     @MainActor
     package static func watch(
         _ runtime: AppRuntime, images: [any LoadedPlugin], directories: [String], probing: Bool,
-        isolation: IsolationLog? = nil, mocks: [String: String]? = nil,
+        environment: HostEnvironment, allowingUnsandboxed: Bool = false, isolation: IsolationLog? = nil,
+        mocks: [String: String]? = nil,
         willSwap: ((_ feature: String, _ copy: String) -> Void)? = nil
     ) -> HotSwapWatch {
         // Builds of in-process features are probed; those of isolated ones start in a child (the sandbox stands in).
         let isolated = Set(images.filter { $0 is IsolatedPlugin }.map(\.manifest.id))
         let swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: images),
-            probe: probing && images.contains { !($0 is IsolatedPlugin) } ? PluginProbe() : nil)
+            probe: probing && images.contains { !($0 is IsolatedPlugin) }
+                ? PluginProbe(environment: environment, allowingUnsandboxed: allowingUnsandboxed) : nil,
+            swapsDirectory: HotSwapper.defaultDirectory(in: environment))
         swapper.willSwap = willSwap
         swapper.isolation = isolated.isEmpty ? nil : isolation
         swapper.isolatedFeatures = isolated
         swapper.mocks = mocks
         var sources: [String: WatchedSources] = [:]
         for image in images {
-            if let watched = WatchedSources(library: image.path) { sources[image.manifest.id] = watched }
+            if let watched = WatchedSources(library: image.path, environment: environment) {
+                sources[image.manifest.id] = watched
+            }
         }
         let watch = HotSwapWatch(
-            swapper: swapper, libraryDirectories: directories, sources: sources, loaded: images.map(\.path))
+            swapper: swapper, libraryDirectories: directories, sources: sources, loaded: images.map(\.path),
+            environment: environment)
         watch.start()
         return watch
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappPlatform
 
 /// Rebuilds one feature's library as fast as it honestly can: from the watch loop's shadow build when it is primed
@@ -31,14 +32,24 @@ public struct PluginRebuilder: Sendable {
     /// The folders of the one feature of a package outside a repository (`Sources/<Name>`, `Sources/<Name>Plugin`);
     /// nil in a repository, whose features are in `Plugins/<Name>/Sources` and `Entry`.
     public let package: FeatureFolders?
+    /// Whether a primed shadow build is tried before SwiftPM's plan (`ShadowBuild.isEnabled(in:)`).
+    public var usesShadowBuild: Bool
+    /// Reads the host's clock: how long each step took.
+    public let now: @Sendable () -> ContinuousClock.Instant
 
     /// A rebuilder for the package at `repository`, whose products are in `buildDirectory`; `package` names the
-    /// feature's folders when they are not the repository's `Plugins/<Name>`.
-    public init(repository: String, buildDirectory: String, configuration: String, package: FeatureFolders? = nil) {
+    /// feature's folders when they are not the repository's `Plugins/<Name>`; `environment` says whether to try the
+    /// shadow build (`MICROAPP_REBUILD`) and times the steps.
+    public init(
+        repository: String, buildDirectory: String, configuration: String, package: FeatureFolders? = nil,
+        environment: HostEnvironment
+    ) {
         self.repository = repository
         self.buildDirectory = buildDirectory
         self.configuration = configuration
         self.package = package
+        usesShadowBuild = ShadowBuild.isEnabled(in: environment)
+        now = environment.now
     }
 
     /// Where `feature`'s module and entry module sources are.
@@ -52,7 +63,7 @@ public struct PluginRebuilder: Sendable {
     var scratch: String? {
         var folder = buildDirectory
         for _ in 0..<3 {
-            if FileManager.default.fileExists(atPath: folder + "/\(configuration).yaml") { return folder }
+            if Files.exists(folder + "/\(configuration).yaml") { return folder }
             folder = (folder as NSString).deletingLastPathComponent
         }
         return nil
@@ -60,7 +71,7 @@ public struct PluginRebuilder: Sendable {
 
     /// Rebuilds `lib<feature>.so` in `buildDirectory`; the feature's folders are `folders(of: feature)`.
     public func rebuild(feature: String) -> Outcome {
-        let started = ContinuousClock.now
+        let started = now()
         if let shadow = shadowRebuild(feature: feature, library: library(of: feature)) {
             return outcome(shadow, method: "shadow", feature: feature, since: started)
         }
@@ -71,7 +82,7 @@ public struct PluginRebuilder: Sendable {
     /// Rebuilds `lib<feature>.so` by replaying SwiftPM's plan only; nil when there is no usable plan (no build yet,
     /// files added or removed), so the caller runs `swift build` its own way.
     public func replay(feature: String) -> Outcome? {
-        replay(feature: feature, since: .now)
+        replay(feature: feature, since: now())
     }
 
     private func replay(feature: String, since started: ContinuousClock.Instant) -> Outcome? {
@@ -90,15 +101,15 @@ public struct PluginRebuilder: Sendable {
         let ((status, output), steps) = result
         return Outcome(
             library: status == 0 ? library(of: feature) : nil, method: method,
-            milliseconds: Self.milliseconds(since: started),
+            milliseconds: milliseconds(since: started),
             // Paths from the repository, as people name their files.
             errors: status == 0
                 ? [] : Self.firstErrors(in: output.replacingOccurrences(of: repository + "/", with: "")),
             steps: steps)
     }
 
-    private static func milliseconds(since started: ContinuousClock.Instant) -> Int {
-        let elapsed = ContinuousClock.now - started
+    private func milliseconds(since started: ContinuousClock.Instant) -> Int {
+        let elapsed = now() - started
         return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 
@@ -117,11 +128,11 @@ public struct PluginRebuilder: Sendable {
         link[output + 1] = temporary
         link = Self.withLLD(link)
         let interface = ShadowBuild.value(of: "-emit-module-path", in: compile)
-        let interfaceBefore = interface.flatMap { FileManager.default.contents(atPath: $0) }
+        let interfaceBefore = interface.flatMap { Files.contents($0) }
         var steps: [String] = []
         for (name, step) in [("compile", compile), ("entry", entry), ("link", link)] {
             if name == "entry", let interface, let interfaceBefore,
-                FileManager.default.contents(atPath: interface) == interfaceBefore,
+                Files.contents(interface) == interfaceBefore,
                 entryIsCurrent(
                     feature: feature, outputs: plan.outputs(of: "\(feature)Plugin-", suffix: "-\(configuration).module")
                 )
@@ -129,15 +140,15 @@ public struct PluginRebuilder: Sendable {
                 steps.append("entry unchanged")
                 continue
             }
-            let started = ContinuousClock.now
+            let started = now()
             let command = step.filter { $0 != "-parseable-output" && $0 != "-v" }
             let (status, text) =
                 name == "compile"
                 ? compiledSources(feature: feature, compile: compile).compiling { Self.run(command, in: repository) }
                 : Self.run(command, in: repository)
-            steps.append("\(name) \(Self.milliseconds(since: started)) ms")
+            steps.append("\(name) \(milliseconds(since: started)) ms")
             if status != 0 {
-                try? FileManager.default.removeItem(atPath: temporary)
+                try? Files.remove(temporary)
                 return ((status, text), steps)
             }
         }
@@ -158,7 +169,7 @@ public struct PluginRebuilder: Sendable {
     /// Benchmarks); linking has no incremental state, so another linker changes nothing SwiftPM keeps.
     private static func withLLD(_ link: [String]) -> [String] {
         guard let swiftc = link.first,
-            FileManager.default.isExecutableFile(atPath: (swiftc as NSString).deletingLastPathComponent + "/ld.lld")
+            Files.isExecutable((swiftc as NSString).deletingLastPathComponent + "/ld.lld")
         else { return link }
         return link + ["-use-ld=lld"]
     }
@@ -182,7 +193,7 @@ public struct PluginRebuilder: Sendable {
 
     /// The watch loop's shadow build of `feature` (see `ShadowBuild`), in `<scratch>/microapp-watch/<configuration>/`.
     private func shadow(of feature: String) -> (ShadowBuild, entryOutputs: [String]?)? {
-        guard ShadowBuild.isEnabled, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
+        guard usesShadowBuild, let scratch, let (plan, compile, _, link) = commands(of: feature) else {
             return nil
         }
         let folder = scratch + "/microapp-watch/\(configuration)/\(feature)"
@@ -211,9 +222,9 @@ public struct PluginRebuilder: Sendable {
             entryIsCurrent(feature: feature, outputs: entryOutputs)
         else { return nil }
         return shadow.locked { () -> ((Int32, String), [String])? in
-            var started = ContinuousClock.now
+            var started = now()
             guard let (status, text) = shadow.compileModule(in: repository) else { return nil }
-            var steps = ["compile \(Self.milliseconds(since: started)) ms"]
+            var steps = ["compile \(milliseconds(since: started)) ms"]
             // An error in a source of the feature is the outcome (a replay would report the same); any other failure
             // (a missing input of the shadow's, say) is the shadow's own: replay instead.
             let folders = folders(of: feature)
@@ -225,11 +236,11 @@ public struct PluginRebuilder: Sendable {
             }
             let temporary = library + ".tmp-\(ProcessStatus.current)"
             guard let link = shadow.linkArguments(writing: temporary) else { return nil }
-            started = .now
+            started = now()
             let (linked, _) = Self.run(Self.withLLD(link), in: repository)
-            steps.append("link \(Self.milliseconds(since: started)) ms")
+            steps.append("link \(milliseconds(since: started)) ms")
             guard linked == 0 else {
-                try? FileManager.default.removeItem(atPath: temporary)
+                try? Files.remove(temporary)
                 return nil
             }
             return (Self.rename(temporary, to: library), steps)
@@ -260,7 +271,7 @@ public struct PluginRebuilder: Sendable {
     /// The Swift sources SwiftPM compiles in `folder` and below, as full paths. Like SwiftPM, hidden files (an
     /// editor's `.#File.swift` lock, say) are not sources.
     public static func sources(in folder: String) -> [String] {
-        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        let files = Files.subpaths(of: folder) ?? []
         return files.filter(isSource).map { folder + "/" + $0 }
     }
 

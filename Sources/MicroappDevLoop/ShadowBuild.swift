@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappPlatform
 
 /// The watch loop's own incremental build of one feature, beside SwiftPM's: SwiftPM's compile arguments without
@@ -25,8 +26,9 @@ struct ShadowBuild {
         self.folder = folder
     }
 
-    /// False when `MICROAPP_REBUILD=replay` asks for SwiftPM's plan only (to compare, or to rule the shadow out).
-    static var isEnabled: Bool { ProcessInfo.processInfo.environment["MICROAPP_REBUILD"] != "replay" }
+    /// False when `environment`'s `MICROAPP_REBUILD=replay` asks for SwiftPM's plan only (to compare, or to rule the
+    /// shadow out).
+    static func isEnabled(in environment: HostEnvironment) -> Bool { environment["MICROAPP_REBUILD"] != "replay" }
 
     /// The shadow's output file map.
     private var outputFileMap: String { folder + "/output-file-map.json" }
@@ -65,7 +67,7 @@ struct ShadowBuild {
     /// Runs `body` holding the shadow's lock, so no two builds of it (in this process or another) overlap; nil
     /// without running it when another holds the lock or the shadow's folder cannot be made.
     func locked<Result>(_ body: () -> Result?) -> Result? {
-        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+        guard (try? Files.makeDirectory(folder)) != nil
         else { return nil }
         return FileLock.withExclusiveLock(folder + "/lock", body)
     }
@@ -76,7 +78,7 @@ struct ShadowBuild {
     func compileModule(in repository: String, nice: Bool = false) -> (Int32, String)? {
         guard writeOutputFileMap() else { return nil }
         let command =
-            nice && FileManager.default.isExecutableFile(atPath: "/usr/bin/nice")
+            nice && Files.isExecutable("/usr/bin/nice")
             ? ["/usr/bin/nice", "-n", "19"] + arguments : arguments
         let sources = CompiledSources(
             record: folder + "/sources.json", objects: CompiledSources.objects(inOutputFileMap: outputFileMap))
@@ -117,12 +119,12 @@ struct ShadowBuild {
         guard let map = readSwiftPMMap() else { return false }
         let moved = map.mapValues { $0.mapValues(relocated) }
         guard let data = try? JSONEncoder().encode(moved) else { return false }
-        if FileManager.default.contents(atPath: outputFileMap) == data { return true }
-        return FileManager.default.createFile(atPath: outputFileMap, contents: data)
+        if Files.contents(outputFileMap) == data { return true }
+        return Files.write(data, to: outputFileMap)
     }
 
     private func readSwiftPMMap() -> [String: [String: String]]? {
-        guard let path = swiftPMMap, let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let path = swiftPMMap, let data = Files.contents(path) else { return nil }
         return try? JSONDecoder().decode([String: [String: String]].self, from: data)
     }
 

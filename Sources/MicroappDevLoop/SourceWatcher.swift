@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappPlatform
 import Synchronization
 
@@ -15,10 +16,10 @@ public final class SourceWatcher: Sendable {
 
     /// Watches `directories` (and their subfolders when `recursive`); only paths for which `accept` is true count
     /// (`*.swift`, `lib*.so`). `polling` skips inotify (for file systems whose changes it does not see, such as some
-    /// network and container mounts); `prefersPolling` reads the choice from `MICROAPP_WATCH=poll`.
+    /// network and container mounts); `prefersPolling(in:)` reads the choice from `MICROAPP_WATCH=poll`.
     public init(
         directories: [String], recursive: Bool = true, debounce: Duration = .milliseconds(150),
-        polling: Bool = SourceWatcher.prefersPolling, accept: @escaping @Sendable (String) -> Bool
+        polling: Bool = false, accept: @escaping @Sendable (String) -> Bool
     ) {
         self.directories = directories
         self.recursive = recursive
@@ -27,8 +28,10 @@ public final class SourceWatcher: Sendable {
         self.accept = accept
     }
 
-    /// True when the environment asks for polling: `MICROAPP_WATCH=poll`.
-    public static var prefersPolling: Bool { ProcessInfo.processInfo.environment["MICROAPP_WATCH"] == "poll" }
+    /// True when `environment` asks for polling: `MICROAPP_WATCH=poll`.
+    public static func prefersPolling(in environment: HostEnvironment) -> Bool {
+        environment["MICROAPP_WATCH"] == "poll"
+    }
 
     /// The changed paths, one set per quiet period; ends after `stop()`. The first set is empty: it says the watch
     /// has started, so a change from then on is seen.
@@ -108,11 +111,10 @@ public final class SourceWatcher: Sendable {
     }
 
     private static func subfolders(of folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { name in
+        (Files.names(in: folder)).compactMap { name in
             guard !name.hasPrefix(".") else { return nil }
             let path = (folder as NSString).appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            return Files.isDirectory(path)
                 ? path : nil
         }
     }

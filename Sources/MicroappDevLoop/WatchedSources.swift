@@ -1,4 +1,6 @@
 import Foundation
+import MicroappCore
+import MicroappPlatform
 
 /// The sources `--watch` follows for one running feature: its folder in a repository's `Plugins/`, or the folders of
 /// a package of its own (`new --package`), and the rebuilder of the build folder its library came from.
@@ -18,9 +20,10 @@ public struct WatchedSources: Sendable {
     /// of a Microapps repository: `<root>/Package.swift` and, for `lib<Name>.so`, `<root>/Plugins/<Name>/Sources`
     /// exist. Else, for a library SwiftPM built from a package of its own (any scratch path), the folders its build
     /// lists for `<Name>` and `<Name>Plugin`, in that package. Nil for a library from anywhere else (a download, a copy).
-    public init?(library: String) {
+    /// A relative `library` is from `environment`'s current directory, whose `MICROAPP_REBUILD` says how to rebuild.
+    public init?(library: String, environment: HostEnvironment) {
         // Rebuilds run in the repository's folder: a relative `--plugins` path would mean something else there.
-        let path = Self.absolute(library)
+        let path = Self.absolute(library, from: environment.currentDirectory)
         let file = (path as NSString).lastPathComponent
         guard file.hasPrefix("lib"), file.hasSuffix(".so"), file.count > 6 else { return nil }
         let name = String(file.dropFirst(3).dropLast(3))
@@ -31,36 +34,30 @@ public struct WatchedSources: Sendable {
             candidate = (candidate as NSString).deletingLastPathComponent
         }
         let root = (candidate as NSString).deletingLastPathComponent
-        let files = FileManager.default
         guard candidate != buildDirectory, (candidate as NSString).lastPathComponent == ".build",
-            files.fileExists(atPath: root + "/Package.swift"),
-            files.fileExists(atPath: root + "/Plugins/\(name)/Sources")
+            Files.exists(root + "/Package.swift"), Files.exists(root + "/Plugins/\(name)/Sources")
         else {
             guard let folders = FeatureFolders(planned: name, buildDirectory: buildDirectory),
                 let package = folders.package
             else { return nil }
-            self.init(
-                folder: name,
-                rebuilder: PluginRebuilder(
-                    repository: package, buildDirectory: buildDirectory, configuration: configuration,
-                    package: folders))
+            let rebuilder = PluginRebuilder(
+                repository: package, buildDirectory: buildDirectory, configuration: configuration, package: folders,
+                environment: environment)
+            self.init(folder: name, rebuilder: rebuilder)
             return
         }
-        self.init(
-            folder: name,
-            rebuilder: PluginRebuilder(
-                repository: root, buildDirectory: buildDirectory,
-                configuration: configuration))
+        let rebuilder = PluginRebuilder(
+            repository: root, buildDirectory: buildDirectory, configuration: configuration, environment: environment)
+        self.init(folder: name, rebuilder: rebuilder)
     }
 
     /// The folders whose Swift files go into the library: `Plugins/<folder>/Sources` and `Entry` in a repository.
     var directories: [String] { rebuilder.folders(of: folder).all }
 
-    /// `path` from the current folder when it is relative, without `.`, `..` or doubled slashes: how rebuilt
+    /// `path` from `currentDirectory` when it is relative, without `.`, `..` or doubled slashes: how rebuilt
     /// libraries are named, and how the watchers name what they see.
-    static func absolute(_ path: String) -> String {
-        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/"))
-            .standardizedFileURL.path
+    static func absolute(_ path: String, from currentDirectory: String) -> String {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: currentDirectory + "/")).standardizedFileURL.path
     }
 
     /// True when `path` lies in the feature's folders.

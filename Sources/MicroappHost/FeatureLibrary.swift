@@ -10,6 +10,8 @@ package struct FeatureRequest: Sendable {
     package var name: String
     /// Where the executable, its build folder and its repository are.
     package var locations: PluginLocations
+    /// The host's environment (its lock history, what its children get, which features a test build shows).
+    package var environment: HostEnvironment
     /// The `--plugins` folders as written (a library there wins over the one beside the executable).
     package var pluginsFolders: [String] = []
     /// Whether the feature is built first when run from the repository (no `--no-build`).
@@ -25,9 +27,10 @@ package struct FeatureRequest: Sendable {
     package var allowingNetwork = false
 
     /// A request for the feature called `name`, found around `locations`.
-    package init(name: String, locations: PluginLocations) {
+    package init(name: String, locations: PluginLocations, environment: HostEnvironment) {
         self.name = name
         self.locations = locations
+        self.environment = environment
     }
 }
 
@@ -76,7 +79,7 @@ package struct FeatureLibrary {
     package static func load(_ request: FeatureRequest) async throws(Problem) -> Result<FeatureLibrary, Diagnostic> {
         let locations = request.locations
         let name = request.name
-        let folders = pluginFolders(in: locations.repository)
+        let folders = pluginFolders(in: locations.repository, environment: request.environment)
         let folder = folders.first { $0.lowercased() == name.lowercased() }
         let wanted = Set([name.lowercased(), folder?.lowercased()].compactMap { $0 })
         let isWanted = { (file: String) in wanted.contains(stem(of: file).lowercased()) }
@@ -85,9 +88,13 @@ package struct FeatureLibrary {
         let explicit = PluginSet.discover(in: request.pluginsFolders)
         var buildFailure: Notice?
         if let folder, !explicit.contains(where: isWanted), request.buildFirst, locations.repository != nil {
-            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).build(feature: folder) }
+            let environment = request.environment
+            buildFailure = await BlockingWork.run {
+                PluginBuilder(locations: locations, environment: environment).build(feature: folder)
+            }
         }
-        let (beside, leftOver) = locations.libraries(in: [locations.executableDirectory.path])
+        let (beside, leftOver) = locations.libraries(
+            in: [locations.executableDirectory.path], environment: request.environment)
         if let leftOver, !explicit.contains(where: isWanted), leftOver.names.contains(where: isWanted) {
             throw Problem(code: "usage", subject: "", reason: leftOver.message, fix: leftOver.fix)
         }
@@ -99,9 +106,9 @@ package struct FeatureLibrary {
                 matches: {
                     $0.id.lowercased() == name.lowercased() || $0.displayName.lowercased() == name.lowercased()
                 })
-        let locks = await PluginSetLoader.screen(lookup.candidates)
+        let locks = await PluginSetLoader.screen(lookup.candidates, environment: request.environment)
         if lookup.byFile, let problem = locks.problems.first { return .failure(problem) }
-        var plan = PluginSetRequest(locations: locations, directories: [])
+        var plan = PluginSetRequest(locations: locations, directories: [], environment: request.environment)
         plan.isolation = request.isolation
         plan.sandbox = request.sandbox
         let placed = PluginSetLoader.place(locks, plan)
@@ -170,7 +177,6 @@ package struct FeatureLibrary {
     ) async -> Result<FeatureLibrary, Diagnostic> {
         let sandbox = request.sandbox
         if let refusal = sandbox.refusal(of: file, decision) { return .failure(refusal) }
-        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
         // What the copy the lock check read shows without being mapped: the bytes the child will map.
         let inspected = await BlockingWork.run { () -> Diagnostic? in
             guard let copy else { return nil }
@@ -179,7 +185,7 @@ package struct FeatureLibrary {
         }
         if let inspected { return .failure(inspected) }
         // One child: a zygote would cost a process start of its own.
-        let log = IsolationLog()
+        let log = IsolationLog(environment: request.environment, allowingUnsandboxed: sandbox.unsandboxed)
         let launched = await IsolatedPlugin.launch(
             file, prepared: copy, log: log, mocks: mocks, allowingNetwork: request.allowingNetwork)
         switch launched {
@@ -206,9 +212,9 @@ package struct FeatureLibrary {
     }
 
     /// The repository's features, sorted: those its Package.swift declares whose folder in Plugins/ has Sources
-    /// (`FeatureList.features(in:)`).
-    package static func pluginFolders(in repository: URL?) -> [String] {
-        repository.map(FeatureList.features(in:)) ?? []
+    /// (`FeatureList.features(in:environment:)`), those `environment` shows.
+    package static func pluginFolders(in repository: URL?, environment: HostEnvironment) -> [String] {
+        repository.map { FeatureList.features(in: $0, environment: environment) } ?? []
     }
 
     /// `Auth` for `/…/libAuth.so`.

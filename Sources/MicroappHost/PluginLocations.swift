@@ -66,7 +66,9 @@ package struct PluginLocations: BuildFolders, Sendable {
     /// those of the build folder it does not name are not loaded either. The rule is this repository's layout:
     /// a package without a `Plugins/` folder (an app's own host, its features as ordinary targets) keeps every
     /// library of its build folder, and a library whose target is in `Sources/<Name>` is never a leftover.
-    package func libraries(in directories: [String]) -> (paths: [String], leftOver: LeftOverLibraries?) {
+    package func libraries(
+        in directories: [String], environment: HostEnvironment
+    ) -> (paths: [String], leftOver: LeftOverLibraries?) {
         guard let repository, FileFacts.exists(repository.appendingPathComponent("Plugins").path)
         else { return (PluginSet.discover(in: directories), nil) }
         let buildFolder = executableDirectory.resolvingSymlinksInPath().path
@@ -79,7 +81,7 @@ package struct PluginLocations: BuildFolders, Sendable {
                 continue
             }
             // Under `swift test` (MICROAPP_TEST_FEATURES), the features a person added are not there at all.
-            for file in files where FeatureList.isVisible(FeatureLibrary.stem(of: file)) {
+            for file in files where FeatureList.isVisible(FeatureLibrary.stem(of: file), in: environment) {
                 let folder = "Plugins/\(FeatureLibrary.stem(of: file))"
                 let sources = repository.appendingPathComponent(folder + "/Sources").path
                 let target = repository.appendingPathComponent("Sources/\(FeatureLibrary.stem(of: file))").path

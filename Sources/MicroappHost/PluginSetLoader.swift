@@ -7,6 +7,9 @@ import MicroappSDK
 package struct PluginSetRequest: Sendable {
     /// Where the executable, its build folder and its repository are.
     package var locations: PluginLocations
+    /// The host's environment: where the lock history is, what a child's environment is made from, which features
+    /// a test build shows (`MICROAPP_TEST_FEATURES`).
+    package var environment: HostEnvironment
     /// The folders to load from, checked and without repeats (`PluginLocations.directories(adding:)`).
     package var directories: [String]
     /// Whether the repository's stale plugins are built first (run from the repository, without `--no-build`).
@@ -35,10 +38,12 @@ package struct PluginSetRequest: Sendable {
     /// Told what people should see on the way (a command that only describes prints it; `run` tells its front end).
     package var notify: (@MainActor @Sendable (LoadNotice) -> Void)?
 
-    /// A request to load the libraries in `directories`, beside the executable `locations` describes.
-    package init(locations: PluginLocations, directories: [String]) {
+    /// A request to load the libraries in `directories`, beside the executable `locations` describes, in the host's
+    /// `environment`.
+    package init(locations: PluginLocations, directories: [String], environment: HostEnvironment) {
         self.locations = locations
         self.directories = directories
+        self.environment = environment
     }
 }
 
@@ -154,11 +159,10 @@ package enum PluginSetLoader {
     ) async throws(Problem) -> LoadedPluginSet {
         let found = await find(request)
         if let leftOver = found.leftOver { request.notify?(.leftOver(leftOver)) }
-        if request.sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
         // The template process takes longest to be ready (a process start): when children are expected, it starts
         // now, beside the lock checks.
         let earlyZygote = request.expectsChildren ? Task { await startZygote(request) } : nil
-        let locks = await screen(found.paths)
+        let locks = await screen(found.paths, environment: request.environment)
         let placed = place(locks, request)
         let launching =
             placed.isolated.isEmpty
@@ -167,7 +171,8 @@ package enum PluginSetLoader {
                 let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote(request) }
                 return await launchIsolated(
                     locks.copies(of: placed.isolated), zygote: zygote, featureHost: request.featureHost,
-                    allowingNetwork: request.rules.capabilities.allowed.contains(.network))
+                    allowingNetwork: request.rules.capabilities.allowed.contains(.network),
+                    environment: request.environment, allowingUnsandboxed: request.sandbox.unsandboxed)
             }
         if placed.isolated.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
@@ -197,19 +202,23 @@ package enum PluginSetLoader {
     package static func find(_ request: PluginSetRequest) async -> Found {
         var buildFailure: Notice?
         if request.buildFirst && request.locations.repository != nil {
-            let locations = request.locations
-            buildFailure = await BlockingWork.run { PluginBuilder(locations: locations).refresh() }
+            let (locations, environment) = (request.locations, request.environment)
+            buildFailure = await BlockingWork.run {
+                PluginBuilder(locations: locations, environment: environment).refresh()
+            }
         }
-        let (found, leftOver) = request.locations.libraries(in: request.directories)
+        let (found, leftOver) = request.locations.libraries(in: request.directories, environment: request.environment)
         // Another library of the same file name in another folder is another plugin and stays.
         let skipped = request.skippedLibraries
         let paths = skipped.isEmpty ? found : found.filter { !skipped.contains(FileFacts.canonicalPath($0)) }
         return Found(paths: paths, leftOver: leftOver, buildFailure: buildFailure)
     }
 
-    /// Step 2: each library read once into a private copy and checked against its folder's lock, off the actor.
-    package static func screen(_ paths: [String]) async -> PluginSet.LockCheck {
-        await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: LockHistory()) }
+    /// Step 2: each library read once into a private copy and checked against its folder's lock, off the actor (the
+    /// folders that had one are recorded where `environment` keeps state).
+    package static func screen(_ paths: [String], environment: HostEnvironment) async -> PluginSet.LockCheck {
+        let history = LockHistory(environment: environment)
+        return await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: history) }
     }
 
     /// Step 3: where each library the locks let through goes (pure: facts in, decisions out).
@@ -276,9 +285,10 @@ package enum PluginSetLoader {
     /// second library of a feature already started is refused.
     @MainActor
     private static func launchIsolated(
-        _ copies: [LibraryCopy], zygote: Zygote?, featureHost: String, allowingNetwork: Bool
+        _ copies: [LibraryCopy], zygote: Zygote?, featureHost: String, allowingNetwork: Bool,
+        environment: HostEnvironment, allowingUnsandboxed: Bool
     ) async -> (plugins: [IsolatedPlugin], problems: [Diagnostic], log: IsolationLog) {
-        let log = IsolationLog(zygote: zygote)
+        let log = IsolationLog(zygote: zygote, environment: environment, allowingUnsandboxed: allowingUnsandboxed)
         var plugins: [IsolatedPlugin] = []
         var problems: [Diagnostic] = []
         // What the copy shows without being mapped (not a shared object, another SDK) is refused here, as
@@ -315,8 +325,10 @@ package enum PluginSetLoader {
         guard request.usesZygote else { return nil }
         // The template forked before main is a copy of this executable: it serves only requests for this one.
         if request.featureHost == FeatureHostLaunch.executable, let early = Zygote.early() { return early }
+        let variables = ChildLaunch.featureEnvironment(
+            request.environment, allowingUnsandboxed: request.sandbox.unsandboxed)
         return try? await BlockingWork.run { () throws(SystemCallError) in
-            try Zygote.start(executable: request.featureHost, environment: ChildLaunch.featureEnvironment())
+            try Zygote.start(executable: request.featureHost, environment: variables)
         }
     }
 

@@ -145,19 +145,22 @@ public struct ChildProcess: Sendable {
             posix_spawnattr_setsigdefault(&attributes, &defaults)
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
         }
-        let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let argv = arguments.map { strdup($0) } + [nil]
-        let envp = variables.map { strdup($0) } + [nil]
+        // Nil: the child inherits this process's environment as the kernel holds it (`environ`).
+        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer {
             argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            envp?.forEach { free($0) }
         }
         var pid = pid_t()
         do {
             try SystemCall.status("posix_spawn", path: program) {
-                program.contains("/")
-                    ? posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-                    : posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
+                func spawn(_ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+                    program.contains("/")
+                        ? posix_spawn(&pid, program, &actions, &attributes, argv, envp)
+                        : posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
+                }
+                return envp.map { $0.withUnsafeBufferPointer { spawn($0.baseAddress) } } ?? spawn(environ)
             }
         } catch {
             readEnds.forEach { _ = close($0) }

@@ -39,7 +39,8 @@ final class IsolatedChild: Sendable {
     /// `check` looks at the copy (its digest: the folder's lock) before any child maps it; the bytes checked are the
     /// bytes the child loads, not a file someone may replace meanwhile; its problem refuses the start.
     static func spawn(
-        library: String, prepared: LibraryCopy? = nil, executable: String, zygote: Zygote?, extra: [String] = [],
+        library: String, prepared: LibraryCopy? = nil, executable: String, zygote: Zygote?,
+        environment: [String: String], extra: [String] = [],
         check: (_ copy: LibraryCopy) -> Diagnostic? = { _ in nil }
     ) throws(StartFailure) -> IsolatedChild {
         _ = LeftoverFolders.sweptOnce
@@ -75,7 +76,7 @@ final class IsolatedChild: Sendable {
                     } else {
                         .spawned(
                             try ChildProcess(
-                                [executable] + arguments, environment: ChildLaunch.featureEnvironment(),
+                                [executable] + arguments, environment: environment,
                                 directory: scratch, input: .descriptor(socket[1]), output: .descriptor(output[1]),
                                 error: .descriptor(errors[1])))
                     }

@@ -54,11 +54,12 @@ public struct IsolatedPlugin: LoadedPlugin {
         let remote: RemoteFeature
         let mocked = extra.contains("--mocks")
         do throws(IsolatedChild.StartFailure) {
-            let zygote = log.zygote
+            let (zygote, environment) = (log.zygote, log.childEnvironment)
             let child = try await BlockingWork.run { () throws(IsolatedChild.StartFailure) in
                 // The folder's lock is checked on the digest of the copy the child maps: the bytes checked are those run.
                 try IsolatedChild.spawn(
-                    library: library, prepared: prepared, executable: executable, zygote: zygote, extra: extra
+                    library: library, prepared: prepared, executable: executable, zygote: zygote,
+                    environment: environment, extra: extra
                 ) { PluginLock.swapProblem(for: library, sha256: $0.sha256) }
             }
             remote = IsolatedFeature.remote(library, child: child, log: log, mocked: mocked)
@@ -128,16 +129,31 @@ public struct IsolatedPlugin: LoadedPlugin {
 }
 
 /// What the isolated features of one run share: where their printed lines go (set once the runtime exists; lines
-/// before that are kept), and the zygote that forks their children, if one could be started.
+/// before that are kept), the zygote that forks their children, if one could be started, the environment their
+/// children get, and the registry of those running.
 @MainActor
 public final class IsolationLog {
     private var sink: ((String, String) -> Void)?
     private var early: [(String, String)] = []
     /// The template process children are forked from; nil when each child is a process start of its own.
     public let zygote: Zygote?
+    /// The host's environment: the children's own is made from it, and their requests' deadline read from it.
+    public let environment: HostEnvironment
+    /// The environment variables a child started afresh gets (`ChildLaunch.featureEnvironment`).
+    public let childEnvironment: [String: String]
+    /// The run's features whose children are running.
+    public let running = RunningFeatures()
 
-    /// A log with no sink yet, forking children from `zygote` when given.
-    public init(zygote: Zygote? = nil) { self.zygote = zygote }
+    /// A log with no sink yet, forking children from `zygote` when given, in the host's `environment`; with
+    /// `allowingUnsandboxed` (`--allow-unsandboxed`) the children skip the sandbox mechanisms the kernel lacks.
+    public init(zygote: Zygote? = nil, environment: HostEnvironment, allowingUnsandboxed: Bool = false) {
+        self.zygote = zygote
+        self.environment = environment
+        childEnvironment = ChildLaunch.featureEnvironment(environment, allowingUnsandboxed: allowingUnsandboxed)
+    }
+
+    /// Ends every isolated feature's child of the run and removes its private folder (the app is quitting).
+    public func stopAll() { running.stopAll() }
 
     /// Sends every line (feature id, line) to `sink` from now on, the early ones first.
     public func connect(_ sink: @escaping (String, String) -> Void) {
@@ -183,7 +199,9 @@ final class IsolatedFeature: PreparingFactory {
     static func remote(
         _ library: String, child: IsolatedChild, log: IsolationLog, mocked: Bool = false
     ) -> RemoteFeature {
-        let remote = RemoteFeature(library: library, child: child)
+        let remote = RemoteFeature(
+            library: library, child: child, registry: log.running,
+            deadline: RequestWatchdog.deadline(from: log.environment.variables), now: log.environment.now)
         remote.mocked = mocked
         remote.log = { [weak remote] line in
             log.write(feature: remote?.manifest?.id ?? (library as NSString).lastPathComponent, line)
@@ -208,9 +226,11 @@ final class IsolatedFeature: PreparingFactory {
     func prepareStart() async throws {
         guard first == nil else { return }
         let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
-        let origin = self.origin
+        let (origin, environment) = (self.origin, log.childEnvironment)
         let child = try await BlockingWork.run {
-            try Self.newChild(library: library, origin: origin, executable: executable, zygote: zygote, extra: extra)
+            try Self.newChild(
+                library: library, origin: origin, executable: executable, zygote: zygote, environment: environment,
+                extra: extra)
         }
         let remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
@@ -223,10 +243,13 @@ final class IsolatedFeature: PreparingFactory {
     /// A new child for a later start (a restart, a rollback), its copy checked against the lock of `origin`'s folder
     /// as the first was; its failure as an error of its own kind. Blocks.
     nonisolated private static func newChild(
-        library: String, origin: String, executable: String, zygote: Zygote?, extra: [String]
+        library: String, origin: String, executable: String, zygote: Zygote?, environment: [String: String],
+        extra: [String]
     ) throws -> IsolatedChild {
         do throws(IsolatedChild.StartFailure) {
-            return try IsolatedChild.spawn(library: library, executable: executable, zygote: zygote, extra: extra) {
+            return try IsolatedChild.spawn(
+                library: library, executable: executable, zygote: zygote, environment: environment, extra: extra
+            ) {
                 PluginLock.swapProblem(for: origin, sha256: $0.sha256)
             }
         } catch {
@@ -242,7 +265,8 @@ final class IsolatedFeature: PreparingFactory {
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
             let child = try Self.newChild(
-                library: library, origin: origin, executable: executable, zygote: log.zygote, extra: extra)
+                library: library, origin: origin, executable: executable, zygote: log.zygote,
+                environment: log.childEnvironment, extra: extra)
             remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
         }
         remote.begin(in: environment)

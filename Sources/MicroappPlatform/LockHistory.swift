@@ -12,16 +12,14 @@ public struct LockHistory: Sendable {
     public let file: String
 
     /// The record at `file`; a missing or unreadable record is an empty one.
-    public init(file: String = LockHistory.defaultFile) {
+    public init(file: String) {
         self.file = file
     }
 
-    /// `$XDG_STATE_HOME/microapp/locked-folders.json`, or under `~/.local/state`.
-    public static var defaultFile: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base =
-            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
-        return base + "/microapp/locked-folders.json"
+    /// The record in `environment`: `$XDG_STATE_HOME/microapp/locked-folders.json`, or under `~/.local/state` (under
+    /// the temporary folder when there is no home).
+    public init(environment: HostEnvironment) {
+        file = (environment.folder(.state) ?? environment.temporaryFolder) + "/microapp/locked-folders.json"
     }
 
     /// The folders recorded (real paths).

@@ -26,14 +26,21 @@ public struct PluginProbe: Sendable {
     public var executable: String
     /// How long a probe may take before it counts as a hang.
     public var timeout: Duration
+    /// The probe child's environment variables (`ChildLaunch.featureEnvironment`).
+    public var childEnvironment: [String: String]
+    /// Where the child's report file is written.
+    public var temporaryFolder: String
 
-    /// A probe that runs `executable probe --json FILE`.
+    /// A probe that runs `executable probe --json FILE` from the host's `environment`; with `allowingUnsandboxed`
+    /// (`--allow-unsandboxed`) its children skip the sandbox mechanisms the kernel lacks.
     public init(
         executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
-        timeout: Duration = .seconds(5)
+        environment: HostEnvironment, allowingUnsandboxed: Bool = false, timeout: Duration = .seconds(5)
     ) {
         self.executable = executable
         self.timeout = timeout
+        childEnvironment = ChildLaunch.featureEnvironment(environment, allowingUnsandboxed: allowingUnsandboxed)
+        temporaryFolder = environment.temporaryFolder
     }
 
     /// The child's verdict on the library at `path`, from a probe process started for it.
@@ -75,7 +82,10 @@ public struct PluginProbe: Sendable {
     }
 
     private func outcome(for path: String) -> Outcome {
-        guard let child = ProbeChild(executable: executable, library: path) else {
+        guard
+            let child = ProbeChild(
+                executable: executable, library: path, environment: childEnvironment, in: temporaryFolder)
+        else {
             return .blocked(cannotStart(path))
         }
         return outcome(of: child, for: path)
@@ -84,7 +94,8 @@ public struct PluginProbe: Sendable {
     /// Starts a probe process ahead of time: it loads the runtime, then waits for the one library it is to probe, so
     /// `verdict(for:using:)` does not wait for a process to start. Nil when it could not start.
     public func standby() -> Standby? {
-        ProbeChild(executable: executable, library: nil).map(Standby.init)
+        ProbeChild(executable: executable, library: nil, environment: childEnvironment, in: temporaryFolder).map(
+            Standby.init)
     }
 
     /// The verdict on `path` from `standby` when it is still waiting (it is used up), else from a new probe process.
@@ -192,11 +203,8 @@ struct ProbeChild: Sendable {
     var pid: pid_t { process.pid }
 
     /// Starts `executable probe --json` on `library`, or, for nil, one that waits for the library's path (standby).
-    init?(executable: String, library: String?) {
-        output =
-            FileManager.default.temporaryDirectory.appendingPathComponent(
-                "microapp-probe-\(UUID().uuidString)"
-            ).path
+    init?(executable: String, library: String?, environment: [String: String], in temporaryFolder: String) {
+        output = temporaryFolder + "/microapp-probe-\(UUID().uuidString)"
         let standby = library == nil
         var ends: [Int32] = [-1, -1]
         if standby {
@@ -209,7 +217,7 @@ struct ProbeChild: Sendable {
         guard
             let process = try? ChildProcess(
                 [executable, "probe", "--json", "--sandboxed", library ?? "--standby"],
-                environment: ChildLaunch.featureEnvironment(),
+                environment: environment,
                 input: standby ? .descriptor(ends[1]) : .null, output: .file(output), error: .null)
         else {
             if standby { close(ends[0]) }

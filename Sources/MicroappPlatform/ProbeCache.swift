@@ -21,10 +21,10 @@ public struct ProbeCache: Sendable {
     /// Why the cache on disk was not believed (it or its folder could be written by someone else), nil when it was.
     public let distrust: Diagnostic?
 
-    /// The cache at `file` (`$XDG_CACHE_HOME/microapp/probe-cache.json` by default); a missing or unreadable cache
+    /// The cache at `file` (`defaultFile(in:)`); a missing or unreadable cache
     /// is an empty one, so the worst case is probing again. So is one that another user, or this user's group,
     /// could have written: an entry marking a crashing library usable must come from this user's own probe.
-    public init(file: String = ProbeCache.defaultFile) {
+    public init(file: String) {
         self.file = file
         distrust =
             FileTrust.distrust(
@@ -37,11 +37,10 @@ public struct ProbeCache: Sendable {
                 ?? [:]
     }
 
-    /// `$XDG_CACHE_HOME/microapp/probe-cache.json`, or under `~/.cache`.
-    public static var defaultFile: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
-        return base + "/microapp/probe-cache.json"
+    /// `$XDG_CACHE_HOME/microapp/probe-cache.json`, or under `~/.cache` (under the temporary folder when there is no
+    /// home: a cache written there by someone else is not believed, see `init(file:)`).
+    public static func defaultFile(in environment: HostEnvironment) -> String {
+        (environment.folder(.cache) ?? environment.temporaryFolder) + "/microapp/probe-cache.json"
     }
 
     /// The cached verdict for the library at `path` whose bytes hash to `sha256`, or nil when it is new or changed
@@ -90,9 +89,16 @@ public struct PluginScreening: Sendable {
     public private(set) var probed = 0
 
     /// Screens with `probe`, remembering verdicts in `cache`.
-    public init(probe: PluginProbe = PluginProbe(), cache: ProbeCache = ProbeCache()) {
+    public init(probe: PluginProbe, cache: ProbeCache) {
         self.probe = probe
         self.cache = cache
+    }
+
+    /// Screens with the host's own probe and its cache in `environment` (`ProbeCache.defaultFile(in:)`).
+    public init(environment: HostEnvironment, allowingUnsandboxed: Bool = false) {
+        self.init(
+            probe: PluginProbe(environment: environment, allowingUnsandboxed: allowingUnsandboxed),
+            cache: ProbeCache(file: ProbeCache.defaultFile(in: environment)))
     }
 
     /// `verdict(for:)` of the library at `path`, read once into a private copy first; one that cannot be read or

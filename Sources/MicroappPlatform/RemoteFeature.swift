@@ -33,14 +33,15 @@ public final class RemoteFeature: SettlingRoot {
     private var observations: [Observation] = []
     private let calls = ServiceCalls()
     private var answering = 0
-    private var budget = MessageBudget()
+    private var budget: MessageBudget
     private var violation: String?
     /// Why the feature refused to start in its child (`provide` or `makeRoot` threw), once it said so.
     private var startFailure: String?
     /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child.
-    private lazy var watchdog = RequestWatchdog(
-        deadline: RequestWatchdog.deadline(from: ProcessInfo.processInfo.environment)
-    ) { [weak self] _ in self?.child.kill() }
+    private lazy var watchdog = RequestWatchdog(deadline: deadline) { [weak self] _ in self?.child.kill() }
+    private let deadline: Duration
+    /// The run's registry of running children, which this one is in until it ends.
+    private let registry: RunningFeatures
     /// The watchdog's tickets of the requests in flight, oldest first (the child answers them in order).
     private var tickets: [Int] = []
     /// The kernel's count of out-of-memory kills when the child started, to tell an OOM kill from another SIGKILL.
@@ -65,15 +66,21 @@ public final class RemoteFeature: SettlingRoot {
     /// The most service calls of the child the host answers at once.
     static let maximumAnswering = 64
 
-    init(library: String, child: IsolatedChild) {
+    init(
+        library: String, child: IsolatedChild, registry: RunningFeatures, deadline: Duration,
+        now: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
         self.library = library
         self.child = child
+        self.registry = registry
+        self.deadline = deadline
+        budget = MessageBudget(now: now)
         child.channel.start(
             receive: { [weak self] in self?.receive($0) }, ended: { [weak self] in self?.channelEnded($0) })
         child.output { [weak self] line, isError in self?.printed(line, isError: isError) }
         child.exit { [weak self] termination, tail in self?.exited(termination, stderrTail: tail) }
         child.channel.send(.hello(version: FeatureWire.version))
-        Self.running[ObjectIdentifier(self)] = self
+        registry.add(self)
     }
 
     // MARK: Starting
@@ -225,43 +232,16 @@ public final class RemoteFeature: SettlingRoot {
         readiness(problem.map { Diagnostic(.startFailed, subject: library, reason: $0, fix: fix) })
     }
 
-    /// The features whose children are running.
-    private static var running: [ObjectIdentifier: RemoteFeature] = [:]
-    /// Who waits in `starts()`.
-    private static var startWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether this feature's start was answered (started or refused), or it ended or was never asked to start.
+    var startIsAnswered: Bool { environment == nil || startAnswered || startFailure != nil || phase == .ended }
 
-    /// Returns once every isolated feature that was started has answered its start (started or refused) or ended:
-    /// what a child writes while it starts (solo's mocked session) has reached the host by then.
-    public static func starts() async {
-        guard !allStartsAnswered else { return }
-        await withCheckedContinuation { startWaiters.append($0) }
-    }
-
-    private static var allStartsAnswered: Bool {
-        running.values.allSatisfy {
-            $0.environment == nil || $0.startAnswered || $0.startFailure != nil || $0.phase == .ended
-        }
-    }
-
-    /// Lets the waiters of `starts()` go on once no start is unanswered.
-    private static func startAnswerArrived() {
-        guard allStartsAnswered else { return }
-        let waiters = startWaiters
-        startWaiters = []
-        waiters.forEach { $0.resume() }
-    }
-
-    /// Ends every isolated feature's child and removes its private folder (the app is quitting).
-    public static func stopAll() {
-        for feature in running.values {
-            feature.phase = .ended
-            feature.resumeSettling()
-            feature.watchdog.cancelAll()
-            feature.child.kill()
-            try? FileManager.default.removeItem(atPath: feature.child.folder)
-        }
-        running = [:]
-        IsolatedChild.removePinned()
+    /// Ends the child and removes its private folder (the app is quitting).
+    func stopForQuit() {
+        phase = .ended
+        resumeSettling()
+        watchdog.cancelAll()
+        child.kill()
+        try? FileManager.default.removeItem(atPath: child.folder)
     }
 
     /// The feature as fault messages name it: its id and library path, which the host vouches for (a display name is
@@ -369,7 +349,7 @@ public final class RemoteFeature: SettlingRoot {
         case .started:
             startAnswered = true
             checkReady()
-            Self.startAnswerArrived()
+            registry.startAnswerArrived()
         case .startFailed(let reason):
             let why = reason.withoutEscapeSequences
             if readiness != nil {
@@ -379,7 +359,7 @@ public final class RemoteFeature: SettlingRoot {
                 startFailure = why
                 child.kill()
             }
-            Self.startAnswerArrived()
+            registry.startAnswerArrived()
         case .screenUpdate(let location, let screen):
             guard asked.contains(location) else {
                 return cutOff("a screen for \(location.url), which the host did not ask for")
@@ -481,8 +461,7 @@ public final class RemoteFeature: SettlingRoot {
 
     private func exited(_ termination: ChildProcess.Termination, stderrTail: [String]) {
         let wasStarted = phase == .started
-        Self.running[ObjectIdentifier(self)] = nil
-        Self.startAnswerArrived()
+        registry.remove(self)
         guard phase != .ended else { return }
         phase = .ended
         watchdog.cancelAll()
@@ -539,10 +518,17 @@ struct MessageBudget {
     static let logs = 1000
     private var messageTokens = Double(messages)
     private var logTokens = Double(logs)
-    private var last = ContinuousClock.now
+    private let clock: @Sendable () -> ContinuousClock.Instant
+    private var last: ContinuousClock.Instant
+
+    /// A full budget, refilled by the time `now` reads.
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        clock = now
+        last = now()
+    }
 
     mutating func allow(isLog: Bool) -> Bool {
-        let now = ContinuousClock.now
+        let now = clock()
         let elapsed = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
         last = now
         messageTokens = min(Double(Self.messages), messageTokens + elapsed * Double(Self.messages) / 2)

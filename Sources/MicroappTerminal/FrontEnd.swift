@@ -21,15 +21,17 @@ public enum FrontEnd: String, Sendable, CaseIterable {
     }
 
     /// Runs `driver` until the person quits or stdin ends; the line front ends wait up to `settleTimeout` for the
-    /// app to settle before each event.
+    /// app to settle before each event; the terminal draws in colour unless `environment` says not to.
     @MainActor
-    public func run(_ driver: any AppDriver, settleTimeout: Duration = .seconds(10)) async {
+    public func run(
+        _ driver: any AppDriver, settleTimeout: Duration = .seconds(10), environment: [String: String]
+    ) async {
         switch self {
         case .json: await JSONLinesDriver(driver: driver, settleTimeout: settleTimeout).run()
         case .text: await PlainTextUI(driver: driver, settleTimeout: settleTimeout).run()
         case .terminal:
             if TerminalUI.isAvailable {
-                await TerminalUI(driver: driver).run()
+                await TerminalUI(driver: driver, color: TerminalUI.colorAllowed(environment: environment)).run()
             } else {
                 await PlainTextUI(driver: driver, settleTimeout: settleTimeout).run()
             }

@@ -40,18 +40,18 @@ public final class TerminalUI {
     private var log = FeatureLog()
     private var showsLog = false
 
-    /// Drives `driver`; `color` nil means colours unless NO_COLOR is set (or TERM is `dumb`).
-    public convenience init(driver: any AppDriver, color: Bool? = nil, noticeDuration: Duration = .seconds(4)) {
+    /// Drives `driver`, in colour when `color` (`colorAllowed(environment:)`: unless NO_COLOR is set or TERM is `dumb`).
+    public convenience init(driver: any AppDriver, color: Bool, noticeDuration: Duration = .seconds(4)) {
         self.init(driver: driver, color: color, noticeDuration: noticeDuration, output: StandardStreams.write)
     }
 
     /// Drives `driver`, drawing with `output` (tests pass a collector).
     init(
-        driver: any AppDriver, color: Bool?, noticeDuration: Duration, output: @escaping (String) -> Void,
+        driver: any AppDriver, color: Bool, noticeDuration: Duration, output: @escaping (String) -> Void,
         size: (width: Int, height: Int) = (80, 24)
     ) {
         self.driver = driver
-        self.color = color ?? Self.colorAllowed(environment: ProcessInfo.processInfo.environment)
+        self.color = color
         self.noticeDuration = noticeDuration
         self.canvas = TerminalCanvas(write: output)
         self.size = size

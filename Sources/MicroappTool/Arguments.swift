@@ -13,17 +13,18 @@ public struct Arguments {
     /// The command line as given (without the program's name).
     let words: [String]
     private let parsed: ParsedCommand
+    /// The environment the command runs in (variables, folders, clock), as the composition root made it.
+    public let environment: HostEnvironment
 
     /// Words that are not options, in order.
     public var operands: [String] { parsed.operands }
 
     /// Parses `words` (the command line without the program's name) by the declaration of its command among
-    /// `commands`; hidden options count only when `environment` carries `Commands.internalMarker`.
-    init(
-        _ words: [String], commands: CommandSet = .builtIn,
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(UsageError) {
+    /// `commands`, to run in `environment`; hidden options count only when `environment` carries
+    /// `Commands.internalMarker`.
+    init(_ words: [String], commands: CommandSet = .builtIn, environment: HostEnvironment) throws(UsageError) {
         self.words = words
+        self.environment = environment
         var rest = words[...]
         if let first = rest.first, !first.hasPrefix("-") {
             command = first

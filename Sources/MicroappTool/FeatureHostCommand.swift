@@ -7,7 +7,7 @@ import MicroappPlatform
 /// lines.
 enum FeatureHostCommand {
     @MainActor
-    static func run(_ words: [String]) async -> Int32 {
+    static func run(_ words: [String], environment: HostEnvironment) async -> Int32 {
         var options: [String: String] = [:]
         var rest = words[...]
         while let name = rest.popFirst(), let value = rest.popFirst() { options[name] = value }
@@ -25,17 +25,19 @@ enum FeatureHostCommand {
         }
         let network = options["--network"] == FeatureHostLaunch.network[1]
         return await FeatureHostChild.run(descriptor: 0, library: library, mocks: mocks) {
-            applySandbox(library: library, scratch: scratch, network: network)
+            applySandbox(
+                library: library, scratch: scratch, network: network,
+                bestEffort: environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1")
         }
     }
 
     /// Confines this process before the library is mapped (`Sandbox.apply` with the feature's policy: read the
     /// library's private copy and the runtime, write the scratch folder, network only when the host granted it);
-    /// answers why it could not, or nil. `MICROAPP_ALLOW_UNSANDBOXED=1` (set by the host for `--allow-unsandboxed`)
-    /// skips what the kernel lacks.
-    static func applySandbox(library: String, scratch: String, network: Bool) -> String? {
+    /// answers why it could not, or nil. `bestEffort` (`MICROAPP_ALLOW_UNSANDBOXED=1`, set by the host for
+    /// `--allow-unsandboxed`) skips what the kernel lacks.
+    static func applySandbox(library: String, scratch: String, network: Bool, bestEffort: Bool) -> String? {
         var policy = SandboxPolicy.feature(library: library, scratch: scratch, network: network)
-        policy.bestEffort = ProcessInfo.processInfo.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
+        policy.bestEffort = bestEffort
         do {
             try Sandbox.apply(policy)
             return nil

@@ -157,7 +157,7 @@ enum InspectCommands {
         guard arguments.operands.isEmpty, let repository = locations.repository,
             let list = FeatureList.read(repository: repository)
         else { return [] }
-        let problems = list.problems(in: repository)
+        let problems = list.problems(in: repository, environment: arguments.environment)
         if arguments[CommonOptions.noBuild] { problems.forEach { Console.err($0) } }
         return problems
     }
@@ -175,10 +175,10 @@ enum InspectCommands {
         if let refusal = sandbox.probeRefusal(of: file) {
             result = ProbeReport(file: file, verdict: "refused", problem: refusal)
         } else {
-            if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
+            let probe = PluginProbe(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
             result = await BlockingWork.run {
                 switch LibraryCopy.make(file) {
-                case .success(let copy): return PluginProbe().report(for: copy)
+                case .success(let copy): return probe.report(for: copy)
                 case .failure(let problem): return ProbeReport(file: file, verdict: "refused", problem: problem)
                 }
             }
@@ -202,7 +202,7 @@ enum InspectCommands {
             }
             file = operand
         }
-        let unsandboxed = ProcessInfo.processInfo.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
+        let unsandboxed = arguments.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
         let result =
             PluginProbe.sandbox(file, allowingUnsandboxed: unsandboxed).map {
                 ProbeReport(file: file, verdict: "refused", problem: $0)

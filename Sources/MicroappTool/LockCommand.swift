@@ -40,7 +40,8 @@ enum LockCommand: Command {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.executableDirectory.path
         // The pipeline's first step: the folder's libraries, less a build folder's leftovers (nothing built).
-        let found = await PluginSetLoader.find(PluginSetRequest(locations: locations, directories: [folder]))
+        let request = PluginSetRequest(locations: locations, directories: [folder], environment: arguments.environment)
+        let found = await PluginSetLoader.find(request)
         let paths = found.paths
         if let leftOver = found.leftOver { Console.err(leftOver.note, label: "note") }
         guard !paths.isEmpty else {
@@ -56,8 +57,8 @@ enum LockCommand: Command {
             Console.err("microapp: not locking \(folder): its libraries cannot be examined here")
             return .invalidPluginSet
         }
-        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
-        let examined = await BlockingWork.run { examine(paths) }
+        let probe = PluginProbe(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
+        let examined = await BlockingWork.run { examine(paths, with: probe) }
         let problems = examined.compactMap { $0.report.problem }
         if !problems.isEmpty {
             Console.report(problems)
@@ -81,7 +82,7 @@ enum LockCommand: Command {
             return .usage
         }
         // So that a lock deleted later is noticed (a warning when the folder is loaded without one).
-        let history = LockHistory()
+        let history = LockHistory(environment: arguments.environment)
         do {
             try history.record(folder)
         } catch {
@@ -110,9 +111,8 @@ enum LockCommand: Command {
         var report: ProbeReport
     }
 
-    /// Copies each library once and has a sandboxed probe process examine the copy, two at a time. Blocks.
-    private static func examine(_ paths: [String]) -> [Examined] {
-        let probe = PluginProbe()
+    /// Copies each library once and has a sandboxed `probe` process examine the copy, two at a time. Blocks.
+    private static func examine(_ paths: [String], with probe: PluginProbe) -> [Examined] {
         let results = Mutex([Examined?](repeating: nil, count: paths.count))
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             let path = paths[index]

@@ -7,46 +7,52 @@ import MicroappPlatform
 /// The generic `microapp` tool (run, solo, preview, --watch, doctor, graph, keys, new, …) over one app's services:
 /// an app's host is a `main.swift` that builds its `HostConfiguration` and calls `MicroappTool.main(host:)`.
 public enum MicroappTool {
-    /// Runs the command line (`words`, the process's own arguments by default) for `host`; answers the exit code.
+    /// Runs the command line (`words`, the process's own arguments by default) for `host` in `environment` (this
+    /// process's by default: an app's own host composes nothing more); answers the exit code.
     @MainActor
     public static func main(
-        host: HostConfiguration, words: [String] = Array(CommandLine.arguments.dropFirst())
+        host: HostConfiguration, environment: HostEnvironment = .process,
+        words: [String] = Array(CommandLine.arguments.dropFirst())
     ) async -> Int32 {
         // The template CPlatform forked before main, for a run with isolated features: it serves and reads nothing.
-        if Zygote.isEarlyTemplate { return await zygote(host: host) }
-        if words == ["zygote"], ProcessInfo.processInfo.environment[Commands.internalMarker] == "1" {
-            return await zygote(host: host)
+        if Zygote.isEarlyTemplate { return await zygote(host: host, environment: environment) }
+        if words == ["zygote"], environment[Commands.internalMarker] == "1" {
+            return await zygote(host: host, environment: environment)
         }
-        if words.first == "feature-host", ProcessInfo.processInfo.environment[Commands.internalMarker] == "1" {
-            return await FeatureHostCommand.run(Array(words.dropFirst()))
+        if words.first == "feature-host", environment[Commands.internalMarker] == "1" {
+            return await FeatureHostCommand.run(Array(words.dropFirst()), environment: environment)
         }
-        return Console.exitCode(for: await dispatch(words, host: host)).rawValue
+        return Console.exitCode(for: await dispatch(words, host: host, environment: environment)).rawValue
     }
 
     /// `microapp zygote` (internal, started by the host with `MICROAPP_INTERNAL=1`): the template process that forks
     /// isolated features. In each forked child this runs the command line the host asked for, as if the executable
     /// had been started with it.
     @MainActor
-    private static func zygote(host: HostConfiguration) async -> Int32 {
+    private static func zygote(host: HostConfiguration, environment: HostEnvironment) async -> Int32 {
         let served = Zygote.serve()
         guard let arguments = served.arguments else {
             if let problem = served.problem { Console.err("microapp zygote: \(problem)") }
             return served.problem == nil ? 0 : 70
         }
-        if arguments.first == "feature-host" { return await FeatureHostCommand.run(Array(arguments.dropFirst())) }
-        return Console.exitCode(for: await dispatch(arguments, host: host)).rawValue
+        // A forked child is a composition root of its own: its clock and folders are its own from here on.
+        let environment = HostEnvironment.process
+        if arguments.first == "feature-host" {
+            return await FeatureHostCommand.run(Array(arguments.dropFirst()), environment: environment)
+        }
+        return Console.exitCode(for: await dispatch(arguments, host: host, environment: environment)).rawValue
     }
 
     /// Dispatches the command line to its command (a built-in one or `host`'s) and answers the contract's code.
     @MainActor
-    static func dispatch(_ words: [String], host: HostConfiguration) async -> ExitCode {
+    static func dispatch(_ words: [String], host: HostConfiguration, environment: HostEnvironment) async -> ExitCode {
         do throws(UsageError) {
             if words.first == "--version" {
                 Console.out(HelpText.version)
                 return .ok
             }
             let commands = CommandSet(host: host)
-            let arguments = try Arguments(words, commands: commands)
+            let arguments = try Arguments(words, commands: commands, environment: environment)
             if arguments.asksForHelp {
                 Console.out(HelpText(commands: commands).text(for: arguments))
                 return .ok

@@ -2,6 +2,7 @@ import CommandLineSpec
 import Foundation
 import MicroappDevLoop
 import MicroappHost
+import MicroappPlatform
 
 /// `microapp new NAME`: scaffolds `Plugins/NAME` with a feature that `microapp`, `microapp solo NAME`,
 /// `microapp preview NAME` and `swift test` run at once, with no edits.
@@ -43,15 +44,17 @@ enum NewCommand: Command {
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
             throw UsageError("new takes exactly one NAME", fix: "write e.g. `microapp new Profile`")
         }
-        if let directory = arguments[Self.package] { return try package(name, in: directory) }
-        guard let root = repositoryRoot() else {
+        if let directory = arguments[Self.package] {
+            return try package(name, in: directory, environment: arguments.environment)
+        }
+        guard let root = repositoryRoot(from: arguments.environment.currentDirectory) else {
             throw UsageError(
                 "no repository here to add a feature to",
                 fix: "run `microapp new` in the repository (the folder with Package.swift and Plugins/)")
         }
         let list = try featureList(in: root)
         let folder = root.appendingPathComponent("Plugins").appendingPathComponent(name)
-        let folderExists = FileManager.default.fileExists(atPath: folder.path)
+        let folderExists = Files.exists(folder.path)
         if list.declared.contains(name) && !folderExists {
             throw UsageError(
                 "Package.swift already lists the feature \(name), but Plugins/\(name) is missing",
@@ -76,7 +79,7 @@ enum NewCommand: Command {
             \(scaffold.files.map { "  Plugins/\(name)/\($0.path)" }.joined(separator: "\n"))
             Added "\(name)" to the feature list in Package.swift (SwiftPM sees the change at the next build).
 
-            Next\(nextFolder(root)):
+            Next\(nextFolder(root, from: arguments.environment.currentDirectory)):
               swift run microapp --open \(scaffold.route)   run the app at its screen
               swift run microapp solo \(name)        run it alone on its mocks (--mock \(scaffold.serviceKey)=failing|slow)
               swift run microapp preview \(name)     its screen in each state, as in Plugins/\(name)/Previews
@@ -103,7 +106,7 @@ enum NewCommand: Command {
         do {
             try manifest.write(to: FeatureList.manifestURL(in: root), atomically: true, encoding: .utf8)
         } catch {
-            if let folder { try? FileManager.default.removeItem(at: folder) }
+            if let folder { try? Files.remove(folder.path) }
             throw UsageError(
                 "could not write \(FeatureList.manifestURL(in: root).path): \(error)",
                 fix: "check that Package.swift can be written")
@@ -117,36 +120,36 @@ enum NewCommand: Command {
         do {
             for (path, contents) in files {
                 let file = folder.appendingPathComponent(path)
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Files.makeDirectory(file.deletingLastPathComponent().path)
                 try contents.write(to: file, atomically: true, encoding: .utf8)
             }
         } catch {
-            try? FileManager.default.removeItem(at: folder)
+            try? Files.remove(folder.path)
             throw UsageError("could not write \(label): \(error)", fix: fix)
         }
     }
 
     /// `new NAME --package DIR`: installs the SDK when it is not there yet, then writes the feature as a package of
-    /// its own into `directory` (which must be new or empty).
-    static func package(_ name: String, in directory: String) throws(UsageError) -> ExitCode {
+    /// its own into `directory` (which must be new or empty; a relative one is from `environment`'s current directory).
+    static func package(_ name: String, in directory: String, environment: HostEnvironment) throws(UsageError)
+        -> ExitCode
+    {
         let scaffold = try FeatureScaffold(name: name, existing: [])
-        let folder = URL(fileURLWithPath: directory).standardizedFileURL
-        let present = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-        guard present?.isEmpty ?? true else {
+        let folder = URL(fileURLWithPath: environment.absolutePath(directory)).standardizedFileURL
+        guard Files.names(in: folder.path).isEmpty else {
             throw UsageError(
                 "\(folder.path) is not empty", fix: "choose a new or empty folder for the package, e.g. ./\(name)")
         }
-        let installation = try SDKCommand.current()
+        let installation = try SDKCommand.current(environment)
         if try installation.install(builtSDK: SDKCommand.builtSDK) {
             Console.err("microapp: wrote SDK \(installation.version) to \(installation.folder.path)")
         }
         let files = scaffold.packageFiles(sdkVersion: installation.version)
         try write(files, to: folder, named: folder.path, fix: "check that \(folder.path) can be written")
         if let note = scaffold.note { Console.err("microapp: note: \(note)") }
-        let microapp = invocation()
+        let microapp = invocation(path: environment.variables["PATH"])
         let custom =
-            ProcessInfo.processInfo.environment[SDKInstallation.variable] == nil
+            environment[SDKInstallation.variable] == nil
             ? ""
             : "\n(the SDK is at $\(SDKInstallation.variable) = \(installation.folder.path): set it for every build)"
         Console.out(
@@ -170,10 +173,10 @@ enum NewCommand: Command {
     /// who followed the README runs it with `swift run`, and a bare `microapp` is `command not found`).
     static func invocation(
         executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
-        path: String? = ProcessInfo.processInfo.environment["PATH"]
+        path: String?
     ) -> (command: String, pathNote: String?) {
         let onPath = (path ?? "").split(separator: ":").map { "\($0)/microapp" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
+            Files.isExecutable($0)
         }
         if let onPath, URL(fileURLWithPath: onPath).resolvingSymlinksInPath().path == executable {
             return ("microapp", nil)
@@ -193,8 +196,8 @@ enum NewCommand: Command {
     }
 
     /// ", in ROOT" when the current folder is not inside the repository `root` (`swift run` runs there only), else "".
-    private static func nextFolder(_ root: URL) -> String {
-        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
+    private static func nextFolder(_ root: URL, from currentDirectory: String) -> String {
+        let here = URL(fileURLWithPath: currentDirectory).standardizedFileURL
             .resolvingSymlinksInPath().path
         let repository = root.standardizedFileURL.resolvingSymlinksInPath().path
         return here == repository || here.hasPrefix(repository + "/") ? "" : ", in \(repository)"
@@ -202,16 +205,11 @@ enum NewCommand: Command {
 
     /// The repository to add the feature to: the current folder or one above it that holds Package.swift and
     /// Plugins/, else the repository this executable was built in.
-    static func repositoryRoot() -> URL? {
-        var folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
+    static func repositoryRoot(from currentDirectory: String) -> URL? {
+        var folder = URL(fileURLWithPath: currentDirectory).standardizedFileURL
         while true {
-            let hasManifest = FileManager.default.fileExists(
-                atPath: folder.appendingPathComponent("Package.swift").path)
-            var isDirectory: ObjCBool = false
-            let plugins = folder.appendingPathComponent("Plugins").path
-            if hasManifest && FileManager.default.fileExists(atPath: plugins, isDirectory: &isDirectory)
-                && isDirectory.boolValue
-            {
+            let hasManifest = Files.exists(folder.appendingPathComponent("Package.swift").path)
+            if hasManifest && Files.isDirectory(folder.appendingPathComponent("Plugins").path) {
                 return folder
             }
             guard folder.path != "/" else { break }

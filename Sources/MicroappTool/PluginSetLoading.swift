@@ -59,15 +59,17 @@ extension PluginSetRequest {
         } catch {
             throw UsageError(error)
         }
-        self.init(locations: locations, directories: directories)
-        let environment = ProcessInfo.processInfo.environment
+        self.init(locations: locations, directories: directories, environment: arguments.environment)
+        let environment = arguments.environment
         buildFirst = !arguments[CommonOptions.noBuild]
         skippedLibraries = Set(arguments[CommonOptions.skipLibrary])
         isolation = RunPolicy.isolationChoice(arguments)
         rules = RunPolicy.rules(arguments, host: host)
         grants = RunPolicy.grantOptions(arguments)
         sandbox = SandboxCheck.here(arguments)
-        screening = arguments[CommonOptions.noProbe] ? nil : PluginScreening()
+        screening =
+            arguments[CommonOptions.noProbe]
+            ? nil : PluginScreening(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
         only = arguments[CommonOptions.only]
         expectsChildren = isolation == .process || (isolation == .auto && !arguments[CommonOptions.plugins].isEmpty)
         usesZygote = environment["MICROAPP_ZYGOTE"] != "0"
@@ -90,7 +92,7 @@ extension FeatureLibrary {
         _ name: String, arguments: Arguments, mocks: [String: String]? = nil
     ) async throws(UsageError) -> FeatureLibrary? {
         let locations = PluginLocations.current()
-        var request = FeatureRequest(name: name, locations: locations)
+        var request = FeatureRequest(name: name, locations: locations, environment: arguments.environment)
         // A --plugins folder that is not there is a typo: said before anything is built or loaded.
         _ = try locations.directories(arguments)
         request.pluginsFolders = arguments[CommonOptions.plugins]
@@ -134,7 +136,6 @@ extension SandboxCheck {
     static func here(_ arguments: Arguments) -> SandboxCheck {
         here(
             allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed],
-            environment: ProcessInfo.processInfo.environment
-        )
+            environment: arguments.environment.variables)
     }
 }

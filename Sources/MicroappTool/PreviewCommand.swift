@@ -2,6 +2,7 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappHost
+import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
 
@@ -171,14 +172,12 @@ enum PreviewCommand: Command {
     private static func write(_ rendered: [(name: String, frame: Frame)], to folder: String, replacing: Bool)
         -> ExitCode
     {
-        let manager = FileManager.default
         do {
-            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Files.makeDirectory(folder)
             let written = Set(rendered.map { $0.name + ".txt" })
             if replacing {
-                for file in try manager.contentsOfDirectory(atPath: folder)
-                where file.hasSuffix(".txt") && !written.contains(file) {
-                    try manager.removeItem(atPath: (folder as NSString).appendingPathComponent(file))
+                for file in Files.names(in: folder) where file.hasSuffix(".txt") && !written.contains(file) {
+                    try Files.remove((folder as NSString).appendingPathComponent(file))
                 }
             }
             for item in rendered {

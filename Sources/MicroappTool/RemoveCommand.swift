@@ -1,6 +1,7 @@
 import CommandLineSpec
 import Foundation
 import MicroappDevLoop
+import MicroappPlatform
 
 /// `microapp remove NAME`: takes a feature out of the repository — its line in Package.swift's feature list, its
 /// folder `Plugins/NAME` and the libraries built from it — the way `new` put it in, so SwiftPM (which caches
@@ -42,7 +43,7 @@ enum RemoveCommand: Command {
         guard arguments.operands.count == 1, let asked = arguments.operands.first else {
             throw UsageError("remove takes exactly one NAME", fix: "write e.g. `microapp remove Profile`")
         }
-        guard let root = NewCommand.repositoryRoot() else {
+        guard let root = NewCommand.repositoryRoot(from: arguments.environment.currentDirectory) else {
             throw UsageError(
                 "no repository here to remove a feature from",
                 fix: "run `microapp remove` in the repository (the folder with Package.swift and Plugins/)")
@@ -62,7 +63,7 @@ enum RemoveCommand: Command {
         let libraries = builtLibraries(of: name, in: root)
         var parts: [String] = []
         if list.declared.contains(name) { parts.append("\"\(name)\" from Package.swift's feature list") }
-        if FileManager.default.fileExists(atPath: folder.path) {
+        if Files.exists(folder.path) {
             parts.append("Plugins/\(name) (\(files.count) file\(files.count == 1 ? "" : "s"))")
         }
         if !libraries.isEmpty {
@@ -80,8 +81,8 @@ enum RemoveCommand: Command {
         // while a listed feature without its folder would stop every SwiftPM build.
         if list.declared.contains(name) { try NewCommand.writeManifest(list.removing(name), in: root, undoing: nil) }
         do {
-            if FileManager.default.fileExists(atPath: folder.path) { try FileManager.default.removeItem(at: folder) }
-            for library in libraries { try FileManager.default.removeItem(atPath: library) }
+            if Files.exists(folder.path) { try Files.remove(folder.path) }
+            for library in libraries { try Files.remove(library) }
         } catch {
             throw UsageError(
                 "took \(name) out of Package.swift, but could not delete all of its files: \(error)",
@@ -100,10 +101,9 @@ enum RemoveCommand: Command {
 
     /// The paths of the regular files under `folder`, relative to it and sorted (none when it does not exist).
     private static func files(in folder: URL) -> [String] {
-        ((try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? []).filter { path in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(
-                atPath: folder.appendingPathComponent(path).path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        (Files.subpaths(of: folder.path) ?? []).filter { path in
+            let file = folder.appendingPathComponent(path).path
+            return Files.exists(file) && !Files.isDirectory(file)
         }.sorted()
     }
 
@@ -111,7 +111,7 @@ enum RemoveCommand: Command {
     /// deletes a product whose target is gone; left there, it would be reported at every start).
     private static func builtLibraries(of name: String, in root: URL) -> [String] {
         let build = root.appendingPathComponent(".build")
-        let triples = ((try? FileManager.default.contentsOfDirectory(atPath: build.path)) ?? []).map {
+        let triples = (Files.names(in: build.path)).map {
             build.appendingPathComponent($0)
         }
         var seen: Set<String> = []
@@ -121,7 +121,7 @@ enum RemoveCommand: Command {
                 let directory = folder.appendingPathComponent(configuration).resolvingSymlinksInPath()
                 for file in ["lib\(name).so", "lib\(name).so.built"] {
                     let path = directory.appendingPathComponent(file).path
-                    if FileManager.default.fileExists(atPath: path), seen.insert(path).inserted { found.append(path) }
+                    if Files.exists(path), seen.insert(path).inserted { found.append(path) }
                 }
             }
         }

@@ -1,4 +1,3 @@
-import CPlatform
 import CommandLineSpec
 import Foundation
 import MicroappCore
@@ -7,10 +6,6 @@ import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `microapp run`: load, resolve and start the plugins, then hand the app to a front end.
 enum RunCommand: Command {
@@ -76,9 +71,12 @@ enum RunCommand: Command {
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         if arguments[Self.supervised] || arguments[Self.noSupervise] { return try await runApp(arguments, host: host) }
-        switch Supervisor.run(arguments.words) {
+        switch Supervisor.run(arguments.words, environment: arguments.environment) {
         case .ended(let code): return code
-        case .appProcess(let command): return await MicroappTool.dispatch(command, host: host)
+        case .appProcess(let command):
+            // A forked app process is a composition root of its own: the fork set its variables (MICROAPP_INTERNAL,
+            // SWIFT_BACKTRACE), and its clock and folders are its own from here on.
+            return await MicroappTool.dispatch(command, host: host, environment: .process)
         }
     }
 
@@ -108,7 +106,8 @@ enum RunCommand: Command {
         let runtime = AppRuntime(
             sources: placements.map(\.source), resolution: set.resolution, container: set.container,
             options: AppRuntime.Options(
-                name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running))
+                name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running,
+                now: arguments.environment.now))
         set.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }
@@ -155,13 +154,15 @@ enum RunCommand: Command {
             ? PluginBuilder.watch(
                 runtime, images: set.plugins,
                 directories: try PluginLocations.current().directories(arguments),
-                probing: !arguments[CommonOptions.noProbe], isolation: set.isolated.isEmpty ? nil : set.isolationLog,
+                probing: !arguments[CommonOptions.noProbe], environment: arguments.environment,
+                allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed],
+                isolation: set.isolated.isEmpty ? nil : set.isolationLog,
                 willSwap: recorder.map { recorder in recorder.willSwap }
             ) : nil
         let driver: any AppDriver = recorder ?? runtime
-        await ui.run(driver, settleTimeout: settleTimeout)
+        await ui.run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
         watch?.stop()
-        RemoteFeature.stopAll()
+        set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
         return .ok
     }
@@ -170,21 +171,17 @@ enum RunCommand: Command {
     /// the kernel sends it SIGTERM when the supervisor ends (PR_SET_PDEATHSIG, through a C shim: prctl is variadic),
     /// which the terminal front end answers by putting the terminal back before ending.
     private static func endWithSupervisor() {
-        // The supervisor's pid, read before the request so that one ending in between is noticed by the shim's
-        // second look. (One that ended before this process got here is not: that window is its start-up.)
-        let supervisor = getppid()
-        switch microapp_end_with_parent(supervisor, SIGTERM) {
-        case 0: return
-        case 1: _exit(Int32(ExitCode.crashed.rawValue))
-        default:
+        switch ParentDeath.arm() {
+        case .armed: return
+        case .parentGone: ParentDeath.endNow(Int32(ExitCode.crashed.rawValue))
+        case .failed(let reason):
             Console.err(
                 Problem(
                     code: "no-parent-death-signal", subject: "",
-                    reason:
-                        "cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(String(cString: strerror(errno))))",
+                    reason: "cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(reason))",
                     fix: "run with --no-supervise")
             )
-            _exit(Int32(ExitCode.crashed.rawValue))
+            ParentDeath.endNow(Int32(ExitCode.crashed.rawValue))
         }
     }
 }

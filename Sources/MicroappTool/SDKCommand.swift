@@ -29,7 +29,7 @@ enum SDKCommand: Command {
     }
 
     static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
-        let installation = try current()
+        let installation = try current(arguments.environment)
         if arguments[install] {
             let written = try installation.install(builtSDK: builtSDK)
             Console.out(installation.folder.path)
@@ -57,14 +57,14 @@ enum SDKCommand: Command {
         }
     }
 
-    /// The installation of the SDK of the repository this executable was built in.
-    static func current() throws(UsageError) -> SDKInstallation {
+    /// The installation of the SDK of the repository this executable was built in, where `environment` puts it.
+    static func current(_ environment: HostEnvironment) throws(UsageError) -> SDKInstallation {
         guard let repository = PluginLocations.current().repository else {
             throw UsageError(
                 "this microapp does not run from the build folder of a repository, so it has no SDK sources to install",
                 fix: "run it from its repository (`swift run microapp sdk --install`)")
         }
-        return try SDKInstallation(repository: repository)
+        return try SDKInstallation(repository: repository, environment: environment)
     }
 
     /// The SDK library this executable runs with (beside it).

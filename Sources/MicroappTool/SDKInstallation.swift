@@ -2,10 +2,6 @@ import Foundation
 import MicroappDigest
 import MicroappPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The SDK of this host as packages a feature outside the repository depends on: `<home>/<major>.<minor>/MicroappSDK`
 /// (the SDK's own package, byte for byte) and `…/MicroappTesting` (the testing library over it). `<home>/<version>` is
 /// a symbolic link to a folder named by the digest of its contents, so writing another version of the bytes is one
@@ -22,7 +18,7 @@ struct SDKInstallation {
     static let variable = "MICROAPP_SDK"
 
     /// The installation of the SDK in `repository`, at the place `environment` names.
-    init(repository: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) {
+    init(repository: URL, environment: HostEnvironment) throws(UsageError) {
         self.repository = repository
         let header = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include/microapp.h")
         guard let text = try? String(contentsOf: header, encoding: .utf8), let version = Self.version(inHeader: text)
@@ -34,10 +30,8 @@ struct SDKInstallation {
         self.version = version
         if let chosen = environment[Self.variable], !chosen.isEmpty {
             folder = URL(fileURLWithPath: chosen).standardizedFileURL
-        } else if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+        } else if let data = environment.folder(.data) {
             folder = URL(fileURLWithPath: "\(data)/microapp/sdk/\(version)")
-        } else if let home = environment["HOME"], home.hasPrefix("/") {
-            folder = URL(fileURLWithPath: "\(home)/.local/share/microapp/sdk/\(version)")
         } else {
             throw UsageError(
                 "no folder for the SDK: neither XDG_DATA_HOME nor HOME is set",
@@ -90,17 +84,16 @@ struct SDKInstallation {
 
     /// The files under `folder` (not `.build` or other hidden ones), sorted by path.
     private static func tree(_ folder: URL) throws(UsageError) -> [(path: String, contents: Data)] {
-        guard let paths = try? FileManager.default.subpathsOfDirectory(atPath: folder.path) else {
+        guard let paths = Files.subpaths(of: folder.path) else {
             throw UsageError(
                 "cannot read \(folder.path)", fix: "run microapp from the repository it was built in")
         }
         var files: [(path: String, contents: Data)] = []
         for path in paths.sorted() where !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
-            var isDirectory: ObjCBool = false
             let file = folder.appendingPathComponent(path)
-            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            guard Files.exists(file.path), !Files.isDirectory(file.path)
             else { continue }
-            guard let contents = FileManager.default.contents(atPath: file.path) else {
+            guard let contents = Files.contents(file.path) else {
                 throw UsageError("cannot read \(file.path)", fix: "check its permissions")
             }
             files.append((path, contents))
@@ -127,11 +120,11 @@ struct SDKInstallation {
     func state() throws(UsageError) -> State { state(of: try files()) }
 
     private func state(of files: [(path: String, contents: Data)]) -> State {
-        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: folder.path)).map {
+        let target = Files.linkDestination(folder.path).map {
             ($0 as NSString).lastPathComponent
         }
         if target == "\(version)-\(Self.digest(of: files))" { return .current }
-        return FileManager.default.fileExists(atPath: folder.path) ? .different : .missing
+        return Files.exists(folder.path) ? .different : .missing
     }
 
     /// Writes the SDK to `folder` unless it is there already; true when something was written. Refuses when the
@@ -143,10 +136,8 @@ struct SDKInstallation {
         try checkBuilt(builtSDK)
         let name = "\(version)-\(Self.digest(of: files))"
         if state(of: files) == .current { return false }
-        var isLink = false
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: folder.path) {
-            isLink = attributes[.type] as? FileAttributeType == .typeSymbolicLink
-            guard isLink else {
+        if Files.exists(folder.path) || Files.isSymbolicLink(folder.path) {
+            guard Files.isSymbolicLink(folder.path) else {
                 throw UsageError(
                     "\(folder.path) exists and was not written by `microapp sdk --install`",
                     fix: "move it away, or set \(Self.variable) to another folder")
@@ -155,20 +146,19 @@ struct SDKInstallation {
         let parent = folder.deletingLastPathComponent()
         let contents = parent.appendingPathComponent(name)
         do {
-            if !FileManager.default.fileExists(atPath: contents.path) {
-                let temporary = parent.appendingPathComponent(".\(name).tmp-\(getpid())")
-                try? FileManager.default.removeItem(at: temporary)
+            if !Files.exists(contents.path) {
+                let temporary = parent.appendingPathComponent(".\(name).tmp-\(ProcessStatus.current)")
+                try? Files.remove(temporary.path)
                 for file in files {
                     let url = temporary.appendingPathComponent(file.path)
-                    try FileManager.default.createDirectory(
-                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try Files.makeDirectory(url.deletingLastPathComponent().path)
                     try file.contents.write(to: url)
                 }
                 try Self.rename(temporary, to: contents)
             }
-            let link = parent.appendingPathComponent(".\(version).link-\(getpid())")
-            try? FileManager.default.removeItem(at: link)
-            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: name)
+            let link = parent.appendingPathComponent(".\(version).link-\(ProcessStatus.current)")
+            try? Files.remove(link.path)
+            try Files.makeLink(link.path, to: name)
             try Self.rename(link, to: folder)
         } catch {
             throw UsageError("could not write the SDK to \(folder.path): \(error)", fix: "check that it is writable")
@@ -185,23 +175,21 @@ struct SDKInstallation {
     /// Refuses when an SDK source is newer than `builtSDK` (the host's `libMicroappSDK.so`): the sources are not
     /// what this host was built with.
     private func checkBuilt(_ builtSDK: URL) throws(UsageError) {
-        let built = (try? FileManager.default.attributesOfItem(atPath: builtSDK.path))?[.modificationDate] as? Date
+        let built = Files.modificationDate(builtSDK.path)
         guard let built else {
             throw UsageError(
                 "\(builtSDK.path) does not exist: this microapp has no SDK built beside it",
                 fix: "build the host first (`swift build` in \(repository.path))")
         }
         let sources = repository.appendingPathComponent("Sources/MicroappSDK")
-        let paths = (try? FileManager.default.subpathsOfDirectory(atPath: sources.path)) ?? []
+        let paths = (Files.subpaths(of: sources.path) ?? [])
         // What the library is built from: the ABI baseline and other notes beside the sources do not make it stale.
         let builtFrom = [".swift", ".c", ".h", ".modulemap"]
         let newer = paths.filter { path in
             guard !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
                 builtFrom.contains(where: path.hasSuffix)
             else { return false }
-            let date =
-                (try? FileManager.default.attributesOfItem(atPath: sources.appendingPathComponent(path).path))?[
-                    .modificationDate] as? Date
+            let date = Files.modificationDate(sources.appendingPathComponent(path).path)
             return (date ?? .distantPast) > built
         }
         if let first = newer.sorted().first {

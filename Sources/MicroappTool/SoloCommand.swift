@@ -96,7 +96,7 @@ enum SoloCommand: Command {
             options: AppRuntime.Options(
                 name: host.name, home: home, mode: .solo, mocks: setting.inUse,
                 foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback),
-                isolation: [manifest.id: placement.running]))
+                isolation: [manifest.id: placement.running], now: arguments.environment.now))
         let problems = resolution.problems + runtime.startProblems
         guard problems.isEmpty, !runtime.runningFeatures.isEmpty else {
             Console.report(problems)
@@ -105,7 +105,7 @@ enum SoloCommand: Command {
         }
         // A child's mocks write the session while it starts: the first route's guard reads it after that, and a
         // session that arrived opened home already.
-        if library.feature == nil { await RemoteFeature.starts() }
+        if library.feature == nil { await library.isolationLog?.running.starts() }
         if library.feature != nil || runtime.frame.route.isEmpty { runtime.open(open) }
         // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
         runtime.announce((library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.problem.notice))
@@ -117,11 +117,12 @@ enum SoloCommand: Command {
             ? PluginBuilder.watch(
                 runtime, images: [library.plugin],
                 directories: try PluginLocations.current().directories(arguments),
-                probing: !arguments[CommonOptions.noProbe], isolation: library.isolationLog,
+                probing: !arguments[CommonOptions.noProbe], environment: arguments.environment,
+                allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed], isolation: library.isolationLog,
                 mocks: library.feature == nil ? choices : nil) : nil
-        await ui.run(runtime, settleTimeout: settleTimeout)
+        await ui.run(runtime, settleTimeout: settleTimeout, environment: arguments.environment.variables)
         watch?.stop()
-        RemoteFeature.stopAll()
+        library.isolationLog?.stopAll()
         return .ok
     }
 

@@ -14,10 +14,9 @@ enum Supervisor {
         case appProcess([String])
     }
 
-    static func run(_ words: [String]) -> Outcome {
-        let environment = ProcessInfo.processInfo.environment
+    static func run(_ words: [String], environment: HostEnvironment) -> Outcome {
         let executable = FileFacts.executable.path
-        let base = temporaryBase(environment)
+        let base = environment.temporaryFolder
         let folder: SupervisorFolder
         do {
             folder = try SupervisorFolder.make(in: base)
@@ -44,7 +43,7 @@ enum Supervisor {
             starts += 1
             let arguments = loop.arguments(for: words, stateFile: folder.stateFile)
             let ending: AppEnding
-            switch AppProcess.start(executable, arguments, crashFile: crashFile, environment: environment) {
+            switch AppProcess.start(executable, arguments, crashFile: crashFile, environment: environment.variables) {
             case .appProcess(let command):
                 isSupervisor = false
                 return .appProcess(command)
@@ -60,7 +59,7 @@ enum Supervisor {
             terminal?.restore()
             let (headline, traced, state) = trace(ending, crashFile: crashFile, in: folder)
             let verdict = loop.record(
-                traced, headline: headline, at: .now, shownFeature: state?.feature, route: state?.route)
+                traced, headline: headline, at: environment.now(), shownFeature: state?.feature, route: state?.route)
             if case .restart = verdict { continue }
             tell(verdict, headline: headline, window: loop.window, kept: folder.keep(crashFile))
             return .ended(.crashed)
@@ -109,10 +108,6 @@ enum Supervisor {
     }
 
     /// `$TMPDIR` of `environment`, else `/tmp`.
-    private static func temporaryBase(_ environment: [String: String]) -> String {
-        let base = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return base.hasSuffix("/") && base.count > 1 ? String(base.dropLast()) : base
-    }
 }
 
 extension ExitCode {

@@ -18,7 +18,7 @@ struct BackendOpeningTests {
         let outcome = Collected<String>()
         let opening = Task { @MainActor in
             try await DemoBackend.open(
-                .init(dataDirectory: directory.path),
+                .init(dataDirectory: directory.path, environment: .process),
                 report: { _ in
                     reached.signal()
                     outcome.add(release.wait(timeout: .now() + 30) == .success ? "released" : "timed out")

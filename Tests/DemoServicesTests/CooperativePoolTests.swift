@@ -11,7 +11,8 @@ struct CooperativePoolTests {
     func lockedDatabaseLeavesThePoolFree() async throws {
         let directory = TemporaryDirectory()
         let backend = try await DemoBackend.open(
-            .init(dataDirectory: directory.path, busyTimeoutMilliseconds: 600_000), report: { _ in })
+            .init(dataDirectory: directory.path, busyTimeoutMilliseconds: 600_000, environment: .process),
+            report: { _ in })
         // Another program holds the write lock until the test lets go: every sign-up's INSERT waits for it.
         let holder = try Database(path: backend.database.path)
         let held = DispatchSemaphore(value: 0)

@@ -12,7 +12,8 @@ struct DemoBackendTests {
     func open(
         seed: [NewAccount] = [], report: @escaping @Sendable (StorageError) -> Void = { _ in }
     ) async throws -> DemoBackend {
-        try await DemoBackend.open(.init(dataDirectory: directory.path, seedAccounts: seed), report: report)
+        try await DemoBackend.open(
+            .init(dataDirectory: directory.path, seedAccounts: seed, environment: .process), report: report)
     }
 
     /// What the Auth feature does: call sign-up, then write the session.

@@ -224,7 +224,8 @@ struct HTTPCharactersTests {
         defer { server.stop() }
         let directory = TemporaryDirectory()
         let backend = try await DemoBackend.open(
-            .init(dataDirectory: directory.path, charactersURL: server.baseURL + "/api"), report: { _ in })
+            .init(dataDirectory: directory.path, charactersURL: server.baseURL + "/api", environment: .process),
+            report: { _ in })
         let found = try await backend.search(SearchQuery(text: "rick"))
         #expect(found.characters.first == Self.rickRow)
         #expect(found.characters.allSatisfy { $0.name.lowercased().contains("rick") })
@@ -239,7 +240,7 @@ struct HTTPCharactersTests {
             #expect(HTTPCharactersService.baseURL(text) == nil)
             let error = await #expect(throws: ConfigurationError.self) {
                 _ = try await DemoBackend.open(
-                    .init(dataDirectory: directory.path, charactersURL: text), report: { _ in })
+                    .init(dataDirectory: directory.path, charactersURL: text, environment: .process), report: { _ in })
             }
             #expect(
                 error?.description

@@ -16,7 +16,7 @@ struct SessionFileTests {
     @Test("the data directory is created with mode 0700, each missing folder too")
     func dataDirectory() throws {
         let root = TemporaryDirectory()
-        let data = try DataDirectory(root.file("a/b/microapp"))
+        let data = try DataDirectory(root.file("a/b/microapp"), environment: .process)
         #expect(data.path == root.file("a/b/microapp"))
         for folder in ["a", "a/b", "a/b/microapp"] { #expect(mode(root.file(folder)) == 0o700) }
         #expect(data.sessionPath == root.file("a/b/microapp/session.json"))
@@ -25,11 +25,12 @@ struct SessionFileTests {
     @Test("the default is $XDG_DATA_HOME/microapp, else ~/.local/share/microapp")
     func defaultPath() {
         #expect(
-            DataDirectory.defaultPath(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/h"]) == "/x/data/microapp")
+            DataDirectory.defaultPath(environment: .stated(["XDG_DATA_HOME": "/x/data", "HOME": "/h"]))
+                == "/x/data/microapp")
         #expect(
-            DataDirectory.defaultPath(environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"])
+            DataDirectory.defaultPath(environment: .stated(["XDG_DATA_HOME": "relative", "HOME": "/h"]))
                 == "/h/.local/share/microapp")
-        #expect(DataDirectory.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/microapp")
+        #expect(DataDirectory.defaultPath(environment: .stated(["HOME": "/h"])) == "/h/.local/share/microapp")
     }
 
     @Test("saving writes JSON with mode 0600 by replacing the file, and leaves no temporary file")

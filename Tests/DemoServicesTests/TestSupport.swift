@@ -1,5 +1,7 @@
 import DemoServices
 import Foundation
+import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 import Synchronization
 import TestScratch
@@ -84,4 +86,14 @@ final class Collected<Value: Sendable>: Sendable {
     func add(_ value: Value) { list.withLock { $0.append(value) } }
 
     var all: [Value] { list.withLock { $0 } }
+}
+
+extension HostEnvironment {
+    /// An environment a test states in full: `variables` (its `HOME` the home folder), and folders that are not
+    /// this machine's.
+    static func stated(_ variables: [String: String]) -> HostEnvironment {
+        HostEnvironment(
+            variables: variables, home: variables["HOME"], temporaryFolder: "/nonexistent/tmp",
+            currentDirectory: "/nonexistent/here", now: { ContinuousClock().now })
+    }
 }

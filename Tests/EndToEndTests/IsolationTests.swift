@@ -179,7 +179,10 @@ struct IsolationTests {
         try app.send([["type": "open", "url": "auth://select"]])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         #expect(try await app.finish() == 0)
-        #expect(app.objects.filter { $0["type"] as? String == "log" }.count <= 1_100)
+        // The budget is 1000 lines and refills at 500 a second, so how many get through before the cut depends on how
+        // fast this machine reads them (a loaded CI run once let 1130 through a bound of 1100): that the flood was cut
+        // short does not.
+        #expect(app.objects.filter { $0["type"] as? String == "log" }.count < 20_000)
     }
 
     /// The printer fixture, compiled once for the suite (in the test process's scratch folder, removed at its exit).

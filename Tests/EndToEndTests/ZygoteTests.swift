@@ -11,7 +11,7 @@ import Testing
 struct ZygoteTests {
     static func startZygote() throws -> Zygote {
         try Zygote.start(
-            executable: AppProcess.executable, environment: ChildLaunch.environment(backtrace: "enable=no"))
+            executable: AppProcess.executable, environment: ChildLaunch.environment(.process, backtrace: "enable=no"))
     }
 
     /// A pipe whose ends are close-on-exec; the caller closes both.

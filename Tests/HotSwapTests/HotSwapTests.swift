@@ -22,7 +22,8 @@ final class SwapRig {
         let folder = Scratch.folder("swaps").path
         swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: [image]),
-            probe: PluginProbe(executable: Swappy.microapp, timeout: .seconds(3)), swapsDirectory: folder)
+            probe: PluginProbe(executable: Swappy.microapp, environment: .process, timeout: .seconds(3)),
+            swapsDirectory: folder)
         runtime.onUpdate = { [weak self] _, notices in self?.notices += notices }
         runtime.open("swappy://home")
     }

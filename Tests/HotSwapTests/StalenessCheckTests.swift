@@ -41,7 +41,9 @@ struct StalenessCheckTests {
         }
 
         /// The features the check finds stale.
-        func stale() -> [String] { PluginBuilder(locations: self, log: { _ in }).staleFeatures().map(\.name) }
+        func stale() -> [String] {
+            PluginBuilder(locations: self, environment: .process, log: { _ in }).staleFeatures().map(\.name)
+        }
 
         func remove() { try? FileManager.default.removeItem(at: repository!) }
     }

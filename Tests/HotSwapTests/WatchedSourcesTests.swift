@@ -23,7 +23,7 @@ struct WatchedSourcesTests {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let folder = root + "/.build/x86_64-unknown-linux-gnu/release"
-        let watched = try #require(WatchedSources(library: folder + "/libCharacters.so"))
+        let watched = try #require(WatchedSources(library: folder + "/libCharacters.so", environment: .process))
         #expect(watched.folder == "Characters")
         #expect(watched.rebuilder.repository == root)
         #expect(watched.rebuilder.buildDirectory == folder)
@@ -34,10 +34,15 @@ struct WatchedSourcesTests {
     func otherLibraries() throws {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        #expect(WatchedSources(library: root + "/libCharacters.so") == nil)
-        #expect(WatchedSources(library: root + "/.build/x86_64-unknown-linux-gnu/release/libSearch.so") == nil)
+        #expect(WatchedSources(library: root + "/libCharacters.so", environment: .process) == nil)
+        #expect(
+            WatchedSources(
+                library: root + "/.build/x86_64-unknown-linux-gnu/release/libSearch.so", environment: .process) == nil)
         try FileManager.default.removeItem(atPath: root + "/Package.swift")
-        #expect(WatchedSources(library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so") == nil)
+        #expect(
+            WatchedSources(
+                library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so", environment: .process)
+                == nil)
     }
 
     @Test(
@@ -61,7 +66,7 @@ struct WatchedSourcesTests {
         try "'\(package)/Sources/GreeterPlugin/Entry.swift'\n".write(
             toFile: build + "/GreeterPlugin.build/sources", atomically: true, encoding: .utf8)
 
-        let watched = try #require(WatchedSources(library: build + "/libGreeter.so"))
+        let watched = try #require(WatchedSources(library: build + "/libGreeter.so", environment: .process))
         #expect(watched.folder == "Greeter")
         #expect(watched.rebuilder.repository == package)
         #expect(watched.rebuilder.configuration == "debug")
@@ -69,7 +74,7 @@ struct WatchedSourcesTests {
             watched.rebuilder.folders(of: "Greeter")
                 == FeatureFolders(sources: package + "/Sources/Greeter", entry: package + "/Sources/GreeterPlugin"))
         // No lists for a library of that name: nothing to watch.
-        #expect(WatchedSources(library: build + "/libOther.so") == nil)
+        #expect(WatchedSources(library: build + "/libOther.so", environment: .process) == nil)
     }
 
     @Test("a library in a repository's build folder keeps the repository's Plugins/<Name>/Sources and Entry")
@@ -77,7 +82,8 @@ struct WatchedSourcesTests {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let watched = try #require(
-            WatchedSources(library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so"))
+            WatchedSources(
+                library: root + "/.build/x86_64-unknown-linux-gnu/release/libCharacters.so", environment: .process))
         #expect(
             watched.rebuilder.folders(of: "Characters")
                 == FeatureFolders(

@@ -61,7 +61,9 @@ struct HostCommandLineTests {
         for option in ["--data", "--characters-url"] {
             #expect(!help.overview.contains(option))
             #expect(commands.specs.allSatisfy { !$0.help.contains(option) }, "\(option)")
-            #expect(throws: UsageError.self) { try Arguments(["run", option, "x"], commands: commands) }
+            #expect(throws: UsageError.self) {
+                try Arguments(["run", option, "x"], commands: commands, environment: .stated())
+            }
         }
     }
 
@@ -72,7 +74,8 @@ struct HostCommandLineTests {
         let commands = CommandSet(host: host)
         #expect(try #require(commands.spec(named: "run")).help.contains("--region REGION"))
         #expect(HelpText(commands: commands).overview.contains("--region REGION"))
-        let arguments = try Arguments(["run", "--no-build", "--no-probe", "--region", "us"], commands: commands)
+        let arguments = try Arguments(
+            ["run", "--no-build", "--no-probe", "--region", "us"], commands: commands, environment: .stated())
         _ = try await LoadedPluginSet.load(arguments, host: host, directories: [], services: .live)
         #expect(opened.all == [.us])
     }
@@ -81,7 +84,7 @@ struct HostCommandLineTests {
     func badHostOptionValue() {
         let commands = CommandSet(host: Self.portal(options: [Self.region.option]))
         do {
-            _ = try Arguments(["run", "--region", "mars"], commands: commands)
+            _ = try Arguments(["run", "--region", "mars"], commands: commands, environment: .stated())
             Issue.record("--region mars was accepted")
         } catch {
             #expect(error.problem.reason == "--region mars is not a region")
@@ -92,15 +95,19 @@ struct HostCommandLineTests {
     @Test("a host's option belongs to run only: another command refuses it")
     func hostOptionIsRunsOnly() {
         let commands = CommandSet(host: Self.portal(options: [Self.region.option]))
-        #expect(throws: UsageError.self) { try Arguments(["routes", "--region", "us"], commands: commands) }
+        #expect(throws: UsageError.self) {
+            try Arguments(["routes", "--region", "us"], commands: commands, environment: .stated())
+        }
     }
 
     @Test("a host's command runs through the tool's entry with its typed options, and answers the exit code")
     func hostCommandRuns() async {
         let host = Self.portal(commands: [GreetCommand.self])
-        #expect(await MicroappTool.dispatch(["greet", "--person", "Ann"], host: host) == .invalidPluginSet)
-        #expect(await MicroappTool.dispatch(["greet", "--person"], host: host) == .usage)
-        #expect(await MicroappTool.dispatch(["greet", "--colour"], host: host) == .usage)
+        #expect(
+            await MicroappTool.dispatch(["greet", "--person", "Ann"], host: host, environment: .process)
+                == .invalidPluginSet)
+        #expect(await MicroappTool.dispatch(["greet", "--person"], host: host, environment: .process) == .usage)
+        #expect(await MicroappTool.dispatch(["greet", "--colour"], host: host, environment: .process) == .usage)
         #expect(GreetCommand.greeted.withLock { $0.filter { $0 == "Ann" }.count } == 1)
     }
 
@@ -110,11 +117,14 @@ struct HostCommandLineTests {
         let help = HelpText(commands: commands)
         #expect(help.overview.contains("microapp greet [options]"))
         #expect(help.overview.contains("greet someone, the app's own way"))
-        #expect(help.text(for: try Arguments(["help", "greet"], commands: commands)) == GreetCommand.declaration.help)
         #expect(
-            help.text(for: try Arguments(["greet", "--help"], commands: commands)) == GreetCommand.declaration.help)
+            help.text(for: try Arguments(["help", "greet"], commands: commands, environment: .stated()))
+                == GreetCommand.declaration.help)
+        #expect(
+            help.text(for: try Arguments(["greet", "--help"], commands: commands, environment: .stated()))
+                == GreetCommand.declaration.help)
         do {
-            _ = try Arguments(["gret"], commands: commands)
+            _ = try Arguments(["gret"], commands: commands, environment: .stated())
             Issue.record("an unknown command was accepted")
         } catch {
             #expect(error.problem.fix.contains("did you mean `microapp greet`?"))
@@ -123,8 +133,10 @@ struct HostCommandLineTests {
 
     @Test("another host's tool does not have that command")
     func commandsAreTheHosts() {
-        #expect(throws: UsageError.self) { try Arguments(["greet"], commands: CommandSet(host: Self.portal())) }
-        #expect(throws: UsageError.self) { try Arguments(["greet"]) }
+        #expect(throws: UsageError.self) {
+            try Arguments(["greet"], commands: CommandSet(host: Self.portal()), environment: .stated())
+        }
+        #expect(throws: UsageError.self) { try Arguments(["greet"], environment: .stated()) }
     }
 }
 

@@ -32,7 +32,7 @@ struct HostConfigurationTests {
     func inspectionUsesTheConfiguredServices() async throws {
         let uses = Uses()
         let container = Container()
-        let arguments = try Arguments(["routes", "--no-build", "--no-probe"])
+        let arguments = try Arguments(["routes", "--no-build", "--no-probe"], environment: .process)
         let set = try await LoadedPluginSet.load(
             arguments, host: Self.host(recording: uses, offering: container), directories: [])
         #expect(uses.all == [.inspection])
@@ -42,7 +42,7 @@ struct HostConfigurationTests {
     @Test("run opens the configuration's services live")
     func runUsesLiveServices() async throws {
         let uses = Uses()
-        let arguments = try Arguments(["run", "--no-build", "--no-probe"])
+        let arguments = try Arguments(["run", "--no-build", "--no-probe"], environment: .process)
         _ = try await LoadedPluginSet.load(
             arguments, host: Self.host(recording: uses, offering: Container()), directories: [], services: .live)
         #expect(uses.all == [.live])

@@ -61,13 +61,13 @@ struct PluginFolderTests {
             #expect(FileManager.default.createFile(atPath: build.appendingPathComponent(name).path, contents: Data()))
         }
         let locations = PluginLocations(executableDirectory: build, repository: root)
-        let plain = locations.libraries(in: [build.path])
+        let plain = locations.libraries(in: [build.path], environment: .stated())
         #expect(plain.paths.map { ($0 as NSString).lastPathComponent }.sorted() == ["libGone.so", "libHello.so"])
         #expect(plain.leftOver == nil, "no Plugins/ folder: not this repository's layout, nothing is a leftover")
 
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("Plugins"), withIntermediateDirectories: true)
-        let laidOut = locations.libraries(in: [build.path])
+        let laidOut = locations.libraries(in: [build.path], environment: .stated())
         #expect(
             laidOut.paths.map { ($0 as NSString).lastPathComponent } == ["libHello.so"], "its target is in Sources/")
         #expect(laidOut.leftOver?.libraries.map(\.why) == ["Plugins/Gone no longer exists"])

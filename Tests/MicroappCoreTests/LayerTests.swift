@@ -101,4 +101,88 @@ struct LayerTests {
                 "Sources/MicroappPlatform/Zygote.swift: waitpid(",
             ])
     }
+
+    /// Every Swift module of the package but the platform's, by folder: what must call the system through it.
+    static let abovePlatform = [
+        "Sources/MicroappCore", "Sources/MicroappSDK/Swift", "Sources/MicroappTesting", "Sources/CommandLineSpec",
+        "Sources/DemoContracts", "Sources/MicroappDevLoop", "Sources/MicroappHost", "Sources/MicroappTerminal",
+        "Sources/MicroappTool",
+        "hosts/microapp/CLI", "hosts/monolith",
+    ]
+
+    /// Files of `abovePlatform` allowed a system call of their own, each with why. The terminal front end drives the
+    /// person's terminal, a device of its own, not the engine's: raw mode and the signal handlers that put it back
+    /// (termios, CPlatform's terminal guard), keys read from stdin, frames written to stdout unbuffered, and whether
+    /// stdin and stdout are a terminal. Moving those four behind the platform would make the front end depend on the
+    /// engine's platform for a handful of calls the engine never makes.
+    static let allowedSystemCalls: Set = [
+        "Sources/MicroappTerminal/FrontEnd.swift", "Sources/MicroappTerminal/KeyReader.swift",
+        "Sources/MicroappTerminal/StandardStreams.swift", "Sources/MicroappTerminal/TerminalMode.swift",
+    ]
+
+    /// Module folders under Sources/ that the lists here do not name: a new module must be placed in a layer.
+    @Test("every module of Sources/ is placed: the platform, a C target, the digest's binding, or above the platform")
+    func everyModuleIsPlaced() throws {
+        let below: Set = [
+            "MicroappPlatform", "CPlatform", "CCrypto",
+            // SHA-256 from libcrypto: a binding of C functions beside the platform, which makes no system call.
+            "MicroappDigest",
+        ]
+        let folders = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path)
+        let placed = below.union(Self.abovePlatform.map { String($0.split(separator: "/")[1]) })
+        #expect(folders.filter { !$0.hasPrefix(".") && !placed.contains($0) }.sorted() == [])
+    }
+
+    @Test(
+        "only the platform calls the system: no other module imports Glibc or CPlatform, or calls FileManager or a C function (the terminal's device excepted, by name)"
+    )
+    func onlyThePlatformCallsTheSystem() throws {
+        let forbidden = [
+            "import Glibc", "import Musl", "import CPlatform", "Glibc.", "FileManager", "getpid(", "getppid(", "_exit(",
+            "strerror(", "errno", "isatty(", "kill(", "mkdtemp(", "mkstemps(", "unlink(", "strdup(", "fork(",
+            "waitpid(", "usleep(", "tcsetattr(", "sigaction(", "prctl(", "posix_spawn", "dlopen(",
+        ]
+        var found: [String] = []
+        for folder in Self.abovePlatform {
+            let files = try Self.sources(folder)
+            #expect(!files.isEmpty, "no sources in \(folder)")
+            found += Self.uses(forbidden, in: files).map { "\(folder)/\($0)" }.filter { use in
+                !Self.allowedSystemCalls.contains(String(use.prefix { $0 != ":" }))
+            }
+        }
+        #expect(found == [])
+        // Each exception still is one: a file that no longer calls the system leaves the list.
+        let excepted = try Self.allowedSystemCalls.sorted().filter { path in
+            let folder = (path as NSString).deletingLastPathComponent
+            let name = (path as NSString).lastPathComponent
+            return try Self.uses(forbidden, in: Self.sources(folder).filter { $0.name == name }).isEmpty
+        }
+        #expect(excepted == [], "no longer calls the system: take it off allowedSystemCalls")
+    }
+
+    @Test(
+        "the environment is read in one place: only HostEnvironment.process reads ProcessInfo, the current directory and the home folder; above the platform nothing reads the temporary folder, and the core no clock"
+    )
+    func environmentIsReadOnce() throws {
+        let ambient = [
+            "ProcessInfo", "NSTemporaryDirectory", "temporaryDirectory", "currentDirectoryPath", "NSHomeDirectory",
+        ]
+        let readers = try (Self.abovePlatform + ["hosts/microapp/Services"]).flatMap { folder in
+            try Self.uses(ambient, in: Self.sources(folder)).map { "\(folder)/\($0)" }
+        }
+        // The manifest `new --package` writes for another package reads that package's environment: text, not a read.
+        #expect(readers == ["Sources/MicroappTool/PackageTemplates.swift: ProcessInfo"])
+        // In the platform the private folders of children and copies are the platform's own (a later host sweeps a
+        // killed one's from the same place); the process's environment is read by `HostEnvironment.process` alone.
+        let platform = try Self.uses(
+            ["ProcessInfo", "currentDirectoryPath", "NSHomeDirectory", "getenv("],
+            in: Self.sources("Sources/MicroappPlatform"))
+        #expect(
+            platform.sorted() == [
+                "HostEnvironment+Process.swift: ProcessInfo", "HostEnvironment+Process.swift: currentDirectoryPath",
+            ])
+        let core = try Self.sources("Sources/MicroappCore")
+        #expect(Self.uses(["ContinuousClock.now", "Date()", ".now - ", "= .now"], in: core) == [])
+    }
 }

@@ -10,7 +10,7 @@ struct FeatureLibraryTests {
     @Test("a library named as asked loads in this process without --mock, its feature registered")
     func byFileName() async throws {
         let folder = try Runner.folder(["Search", "Settings"])
-        let request = FeatureRequest(name: "search", locations: Runner.installed(in: folder))
+        let request = FeatureRequest(name: "search", locations: Runner.installed(in: folder), environment: .process)
         let library = try await FeatureLibrary.load(request).get()
         #expect(library.plugin.manifest.id == "search")
         #expect(library.plugin.path == "\(folder)/libSearch.so")
@@ -24,7 +24,7 @@ struct FeatureLibraryTests {
     @Test("a name that is no file's is looked up by feature id among the libraries loaded here")
     func byFeatureID() async throws {
         let folder = try Runner.folder(["Search", "Settings"], renamed: ["Search": "Finder"])
-        var request = FeatureRequest(name: "search", locations: Runner.installed(in: folder))
+        var request = FeatureRequest(name: "search", locations: Runner.installed(in: folder), environment: .process)
         request.isolation = .inProcess
         let library = try await FeatureLibrary.load(request).get()
         #expect(library.plugin.manifest.id == "search")
@@ -36,7 +36,7 @@ struct FeatureLibraryTests {
     func byFileNameFailureIsFinal() async throws {
         let folder = try Runner.folder(["Settings"])
         try Data("not a library".utf8).write(to: URL(fileURLWithPath: "\(folder)/libSearch.so"))
-        let request = FeatureRequest(name: "Search", locations: Runner.installed(in: folder))
+        let request = FeatureRequest(name: "Search", locations: Runner.installed(in: folder), environment: .process)
         guard case .failure(let problem) = try await FeatureLibrary.load(request) else {
             Issue.record("a file that is not a library loaded")
             return
@@ -47,7 +47,7 @@ struct FeatureLibraryTests {
     @Test("a name no library has is a usage problem listing what was loaded")
     func unknownName() async throws {
         let folder = try Runner.folder(["Settings"])
-        let request = FeatureRequest(name: "nope", locations: Runner.installed(in: folder))
+        let request = FeatureRequest(name: "nope", locations: Runner.installed(in: folder), environment: .process)
         do {
             _ = try await FeatureLibrary.load(request)
             Issue.record("an unknown name was found")

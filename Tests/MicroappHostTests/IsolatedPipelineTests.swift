@@ -13,7 +13,8 @@ struct IsolatedPipelineTests {
     @Test("libraries placed in a process run in children, the host maps none of them, and all end on request")
     func isolatedLibrariesRunInChildren() async throws {
         let folder = try Runner.folder(["Auth", "Search"])
-        var request = PluginSetRequest(locations: Runner.installed(in: folder), directories: [folder])
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: folder), directories: [folder], environment: .process)
         request.isolation = .process
         request.featureHost = Self.featureHost
         request.usesZygote = false
@@ -31,11 +32,13 @@ struct IsolatedPipelineTests {
     func duplicateChildIsEnded() async throws {
         let here = try Runner.folder(["Auth"])
         let elsewhere = try Runner.folder(["Auth"])
-        var request = PluginSetRequest(locations: Runner.installed(in: here), directories: [here])
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: here), directories: [here], environment: .process)
         request.isolation = .inProcess
-        let placed = PluginSetLoader.place(await PluginSetLoader.screen(["\(here)/libAuth.so"]), request)
+        let placed = PluginSetLoader.place(
+            await PluginSetLoader.screen(["\(here)/libAuth.so"], environment: .process), request)
         let inProcess = await PluginSetLoader.loadInProcess(placed, screening: nil)
-        let log = IsolationLog()
+        let log = IsolationLog(environment: .process)
         let child = try await IsolatedPlugin.launch(
             "\(elsewhere)/libAuth.so", executable: Self.featureHost, log: log
         ).get()

@@ -47,7 +47,7 @@ struct PluginSetLoaderTests {
     func placementFollowsOrigin() {
         let own = "/repo/.build/debug/libAuth.so"
         let outside = "/opt/extra/libProfile.so"
-        var request = PluginSetRequest(locations: Self.repository, directories: [])
+        var request = PluginSetRequest(locations: Self.repository, directories: [], environment: .process)
         request.isolation = .auto
         let placed = PluginSetLoader.place(Self.check([own, outside]), request)
         #expect(placed.decisions[own] == IsolationDecision(.inProcess, reason: "built from this repository's Plugins/"))
@@ -62,7 +62,7 @@ struct PluginSetLoaderTests {
     @Test("a trusted lock's isolation setting wins over the folder, and --isolation over both")
     func placementFollowsLockThenOption() {
         let pinned = "/opt/extra/libProfile.so"
-        var request = PluginSetRequest(locations: Self.repository, directories: [])
+        var request = PluginSetRequest(locations: Self.repository, directories: [], environment: .process)
         let locks: [String: LibraryTrust.Lock] = [pinned: .pinned(setting: .inProcess)]
         let byLock = PluginSetLoader.place(Self.check([pinned], locks: locks), request)
         #expect(byLock.decisions[pinned] == IsolationDecision(.inProcess, reason: "plugins.lock sets isolation none"))
@@ -77,7 +77,7 @@ struct PluginSetLoaderTests {
     @Test("a library placed in a process is refused, not started, where the kernel lacks part of the sandbox")
     func placementRefusesWithoutSandbox() throws {
         let outside = "/opt/extra/libProfile.so"
-        var request = PluginSetRequest(locations: Self.repository, directories: [])
+        var request = PluginSetRequest(locations: Self.repository, directories: [], environment: .process)
         request.sandbox = SandboxCheck(missing: [.landlock], allowsUnsandboxed: false)
         let refused = PluginSetLoader.place(Self.check([outside]), request)
         #expect(refused.isolated.isEmpty)
@@ -94,7 +94,8 @@ struct PluginSetLoaderTests {
     @Test("find lists a folder's libraries and leaves out those the supervisor turned off, by full path")
     func findSkipsTurnedOffLibraries() async throws {
         let folder = try Runner.folder(["Auth", "Search"])
-        var request = PluginSetRequest(locations: Runner.installed(in: folder), directories: [folder])
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: folder), directories: [folder], environment: .process)
         let all = await PluginSetLoader.find(request)
         #expect(all.paths == ["\(folder)/libAuth.so", "\(folder)/libSearch.so"])
         request.skippedLibraries = [FileFacts.canonicalPath("\(folder)/libSearch.so")]
@@ -107,10 +108,11 @@ struct PluginSetLoaderTests {
     func loadsRealLibrariesAndRefusesOthers() async throws {
         let folder = try Runner.folder(["Auth", "Search"])
         try Data("not a library".utf8).write(to: URL(fileURLWithPath: "\(folder)/libBroken.so"))
-        var request = PluginSetRequest(locations: Runner.installed(in: folder), directories: [folder])
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: folder), directories: [folder], environment: .process)
         request.isolation = .inProcess
         let found = await PluginSetLoader.find(request)
-        let placed = PluginSetLoader.place(await PluginSetLoader.screen(found.paths), request)
+        let placed = PluginSetLoader.place(await PluginSetLoader.screen(found.paths, environment: .process), request)
         #expect(placed.isolated.isEmpty)
         let loaded = await PluginSetLoader.loadInProcess(placed, screening: nil)
         #expect(loaded.images.map(\.manifest.id) == ["auth", "search"])
@@ -120,10 +122,11 @@ struct PluginSetLoaderTests {
     @Test("--only keeps the features it names, and one no library has is a usage problem listing those there are")
     func onlyKeepsNamedFeatures() async throws {
         let folder = try Runner.folder(["Auth", "Search"])
-        var request = PluginSetRequest(locations: Runner.installed(in: folder), directories: [folder])
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: folder), directories: [folder], environment: .process)
         request.isolation = .inProcess
         let placed = PluginSetLoader.place(
-            await PluginSetLoader.screen(await PluginSetLoader.find(request).paths), request)
+            await PluginSetLoader.screen(await PluginSetLoader.find(request).paths, environment: .process), request)
         let loaded = await PluginSetLoader.loadInProcess(placed, screening: nil)
         #expect(try loaded.keeping(only: ["search"]).images.map(\.manifest.id) == ["search"])
         #expect(try loaded.keeping(only: []).images.count == 2)
@@ -139,10 +142,11 @@ struct PluginSetLoaderTests {
     @Test("resolve trusts each feature as placed and refuses a --grant of a key nobody offers")
     func resolveUsesPlacementAndChecksGrants() async throws {
         let folder = try Runner.folder(["Search"])
-        var request = PluginSetRequest(locations: Runner.installed(in: folder), directories: [folder])
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: folder), directories: [folder], environment: .process)
         request.isolation = .inProcess
         let found = await PluginSetLoader.find(request)
-        let placed = PluginSetLoader.place(await PluginSetLoader.screen(found.paths), request)
+        let placed = PluginSetLoader.place(await PluginSetLoader.screen(found.paths, environment: .process), request)
         let loaded = await PluginSetLoader.loadInProcess(placed, screening: nil)
         let set = try PluginSetLoader.resolve(
             loaded, placed: placed, found: found, container: Container(), request: request)
@@ -165,7 +169,8 @@ struct PluginSetLoaderTests {
     @Test("the whole pipeline loads, filters and resolves against the services it is handed")
     func wholePipeline() async throws {
         let folder = try Runner.folder(["Auth", "Search", "Settings"])
-        var request = PluginSetRequest(locations: Runner.installed(in: folder), directories: [folder])
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: folder), directories: [folder], environment: .process)
         request.isolation = .inProcess
         request.only = ["auth", "settings"]
         let container = Container()

@@ -83,7 +83,8 @@ struct CheckedBytesTests {
         let copy = try #require(check.copies[link])
         try Self.renameCharacters(over: "\(targets)/libAuth.so")
         let launched = await IsolatedPlugin.launch(
-            link, prepared: copy, executable: "\(Paths.runnerDirectory)/microapp", log: IsolationLog())
+            link, prepared: copy, executable: "\(Paths.runnerDirectory)/microapp",
+            log: IsolationLog(environment: .process))
         let plugin = try launched.get()
         defer { plugin.stop() }
         #expect(plugin.manifest.id == "auth")

@@ -5,14 +5,9 @@ import MicroappSDK
 import TestScratch
 import Testing
 
-/// Loads that may kill the process run in a child: the test runner started again with only
-/// `isolatedChildLoad` selected and the paths in its environment. The child writes what it saw as JSON.
+/// Loads that may kill the process run in a child: a Swift Testing exit test (the test runner started again for the
+/// body alone), which prints what it saw as one JSON line on its standard output.
 enum Isolated {
-    /// Paths to load, joined by newlines; set only in the child.
-    static let pathsVariable = "PLUGIN_LOADING_ISOLATED_PATHS"
-    /// Where the child writes its `Outcome`.
-    static let outputVariable = "PLUGIN_LOADING_ISOLATED_OUTPUT"
-
     /// What one `PluginSet.load` + resolve gave in the child.
     struct Outcome: Codable, Sendable {
         /// Paths of the images that loaded.
@@ -23,61 +18,33 @@ enum Isolated {
         var startOrder: [String]
     }
 
-    /// How the child ended.
-    enum ChildResult: Sendable {
-        /// It ran the load and wrote its outcome.
-        case finished(Outcome)
-        /// It was killed by `signal` (the loader crashed the process).
-        case crashed(signal: Int32, output: String)
-        /// It ended without an outcome for another reason.
-        case failed(status: Int32, output: String)
-    }
+    /// The prefix of the child's outcome line.
+    static let marker = "isolated-load-outcome: "
 
-    /// Runs `PluginSet.load(paths)` and a resolve in a child test process, waiting for it on a thread of its own: a
-    /// child test runner takes seconds to start on a loaded machine, and two tests waiting for theirs on Swift's
-    /// cooperative pool (two threads here) stalled every other test's actors for as long (a whole run's Search tests
-    /// timed out).
-    static func load(_ paths: [String]) async throws -> ChildResult {
-        try await BlockingWork.run { try loadBlocking(paths) }
-    }
-
-    private static func loadBlocking(_ paths: [String]) throws -> ChildResult {
-        let output = (Paths.fixtures as NSString).appendingPathComponent("isolated-\(UUID().uuidString).json")
-        var environment = Scratch.childEnvironment()
-        environment[pathsVariable] = paths.joined(separator: "\n")
-        environment[outputVariable] = output
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        let child = try ChildProcess(
-            [Paths.runner, "--testing-library", "swift-testing", "--filter", "isolatedChildLoad"],
-            environment: environment, output: .capture, error: .output)
-        // A generous limit: the child only loads a few libraries, but the machine may be busy.
-        let ended = child.wait(timeout: .seconds(120))
-        let text = ended.text
-        if case .signalled(let signal) = ended.termination { return .crashed(signal: signal, output: text) }
-        guard let data = FileManager.default.contents(atPath: output) else {
-            return .failed(status: ended.termination.status, output: text)
+    /// Runs `PluginSet.load(paths)` and a resolve in a child process. The child must end normally: a crash (the
+    /// loader killed by SIGBUS, say) or any other exit fails the test where this is called, naming how the child
+    /// ended, and answers nil.
+    static func load(_ paths: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome? {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardOutputContent],
+            "loading \(paths.count) libraries in a child process", sourceLocation: sourceLocation
+        ) { [paths] in
+            let (report, resolution) = await Host.loadAndResolve(paths)
+            let outcome = Outcome(
+                loaded: report.images.map(\.path), problems: report.problems, startOrder: resolution.startOrder)
+            print(Isolated.marker + String(decoding: try JSONEncoder().encode(outcome), as: UTF8.self))
         }
-        return .finished(try JSONDecoder().decode(Outcome.self, from: data))
+        guard let result else { return nil }
+        let output = String(decoding: result.standardOutputContent, as: UTF8.self)
+        let line = try #require(
+            output.split(separator: "\n").last { $0.hasPrefix(marker) }, "the child wrote no outcome: \(output)",
+            sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(Outcome.self, from: Data(line.dropFirst(marker.count).utf8))
     }
 }
 
 @Suite("Loading a damaged library never takes the host down")
 struct IsolatedLoadTests {
-    /// The child half of `Isolated.load`; skipped unless the environment names the paths.
-    @Test(
-        "child: load the paths named by the environment and write the outcome",
-        .enabled(if: ProcessInfo.processInfo.environment[Isolated.pathsVariable] != nil))
-    @MainActor
-    func isolatedChildLoad() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let paths = try #require(environment[Isolated.pathsVariable]).split(separator: "\n").map(String.init)
-        let output = try #require(environment[Isolated.outputVariable])
-        let (report, resolution) = await Host.loadAndResolve(paths)
-        let outcome = Isolated.Outcome(
-            loaded: report.images.map(\.path), problems: report.problems, startOrder: resolution.startOrder)
-        try JSONEncoder().encode(outcome).write(to: URL(fileURLWithPath: output))
-    }
-
     /// The first 4 KiB of a real library keep a valid ELF header (ET_DYN) and program headers whose segments
     /// reach far past the end of the file. The header check lets it through and `dlopen` maps the segments:
     /// touching a page past the end of the file raises SIGBUS inside the dynamic loader. A loader that checks
@@ -87,36 +54,23 @@ struct IsolatedLoadTests {
         let real = try #require(Paths.realPlugins.first { $0.hasSuffix("/libAuth.so") }, "libAuth.so not built")
         let bytes = try #require(FileManager.default.contents(atPath: real))
         let path = try FixtureBuilder.file("libTruncated.so", contents: bytes.prefix(4096))
-        switch try await Isolated.load([path] + Paths.realPlugins) {
-        case .crashed(let signal, let output):
-            Issue.record(
-                """
-                loading the truncated copy killed the process with signal \(signal) (\(signal == SIGBUS ? "SIGBUS" : "?")) \
-                instead of refusing it; child output:
-                \(output.suffix(1500))
-                """)
-        case .failed(let status, let output):
-            Issue.record("the child ended with status \(status) and no outcome:\n\(output.suffix(1500))")
-        case .finished(let outcome):
-            let problem = try #require(outcome.problems.first { $0.subject == path })
-            #expect(outcome.problems.count == 1, "\(outcome.problems)")
-            #expect(
-                [Diagnostic.Code.notSharedObject, .loadFailed].contains(problem.code),
-                "got \(problem.code): \(problem.reason)")
-            let why = ["truncated", "end of file", "too short", "shorter", "4096"]
-            #expect(why.contains { problem.reason.contains($0) }, "the reason does not say why: \(problem.reason)")
-            #expect(Set(outcome.loaded) == Set(Paths.realPlugins), "the real plugins still load")
-            #expect(outcome.startOrder.contains("auth"), "the real Auth still resolves")
-        }
+        // A loader that crashes on it kills the child (SIGBUS) instead of refusing it: `load` fails the test then.
+        let outcome = try #require(try await Isolated.load([path] + Paths.realPlugins))
+        let problem = try #require(outcome.problems.first { $0.subject == path })
+        #expect(outcome.problems.count == 1, "\(outcome.problems)")
+        #expect(
+            [Diagnostic.Code.notSharedObject, .loadFailed].contains(problem.code),
+            "got \(problem.code): \(problem.reason)")
+        let why = ["truncated", "end of file", "too short", "shorter", "4096"]
+        #expect(why.contains { problem.reason.contains($0) }, "the reason does not say why: \(problem.reason)")
+        #expect(Set(outcome.loaded) == Set(Paths.realPlugins), "the real plugins still load")
+        #expect(outcome.startOrder.contains("auth"), "the real Auth still resolves")
     }
 
     /// The isolation itself works: a sound set run in the child comes back with its outcome.
     @Test("the child process reports the outcome of a sound set")
     func childRoundTrip() async throws {
-        guard case .finished(let outcome) = try await Isolated.load(Paths.realPlugins) else {
-            Issue.record("the child did not report an outcome for the real plugins")
-            return
-        }
+        let outcome = try #require(try await Isolated.load(Paths.realPlugins))
         #expect(outcome.problems.isEmpty, "\(outcome.problems)")
         #expect(Set(outcome.loaded) == Set(Paths.realPlugins))
         #expect(outcome.startOrder.contains("auth"))

@@ -11,7 +11,7 @@ struct MainActorBlockingTests {
     static let blockingCalls = [
         "waitUntilExit", "readDataToEndOfFile", "usleep(", "Thread.sleep", "FixtureBuilder.", "Manifests.plugin(",
         " PluginSet.load(",
-        "M.plugin(",
+        "M.plugin(", "try Self.plugin(", "ProbeTests.plugin(",
     ]
 
     /// What hands work to a thread of its own; a blocking call on its line or the two after it is off the actor.

@@ -6,7 +6,8 @@ import Testing
 
 @Suite("Untrusted libraries are probed in a child process first")
 struct ProbeTests {
-    static let probe = PluginProbe(executable: "\(Paths.runnerDirectory)/microapp", timeout: .seconds(5))
+    static let probe = PluginProbe(
+        executable: "\(Paths.runnerDirectory)/microapp", environment: .process, timeout: .seconds(5))
 
     /// A valid plugin whose `register_feature` runs `body` (a C expression) instead of returning.
     static func plugin(_ name: String, register body: String) throws -> String {
@@ -39,7 +40,7 @@ struct ProbeTests {
     func hangInRegister() throws {
         let hanging = try Self.plugin(
             "HangRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
-        let quick = PluginProbe(executable: Self.probe.executable, timeout: .milliseconds(700))
+        let quick = PluginProbe(executable: Self.probe.executable, environment: .process, timeout: .milliseconds(700))
         guard case .blocked(let problem) = quick.verdict(for: hanging) else {
             Issue.record("a hanging library was not blocked")
             return
@@ -53,10 +54,14 @@ struct ProbeTests {
     )
     @MainActor
     func isolatedRegistrationTimeout() async throws {
-        let hanging = try Self.plugin(
-            "HangChildRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        // cc runs on a thread of its own: on the main actor it stalled every main-actor test of the run for as long.
+        let hanging = try await BlockingWork.run {
+            try Self.plugin(
+                "HangChildRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        }
         let launched = await IsolatedPlugin.launch(
-            hanging, executable: Self.probe.executable, log: IsolationLog(), timeout: .milliseconds(1500))
+            hanging, executable: Self.probe.executable, log: IsolationLog(environment: .process),
+            timeout: .milliseconds(1500))
         guard case .failure(let problem) = launched else {
             if case .success(let plugin) = launched { plugin.stop() }
             Issue.record("a library whose registration hangs started")
@@ -171,7 +176,7 @@ struct StandbyProbeTests {
 
         let hanging = try ProbeTests.plugin(
             "HangAhead", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
-        let quick = PluginProbe(executable: Self.probe.executable, timeout: .milliseconds(700))
+        let quick = PluginProbe(executable: Self.probe.executable, environment: .process, timeout: .milliseconds(700))
         #expect(quick.verdict(for: hanging, using: quick.standby()).blockedCode == .probeHung)
     }
 

@@ -33,7 +33,7 @@ struct StartupScreeningTests {
         """.write(toFile: probe, atomically: true, encoding: .utf8)
         #expect(chmod(probe, 0o755) == 0)
         let screening = PluginScreening(
-            probe: PluginProbe(executable: probe, timeout: .seconds(30)),
+            probe: PluginProbe(executable: probe, environment: .process, timeout: .seconds(30)),
             cache: ProbeCache(file: "\(folder)/cache.json"))
         let library = "\(Paths.runnerDirectory)/libAuth.so"
         let loading = Task { @MainActor in await PluginSet.loadOffActor([library], screening: screening) }

@@ -37,8 +37,10 @@ public enum Scratch {
 
     /// What a process started by a test should have in its environment: its temporary files, caches (probe
     /// verdicts, swap copies), data and state (locked folders) under the root, shared by the processes of this run;
-    /// and `MICROAPP_TEST_FEATURES`, so that a host sees only the demo's features of its repository (its list, its
-    /// folders and the libraries of its build folder).
+    /// `MICROAPP_TEST_FEATURES`, so that a host sees only the demo's features of its repository (its list, its
+    /// folders and the libraries of its build folder); and a request deadline of 60 s for isolated features instead of
+    /// 2 s: on a loaded machine a feature child hashing a password (sign-up) took longer than 2 s, was stopped as
+    /// hung, and a journey test failed on a claim it was not about. Tests of the watchdog set their own deadline.
     public static var environment: [String: String] {
         let path = root.path
         for name in ["tmp", "cache", "data", "state"] {
@@ -47,6 +49,7 @@ public enum Scratch {
         return [
             "TMPDIR": "\(path)/tmp", "XDG_CACHE_HOME": "\(path)/cache", "XDG_DATA_HOME": "\(path)/data",
             "XDG_STATE_HOME": "\(path)/state", "MICROAPP_TEST_FEATURES": demoFeatures.joined(separator: ","),
+            "MICROAPP_FEATURE_DEADLINE_MS": "60000",
         ]
     }
 

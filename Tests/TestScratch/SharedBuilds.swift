@@ -1,12 +1,12 @@
 // Builds shared by the suites of one test process: the hook for any test that needs a fixture made by a slow build
 // (a SwiftPM package outside the repository, a corpus of plugins compiled with swiftc or cc).
 //
-// Where the time of `swift test`'s test phase goes (CPU seconds of each suite run alone, user + system, measured on
-// this two-core machine while other builds ran; a full run took 196 CPU-s):
-//   AppHostTests ~58 (a clean SwiftPM build of the engine under MicroappTool), EditSourceHotSwapTests ~42 (a
-//   repository copy's `swift build --product Characters`, then the watch loop's rebuilds), OutsidePackageTests ~40
-//   (`swift build` ~21 and `swift test` ~12 of a package `microapp new --package` wrote), ShadowBuildTests ~16,
-//   SDKEvolutionTests ~12; every other suite together ~30.
+// Where the CPU of the tests goes (user + system seconds of each suite run alone, on this two-core machine while other
+// builds ran): the suites that build a fixture with SwiftPM or from source took most of it — AppHostTests ~58 (a clean
+// SwiftPM build of the engine under MicroappTool), EditSourceHotSwapTests ~42, OutsidePackageTests ~40, ShadowBuildTests
+// ~16, SDKEvolutionTests ~12, FeatureLifecycleTests (a repository copy's builds) — and they are the packaging suites,
+// in Tests/<Target>/Packaging, run by `scripts/test-packaging`, not by `swift test`. What `swift test` runs is about
+// 50 CPU-s in all; no suite of it takes more than ~7 (HostileCorpusTests, SandboxTests, the in-process HotSwapTests).
 // With two cores the phase can be no shorter than half its CPU seconds, so what helps is doing less work, not more
 // at once:
 //   - Build a fixture once per process and share it: ask `SharedBuilds.shared.value(of:build:)` with a key that

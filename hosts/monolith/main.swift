@@ -4,6 +4,7 @@ import CommandLineSpec
 import DemoServices
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
 import Search
@@ -23,13 +24,16 @@ let command = CommandSpec(
 @MainActor
 func runMonolith() async -> Int32 {
     let options = command.parseOrExit(Array(CommandLine.arguments.dropFirst()))
+    // The composition root: the process's environment, read once here.
+    let environment = HostEnvironment.process
     guard let frontEnd = FrontEnd.choose(options.value("--ui")) else {
         try? FileHandle.standardError.write(contentsOf: Data("monolith: --ui takes terminal, text or json\n".utf8))
         return 1
     }
     let container: Container
     do {
-        container = try await DemoContainer.open(dataDirectory: options.value("--data"), charactersURL: nil)
+        container = try await DemoContainer.open(
+            dataDirectory: options.value("--data"), charactersURL: nil, environment: environment)
     } catch {
         try? FileHandle.standardError.write(contentsOf: Data("\(error)\n".utf8))
         return 1
@@ -44,7 +48,7 @@ func runMonolith() async -> Int32 {
         sources: sources, resolution: resolution, container: container,
         options: AppRuntime.Options(home: DemoContainer.home))
     runtime.open(options.value("--open"))
-    await frontEnd.run(runtime)
+    await frontEnd.run(runtime, environment: environment.variables)
     return 0
 }
 

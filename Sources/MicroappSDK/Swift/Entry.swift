@@ -1,5 +1,4 @@
 import CMicroappABI
-import Glibc
 import Synchronization
 
 /// Builds the C descriptor a plugin's `microapp_entry` returns.
@@ -46,8 +45,8 @@ private final class DescriptorTable: Sendable {
         let descriptor = UnsafeMutablePointer<microapp_descriptor>.allocate(capacity: 1)
         descriptor.initialize(
             to: microapp_descriptor(
-                abi_version: abiVersion, struct_size: structSize, sdk_version: strdup(sdkVersion),
-                manifest_json: strdup(manifest),
+                abi_version: abiVersion, struct_size: structSize, sdk_version: Self.lastingCString(sdkVersion),
+                manifest_json: Self.lastingCString(manifest),
                 register_feature: { registerFeature(descriptor: $0, registrar: $1) }))
         let address = UInt(bitPattern: descriptor)
         byAddress.withLock { $0[address] = FeatureType(type: feature) }
@@ -57,6 +56,15 @@ private final class DescriptorTable: Sendable {
 
     func feature(at descriptor: UnsafeRawPointer) -> (any Feature.Type)? {
         byAddress.withLock { $0[UInt(bitPattern: descriptor)]?.type }
+    }
+
+    /// `text` as a NUL-terminated C string that lives as long as the process (the descriptor's strings are never
+    /// freed: the host may read them at any time), without the C library's `strdup`.
+    private static func lastingCString(_ text: String) -> UnsafeMutablePointer<CChar> {
+        let bytes = text.utf8CString
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+        bytes.withUnsafeBufferPointer { copy.initialize(from: $0.baseAddress!, count: $0.count) }
+        return copy
     }
 }
 

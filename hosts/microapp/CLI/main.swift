@@ -1,5 +1,6 @@
 import DemoServices
 import Foundation
+import MicroappPlatform
 import MicroappTool
 
 /// The composition root: the demo app's name, routes and services, the one place the generic commands learn them.
@@ -10,7 +11,8 @@ var demoHost = HostConfiguration(
         case .inspection: DemoContainer.inspection()
         case .live:
             try await DemoContainer.open(
-                dataDirectory: arguments[DemoOptions.data], charactersURL: arguments[DemoOptions.charactersURL])
+                dataDirectory: arguments[DemoOptions.data], charactersURL: arguments[DemoOptions.charactersURL],
+                environment: arguments.environment)
         }
     })
 // The demo's own options of `run`: the generic tool knows nothing of its data folder or its characters' server.
@@ -39,4 +41,5 @@ demoHost.grants = [
     DemoKeys.clearRecentQueries.id: .only("search"),
 ]
 
-exit(await MicroappTool.main(host: demoHost))
+// The process's environment (variables, folders, clock), read once here and passed down.
+exit(await MicroappTool.main(host: demoHost, environment: .process))

@@ -22,13 +22,13 @@ public final class DemoBackend {
         /// Accounts created once in the database's life (the demo's sign-in).
         public var seedAccounts: [NewAccount]
         /// Where `XDG_DATA_HOME` and `HOME` are read.
-        public var environment: [String: String]
+        public var environment: HostEnvironment
 
         /// A configuration; by default the default data directory, the bundled characters, no seed.
         public init(
             dataDirectory: String? = nil, charactersURL: String? = nil, charactersTimeout: TimeInterval = 10,
             busyTimeoutMilliseconds: Int32 = 5000, seedAccounts: [NewAccount] = [],
-            environment: [String: String] = ProcessInfo.processInfo.environment
+            environment: HostEnvironment
         ) {
             self.dataDirectory = dataDirectory
             self.charactersURL = charactersURL

@@ -11,17 +11,19 @@ public enum DemoContainer {
     /// Opens (off the main actor) the data directory (`--data`, nil for the default), its database and session, and the characters
     /// source (`charactersURL`, nil for the bundled catalog), and offers every service of `DemoKeys`. Throws a
     /// `StorageError` or `ConfigurationError` whose description says what, why and how to fix it. Problems the
-    /// app survives (a damaged session file) go to `report`, by default as lines on stderr.
+    /// app survives (a damaged session file) go to `report`, by default as lines on stderr. The default data
+    /// directory and a relative one are found in `environment`.
     @MainActor
     public static func open(
-        dataDirectory: String?, charactersURL: String?,
+        dataDirectory: String?, charactersURL: String?, environment: HostEnvironment,
         report: @escaping @Sendable (String) -> Void = {
             try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8))
         }
     ) async throws -> Container {
         let backend = try await DemoBackend.open(
             DemoBackend.Configuration(
-                dataDirectory: dataDirectory, charactersURL: charactersURL, seedAccounts: [demoAccount]),
+                dataDirectory: dataDirectory, charactersURL: charactersURL, seedAccounts: [demoAccount],
+                environment: environment),
             report: { report($0.description) })
         return container(backend)
     }

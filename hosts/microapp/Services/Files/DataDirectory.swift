@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 
 #if canImport(Glibc)
     import Glibc
@@ -15,41 +16,24 @@ public struct DataDirectory: Sendable, Equatable {
     /// The session file in it.
     public var sessionPath: String { path + "/session.json" }
 
-    /// Resolves `path` (or the default), creates what is missing (mode 0700) and checks the folder can be
-    /// written, failing with `notWritable` and the fix otherwise.
-    public init(
-        _ path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(StorageError) {
+    /// Resolves `path` (or the default) in `environment` (a relative path is from its current directory), creates what
+    /// is missing (mode 0700) and checks the folder can be written, failing with `notWritable` and the fix otherwise.
+    public init(_ path: String? = nil, environment: HostEnvironment) throws(StorageError) {
         guard let chosen = path ?? Self.defaultPath(environment: environment) else {
             throw StorageError(
                 kind: .notWritable, file: "$HOME", reason: "there is no home folder to keep the app's data in",
                 detail: "neither XDG_DATA_HOME nor HOME is set",
                 fix: "choose a data directory with --data DIR, or set XDG_DATA_HOME")
         }
-        self.path = Self.absolute(chosen)
+        self.path = URL(fileURLWithPath: environment.absolutePath(chosen)).standardizedFileURL.path
         try Self.create(self.path)
         try Self.checkWritable(self.path)
     }
 
-    /// `$XDG_DATA_HOME/microapp` when that is an absolute path, else `$HOME/.local/share/microapp`.
-    public static func defaultPath(environment: [String: String]) -> String? {
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/microapp" }
-        guard let home = environment["HOME"].flatMap({ $0.isEmpty ? nil : $0 }) ?? passwordHome() else { return nil }
-        return home + "/.local/share/microapp"
-    }
-
-    private static func passwordHome() -> String? {
-        guard let entry = getpwuid(geteuid()), let home = entry.pointee.pw_dir else { return nil }
-        return String(cString: home)
-    }
-
-    private static func absolute(_ path: String) -> String {
-        let url =
-            path.hasPrefix("/")
-            ? URL(fileURLWithPath: path)
-            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appending(
-                path: path)
-        return url.standardizedFileURL.path
+    /// `$XDG_DATA_HOME/microapp` when that is an absolute path, else `~/.local/share/microapp`
+    /// (`HostEnvironment.folder(.data)`).
+    public static func defaultPath(environment: HostEnvironment) -> String? {
+        environment.folder(.data).map { $0 + "/microapp" }
     }
 
     /// Creates each missing folder of `path` with mode 0700 (whatever the umask).

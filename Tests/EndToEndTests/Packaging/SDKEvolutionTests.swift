@@ -8,8 +8,7 @@ import Testing
 /// sources. Without library evolution the same change makes an already-built plugin crash on its first screen.
 @Suite("Plugins built against SDK 1.1 keep working with an SDK that grew additively")
 struct SDKEvolutionTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = Repository.root
 
     /// `microapp` and the plugins `swift test` built, and the SDK they were built against.
     static let built = AppProcess.buildDirectory

@@ -11,7 +11,7 @@ struct ShadowyRepository {
     var build: String { root + "/.build/debug" }
     var sources: String { root + "/Plugins/Shadowy/Sources" }
     var rebuilder: PluginRebuilder {
-        PluginRebuilder(repository: root, buildDirectory: build, configuration: "debug")
+        PluginRebuilder(repository: root, buildDirectory: build, configuration: "debug", environment: .process)
     }
 
     /// The feature's two files: the manifest's display name is `greeting()`, from the other file.

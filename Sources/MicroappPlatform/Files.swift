@@ -1,0 +1,107 @@
+import Foundation
+
+/// The file operations the layers above the platform need (the dev loop's builds, the tool's scaffolding and removal,
+/// the SDK's installation), in one place: they call these, never `FileManager` or the C library, so the layer test
+/// can hold them to it. Each is the plain operation, answering nil, false or an empty list where it cannot.
+package enum Files {
+    /// True when something is at `path` (a symbolic link is followed).
+    package static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// True when `path` is a folder (a symbolic link to one counts).
+    package static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// True when `path` is a file this process may execute.
+    package static func isExecutable(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    /// The bytes of the file at `path`, nil when it cannot be read.
+    package static func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    /// Writes `data` as the file at `path` with its modification date set to `modified`; false when it could not.
+    @discardableResult
+    package static func write(_ data: Data, to path: String, modified: Date) -> Bool {
+        FileManager.default.createFile(atPath: path, contents: data, attributes: [.modificationDate: modified])
+    }
+
+    /// The newest modification date of the files below `folder`, hidden files and folders left out; nil when there
+    /// are none.
+    package static func newestModification(below folder: String) -> Date? {
+        var newest: Date?
+        let files = FileManager.default.enumerator(
+            at: URL(fileURLWithPath: folder), includingPropertiesForKeys: [.contentModificationDateKey])
+        while let file = files?.nextObject() as? URL {
+            if file.lastPathComponent.hasPrefix(".") {
+                files?.skipDescendants()
+                continue
+            }
+            if let date = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate {
+                newest = max(newest ?? date, date)
+            }
+        }
+        return newest
+    }
+
+    /// Writes `data` as the file at `path` (replacing one that is there); false when it could not.
+    @discardableResult
+    package static func write(_ data: Data, to path: String) -> Bool {
+        FileManager.default.createFile(atPath: path, contents: data)
+    }
+
+    /// Makes the folder `path` and the missing ones above it, with `permissions` for each made (the umask's otherwise).
+    package static func makeDirectory(_ path: String, permissions: Int? = nil) throws {
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true,
+            attributes: permissions.map { [.posixPermissions: $0] })
+    }
+
+    /// Makes the one folder `path` (its parent must exist), with `permissions`; throws when it exists already.
+    package static func makeOneDirectory(_ path: String, permissions: Int) throws {
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: permissions])
+    }
+
+    /// Removes the file or the folder tree at `path`; throws when it could not (a missing one included).
+    package static func remove(_ path: String) throws { try FileManager.default.removeItem(atPath: path) }
+
+    /// The names in the folder `path` (hidden ones included), unsorted; empty when it cannot be read.
+    package static func names(in path: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+
+    /// The paths below the folder `path`, relative to it, every level deep; nil when it cannot be read.
+    package static func subpaths(of path: String) -> [String]? {
+        try? FileManager.default.subpathsOfDirectory(atPath: path)
+    }
+
+    /// When the file at `path` was last modified, nil when there is none.
+    package static func modificationDate(_ path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+
+    /// The POSIX permissions of `path`, nil when it cannot be read.
+    package static func permissions(_ path: String) -> Int? {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    /// True when `path` is a symbolic link itself (not followed); false when it is something else or nothing.
+    package static func isSymbolicLink(_ path: String) -> Bool {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeSymbolicLink
+    }
+
+    /// Where the symbolic link at `path` points, nil when it is not one.
+    package static func linkDestination(_ path: String) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+    }
+
+    /// Makes a symbolic link at `path` pointing to `destination` (as written: relative to the link's folder).
+    package static func makeLink(_ path: String, to destination: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: destination)
+    }
+
+    /// Copies the file or folder tree at `source` to `destination`, which must not exist.
+    package static func copy(_ source: String, to destination: String) throws {
+        try FileManager.default.copyItem(atPath: source, toPath: destination)
+    }
+}
