@@ -44,7 +44,7 @@ enum ReleaseCommand: Command {
             throw UsageError("'\(name)' is not a feature's name", fix: "write the feature's name, e.g. Characters")
         }
         // The key first: a missing key is told before a release build of minutes, not after.
-        let folders = releaseFolders()
+        let folders = releaseFolders(arguments.environment)
         let keyName = arguments[key]
         let signing: Ed25519.PrivateKey
         switch ReleaseKeyFile.read(keyName, in: folders) {
@@ -52,15 +52,19 @@ enum ReleaseCommand: Command {
         case .failure(let problem): throw UsageError(problem)
         }
         let path: String
-        if let given = arguments[library] { path = given } else { path = try build(name) }
+        if let given = arguments[library] {
+            path = given
+        } else {
+            path = try build(name, in: arguments.environment)
+        }
         let sandbox = SandboxCheck.here(arguments)
         if let refusal = sandbox.probeRefusal(of: path) {
             Console.report([refusal])
             Console.err("microapp: not releasing \(path): it cannot be examined here")
             return .invalidPluginSet
         }
-        if sandbox.unsandboxed { ChildLaunch.allowUnsandboxed() }
-        let examined = await BlockingWork.run { examine(path) }
+        let probe = PluginProbe(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
+        let examined = await BlockingWork.run { examine(path, with: probe) }
         let copy: LibraryCopy
         let manifest: ManifestSummary
         let sdk: SDKVersion
@@ -100,10 +104,11 @@ enum ReleaseCommand: Command {
         return .ok
     }
 
-    /// Builds `name` in release in its package and answers the library's path, or why not.
+    /// Builds `name` in release in its package (found from `environment`'s current directory up) and answers the
+    /// library's path, or why not.
     @MainActor
-    private static func build(_ name: String) throws(UsageError) -> String {
-        guard let package = package(building: name) else {
+    private static func build(_ name: String, in environment: HostEnvironment) throws(UsageError) -> String {
+        guard let package = package(building: name, from: environment.currentDirectory) else {
             throw UsageError(
                 Problem(
                     code: "release-no-package", subject: name,
@@ -114,7 +119,8 @@ enum ReleaseCommand: Command {
                 ))
         }
         let rebuilder = PluginRebuilder(
-            repository: package, buildDirectory: package + "/.build/release", configuration: "release")
+            repository: package, buildDirectory: package + "/.build/release", configuration: "release",
+            environment: environment)
         Console.err("microapp: building \(name) in release in \(package): swift build -c release --product \(name) …")
         let result: (status: Int32, output: String, command: String)
         do {
@@ -147,16 +153,16 @@ enum ReleaseCommand: Command {
         return library
     }
 
-    /// The package that builds the feature `name`: the nearest folder from the current one up that has Package.swift
-    /// and Plugins/<name> (a repository) or Sources/<name> (the feature's own package), else the repository this
+    /// The package that builds the feature `name`: the nearest folder from `start` up that has Package.swift and
+    /// Plugins/<name> (a repository) or Sources/<name> (the feature's own package), else the repository this
     /// executable was built from when it has Plugins/<name>.
-    private static func package(building name: String) -> String? {
+    private static func package(building name: String, from start: String) -> String? {
         func builds(_ folder: String) -> Bool {
             FileFacts.exists(folder + "/Package.swift")
                 && (FileFacts.kind(of: folder + "/Plugins/\(name)") == .folder
                     || FileFacts.kind(of: folder + "/Sources/\(name)") == .folder)
         }
-        var folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        var folder = URL(fileURLWithPath: start).standardizedFileURL.path
         while true {
             if builds(folder) { return folder }
             guard folder != "/" && !folder.isEmpty else { break }
@@ -165,15 +171,17 @@ enum ReleaseCommand: Command {
         return PluginLocations.current().repository.map(\.path).flatMap { builds($0) ? $0 : nil }
     }
 
-    /// Copies the library at `path` once and has a sandboxed probe process examine the copy: the copy, its
-    /// manifest and the one SDK version it needs, or why it cannot be released. Blocks.
-    private static func examine(_ path: String) -> Result<(LibraryCopy, ManifestSummary, SDKVersion), Problem> {
+    /// Copies the library at `path` once and has a sandboxed probe process of `probe` examine the copy: the copy,
+    /// its manifest and the one SDK version it needs, or why it cannot be released. Blocks.
+    private static func examine(_ path: String, with probe: PluginProbe) -> Result<
+        (LibraryCopy, ManifestSummary, SDKVersion), Problem
+    > {
         let copy: LibraryCopy
         switch LibraryCopy.make(path) {
         case .success(let made): copy = made
         case .failure(let problem): return .failure(problem.problem)
         }
-        let report = PluginProbe().report(for: copy)
+        let report = probe.report(for: copy)
         if let problem = report.problem { return .failure(problem.problem) }
         guard let manifest = report.manifest else {
             return .failure(

@@ -106,7 +106,7 @@ struct LayerTests {
     static let abovePlatform = [
         "Sources/MicroappCore", "Sources/MicroappSDK/Swift", "Sources/MicroappTesting", "Sources/CommandLineSpec",
         "Sources/DemoContracts", "Sources/MicroappDevLoop", "Sources/MicroappHost", "Sources/MicroappTerminal",
-        "Sources/MicroappTool",
+        "Sources/MicroappTool", "Sources/MicroappRelease",
         "hosts/microapp/CLI", "hosts/monolith",
     ]
 
