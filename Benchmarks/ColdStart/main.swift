@@ -80,15 +80,28 @@ for command in commands where !FileManager.default.isExecutableFile(atPath: comm
     exit(1)
 }
 
-/// Removes the rebuilt library's entry from the private probe cache, as a rebuild (new bytes) makes it miss;
-/// false when the cache has no such entry (the start would not probe, and the row would measure the wrong thing).
+/// Makes the rebuilt library new to the start, as a rebuild (new bytes, a new file) does: its probe record goes from
+/// the private probe cache and its file identity from the library store, so the start hashes, copies and probes it
+/// once. False when the cache has no record of it (the start would not probe, and the row would measure the wrong
+/// thing).
 func forgetRebuiltLibrary() -> Bool {
     guard let contents = FileManager.default.contents(atPath: probeCache),
-        var entries = (try? JSONSerialization.jsonObject(with: contents)) as? [String: Any],
-        let key = entries.keys.first(where: { $0.hasSuffix("/" + rebuiltLibrary) })
+        var cache = (try? JSONSerialization.jsonObject(with: contents)) as? [String: Any],
+        var libraries = cache["libraries"] as? [String: String], var records = cache["records"] as? [String: Any],
+        let key = libraries.keys.first(where: { $0.hasSuffix("/" + rebuiltLibrary) }), let digest = libraries[key]
     else { return false }
-    entries[key] = nil
-    guard let text = try? JSONSerialization.data(withJSONObject: entries) else { return false }
+    records[digest] = nil
+    libraries[key] = nil
+    cache["records"] = records
+    cache["libraries"] = libraries
+    let store = scratch + "/cache/microapp/libraries"
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: store)) ?? [] where name.hasPrefix("id-") {
+        let link = store + "/" + name
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: link))?.hasPrefix(digest) == true {
+            try? FileManager.default.removeItem(atPath: link)
+        }
+    }
+    guard let text = try? JSONSerialization.data(withJSONObject: cache) else { return false }
     return FileManager.default.createFile(atPath: probeCache, contents: text)
 }
 

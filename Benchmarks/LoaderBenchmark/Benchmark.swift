@@ -18,9 +18,12 @@ func residentBytes() -> Int {
 
 /// Timings of one round for one N, in seconds for the whole batch.
 struct RoundTiming {
-    /// (a) reading the probe cache, `PluginSet.load` screened (lock check, cached verdict), then
-    /// `PluginLoader.register` of each, then `PluginSet.resolve`.
+    /// (a) reading the probe cache, `PluginSet.load` screened (lock check, cached verdict with the recorded manifest,
+    /// each copy from the library store unread), then `PluginLoader.register` of each, then `PluginSet.resolve`.
     var host: Double
+    /// (a0) the same with the path before records and the store: every copy read, hashed and copied, its symbols
+    /// read and its manifest decoded (a verdict cached without a description, no store).
+    var baseline: Double
     /// The probe-cache read and screened `PluginSet.load` part of (a).
     var load: Double
     /// The register part of (a).
@@ -61,10 +64,21 @@ struct LoaderBenchmark {
     /// What the composition root offers: the session and the host services every copy requires.
     let container: Container
     private var batches = 0
+    /// The store warm starts read copies from (in the benchmark's folder).
+    let store: LibraryStore
+    /// The template's manifest as JSON: a copy's is this with its id in place of the placeholder.
+    let manifestTemplate: String
 
-    init(factory: PluginFactory, folder: String) {
+    init(factory: PluginFactory, folder: String) throws {
         self.factory = factory
         self.folder = folder
+        guard let store = LibraryStore(folder: folder + "/store") else {
+            throw BenchmarkError("the library store in \(folder) could not be made")
+        }
+        self.store = store
+        let sample = try self.factory.copies(1, in: "template")[0]
+        manifestTemplate = try ManifestCoding.encode(try PluginLoader.load(sample.path).get().manifest)
+            .replacingOccurrences(of: sample.id, with: PluginFactory.placeholder)
         container = Container()
         container.share(DependencyKey<Session?>.session(access: .readWrite), ObservableProperty<Session?>(nil))
         for name in PluginFactory.hostServices {
@@ -73,9 +87,12 @@ struct LoaderBenchmark {
     }
 
     /// `count` fresh copies in a new folder of their own, locked (`plugins.lock` with every copy's SHA-256) and
-    /// known to a probe cache (each recorded usable, as after a first start), so loading them goes the way a warm
-    /// `microapp run` does. Returns the copies and the probe cache's file.
-    mutating func screenedCopies(_ count: Int) throws -> (copies: [(path: String, id: String)], cache: String) {
+    /// known to a probe cache (each recorded usable, as after a first start; `described`: with the manifest and SDK
+    /// version the probe records), so loading them goes the way a warm `microapp run` does. Returns the copies and the
+    /// probe cache's file.
+    mutating func screenedCopies(
+        _ count: Int, described: Bool
+    ) throws -> (copies: [(path: String, id: String)], cache: String) {
         batches += 1
         let name = "batch-\(batches)"
         let copies = try factory.copies(count, in: name)
@@ -83,7 +100,11 @@ struct LoaderBenchmark {
         var libraries: [String: Any] = [:]
         for copy in copies {
             let digest = try PluginLock.digest(of: copy.path)
-            cache.record(.usable, for: copy.path, sha256: digest)
+            let description = try LibraryDescription(
+                manifest: ManifestCoding.decode(
+                    manifestTemplate.replacingOccurrences(of: PluginFactory.placeholder, with: copy.id)),
+                sdkVersion: .current)
+            cache.record(.usable, for: copy.path, sha256: digest, description: described ? description : nil)
             libraries[(copy.path as NSString).lastPathComponent] = ["feature": copy.id, "sha256": digest]
         }
         cache.save()
@@ -94,13 +115,16 @@ struct LoaderBenchmark {
 
     /// (a): the host's full path for `copies` — probe-cache read, screened load (lock, cached verdict, open,
     /// describe), register, resolve; fails if any copy is refused, probed, unregistered or unresolved.
-    mutating func measureHost(_ copies: [(path: String, id: String)], cache: String) throws -> (Double, Double, Double)
-    {
+    /// With a `store`, each copy is read from it (unread and unhashed when the store knows it).
+    mutating func measureHost(
+        _ copies: [(path: String, id: String)], cache: String, store: LibraryStore?
+    ) throws -> (Double, Double, Double) {
         var report: PluginSet.LoadReport?
         var probed = 0
         let load = clock.measure {
             var screening = PluginScreening(probe: PluginProbe(environment: .process), cache: ProbeCache(file: cache))
-            report = PluginSet.load(copies.map(\.path), screening: &screening)
+            let check = PluginSet.checkLocks(copies.map(\.path), store: store)
+            report = PluginSet.load(check, screening: &screening)
             probed = screening.probed
         }
         guard let report, report.problems.isEmpty, report.images.count == copies.count, probed == 0 else {
@@ -144,21 +168,38 @@ struct LoaderBenchmark {
         return seconds(bare)
     }
 
-    /// One round for `count` plugins: fresh copies for each side, the order of the sides alternating by round.
-    mutating func round(_ count: Int, hostFirst: Bool) throws -> RoundTiming {
-        let host = try screenedCopies(count)
+    /// Fresh copies for a warm round of `count` plugins: described in their probe cache and, once they are a second
+    /// old (`warm(_:)`), known to the store, as after a first start.
+    mutating func warmBatch(_ count: Int) throws -> (copies: [(path: String, id: String)], cache: String) {
+        try screenedCopies(count, described: true)
+    }
+
+    /// The first start's half of a warm batch: each copy read, hashed and copied into the store (which remembers it,
+    /// being a second old).
+    func warm(_ batch: (copies: [(path: String, id: String)], cache: String)) throws {
+        for copy in batch.copies { _ = try LibraryCopy.make(copy.path, store: store).get() }
+    }
+
+    /// One round for `count` plugins: fresh copies for each side (`warm`, made and warmed beforehand, for the host),
+    /// the order of the three sides rotating by round.
+    mutating func round(
+        _ count: Int, warm: (copies: [(path: String, id: String)], cache: String), order: Int
+    ) throws -> RoundTiming {
+        let baselineCopies = try screenedCopies(count, described: false)
         let bareCopies = try factory.copies(count)
         var parts = (0.0, 0.0, 0.0)
+        var before = (0.0, 0.0, 0.0)
         var bare = 0.0
-        if hostFirst {
-            parts = try measureHost(host.copies, cache: host.cache)
-            bare = try measureBare(bareCopies)
-        } else {
-            bare = try measureBare(bareCopies)
-            parts = try measureHost(host.copies, cache: host.cache)
+        for side in 0..<3 {
+            switch (side + order) % 3 {
+            case 0: parts = try measureHost(warm.copies, cache: warm.cache, store: store)
+            case 1: before = try measureHost(baselineCopies.copies, cache: baselineCopies.cache, store: nil)
+            default: bare = try measureBare(bareCopies)
+            }
         }
         return RoundTiming(
-            host: parts.0 + parts.1 + parts.2, load: parts.0, register: parts.1, resolve: parts.2, bare: bare)
+            host: parts.0 + parts.1 + parts.2, baseline: before.0 + before.1 + before.2, load: parts.0,
+            register: parts.1, resolve: parts.2, bare: bare)
     }
 
     /// Replays the loader's steps on `count` fresh copies, timing each, then decodes the manifests of `count`
@@ -172,7 +213,7 @@ struct LoaderBenchmark {
             else { throw BenchmarkError("\(path) did not load") }
             return descriptor
         }
-        let screened = try screenedCopies(count)
+        let screened = try screenedCopies(count, described: false)
         let cache = ProbeCache(file: screened.cache)
         for copy in screened.copies {
             var start = clock.now
@@ -213,7 +254,7 @@ struct LoaderBenchmark {
         timing.decodeAfterAllLoads = seconds(
             try clock.measure { for text in texts { _ = try ManifestCoding.decode(text) } })
         for step in [
-            \StepTiming.lockDigest, \.cachedVerdict, \.fileCheck, \.open, \.entry, \.decodeAfterLoad,
+            \StepTiming.lockDigest, \.cachedVerdict, \.fileCheck, \.versionSymbol, \.open, \.entry, \.decodeAfterLoad,
             \.decodeAfterAllLoads,
         ] {
             timing[keyPath: step] /= Double(count)

@@ -150,9 +150,13 @@ public final class HotSwapWatch {
             // Each build is checked against the sources as they are when it ends: one of bytes saved over meanwhile
             // is dropped and made again, so what is announced and swapped is always the outcome of the newest save.
             // Seconds (minutes on the `swift build` fallback): on a thread of its own, not the cooperative pool.
-            let newest = await BlockingWork.run {
-                NewestBuild.run(
+            // The new build is prepared (copied, lock-checked, probed) on the build's thread as soon as it is made, so
+            // the swap below only maps it (see `HotSwapper.Preparation`).
+            let preparation = swapper.preparation(for: id)
+            let (newest, prepared) = await BlockingWork.run {
+                let newest = NewestBuild.run(
                     digests: { Self.digests(of: watched) }, build: { watched.rebuilder.rebuild(feature: name) })
+                return (newest, newest.result.library.map(preparation.prepare))
             }
             rebuilding.remove(written)
             // A replay or `swift build` instead of the shadow: it may not be compiled for today's plan yet.
@@ -162,7 +166,7 @@ public final class HotSwapWatch {
             seen[written] = FileStamp.of(path: written)
             let outcome = newest.result
             let skipped = newest.superseded == 0 ? "" : ", \(newest.superseded) build(s) of older saves dropped"
-            guard let library = outcome.library else {
+            guard let prepared else {
                 swapper.runtime.post(
                     Notice(
                         level: .error, code: "build-failed",
@@ -178,7 +182,7 @@ public final class HotSwapWatch {
                     message:
                         "\(name) built in \(outcome.milliseconds) ms (\(([outcome.method] + outcome.steps).joined(separator: ", "))\(skipped))",
                     feature: id, milliseconds: outcome.milliseconds))
-            await swapper.swapLibrary(at: library, feature: id)
+            await swapper.swap(prepared)
         }
     }
 

@@ -19,9 +19,11 @@ public final class HotSwapper {
     /// app: whoever must trace a crash to its library hears of the copy first.
     public var willSwap: ((_ feature: String, _ copy: String) -> Void)?
     private var feature: [String: String] = [:]
-    private var copies = 0
-    /// A probe process started ahead of the next swap, so a swap does not wait for a process to start.
-    private var standby: PluginProbe.Standby?
+    /// Numbers the copies of new builds (taken off the main actor, where builds are prepared).
+    private let copies = Counter()
+    /// A probe process started ahead of the next swap, so a swap does not wait for a process to start (taken and
+    /// refilled off the main actor).
+    private let standby = StandbyProbe()
     /// Set when some features run isolated: a new build of one of `isolatedFeatures` then starts in a child of its
     /// own (forked through this log's zygote) and is never mapped here.
     public var isolation: IsolationLog?
@@ -40,14 +42,11 @@ public final class HotSwapper {
         self.swapsDirectory = swapsDirectory
         self.feature = libraries
         Self.removeStaleCopies(in: swapsDirectory)
-        standby = probe?.standby()
+        standby.refill(probe)
     }
 
     /// Ends the probe process kept waiting for the next swap.
-    public func stop() {
-        standby?.cancel()
-        standby = nil
-    }
+    public func stop() { standby.cancel() }
 
     /// Maps each plugin's file name to its feature id: what `libraries` of `init` expects.
     public static func libraries(of images: [any LoadedPlugin]) -> [String: String] {
@@ -71,35 +70,48 @@ public final class HotSwapper {
     /// Posts a `swapped` notice on success and an `error` notice naming the reason otherwise.
     @discardableResult
     public func swapLibrary(at path: String, feature id: String? = nil) async -> Result<SwapResult, Diagnostic> {
-        let started = runtime.options.now()
-        let work = "a hot swap of \((path as NSString).lastPathComponent)"
-        runtime.hold(work)
-        defer { runtime.release(work) }
         guard let id = id ?? featureID(forLibrary: path) else {
             return refuse(
                 Diagnostic(
                     .notFound, subject: path, reason: "no running feature was loaded from a file of that name",
                     fix: "restart the host to load a new feature"), feature: nil)
         }
+        let work = "a hot swap of \((path as NSString).lastPathComponent)"
+        runtime.hold(work)
+        defer { runtime.release(work) }
+        let preparation = preparation(for: id)
+        return await swap(await BlockingWork.run { preparation.prepare(path) })
+    }
+
+    /// What preparing a new build of `id` takes, to run where the build ran (`HotSwapWatch` prepares each build on
+    /// the build's own thread as soon as its link returns, so the swap itself only maps and hands over).
+    public func preparation(for id: String) -> Preparation {
+        let isolated = isolation != nil && (isolatedFeatures?.contains(id) ?? true)
+        return Preparation(
+            feature: id, probe: isolated ? nil : probe, directory: swapsDirectory, copies: copies, standby: standby,
+            now: runtime.options.now)
+    }
+
+    /// Swaps in a build `Preparation.prepare` made ready: a copy refused or found unusable is refused here, and the
+    /// swap's notice counts the time from the preparation's start.
+    @discardableResult
+    public func swap(_ prepared: Prepared) async -> Result<SwapResult, Diagnostic> {
+        let started = prepared.started
+        let id = prepared.feature
+        let work = "a hot swap of \((prepared.path as NSString).lastPathComponent)"
+        runtime.hold(work)
+        defer { runtime.release(work) }
         let copy: LibraryCopy
-        switch copyToUniquePath(path) {
+        switch prepared.copy {
         case .success(let made): copy = made
         case .failure(let problem): return refuse(problem, feature: id)
         }
-        // A locked folder pins its libraries' bytes: a build the lock does not pin is not run (checked on the digest of
-        // the copy, read once, so the bytes checked are the bytes loaded).
-        if let problem = PluginLock.swapProblem(for: path, sha256: copy.sha256) { return refuse(problem, feature: id) }
         if let isolation, isolatedFeatures?.contains(id) ?? true {
             return await swapIsolated(copy.path, feature: id, log: isolation, since: started)
         }
-        if let probe {
-            let waiting = standby
-            let verdict = await BlockingWork.run { probe.verdict(for: copy, using: waiting) }
-            standby = probe.standby()
-            switch verdict {
-            case .usable: break
-            case .refused(let problem), .blocked(let problem): return refuse(problem, feature: id)
-            }
+        switch prepared.verdict {
+        case .usable, nil: break
+        case .refused(let problem), .blocked(let problem): return refuse(problem, feature: id)
         }
         let image: PluginImage
         switch PluginLoader.load(copy) {
@@ -146,24 +158,6 @@ public final class HotSwapper {
                 message: "\(id ?? problem.subject): new build refused: \(reason)\(running)",
                 fix: problem.code == .sdkMismatch ? "restart the host" : problem.fix, feature: id))
         return .failure(problem)
-    }
-
-    /// Copies `path` (opened once, `LibraryCopy`: hashed while copied, a symbolic link resolved once) to a new file
-    /// in `swapsDirectory`, readable by its owner only.
-    private func copyToUniquePath(_ path: String) -> Result<LibraryCopy, Diagnostic> {
-        copies += 1
-        let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        let copy = "\(name)-\(ProcessStatus.current)-\(copies).so"
-        do {
-            try Files.makeDirectory(swapsDirectory, permissions: 0o700)
-            try? Files.remove((swapsDirectory as NSString).appendingPathComponent(copy))
-        } catch {
-            return .failure(
-                Diagnostic(
-                    .loadFailed, subject: path, reason: "it could not be copied to \(swapsDirectory): \(error)",
-                    fix: "make \(swapsDirectory) writable, or free some disk space"))
-        }
-        return LibraryCopy.make(path, in: swapsDirectory, name: copy)
     }
 
     /// Removes copies left by processes that are gone (their pid is part of the name); live ones stay.

@@ -26,6 +26,10 @@ package struct PluginSetRequest: Sendable {
     package var sandbox = SandboxCheck(missing: [], allowsUnsandboxed: false)
     /// How in-process libraries are tried in a child first (nil: `--no-probe`, loaded without).
     package var screening: PluginScreening?
+    /// Where unchanged libraries' checked copies are kept between starts (`LibraryStore`); nil copies each afresh.
+    package var store: LibraryStore?
+    /// False for the commands that only describe: a library its probe record describes is not mapped.
+    package var mapsDescribed = true
     /// `--only`: the feature ids kept, or empty for all.
     package var only: [String] = []
     /// Whether children are likely (`--isolation process`, or `auto` with `--plugins` folders): the template process
@@ -162,7 +166,7 @@ package enum PluginSetLoader {
         // The template process takes longest to be ready (a process start): when children are expected, it starts
         // now, beside the lock checks.
         let earlyZygote = request.expectsChildren ? Task { await startZygote(request) } : nil
-        let locks = await screen(found.paths, environment: request.environment)
+        let locks = await screen(found.paths, environment: request.environment, store: request.store)
         let placed = place(locks, request)
         let launching =
             placed.isolated.isEmpty
@@ -177,7 +181,7 @@ package enum PluginSetLoader {
         if placed.isolated.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
         let opening = Task { @MainActor in await openServices() }
-        let inProcess = await loadInProcess(placed, screening: request.screening)
+        let inProcess = await loadInProcess(placed, screening: request.screening, mapping: request.mapsDescribed)
         request.notify?(.warnings(inProcess.warnings))
         let launched = await launching?.value
         var loaded = inProcess
@@ -215,10 +219,13 @@ package enum PluginSetLoader {
     }
 
     /// Step 2: each library read once into a private copy and checked against its folder's lock, off the actor (the
-    /// folders that had one are recorded where `environment` keeps state).
-    package static func screen(_ paths: [String], environment: HostEnvironment) async -> PluginSet.LockCheck {
+    /// folders that had one are recorded where `environment` keeps state). With a `store`, a library unchanged since
+    /// an earlier start is neither read nor hashed: its stored copy loads.
+    package static func screen(
+        _ paths: [String], environment: HostEnvironment, store: LibraryStore? = nil
+    ) async -> PluginSet.LockCheck {
         let history = LockHistory(environment: environment)
-        return await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: history) }
+        return await BlockingWork.run { PluginSet.checkLocks(paths, lockHistory: history, store: store) }
     }
 
     /// Step 3: where each library the locks let through goes (pure: facts in, decisions out).
@@ -238,8 +245,12 @@ package enum PluginSetLoader {
 
     /// Step 4a: the in-process libraries loaded here (new or changed ones tried in a child process first, verdicts
     /// cached), off the actor; the problems and warnings of the whole lock check and of the placement come along.
-    package static func loadInProcess(_ placed: Placed, screening: PluginScreening?) async -> Loaded {
-        let (report, screening) = await PluginSet.loadOffActor(placed.inProcess, screening: screening)
+    /// `mapping` false (the inspection commands): a library its probe record describes is described, not mapped.
+    package static func loadInProcess(
+        _ placed: Placed, screening: PluginScreening?, mapping: Bool = true
+    ) async -> Loaded {
+        let (report, screening) = await PluginSet.loadOffActor(
+            placed.inProcess, screening: screening, mapping: mapping)
         if let cache = screening?.cache { await BlockingWork.run { cache.save() } }
         let locks = placed.locks
         return Loaded(

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The fields of a 64-bit little-endian ELF header that the loader's checks read before `dlopen` (offsets as the
 /// ELF specification gives them): where the program and section header tables are, and their entries' size and count.
 struct ELFHeader {
@@ -30,15 +34,32 @@ struct ELFHeader {
 
 /// The little-endian unsigned integer of `width` bytes at `offset` in `bytes`.
 func littleEndian(_ bytes: [UInt8], at offset: Int, width: Int) -> UInt64 {
-    bytes[offset..<(offset + width)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    // A plain loop, not `reversed().reduce` over a slice: a library's symbol table has hundreds of entries.
+    var value: UInt64 = 0
+    var index = offset + width
+    while index > offset {
+        index -= 1
+        value = value << 8 | UInt64(bytes[index])
+    }
+    return value
 }
 
 extension FileHandle {
     /// Exactly `count` bytes at `offset`, or nil when they cannot all be read.
+    ///
+    /// One `pread` on the descriptor instead of Foundation's `seek` and `read(upToCount:)` (two calls and a `Data`).
     func bytes(at offset: UInt64, count: UInt64) -> [UInt8]? {
-        guard (try? seek(toOffset: offset)) != nil, let data = try? read(upToCount: Int(count)),
-            data.count == Int(count)
-        else { return nil }
-        return [UInt8](data)
+        guard count <= UInt64(Int.max), offset <= UInt64(Int64.max) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(count))
+        var done = 0
+        while done < bytes.count {
+            let read = bytes.withUnsafeMutableBytes {
+                pread(fileDescriptor, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done))
+            }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { return nil }
+            done += read
+        }
+        return bytes
     }
 }

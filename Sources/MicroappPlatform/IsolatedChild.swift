@@ -94,15 +94,16 @@ final class IsolatedChild: Sendable {
         }
     }
 
-    /// The copy the child maps, in its `folder`: `prepared` moved there (the same file system), else `library` read
-    /// once into it.
+    /// The copy the child maps, in its `folder`: `prepared` moved there (linked, when it is a stored copy; the same
+    /// file system), else `library` read once into it.
     private static func privateCopy(
         of library: String, prepared: LibraryCopy?, in folder: String
     ) throws(StartFailure) -> LibraryCopy {
         let name = (library as NSString).lastPathComponent
         if let prepared {
+            // A stored copy is shared with other starts: linked (the same read-only inode), never moved away.
             let moved = folder + "/" + name
-            if rename(prepared.path, moved) == 0 {
+            if (prepared.isStored ? link(prepared.path, moved) : rename(prepared.path, moved)) == 0 {
                 return LibraryCopy(original: prepared.original, path: moved, sha256: prepared.sha256)
             }
         }

@@ -20,6 +20,16 @@ public struct LibraryCopy: Sendable, Equatable {
     public let path: String
     /// Hex SHA-256 of the bytes copied.
     public let sha256: String
+    /// Whether the copy is in a `LibraryStore`, shared with other starts: it is never moved or removed by one.
+    public var isStored = false
+
+    /// A copy of `original` at `path` whose bytes hash to `sha256`.
+    public init(original: String, path: String, sha256: String, isStored: Bool = false) {
+        self.original = original
+        self.path = path
+        self.sha256 = sha256
+        self.isStored = isStored
+    }
 
     /// Opens `original` once (`O_NOFOLLOW`; a symbolic link resolved once), checks it, and copies it while hashing
     /// into `folder` (a folder only this user can write), as `name` (the library's file name by default).
@@ -28,13 +38,63 @@ public struct LibraryCopy: Sendable, Equatable {
     > {
         let source: Int32
         switch open(original) {
-        case .success(let descriptor): source = descriptor
+        case .success(let opened): source = opened.descriptor
         case .failure(let problem): return .failure(problem)
         }
         defer { _ = close(source) }
         let copy = (folder as NSString).appendingPathComponent(name ?? (original as NSString).lastPathComponent)
         let target = Glibc.open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard target >= 0 else { return .failure(notCopied(original, copy, errno)) }
+        hashes.withLock { $0[original, default: 0] += 1 }
+        switch copyHashing(source, into: target) {
+        case .success(let digest): return .success(LibraryCopy(original: original, path: copy, sha256: digest))
+        case .failure(let error):
+            unlink(copy)
+            return .failure(notCopied(original, copy, error.errno))
+        }
+    }
+
+    /// `make` through `store`: a library whose file identity is the one it had when the store copied it loads that
+    /// copy, and nothing is read or hashed (see `LibraryStore` for why that is sound); any other is copied into the
+    /// store while hashed, and its identity remembered when it has not changed for a second. Without a store, or
+    /// when the store fails, the copy goes to this process's own folder (`make(_:)`).
+    public static func make(_ original: String, store: LibraryStore?) -> Result<LibraryCopy, Diagnostic> {
+        guard let store else { return make(original) }
+        let source: Int32
+        let identity: FileIdentity
+        switch open(original) {
+        case .success(let opened): (source, identity) = (opened.descriptor, FileIdentity(opened.info))
+        case .failure(let problem): return .failure(problem)
+        }
+        defer { _ = close(source) }
+        if let known = store.copy(of: identity) {
+            return .success(LibraryCopy(original: original, path: known.path, sha256: known.sha256, isStored: true))
+        }
+        let name = (original as NSString).lastPathComponent
+        guard let temporary = store.temporaryFile(for: name) else { return make(original) }
+        hashes.withLock { $0[original, default: 0] += 1 }
+        guard case .success(let digest) = copyHashing(source, into: temporary.descriptor, closing: false) else {
+            _ = close(temporary.descriptor)
+            unlink(temporary.path)
+            return make(original)
+        }
+        var copied = stat()
+        var after = stat()
+        let stamped = fstat(temporary.descriptor, &copied) == 0 && fstat(source, &after) == 0
+        _ = close(temporary.descriptor)
+        guard let kept = store.keep(temporary.path, sha256: digest, name: name) else { return make(original) }
+        // Remembered only when no write can hide behind the identity: unchanged while copied, and a second old.
+        if stamped, FileIdentity(after) == identity, identity.changedAtLeastASecond(before: copied.st_ctim) {
+            store.remember(identity, sha256: digest, name: name, now: copied.st_ctim)
+        }
+        return .success(LibraryCopy(original: original, path: kept, sha256: digest, isStored: true))
+    }
+
+    /// Copies what is left of `source` into `target` while hashing it, makes the copy read-and-run by its owner only
+    /// and (unless `closing` is false) closes it; answers the hex SHA-256 of the bytes copied, or the errno.
+    private static func copyHashing(
+        _ source: Int32, into target: Int32, closing: Bool = true
+    ) -> Result<String, SystemCallError> {
         var hash = SHA256()
         var chunk = [UInt8](repeating: 0, count: 1 << 18)
         var failure: Int32 = 0
@@ -50,13 +110,14 @@ public struct LibraryCopy: Sendable, Equatable {
         }
         // Read and run by its owner only, written no more.
         if failure == 0 && fchmod(target, 0o500) != 0 { failure = errno }
-        if close(target) != 0 && failure == 0 { failure = errno }
-        guard failure == 0 else {
-            unlink(copy)
-            return .failure(notCopied(original, copy, failure))
-        }
-        return .success(LibraryCopy(original: original, path: copy, sha256: hash.hexDigest()))
+        if closing && close(target) != 0 && failure == 0 { failure = errno }
+        return failure == 0 ? .success(hash.hexDigest()) : .failure(SystemCallError(call: "copy", errno: failure))
     }
+
+    /// How many times this process has read and hashed the library at `original` (each while copying it): a test
+    /// counts that a start hashes each library once, and one the store knows not at all.
+    public static func hashCount(of original: String) -> Int { hashes.withLock { $0[original, default: 0] } }
+    private static let hashes = Mutex<[String: Int]>([:])
 
     /// `make` into this process's private folder of libraries loaded here, under a name no other copy had
     /// (`<n>-libAuth.so`): a loaded copy is never replaced, and is removed only when the process ends.
@@ -116,7 +177,7 @@ public struct LibraryCopy: Sendable, Equatable {
 
     /// The library opened for reading and checked: a regular file (a symbolic link resolved once, the target
     /// opened without following another), that `FileTrust` believes, in a folder it believes.
-    private static func open(_ original: String) -> Result<Int32, Diagnostic> {
+    private static func open(_ original: String) -> Result<(descriptor: Int32, info: stat), Diagnostic> {
         var file = original
         var descriptor = Glibc.open(original, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         var folders = [folder(of: original)]
@@ -154,7 +215,7 @@ public struct LibraryCopy: Sendable, Equatable {
                     .unsafePermissions, subject: original, reason: weakness.reason + linked,
                     fix: weakness.modeFix ?? "copy the plugin into a folder you own, or `chown` it to yourself"))
         }
-        return .success(descriptor)
+        return .success((descriptor, info))
     }
 
     private static func folder(of path: String) -> String {

@@ -18,11 +18,15 @@ public struct PluginImage: @unchecked Sendable {
     public let manifest: FeatureManifest
     /// The SDK version the plugin was built against.
     public let sdkVersion: SDKVersion
-    /// The descriptor in the plugin's image (valid for the life of the process: images are never unloaded).
-    let descriptor: UnsafePointer<microapp_descriptor>
+    /// The descriptor in the plugin's image (valid for the life of the process: images are never unloaded); nil for
+    /// a library described from its probe record and not mapped (the inspection commands).
+    let descriptor: UnsafePointer<microapp_descriptor>?
 
-    /// The descriptor's fields as the plugin laid them out, for fields appended after ABI 1.0.
-    public var fields: DescriptorFields { DescriptorFields(descriptor) }
+    /// The descriptor's fields as the plugin laid them out, for fields appended after ABI 1.0; nil when not mapped.
+    public var fields: DescriptorFields? { descriptor.map { DescriptorFields($0) } }
+
+    /// Whether the library is mapped in this process (its feature can be registered).
+    public var isMapped: Bool { descriptor != nil }
 }
 
 extension PluginImage: LoadedPlugin {
@@ -71,6 +75,34 @@ public enum PluginLoader {
                     descriptor: opened.descriptor, manifestJSON: opened.manifestJSON))
         case .failure(let problem): return .failure(copy.naming(problem))
         }
+    }
+
+    /// Maps the private copy of a library whose probe record describes it: the record's manifest and SDK version are
+    /// what the probe read from these same bytes (`copy.sha256`), so the file's symbols are not read again nor the
+    /// manifest decoded; the entry is still called for the descriptor whose `register_feature` makes the feature, and
+    /// the descriptor's ABI, size and SDK version are checked as on any load. Answers nil when the record cannot stand
+    /// for the library (a version text that is not one): load it the whole way then.
+    static func open(
+        _ copy: LibraryCopy, described description: LibraryDescription, sdk: SDKVersion
+    ) -> Result<PluginImage, Diagnostic>? {
+        guard let version = description.sdk else { return nil }
+        if let problem = SDKVersionSymbol.problem(with: [version], at: copy.original, host: sdk) {
+            return .failure(problem)
+        }
+        let opened = map(copy.path).flatMap { check($0, path: copy.path, sdk: version) }
+        return opened.map { opened in
+            PluginImage(
+                path: copy.original, file: copy.path, manifest: description.manifest, sdkVersion: version,
+                descriptor: opened.descriptor)
+        }.mapError(copy.naming)
+    }
+
+    /// A library described from its probe record and not mapped: what the inspection commands show, with no code of
+    /// the library run in this process.
+    static func unmapped(_ copy: LibraryCopy, described description: LibraryDescription) -> PluginImage? {
+        guard let version = description.sdk else { return nil }
+        return PluginImage(
+            path: copy.original, file: copy.path, manifest: description.manifest, sdkVersion: version, descriptor: nil)
     }
 
     /// Decodes the manifest of an opened library.
@@ -124,6 +156,11 @@ public enum PluginLoader {
         case .success(let version): pluginSDK = version
         case .failure(let problem): return .failure(problem)
         }
+        return map(path).flatMap { check($0, path: path, sdk: pluginSDK) }
+    }
+
+    /// `dlopen` of `path` and the call of its entry: the descriptor it answers, not checked yet.
+    private static func map(_ path: String) -> Result<UnsafePointer<microapp_descriptor>, Diagnostic> {
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let message = dlerror().map { String(cString: $0) } ?? "unknown reason"
             if message.contains("position-independent executable") { return .failure(executable(path)) }
@@ -142,7 +179,7 @@ public enum PluginLoader {
                     .nullDescriptor, subject: path, reason: "`microapp_entry` returned null",
                     fix: "make sure the feature's manifest can be encoded (see the plugin's own tests)"))
         }
-        return check(descriptor, path: path, sdk: pluginSDK)
+        return .success(descriptor)
     }
 
     /// An executable where a library was expected.
@@ -163,14 +200,21 @@ public enum PluginLoader {
 
     /// Calls the plugin's `register_feature` and returns the feature type it handed over.
     public static func register(_ image: PluginImage) -> Result<any Feature.Type, Diagnostic> {
-        guard let registerFeature = image.descriptor.pointee.register_feature else {
+        guard let descriptor = image.descriptor else {
+            return .failure(
+                Diagnostic(
+                    .registerFailed, subject: image.path,
+                    reason: "it was described from its probe record and not loaded in this process",
+                    fix: "load it with `PluginSet.load` (mapping) before registering it; this is a bug in the caller"))
+        }
+        guard let registerFeature = descriptor.pointee.register_feature else {
             return .failure(
                 Diagnostic(
                     .registerFailed, subject: image.path, reason: "its descriptor has no register_feature function",
                     fix: "export the entry with `MicroappEntry.export(MyFeature.self)` rather than by hand"))
         }
         let registrar = FeatureRegistrar()
-        let status = registrar.withOpaquePointer { registerFeature(image.descriptor, $0) }
+        let status = registrar.withOpaquePointer { registerFeature(descriptor, $0) }
         guard status == MICROAPP_STATUS_OK, let feature = registrar.feature else {
             return .failure(
                 Diagnostic(

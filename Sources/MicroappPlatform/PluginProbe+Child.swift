@@ -32,8 +32,10 @@ extension PluginProbe {
             case .drawn: checked.append("first screens")
             case .notDrawn(let why): notChecked.append("first screens (\(why))")
             }
-            return ProbeReport(
+            var report = ProbeReport(
                 file: file, verdict: "ok", manifest: image.manifest, checked: checked, notChecked: notChecked)
+            report.library = LibraryDescription(manifest: image.manifest, sdkVersion: image.sdkVersion)
+            return report
         case .failure(let problem):
             return ProbeReport(file: file, verdict: "refused", problem: problem)
         }

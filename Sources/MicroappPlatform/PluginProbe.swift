@@ -65,7 +65,29 @@ public struct PluginProbe: Sendable {
         }
         report.file = library.original
         report.problem = report.problem.map(library.naming)
+        // What the host records for itself; people read the summary.
+        report.library = nil
         return report
+    }
+
+    /// The child's verdict on the private copy of a library (from `standby` when it is still waiting), with what the
+    /// library said about itself there when it was usable: what the probe cache records.
+    public func examination(
+        of library: LibraryCopy, using standby: Standby? = nil
+    ) -> (verdict: Verdict, description: LibraryDescription?) {
+        let outcome: Outcome
+        if let child = standby?.take(), child.send(library.path) {
+            outcome = self.outcome(of: child, for: library.path)
+        } else {
+            outcome = self.outcome(for: library.path)
+        }
+        let description: LibraryDescription? =
+            if case .report(let report) = outcome, report.problem == nil { report.library } else { nil }
+        switch Self.verdict(outcome) {
+        case .usable: return (.usable, description)
+        case .refused(let problem): return (.refused(library.naming(problem)), nil)
+        case .blocked(let problem): return (.blocked(library.naming(problem)), nil)
+        }
     }
 
     /// What a probe process said, or why it said nothing usable (it crashed, hung or could not start).
@@ -270,6 +292,9 @@ public struct ProbeReport: Codable, Sendable {
     public var checked: [String]?
     /// What the probe did not check and why, such as `first screens (no mocks)`; empty when all was checked.
     public var notChecked: [String]?
+    /// The library's whole manifest and SDK version, for the host that started the probe to record (absent from
+    /// what `microapp probe` prints).
+    public var library: LibraryDescription?
 
     /// Creates a report.
     public init(

@@ -47,19 +47,27 @@ public enum PluginSet {
         _ paths: [String], enforcingLocks: Bool = true, lockHistory: LockHistory? = nil,
         screening: inout PluginScreening
     ) -> LoadReport {
-        load(checkLocks(paths, lockHistory: lockHistory, enforcing: enforcingLocks)) { screening.verdict(for: $0) }
+        load(checkLocks(paths, lockHistory: lockHistory, enforcing: enforcingLocks)) { screening.screen($0) }
+    }
+
+    /// Screens and loads the copies a lock check let through (`check.copies` of `check.allowed`), on this thread; the
+    /// report carries the check's locks, problems and warnings. `mapping` as for `loadOffActor(_:screening:mapping:)`.
+    public static func load(_ check: LockCheck, mapping: Bool = true, screening: inout PluginScreening) -> LoadReport {
+        load(check, mapping: mapping) { screening.screen($0) }
     }
 
     /// Loads the copies a lock check let through (`check.copies` of `check.allowed`), screened first when `screening`
     /// is given, on a thread of its own, awaited: probe processes and dlopen never hold the caller's actor, so the
     /// main actor goes on while a start-up probe runs. Answers the report (with the check's locks, problems and
-    /// warnings) and the screening with the verdicts it learned.
+    /// warnings) and the screening with the verdicts it learned. With `mapping` false (the inspection commands), a
+    /// library the probe cache describes is not mapped: its image carries the recorded manifest, and none of its code
+    /// runs in this process.
     public static func loadOffActor(
-        _ check: LockCheck, screening: PluginScreening?
+        _ check: LockCheck, screening: PluginScreening?, mapping: Bool = true
     ) async -> (report: LoadReport, screening: PluginScreening?) {
         await BlockingWork.run { () -> (report: LoadReport, screening: PluginScreening?) in
             guard var screening else { return (load(check) { _ in nil }, nil) }
-            let report = load(check) { screening.verdict(for: $0) }
+            let report = load(check, mapping: mapping) { screening.screen($0) }
             return (report, screening)
         }
     }
@@ -72,7 +80,7 @@ public enum PluginSet {
         await BlockingWork.run { () -> (report: LoadReport, screening: PluginScreening?) in
             let check = checkLocks(paths, lockHistory: lockHistory, enforcing: enforcingLocks)
             guard var screening else { return (load(check) { _ in nil }, nil) }
-            let report = load(check) { screening.verdict(for: $0) }
+            let report = load(check) { screening.screen($0) }
             return (report, screening)
         }
     }
@@ -120,16 +128,17 @@ public enum PluginSet {
     /// trusted lock lets through only the libraries whose bytes it pins; a lock `FileTrust` does not believe is
     /// ignored (its libraries count as not pinned, with a warning). `enforcing` false (tests, tools) copies without
     /// reading the locks. With a `lockHistory`, each locked folder is remembered there, and one that had a lock and
-    /// has none now gets a warning. Reads every file: call it off the main actor.
+    /// has none now gets a warning. With a `store`, a library unchanged since the store copied it is neither read nor
+    /// hashed (`LibraryCopy.make(_:store:)`). Reads every file the store does not know: call it off the main actor.
     public static func checkLocks(
-        _ paths: [String], lockHistory: LockHistory? = nil, enforcing: Bool = true
+        _ paths: [String], lockHistory: LockHistory? = nil, enforcing: Bool = true, store: LibraryStore? = nil
     ) -> LockCheck {
         var check = LockCheck()
         var locks: [String: PluginLock?] = [:]
         var ignoredLocks: [String: String] = [:]
         for path in paths {
             let copy: LibraryCopy
-            switch LibraryCopy.make(path) {
+            switch LibraryCopy.make(path, store: store) {
             case .success(let made): copy = made
             case .failure(let problem):
                 check.problems.append(problem)
@@ -173,24 +182,48 @@ public enum PluginSet {
     }
 
     /// Screens and loads the copies `check` let through; the report carries the check's locks, problems and warnings.
-    private static func load(_ check: LockCheck, screen: (LibraryCopy) -> PluginProbe.Verdict?) -> LoadReport {
+    /// A library whose screening came with its recorded description is mapped without reading its symbols or
+    /// decoding its manifest again (`mapping` false: not mapped at all); the others are opened first and decoded
+    /// after, in the order given.
+    private static func load(
+        _ check: LockCheck, mapping: Bool = true,
+        screen: (LibraryCopy) -> (verdict: PluginProbe.Verdict, description: LibraryDescription?)?
+    ) -> LoadReport {
         var report = LoadReport(images: [], problems: check.problems, warnings: check.warnings, locks: check.locks)
-        var opened: [OpenedPlugin] = []
+        // Described images are ready; opened ones are decoded once all are open (see `PluginLoader.describe`).
+        var loaded: [(image: PluginImage?, opened: OpenedPlugin?)] = []
         for copy in check.copies(of: check.allowed) {
-            switch screen(copy) {
+            let screened = screen(copy)
+            switch screened?.verdict {
             case .blocked(let problem), .refused(let problem):
                 report.problems.append(problem)
                 continue
             case .usable, nil:
                 break
             }
+            if let description = screened?.description {
+                let described =
+                    mapping
+                    ? PluginLoader.open(copy, described: description, sdk: .current)
+                    : PluginLoader.unmapped(copy, described: description).map { .success($0) }
+                switch described {
+                case .success(let image):
+                    loaded.append((image, nil))
+                    continue
+                case .failure(let problem):
+                    report.problems.append(problem)
+                    continue
+                case nil: break
+                }
+            }
             switch PluginLoader.open(copy, sdk: .current) {
-            case .success(let plugin): opened.append(plugin)
+            case .success(let plugin): loaded.append((nil, plugin))
             case .failure(let problem): report.problems.append(problem)
             }
         }
-        for plugin in opened {
-            switch PluginLoader.describe(plugin) {
+        for item in loaded {
+            let described = item.image.map { .success($0) } ?? PluginLoader.describe(item.opened!)
+            switch described {
             case .success(let image): report.images.append(image)
             case .failure(let problem): report.problems.append(problem)
             }

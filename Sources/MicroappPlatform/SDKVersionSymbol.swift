@@ -61,10 +61,12 @@ struct PluginSymbols {
         guard let file = FileHandle(forReadingAtPath: path) else { return .failure(ELFReadError("it cannot be read")) }
         defer { try? file.close() }
         return ELFDynamicSymbols.read(file).map { symbols in
-            PluginSymbols(
-                sdkVersions: symbols.undefinedNames(withPrefix: SDKVersion.symbolPrefix)
-                    .compactMap(SDKVersion.init(symbolName:)),
-                definesEntry: symbols.defines(MICROAPP_ENTRY_SYMBOL), isExecutable: symbols.hasInterpreter)
+            // One pass over the table for both questions.
+            let (needed, defined) = symbols.names(
+                needingPrefix: SDKVersion.symbolPrefix, defining: MICROAPP_ENTRY_SYMBOL)
+            return PluginSymbols(
+                sdkVersions: needed.compactMap(SDKVersion.init(symbolName:)), definesEntry: defined,
+                isExecutable: symbols.hasInterpreter)
         }
     }
 }
@@ -122,27 +124,25 @@ struct ELFDynamicSymbols {
         return .success(ELFDynamicSymbols(symbols: symbols, names: names, hasInterpreter: hasInterpreter))
     }
 
-    /// Names of the undefined symbols (needed from other libraries) that start with `prefix`.
-    func undefinedNames(withPrefix prefix: String) -> [String] {
-        names(withPrefix: prefix, defined: false)
-    }
-
-    /// Whether the file defines (exports) the symbol `name`.
-    func defines(_ name: String) -> Bool { names(withPrefix: name, defined: true).contains(name) }
-
-    /// Names starting with `prefix` of the symbols the file defines, or of those it needs.
-    private func names(withPrefix prefix: String, defined: Bool) -> [String] {
+    /// In one pass: the names of the undefined symbols that start with `prefix`, and whether `name` is defined.
+    func names(needingPrefix prefix: String, defining name: String) -> (needed: [String], defines: Bool) {
         let wanted = Array(prefix.utf8)
-        var found: [String] = []
+        let exact = Array(name.utf8) + [0]
+        var needed: [String] = []
+        var defines = false
         // Elf64_Sym: st_name (4), st_info (1), st_other (1), st_shndx (2), st_value (8), st_size (8); an
         // st_shndx of 0 (SHN_UNDEF) marks a symbol needed from elsewhere.
         for start in stride(from: 0, to: symbols.count - 23, by: 24) {
-            guard (littleEndian(symbols, at: start + 6, width: 2) != 0) == defined else { continue }
+            let isDefined = symbols[start + 6] != 0 || symbols[start + 7] != 0
             let offset = Int(littleEndian(symbols, at: start, width: 4))
-            guard offset < names.count, names[offset...].starts(with: wanted) else { continue }
-            let end = names[offset...].firstIndex(of: 0) ?? names.count
-            found.append(String(decoding: names[offset..<end], as: UTF8.self))
+            guard offset < names.count else { continue }
+            if isDefined {
+                if !defines && names[offset...].starts(with: exact) { defines = true }
+            } else if names[offset...].starts(with: wanted) {
+                let end = names[offset...].firstIndex(of: 0) ?? names.count
+                needed.append(String(decoding: names[offset..<end], as: UTF8.self))
+            }
         }
-        return found
+        return (needed, defines)
     }
 }

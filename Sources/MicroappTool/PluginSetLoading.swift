@@ -70,6 +70,10 @@ extension PluginSetRequest {
         screening =
             arguments[CommonOptions.noProbe]
             ? nil : PluginScreening(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
+        // Libraries unchanged since an earlier start are neither read nor hashed; the inspection commands map none
+        // that the probe cache describes.
+        store = LibraryStore.inCacheFolder(of: arguments.environment)
+        mapsDescribed = services != .inspection
         only = arguments[CommonOptions.only]
         expectsChildren = isolation == .process || (isolation == .auto && !arguments[CommonOptions.plugins].isEmpty)
         usesZygote = environment["MICROAPP_ZYGOTE"] != "0"

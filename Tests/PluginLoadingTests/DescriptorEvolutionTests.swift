@@ -61,8 +61,8 @@ struct DescriptorEvolutionTests {
         let path = try await Self.plugin("NextMinorLonger", id: "next-minor", abiMinor: 1, writesAppendedField: true)
         let image = try PluginLoader.load(path).get()
         #expect(image.manifest.id == "next-minor")
-        #expect(image.fields.size == DescriptorFields.minimumSize + MemoryLayout<UnsafeRawPointer>.size)
-        #expect(image.fields.text(at: Self.appendedOffset, limit: 64) == .text("appended"))
+        #expect(image.fields?.size == DescriptorFields.minimumSize + MemoryLayout<UnsafeRawPointer>.size)
+        #expect(image.fields?.text(at: Self.appendedOffset, limit: 64) == .text("appended"))
     }
 
     /// What a host of the next minor does with a plugin built before the field was appended: the descriptor
@@ -72,8 +72,8 @@ struct DescriptorEvolutionTests {
         let path = try await Self.plugin("NextMinorShort", id: "old-size", abiMinor: 0, writesAppendedField: false)
         let image = try PluginLoader.load(path).get()
         #expect(image.manifest.id == "old-size")
-        #expect(image.fields.size == DescriptorFields.minimumSize)
-        #expect(image.fields.text(at: Self.appendedOffset, limit: 64) == .notInDescriptor)
+        #expect(image.fields?.size == DescriptorFields.minimumSize)
+        #expect(image.fields?.text(at: Self.appendedOffset, limit: 64) == .notInDescriptor)
     }
 
     @Test("every real plugin needs exactly the version symbol of the SDK it was built against")
