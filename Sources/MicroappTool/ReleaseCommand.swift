@@ -21,12 +21,13 @@ enum ReleaseCommand: Command {
     static let declaration = CommandSpec(
         "microapp release",
         summary: "build one feature in release and write its release folder, signed by your key",
-        operands: [.required("NAME")],
+        operands: [.optional("NAME")],
         options: [library, key, output, CommonOptions.probeUnsandboxed],
         discussion: """
             Builds the product NAME alone in release with `swift build` (in the package of the current folder that
             has Plugins/NAME or Sources/NAME, else in the repository this microapp was built from) and takes
-            .build/release/libNAME.so, or takes --library FILE as it is. The library is read once
+            .build/release/libNAME.so, or takes --library FILE as it is. In a feature's own package (one with
+            Sources/NAME and Sources/NAMEPlugin, as `microapp new NAME --package DIR` makes), NAME may be left out. The library is read once
             into a private copy, which a sandboxed probe process examines (as `microapp lock` does: no code of it
             runs in this process); its manifest gives the feature id and version, its SDK symbol the SDK version it
             needs. Writes DIR with the library, manifest.json, release.json (feature, version, SDK, SHA-256 and size
@@ -37,10 +38,9 @@ enum ReleaseCommand: Command {
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        guard let name = arguments.operands.first, arguments.operands.count == 1 else {
-            throw UsageError("release takes exactly one NAME", fix: "write `microapp release NAME`")
-        }
-        guard ReleaseLayout.isFileName(name) else {
+        let environment = arguments.environment
+        let name = arguments.operands.first
+        if let name, !ReleaseLayout.isFileName(name) {
             throw UsageError("'\(name)' is not a feature's name", fix: "write the feature's name, e.g. Characters")
         }
         // The key first: a missing key is told before a release build of minutes, not after.
@@ -55,7 +55,14 @@ enum ReleaseCommand: Command {
         if let given = arguments[library] {
             path = given
         } else {
-            path = try build(name, in: arguments.environment)
+            guard let feature = name ?? ownPackage(from: environment.currentDirectory)?.feature else {
+                throw UsageError(
+                    "release needs NAME outside a feature's own package",
+                    fix:
+                        "write `microapp release NAME` (in the repository, NAME is Plugins/NAME), or run it in the package `microapp new NAME --package DIR` made"
+                )
+            }
+            path = try build(feature, in: environment)
         }
         let sandbox = SandboxCheck.here(arguments)
         if let refusal = sandbox.probeRefusal(of: path) {
@@ -169,6 +176,23 @@ enum ReleaseCommand: Command {
             folder = (folder as NSString).deletingLastPathComponent
         }
         return PluginLocations.current().repository.map(\.path).flatMap { builds($0) ? $0 : nil }
+    }
+
+    /// The package around `folder` (the nearest folder from it up with Package.swift) when it is one feature's own:
+    /// its Sources/ has exactly one module NAME beside its entry module NAMEPlugin. Nil otherwise.
+    static func ownPackage(from folder: String) -> (folder: String, feature: String)? {
+        var package = URL(fileURLWithPath: folder).standardizedFileURL.path
+        while !Files.exists(package + "/Package.swift") {
+            guard package != "/" && !package.isEmpty else { return nil }
+            package = (package as NSString).deletingLastPathComponent
+        }
+        let sources = package + "/Sources"
+        let features = Files.names(in: sources).filter { name in
+            !name.hasSuffix("Plugin") && Files.isDirectory(sources + "/" + name)
+                && Files.isDirectory(sources + "/" + name + "Plugin")
+        }
+        guard features.count == 1, let feature = features.first else { return nil }
+        return (package, feature)
     }
 
     /// Copies the library at `path` once and has a sandboxed probe process of `probe` examine the copy: the copy,

@@ -90,7 +90,9 @@ struct ReleaseCommandTests {
         #expect(!FileManager.default.fileExists(atPath: channel + "/index.json"))
     }
 
-    @Test("without a key, release says to run keygen; a file that is not a library is refused by the probe (exit 2)")
+    @Test(
+        "without a key, release says to run keygen; without NAME outside a feature's package it asks for one; a file that is not a library is refused by the probe (exit 2)"
+    )
     func refusals() async throws {
         let home = try temporaryFolder("release-home")
         let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
@@ -102,6 +104,9 @@ struct ReleaseCommandTests {
         #expect(!FileManager.default.fileExists(atPath: home.path + "/characters-1"))
 
         #expect(try await runToEnd(["keygen"], in: home, environment: environment).status == 0)
+        let nameless = try await runToEnd(["release"], in: home, environment: environment)
+        #expect(nameless.status == 1)
+        #expect(nameless.err.contains("needs NAME"), "\(nameless.err)")
         let broken = home.appendingPathComponent("libBroken.so")
         try Data("not a library".utf8).write(to: broken)
         let refused = try await runToEnd(
