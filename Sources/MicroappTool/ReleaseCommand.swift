@@ -44,7 +44,7 @@ enum ReleaseCommand: Command {
             throw UsageError("'\(name)' is not a feature's name", fix: "write the feature's name, e.g. Characters")
         }
         // The key first: a missing key is told before a release build of minutes, not after.
-        let folders = releaseFolders(arguments.environment)
+        let folders = ReleaseFolders(environment: arguments.environment)
         let keyName = arguments[key]
         let signing: Ed25519.PrivateKey
         switch ReleaseKeyFile.read(keyName, in: folders) {

@@ -5,11 +5,6 @@ import MicroappDigest
 import MicroappPlatform
 import MicroappRelease
 
-/// The person's release folders, from the environment the command runs in.
-func releaseFolders(_ environment: HostEnvironment) -> ReleaseFolders {
-    ReleaseFolders(environment: environment.variables, home: environment.home ?? "")
-}
-
 /// `microapp keygen [--name NAME]`: makes the team's Ed25519 release key pair and prints the public key to share.
 enum KeygenCommand: Command {
     static let keyName = OptionSpec.value(
@@ -27,7 +22,7 @@ enum KeygenCommand: Command {
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        let folders = releaseFolders(arguments.environment)
+        let folders = ReleaseFolders(environment: arguments.environment)
         let name = arguments[keyName]
         switch ReleaseKeyFile.generate(name, in: folders) {
         case .success(let key):
@@ -61,7 +56,7 @@ enum TrustCommand: Command {
         guard let name = arguments[teamName], ReleaseLayout.isFileName(name) else {
             throw UsageError("trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM`")
         }
-        let store = ReleaseStore(folders: releaseFolders(arguments.environment))
+        let store = ReleaseStore(folders: ReleaseFolders(environment: arguments.environment))
         let list: TrustList
         switch store.trustList() {
         case .success(let found): list = found
@@ -110,7 +105,7 @@ enum PublishCommand: Command {
         guard let lifetime = Double(arguments[days]), lifetime > 0 else {
             throw UsageError("--expires-in takes a number of days", fix: "write e.g. --expires-in 7")
         }
-        let folders = releaseFolders(arguments.environment)
+        let folders = ReleaseFolders(environment: arguments.environment)
         let signing: Ed25519.PrivateKey
         switch ReleaseKeyFile.read(arguments[key], in: folders) {
         case .success(let found): signing = found

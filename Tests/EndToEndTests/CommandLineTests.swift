@@ -6,8 +6,8 @@ import Testing
 struct CommandLineTests {
     /// Every command `microapp` accepts.
     static let commands = [
-        "run", "solo", "preview", "routes", "graph", "doctor", "new", "remove", "sdk", "probe", "lock", "keys",
-        "keygen", "trust", "release", "publish", "help",
+        "run", "solo", "preview", "routes", "graph", "doctor", "new", "remove", "sdk", "probe", "lock", "keys", "help",
+        "keygen", "trust", "release", "publish",
     ]
 
     @Test("--help explains the commands and exits 0")
