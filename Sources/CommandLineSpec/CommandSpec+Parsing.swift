@@ -36,7 +36,7 @@ public struct CommandLineError: Error, CustomStringConvertible, Equatable {
 
 extension CommandSpec {
     /// Parses `words` (what follows the command's name). Options are `--name`, `--name VALUE` or `--name=VALUE`;
-    /// `-h` is `--help`; `--` ends the options. A value that starts with `-` must be written `--name=-value`, so a
+    /// `-h` is `--help`, and an option's short name (`-o`) is the option; `--` ends the options. A value that starts with `-` must be written `--name=-value`, so a
     /// forgotten value never swallows the next option. Hidden options count only when `allowingHidden` is true.
     /// Each value is converted by its option's `ValueKind`; one it refuses is an error naming the option, the value
     /// and the fix. Values and operands are checked unless `--help` was given.
@@ -63,7 +63,8 @@ extension CommandSpec {
                 continue
             }
             let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let name = parts[0] == "-h" ? "--help" : parts[0]
+            let name =
+                parts[0] == "-h" ? "--help" : options.first { $0.shortName == parts[0] }.map(\.name) ?? parts[0]
             guard let option = option(name), allowingHidden || !option.isHidden else {
                 let names = visibleOptions.map(\.name)
                 if let meant = NearMiss.closest(to: name, among: names) {

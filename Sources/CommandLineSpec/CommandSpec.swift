@@ -81,6 +81,8 @@ public struct Option: OptionDeclaring {
     /// An option between processes of the program, not for people: left out of the help, and accepted only when
     /// the parser is told that internal options are allowed.
     public let isHidden: Bool
+    /// A one-letter spelling with one dash (`-o` for `--output`), or nil.
+    public let shortName: String?
     /// How a value written after the option becomes the value its `OptionSpec` reads (nil: kept as written), and
     /// what is wrong with one that cannot.
     let convert: (@Sendable (_ text: String, _ option: String) -> Result<any Sendable, ValueRejection>)?
@@ -93,13 +95,15 @@ public struct Option: OptionDeclaring {
     /// An option whose values `convert` checks and converts when the command line is parsed.
     init(
         name: String, kind: Kind, help: String, isHidden: Bool,
-        convert: (@Sendable (_ text: String, _ option: String) -> Result<any Sendable, ValueRejection>)?
+        convert: (@Sendable (_ text: String, _ option: String) -> Result<any Sendable, ValueRejection>)?,
+        shortName: String? = nil
     ) {
         self.name = name
         self.kind = kind
         self.help = help
         self.isHidden = isHidden
         self.convert = convert
+        self.shortName = shortName
     }
 
     /// The option itself.
@@ -107,7 +111,13 @@ public struct Option: OptionDeclaring {
 
     /// The same option with another help text (one option read the same way, described for another command).
     public func with(help: String) -> Option {
-        Option(name: name, kind: kind, help: help, isHidden: isHidden, convert: convert)
+        Option(name: name, kind: kind, help: help, isHidden: isHidden, convert: convert, shortName: shortName)
+    }
+
+    /// The same option, also spelled `short` (one dash and one letter, `-o`).
+    public func abbreviated(_ short: String) -> Option {
+        precondition(short.count == 2 && short.hasPrefix("-") && short != "-h", "a short option is -<letter>, not -h")
+        return Option(name: name, kind: kind, help: help, isHidden: isHidden, convert: convert, shortName: short)
     }
 
     /// A flag.
@@ -135,8 +145,11 @@ public struct Option: OptionDeclaring {
         }
     }
 
-    /// `--open URL`, `--strict`: the option as the help shows it.
-    public var synopsis: String { placeholder.map { "\(name) \($0)" } ?? name }
+    /// `--open URL`, `--strict`, `-o, --output DIR`: the option as the help shows it.
+    public var synopsis: String {
+        let names = shortName.map { "\($0), \(name)" } ?? name
+        return placeholder.map { "\(names) \($0)" } ?? names
+    }
 }
 
 /// A word of a command that is not an option: `FEATURE`, `[ROUTE]`, `[DIR]...`.

@@ -14,6 +14,11 @@ public struct OptionSpec<Value: Sendable>: OptionDeclaring {
     public func with(help: String) -> OptionSpec {
         OptionSpec(option: option.with(help: help), read: read)
     }
+
+    /// The same option, also spelled `short` (one dash and one letter: `-o` for `--output`).
+    public func abbreviated(_ short: String) -> OptionSpec {
+        OptionSpec(option: option.abbreviated(short), read: read)
+    }
 }
 
 extension OptionSpec where Value == Bool {

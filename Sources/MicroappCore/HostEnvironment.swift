@@ -61,8 +61,10 @@ public enum XDGFolder: Sendable, CaseIterable {
     case data
     /// `$XDG_CACHE_HOME`, `~/.cache`: probe verdicts, swap copies.
     case cache
-    /// `$XDG_STATE_HOME`, `~/.local/state`: the folders that have had a lock.
+    /// `$XDG_STATE_HOME`, `~/.local/state`: the folders that have had a lock, what channels were seen at.
     case state
+    /// `$XDG_CONFIG_HOME`, `~/.config`: release keys and the keys a person trusts.
+    case config
 
     /// The variable that names the folder.
     public var variable: String {
@@ -70,6 +72,7 @@ public enum XDGFolder: Sendable, CaseIterable {
         case .data: "XDG_DATA_HOME"
         case .cache: "XDG_CACHE_HOME"
         case .state: "XDG_STATE_HOME"
+        case .config: "XDG_CONFIG_HOME"
         }
     }
 
@@ -79,6 +82,7 @@ public enum XDGFolder: Sendable, CaseIterable {
         case .data: ".local/share"
         case .cache: ".cache"
         case .state: ".local/state"
+        case .config: ".config"
         }
     }
 }

@@ -1,3 +1,4 @@
+import MicroappCore
 import MicroappRelease
 
 /// Where a person's release keys, trusted keys and channel record live, by the XDG rules the rest of the host
@@ -22,14 +23,21 @@ public struct ReleaseFolders: Sendable, Equatable {
         self.state = state
     }
 
-    /// The folders `environment` and the person's `home` name (an empty variable counts as unset).
-    public init(environment: [String: String], home: String) {
-        func base(_ name: String, _ fallback: String) -> String {
-            environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? (home + "/" + fallback)
+    /// The folders `environment` names, by the one XDG rule (`HostEnvironment.folder`); with neither the variable nor
+    /// a home folder, under the temporary folder (whose files are checked like any other).
+    public init(environment: HostEnvironment) {
+        func base(_ folder: XDGFolder) -> String {
+            environment.folder(folder) ?? (environment.temporaryFolder + "/" + folder.defaultUnderHome)
         }
+        self.init(config: base(.config) + "/microapp", state: base(.state) + "/microapp")
+    }
+
+    /// The folders the environment `variables` and the person's `home` name (as `init(environment:)`).
+    public init(environment variables: [String: String], home: String) {
         self.init(
-            config: base("XDG_CONFIG_HOME", ".config") + "/microapp",
-            state: base("XDG_STATE_HOME", ".local/state") + "/microapp")
+            environment: HostEnvironment(
+                variables: variables, home: home, temporaryFolder: home, currentDirectory: home,
+                now: { ContinuousClock().now }))
     }
 
     /// The folder of key pairs.

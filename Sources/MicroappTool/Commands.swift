@@ -19,7 +19,8 @@ enum Commands {
     static let builtIn: [any Command.Type] = [
         RunCommand.self, RoutesCommand.self, DoctorCommand.self, ProbeCommand.self, SoloCommand.self,
         PreviewCommand.self, NewCommand.self, RemoveCommand.self, SDKCommand.self, LockCommand.self,
-        GraphCommand.self, KeysCommand.self, KeygenCommand.self, TrustCommand.self, PublishCommand.self,
+        GraphCommand.self, KeysCommand.self, KeygenCommand.self, TrustCommand.self, ReleaseCommand.self,
+        PublishCommand.self,
         HelpCommand.self,
     ]
 }

@@ -5,12 +5,6 @@ import MicroappDigest
 import MicroappPlatform
 import MicroappRelease
 
-/// The person's release folders, from their environment (read here, at the command, as the other commands do until
-/// a `HostEnvironment` is passed down).
-private func releaseFolders() -> ReleaseFolders {
-    ReleaseFolders(environment: ProcessInfo.processInfo.environment, home: NSHomeDirectory())
-}
-
 /// `microapp keygen [--name NAME]`: makes the team's Ed25519 release key pair and prints the public key to share.
 enum KeygenCommand: Command {
     static let keyName = OptionSpec.value(
@@ -28,7 +22,7 @@ enum KeygenCommand: Command {
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        let folders = releaseFolders()
+        let folders = ReleaseFolders(environment: arguments.environment)
         let name = arguments[keyName]
         switch ReleaseKeyFile.generate(name, in: folders) {
         case .success(let key):
@@ -62,7 +56,7 @@ enum TrustCommand: Command {
         guard let name = arguments[teamName], ReleaseLayout.isFileName(name) else {
             throw UsageError("trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM`")
         }
-        let store = ReleaseStore(folders: releaseFolders())
+        let store = ReleaseStore(folders: ReleaseFolders(environment: arguments.environment))
         let list: TrustList
         switch store.trustList() {
         case .success(let found): list = found
@@ -111,7 +105,7 @@ enum PublishCommand: Command {
         guard let lifetime = Double(arguments[days]), lifetime > 0 else {
             throw UsageError("--expires-in takes a number of days", fix: "write e.g. --expires-in 7")
         }
-        let folders = releaseFolders()
+        let folders = ReleaseFolders(environment: arguments.environment)
         let signing: Ed25519.PrivateKey
         switch ReleaseKeyFile.read(arguments[key], in: folders) {
         case .success(let found): signing = found

@@ -12,12 +12,16 @@ struct HostEnvironmentTests {
 
     @Test("an XDG folder is the variable's absolute path, else its default under home: a relative one is ignored")
     func oneXDGRule() {
-        let set = Self.environment(["XDG_CACHE_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "/s"])
-        #expect(XDGFolder.allCases.map { set.folder($0) } == ["/d", "/c", "/s"])
-        let relative = Self.environment(["XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "./d", "XDG_STATE_HOME": ""])
+        let set = Self.environment([
+            "XDG_CACHE_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "/s", "XDG_CONFIG_HOME": "/g",
+        ])
+        #expect(XDGFolder.allCases.map { set.folder($0) } == ["/d", "/c", "/s", "/g"])
+        let relative = Self.environment([
+            "XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "./d", "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": "g",
+        ])
         #expect(
             XDGFolder.allCases.map { relative.folder($0) } == [
-                "/home/rick/.local/share", "/home/rick/.cache", "/home/rick/.local/state",
+                "/home/rick/.local/share", "/home/rick/.cache", "/home/rick/.local/state", "/home/rick/.config",
             ])
     }
 

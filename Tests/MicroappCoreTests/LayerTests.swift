@@ -105,7 +105,8 @@ struct LayerTests {
     /// Every Swift module of the package but the platform's, by folder: what must call the system through it.
     static let abovePlatform = [
         "Sources/MicroappCore", "Sources/MicroappSDK/Swift", "Sources/MicroappTesting", "Sources/CommandLineSpec",
-        "Sources/DemoContracts", "Sources/MicroappDevLoop", "Sources/MicroappHost", "Sources/MicroappTerminal",
+        "Sources/DemoContracts", "Sources/MicroappDevLoop", "Sources/MicroappHost", "Sources/MicroappRelease",
+        "Sources/MicroappTerminal",
         "Sources/MicroappTool",
         "hosts/microapp/CLI", "hosts/monolith",
     ]
