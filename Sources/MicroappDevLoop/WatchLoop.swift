@@ -2,11 +2,11 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 
-/// The `--watch` loop (a `SourceWatcher`, then the `PluginBuilder`, then the `HotSwapper`): watches the plugin folders for new `lib<Feature>.so` files (built by any tool) and, for each running
-/// feature whose library SwiftPM built, its sources (`Plugins/<Feature>/{Sources,Entry}` of a repository, or the
-/// folders of a package of its own, see `FeatureSources`); a changed
-/// source rebuilds that feature alone, and each new library is swapped in by the `HotSwapper`. Progress and compiler
-/// errors arrive as notices.
+/// The `--watch` loop (a `SourceWatcher`, then the `PluginBuilder`, then the `HotSwapper`): watches the plugin
+/// folders for new `lib<Feature>.so` files (built by any tool) and, for each running feature whose library SwiftPM
+/// built, its sources (`Plugins/<Feature>/{Sources,Entry}` of a repository, or the folders of a package of its own,
+/// see `FeatureSources`); a changed source rebuilds that feature alone, and each new library is swapped in by the
+/// `HotSwapper`. Progress and compiler errors arrive as notices.
 @MainActor
 public final class WatchLoop {
     private let swapper: HotSwapper

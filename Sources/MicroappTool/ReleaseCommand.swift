@@ -125,13 +125,13 @@ enum ReleaseCommand: Command {
                         "run it in the feature's package (`microapp new \(name) --package DIR` makes one) or in the repository, or give a built library with --library FILE"
                 ))
         }
-        let rebuilder = PluginRebuilder(
+        let builder = PluginBuilder(
             repository: package, buildDirectory: package + "/.build/release", configuration: "release",
             environment: environment)
         Console.err("microapp: building \(name) in release in \(package): swift build -c release --product \(name) …")
         let result: (status: Int32, output: String, command: String)
         do {
-            result = try rebuilder.swiftBuild(product: name, echo: FileHandle.standardError.fileDescriptor)
+            result = try builder.swiftBuild(product: name, echo: FileHandle.standardError.fileDescriptor)
         } catch {
             throw UsageError(
                 Problem(
@@ -146,7 +146,7 @@ enum ReleaseCommand: Command {
                     reason: "`\(result.command)` failed (exit \(result.status))",
                     fix: "fix the compiler errors above, then make the release again"))
         }
-        let library = package + "/.build/release/lib\(name).so"
+        let library = package + "/.build/release/" + PluginFileName.make(name)
         guard FileFacts.exists(library) else {
             throw UsageError(
                 Problem(
