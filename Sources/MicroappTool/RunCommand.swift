@@ -128,7 +128,7 @@ enum RunCommand: Command {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map(\.problem.notice) + (set.buildFailure.map { [$0] } ?? []))
+            (problems + set.warnings).map(\.notice) + (set.buildFailure.map { [$0] } ?? []))
         if let leftover = set.leftover {
             runtime.announce([
                 Notice(

@@ -108,7 +108,7 @@ enum SoloCommand: Command {
         if library.feature == nil { await library.isolationLog?.running.starts() }
         if library.feature != nil || runtime.frame.route.isEmpty { runtime.open(open) }
         // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
-        runtime.announce((library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.problem.notice))
+        runtime.announce((library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.notice))
         library.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }
