@@ -50,7 +50,7 @@ func loadChild(paths: [String], cache: String?, probe: String?) {
         let cache = screening.cache
         let digests = paths.map { (try? PluginLock.digest(of: $0)) ?? "" }
         result.cacheCheck = seconds(
-            clock.measure { for (path, digest) in zip(paths, digests) { _ = cache.verdict(for: path, sha256: digest) } }
+            clock.measure { for digest in digests { _ = cache.record(for: digest)?.verdict } }
         )
         result.digest = seconds(clock.measure { for path in paths { _ = try? PluginLock.digest(of: path) } })
     } else {

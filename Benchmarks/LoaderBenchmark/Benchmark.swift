@@ -224,7 +224,7 @@ struct LoaderBenchmark {
             }
             let digest = try PluginLock.digest(of: copy.path)
             lap(\.lockDigest)
-            guard cache.verdict(for: copy.path, sha256: digest) == .usable else {
+            guard cache.record(for: digest)?.verdict == .usable else {
                 throw BenchmarkError("\(copy.path) is not cached")
             }
             lap(\.cachedVerdict)

@@ -49,16 +49,10 @@ public struct ProbeCache: Sendable {
     /// The record of the library whose bytes hash to `sha256`, nil when no probe of those bytes is remembered.
     public func record(for sha256: String) -> ProbeRecord? { stored.records[sha256] }
 
-    /// The cached verdict for the library at `path` whose bytes hash to `sha256`, or nil when it is new or changed
-    /// (probe it). The verdict is the bytes', wherever they were found.
-    public func verdict(for path: String, sha256: String) -> PluginProbe.Verdict? {
-        record(for: sha256)?.verdict
-    }
-
     /// The cached verdict for the library at `path` as its bytes are now (read and hashed here).
     public func verdict(for path: String) -> PluginProbe.Verdict? {
         guard let digest = try? PluginLock.digest(of: path) else { return nil }
-        return verdict(for: path, sha256: digest)
+        return record(for: digest)?.verdict
     }
 
     /// Remembers a probe's verdict on the library at `path` whose probed bytes hash to `sha256`, with what it said
