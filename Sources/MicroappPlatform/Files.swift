@@ -25,24 +25,6 @@ package enum Files {
         FileManager.default.createFile(atPath: path, contents: data, attributes: [.modificationDate: modified])
     }
 
-    /// The newest modification date of the files below `folder`, hidden files and folders left out; nil when there
-    /// are none.
-    package static func newestModification(below folder: String) -> Date? {
-        var newest: Date?
-        let files = FileManager.default.enumerator(
-            at: URL(fileURLWithPath: folder), includingPropertiesForKeys: [.contentModificationDateKey])
-        while let file = files?.nextObject() as? URL {
-            if file.lastPathComponent.hasPrefix(".") {
-                files?.skipDescendants()
-                continue
-            }
-            if let date = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate {
-                newest = max(newest ?? date, date)
-            }
-        }
-        return newest
-    }
-
     /// Writes `data` as the file at `path` (replacing one that is there); false when it could not.
     @discardableResult
     package static func write(_ data: Data, to path: String) -> Bool {
@@ -54,12 +36,6 @@ package enum Files {
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true,
             attributes: permissions.map { [.posixPermissions: $0] })
-    }
-
-    /// Makes the one folder `path` (its parent must exist), with `permissions`; throws when it exists already.
-    package static func makeOneDirectory(_ path: String, permissions: Int) throws {
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: permissions])
     }
 
     /// Removes the file or the folder tree at `path`; throws when it could not (a missing one included).
@@ -80,11 +56,6 @@ package enum Files {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }
 
-    /// The POSIX permissions of `path`, nil when it cannot be read.
-    package static func permissions(_ path: String) -> Int? {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue
-    }
-
     /// True when `path` is a symbolic link itself (not followed); false when it is something else or nothing.
     package static func isSymbolicLink(_ path: String) -> Bool {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeSymbolicLink
@@ -98,10 +69,5 @@ package enum Files {
     /// Makes a symbolic link at `path` pointing to `destination` (as written: relative to the link's folder).
     package static func makeLink(_ path: String, to destination: String) throws {
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: destination)
-    }
-
-    /// Copies the file or folder tree at `source` to `destination`, which must not exist.
-    package static func copy(_ source: String, to destination: String) throws {
-        try FileManager.default.copyItem(atPath: source, toPath: destination)
     }
 }
