@@ -52,14 +52,8 @@ struct ReleaseCommandTests {
 
         // publish takes it into a channel whose signed index lists it.
         let channel = home.path + "/channel"
-        let published = try await runToEnd(
-            ["publish", folder, "--channel", channel, "--key", "acme"], in: home, environment: environment)
-        #expect(published.status == 0, "\(published.err)")
-        let index = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json"))
-        let indexSignature = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json.sig"))
-        let verified = try ChannelVerification(channel: channel, trust: trust, seen: SeenVersions(), sdk: .current)
-            .verifyIndex(index, signature: indexSignature, now: Date()).get()
-        #expect(verified.index.latest("characters")?.version == 1)
+        let index = try await publishedIndex(folder, channel: channel, in: home, environment, trust: trust)
+        #expect(index.latest("characters")?.version == 1)
 
         // A release folder is never written over.
         let again = try await runToEnd(

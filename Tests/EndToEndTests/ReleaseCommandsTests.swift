@@ -39,17 +39,25 @@ struct ReleaseCommandsTests {
         let releaseFolder = home.path + "/clock-3"
         #expect(ChannelFolder.writeRelease(release, library: library, manifest: manifest, to: releaseFolder) == nil)
         let channel = home.path + "/channel"
-        let published = try await runToEnd(
-            ["publish", releaseFolder, "--channel", channel, "--key", "acme"], in: home, environment: environment)
-        #expect(published.status == 0, "\(published.err)")
-        let index = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json"))
-        let signature = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json.sig"))
-        let verified = try ChannelVerification(channel: channel, trust: trust, seen: SeenVersions(), sdk: .current)
-            .verifyIndex(index, signature: signature, now: Date()).get()
-        #expect(verified.index.latest("clock")?.version == 3)
+        let index = try await publishedIndex(releaseFolder, channel: channel, in: home, environment, trust: trust)
+        #expect(index.latest("clock")?.version == 3)
         let twice = try await runToEnd(
             ["publish", releaseFolder, "--channel", channel, "--key", "acme"], in: home, environment: environment)
         #expect(twice.status == 1)
         #expect(twice.err.contains("only go up"))
     }
+}
+
+/// Publishes `release` into `channel` with the key `acme` through the real binary, and returns the channel's index as
+/// a host verifies it (signed by a key on `trust`, not expired).
+func publishedIndex(
+    _ release: String, channel: String, in home: URL, _ environment: [String: String], trust: TrustList
+) async throws -> ChannelIndex {
+    let published = try await runToEnd(
+        ["publish", release, "--channel", channel, "--key", "acme"], in: home, environment: environment)
+    #expect(published.status == 0, "\(published.err)")
+    let index = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json"))
+    let signature = try Data(contentsOf: URL(fileURLWithPath: channel + "/index.json.sig"))
+    return try ChannelVerification(channel: channel, trust: trust, seen: SeenVersions(), sdk: .current)
+        .verifyIndex(index, signature: signature, now: Date()).get().index
 }
