@@ -42,6 +42,21 @@ int microapp_forward_termination_install(void) {
     return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
 }
 
+static void forward_only(int signal_number) {
+    int saved = errno;
+    pid_t target = (pid_t)termination_target;
+    if (target > 0) kill(target, signal_number);
+    errno = saved;
+}
+
+int microapp_forward_signal_install(int signal_number) {
+    struct sigaction action = {0};
+    action.sa_handler = forward_only;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signal_number, &action, NULL);
+}
+
 void microapp_forward_termination_to(pid_t child) {
     termination_target = child;
     int received = termination_received;
