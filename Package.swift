@@ -198,7 +198,7 @@ let package = Package(
             name: "MicroappCLITests",
             dependencies: [
                 "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappHost",
-                "MicroappTerminal", "DemoServices", sdk,
+                "MicroappTerminal", "DemoServices", "TestScratch", sdk,
             ],
             path: "Tests/MicroappCLITests",
             swiftSettings: strict),

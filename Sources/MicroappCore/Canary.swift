@@ -43,6 +43,14 @@ public struct Canary<Instant: InstantProtocol>: Sendable where Instant.Duration 
         /// What went wrong, in words.
         public var reason: String
 
+        /// Going back from `bad` of `feature` to `restored` because of `reason`.
+        public init(feature: String, bad: Int, restored: Int, reason: String) {
+            self.feature = feature
+            self.bad = bad
+            self.restored = restored
+            self.reason = reason
+        }
+
         /// The notice a person reads: feature, bad version, the one restored, why.
         public var notice: Notice {
             Notice(

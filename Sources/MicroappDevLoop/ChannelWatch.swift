@@ -1,3 +1,4 @@
+import Foundation
 import MicroappCore
 import MicroappPlatform
 
@@ -18,6 +19,8 @@ public final class ChannelWatch {
     private var checking = false
     private var again = false
     private var tasks: [Task<Void, Never>] = []
+    /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile.
+    private var trialFolders: [String: String] = [:]
     private var stopSignal: (@MainActor () -> Void)?
 
     /// Follows `updates`' channel, swapping with `swapper`; new versions are on trial for `window`; a check every
@@ -52,8 +55,9 @@ public final class ChannelWatch {
         requestCheck()
     }
 
-    /// Stops following (the app quits).
+    /// Stops following (the app quits): a trial not over by now is not held against its version.
     public func stop() {
+        for feature in trialFolders.keys.sorted() { endTrial(feature) }
         tasks.forEach { $0.cancel() }
         tasks = []
         stopSignal?()
@@ -107,6 +111,14 @@ public final class ChannelWatch {
         let id = installed.feature
         let previous = previous ?? runtime.version(of: id) ?? 0
         canary.began(id, version: installed.version, replacing: previous, at: runtime.options.now())
+        // On disk first: an in-process version that crashes takes the app before the canary can act (see
+        // `CanaryRecord`); the next start takes it back.
+        let folder = (installed.library as NSString).deletingLastPathComponent
+        trialFolders[id] = folder
+        CanaryRecord.begin(
+            .init(
+                feature: id, version: installed.version, previous: previous,
+                library: (installed.library as NSString).lastPathComponent), in: folder)
         switch await swapper.swapLibrary(at: installed.library, feature: id) {
         case .success(let swapped):
             runtime.post(
@@ -120,6 +132,7 @@ public final class ChannelWatch {
         case .failure(let problem) where problem.code == .routeConflict:
             // Routes are fixed while running: the release stays installed and runs from the next start.
             _ = canary.failed(id, .refused(problem.reason), at: runtime.options.now())
+            endTrial(id)
         case .failure(let problem):
             await rollBack(id, .refused("it was refused (\(problem.reason))"), swappedIn: false)
         }
@@ -139,6 +152,7 @@ public final class ChannelWatch {
         _ feature: String, _ failure: Canary<ContinuousClock.Instant>.Failure, swappedIn: Bool
     ) async {
         guard let rollback = canary.failed(feature, failure, at: runtime.options.now()) else { return }
+        defer { endTrial(feature) }
         let work = "the rollback of \(feature) v\(rollback.bad)"
         runtime.hold(work)
         defer { runtime.release(work) }
@@ -156,6 +170,12 @@ public final class ChannelWatch {
         runtime.post(rollback.notice)
     }
 
+    /// Clears `feature`'s trial from its folder's record.
+    private func endTrial(_ feature: String) {
+        guard let folder = trialFolders.removeValue(forKey: feature) else { return }
+        CanaryRecord.end(feature, in: folder)
+    }
+
     /// Ends the trials whose window is over at the next end, each with a notice.
     private func scheduleTrialEnd() {
         guard let end = canary.nextEnd else { return }
@@ -163,6 +183,7 @@ public final class ChannelWatch {
             Task { [weak self] in
                 guard (try? await Task.sleep(until: end, clock: .continuous)) != nil, let self else { return }
                 for trial in self.canary.passed(at: self.runtime.options.now()) {
+                    self.endTrial(trial.feature)
                     self.runtime.post(self.canary.passedNotice(trial))
                 }
             })

@@ -9,9 +9,12 @@ struct ChannelUpdater: ChannelUpdates {
     let channel: String
     /// Feature id → the plugin folder its library was loaded from.
     let folders: [String: String]
+    let environment: HostEnvironment
 
-    init(_ channel: String, plugins: [any LoadedPlugin], arguments: Arguments) {
+    /// Follows `channel` for the features of `plugins`.
+    init(_ channel: String, plugins: [any LoadedPlugin], environment: HostEnvironment) {
         self.channel = channel
+        self.environment = environment
         folders = Dictionary(
             plugins.map { ($0.manifest.id, ($0.path as NSString).deletingLastPathComponent) },
             uniquingKeysWith: { first, _ in first })
@@ -24,5 +27,13 @@ struct ChannelUpdater: ChannelUpdates {
                 fix: "build a version with `microapp update`"))
     }
 
-    func reject(_ feature: String, bad: Int, restored: Int) -> Problem? { nil }
+    func reject(_ feature: String, bad: Int, restored: Int) -> Problem? {
+        guard let folder = folders[feature] else { return nil }
+        return Self.reject(feature, bad: bad, restored: restored, in: folder)
+    }
+
+    /// Puts `feature` in `folder` back to `restored` and marks `bad` never to be installed again.
+    static func reject(_ feature: String, bad: Int, restored: Int, in folder: String) -> Problem? {
+        nil
+    }
 }

@@ -106,7 +106,12 @@ enum RunCommand: Command {
         if let stateFile = arguments[Self.stateFile] {
             LibraryCopy.keepCopies(in: (stateFile as NSString).deletingLastPathComponent)
         }
-        let set = try await LoadedPluginSet.load(arguments, host: host, services: .live)
+        // Versions a crash took the app away from inside their canary window go back before anything loads.
+        let recovery = CanaryRecovery.takeBack(in: try PluginLocations.current().directories(arguments)) {
+            folder, trial in
+            ChannelUpdater.reject(trial.feature, bad: trial.version, restored: trial.previous, in: folder)
+        }
+        let set = try await LoadedPluginSet.load(arguments, host: host, services: .live, restored: recovery.restored)
         if arguments[Self.strict] && !set.problems.isEmpty {
             Console.report(set.problems)
             Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")
@@ -142,7 +147,7 @@ enum RunCommand: Command {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map(\.notice) + (set.buildFailure.map { [$0] } ?? []))
+            (problems + set.warnings).map(\.notice) + (set.buildFailure.map { [$0] } ?? []) + recovery.notices)
         if let leftover = set.leftover {
             runtime.announce([
                 Notice(
@@ -179,7 +184,8 @@ enum RunCommand: Command {
         let channel = swapper.flatMap { swapper in
             arguments[Self.channel].map { url in
                 ChannelWatch(
-                    swapper: swapper, updates: ChannelUpdater(url, plugins: set.plugins, arguments: arguments),
+                    swapper: swapper,
+                    updates: ChannelUpdater(url, plugins: set.plugins, environment: arguments.environment),
                     window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery])
             }
         }

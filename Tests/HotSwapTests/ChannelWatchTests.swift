@@ -66,6 +66,8 @@ struct ChannelWatchTests {
         #expect(rig.runtime.frame.version == 2)
         #expect(rig.screen.contains("Howdy, Morty taps 2"))
         #expect(updates.rejected.isEmpty)
+        // On trial, on disk too: a crash that takes the app is answered by the next start.
+        #expect(CanaryRecord.read(updates.folder).trials["swappy"]?.previous == 1)
     }
 
     @Test("a release whose probe refuses it is taken back and marked bad; the running version never stopped")
@@ -83,6 +85,7 @@ struct ChannelWatchTests {
         #expect(rolledBack.message.hasPrefix("swappy v2 was rolled back to v1: it was refused ("))
         #expect(rolledBack.message.hasSuffix("v2 is marked bad and will not be installed again"))
         #expect(updates.rejected == ["swappy v2 → v1"])
+        #expect(CanaryRecord.read(updates.folder).trials.isEmpty)
         #expect(rig.runtime.frame.version == 1)
         #expect(rig.screen.contains("Hello, Beth taps 1"))
     }
