@@ -36,15 +36,21 @@ public struct ChannelCheck: Sendable, Equatable {
 
     /// What was installed, in order.
     public var installed: [Installed]
-    /// Newer releases passed over, each with what, why and the fix (an SDK this host does not speak, a bad mark).
+    /// What was refused, each with what, why and the fix (an index that does not verify, a release for an SDK this
+    /// host does not speak, a file whose bytes differ from the index): a refusal changes nothing.
     public var refused: [Problem]
-    /// Why the check as a whole failed (the channel unreachable, an index that does not verify): nothing changed.
+    /// Newer versions passed over because they are marked bad (a canary rolled them back): nothing to do.
+    public var skipped: [Problem]
+    /// Why the check could not run at all (no plugin folder, another update of it under way): nothing changed.
     public var failure: Problem?
 
     /// A check's outcome.
-    public init(installed: [Installed] = [], refused: [Problem] = [], failure: Problem? = nil) {
+    public init(
+        installed: [Installed] = [], refused: [Problem] = [], skipped: [Problem] = [], failure: Problem? = nil
+    ) {
         self.installed = installed
         self.refused = refused
+        self.skipped = skipped
         self.failure = failure
     }
 }

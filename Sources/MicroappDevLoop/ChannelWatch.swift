@@ -100,8 +100,16 @@ public final class ChannelWatch {
         for problem in outcome.refused {
             runtime.post(
                 Notice(
-                    level: .error, code: "update-refused", message: "\(problem.subject): \(problem.reason)",
-                    fix: problem.fix))
+                    level: .error, code: "update-refused",
+                    message: "\(problem.subject): refused: \(problem.reason); nothing changed", fix: problem.fix))
+        }
+        if outcome.installed.isEmpty && outcome.refused.isEmpty && outcome.failure == nil {
+            // Said, so a person (and a script) knows the check ran; what was passed over as bad is in the detail.
+            runtime.post(
+                Notice(
+                    level: .info, code: "update-checked",
+                    message: "Checked \(updates.channel): nothing new to install",
+                    detail: outcome.skipped.isEmpty ? nil : outcome.skipped.map { "\($0.subject): \($0.reason)" }))
         }
         for installed in outcome.installed { await swapIn(installed, replacing: running[installed.feature]) }
     }
