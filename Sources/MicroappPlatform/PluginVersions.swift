@@ -151,6 +151,46 @@ public struct PluginVersions: Sendable {
                 fix: "check that the plugin folder is writable, then update again")
     }
 
+    /// Goes back by hand: makes `feature`'s kept version `wanted` (else the newest kept one older than the running
+    /// one and not marked bad) the running one, as an update would (`activate`), and marks the version it left bad,
+    /// so that the next update does not bring it straight back (a later version is installed as usual). A version
+    /// named with `wanted` loses its own mark: the person chose it. `reason` is the mark's (a canary says what the
+    /// version did). Answers the version left and the one running now.
+    public func rollback(
+        _ feature: String, to wanted: Int?, reason: String = "left by `microapp rollback`", now: Date
+    ) -> Result<
+        (left: InstalledVersion, running: InstalledVersion), Problem
+    > {
+        let kept = kept(feature)
+        guard let current = running().compactMap(\.version).first(where: { $0.feature == feature }) else {
+            return .failure(
+                Problem(
+                    code: "no-rollback", subject: feature,
+                    reason:
+                        "the library of \(feature) in \(plugins) is not a version kept in .versions (put there by hand, or changed since)",
+                    fix: "nothing to go back to: versions are kept from the first `microapp update` that replaces one"))
+        }
+        let marks = bad(feature)
+        let target =
+            wanted.map { version in kept.first { $0.version == version } }
+            ?? kept.last { $0.version < current.version && marks.mark(of: $0.version) == nil }
+        guard let target, target.version != current.version else {
+            let versions = kept.map { String($0.version) }.joined(separator: ", ")
+            return .failure(
+                Problem(
+                    code: "no-rollback", subject: "\(feature) \(wanted.map(String.init) ?? "")",
+                    reason: wanted == nil
+                        ? "no version older than \(current.version) is kept, unmarked (kept: \(versions))"
+                        : "that version is not kept here, or is the one running (kept: \(versions))",
+                    fix: "name a kept version with --to VERSION; `microapp versions \(feature)` lists them"))
+        }
+        if let problem = activate(target) { return .failure(problem) }
+        var marked = marks.marking(current.version, reason: reason, now: now)
+        if wanted != nil { marked = marked.clearing(target.version) }
+        if let problem = save(marked, of: feature) { return .failure(problem) }
+        return .success((current, target))
+    }
+
     /// Removes `feature`'s kept versions beyond the newest `count` older than `running` (never `running` or newer).
     public func prune(_ feature: String, keeping count: Int, running: Int) {
         let older = kept(feature).map(\.version).filter { $0 < running }.sorted(by: >)
