@@ -3,28 +3,42 @@ import MicroappCore
 import MicroappDevLoop
 import MicroappPlatform
 
-/// `run --channel URL`: the updater of `microapp update` as the running app's `ChannelUpdates`, installing into the
-/// plugin folder each running feature was loaded from.
+/// `run --channel URL`: the updater of `microapp update` as the running app's `ChannelUpdates`. Each check updates
+/// the plugin folders the running features were loaded from (an `Updater` per folder: verified, kept in `.versions`,
+/// one rename, pinned in the lock); a rejection is the folder's rollback to the version restored, which marks the
+/// version it leaves bad.
 struct ChannelUpdater: ChannelUpdates {
-    let channel: String
+    let source: ChannelSource
     /// Feature id → the plugin folder its library was loaded from.
     let folders: [String: String]
     let environment: HostEnvironment
+    let screening: PluginScreening
 
-    /// Follows `channel` for the features of `plugins`.
-    init(_ channel: String, plugins: [any LoadedPlugin], environment: HostEnvironment) {
-        self.channel = channel
+    /// Follows the channel `text` (a folder or an http(s) URL) for the features of `plugins`.
+    init(_ text: String, plugins: [any LoadedPlugin], environment: HostEnvironment, screening: PluginScreening) {
+        source = ChannelSource(text, currentDirectory: environment.currentDirectory)
         self.environment = environment
+        self.screening = screening
         folders = Dictionary(
-            plugins.map { ($0.manifest.id, ($0.path as NSString).deletingLastPathComponent) },
+            plugins.map { ($0.manifest.id, FileFacts.canonicalPath(($0.path as NSString).deletingLastPathComponent)) },
             uniquingKeysWith: { first, _ in first })
     }
 
+    var channel: String { source.name }
+
     func check(running: [String: Int]) -> ChannelCheck {
-        ChannelCheck(
-            failure: Problem(
-                code: "no-updater", subject: channel, reason: "this build has no updater yet",
-                fix: "build a version with `microapp update`"))
+        var check = ChannelCheck()
+        for folder in Set(folders.values).sorted() {
+            let report = Updater(channel: source, plugins: folder, environment: environment, screening: screening)
+                .update(now: Date())
+            // Only the features this app runs from that folder are swapped in; the others run from the next start.
+            check.installed += report.installed.filter { folders[$0.feature] == folder }.map {
+                ChannelCheck.Installed(feature: $0.feature, version: $0.to, library: $0.library)
+            }
+            check.refused += report.refused
+            check.skipped += report.skipped
+        }
+        return check
     }
 
     func reject(_ feature: String, bad: Int, restored: Int) -> Problem? {
@@ -32,8 +46,13 @@ struct ChannelUpdater: ChannelUpdates {
         return Self.reject(feature, bad: bad, restored: restored, in: folder)
     }
 
-    /// Puts `feature` in `folder` back to `restored` and marks `bad` never to be installed again.
+    /// Puts `feature` in `folder` back to its kept version `restored`, marking the version it leaves (`bad`) bad.
     static func reject(_ feature: String, bad: Int, restored: Int, in folder: String) -> Problem? {
-        nil
+        switch PluginVersions(plugins: folder).rollback(
+            feature, to: restored, reason: "v\(bad) failed its canary window: rolled back to v\(restored)", now: Date())
+        {
+        case .success: nil
+        case .failure(let problem): problem
+        }
     }
 }

@@ -185,7 +185,11 @@ enum RunCommand: Command {
             arguments[Self.channel].map { url in
                 ChannelWatch(
                     swapper: swapper,
-                    updates: ChannelUpdater(url, plugins: set.plugins, environment: arguments.environment),
+                    updates: ChannelUpdater(
+                        url, plugins: set.plugins, environment: arguments.environment,
+                        screening: PluginScreening(
+                            environment: arguments.environment,
+                            allowingUnsandboxed: SandboxCheck.here(arguments).unsandboxed)),
                     window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery])
             }
         }
