@@ -30,7 +30,8 @@ struct LiveChannel {
         let store = ReleaseStore(folders: ReleaseFolders(environment: environment, home: home))
         #expect(store.save(trust) == nil)
         try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: library, to: URL(fileURLWithPath: plugins + "/" + library.lastPathComponent))
+        try FileManager.default.copyItem(
+            at: library, to: URL(fileURLWithPath: plugins + "/" + library.lastPathComponent))
     }
 
     /// Signs `library` as release `version` of `feature` and publishes it into the channel.
