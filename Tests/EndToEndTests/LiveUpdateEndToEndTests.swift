@@ -150,4 +150,37 @@ struct LiveUpdateEndToEndTests {
         #expect(!app.objects(since: mark).contains { $0["code"] as? String == "updated" })
         #expect(try await app.finish() == 0)
     }
+
+    @Test(
+        "an in-process v2 that crashes the app within its window is taken back by the supervised restart: v1 runs again, v2 is marked bad"
+    )
+    func inProcessCrashTakenBackAtRestart() async throws {
+        async let first = Self.build(version: 1, greeting: "One")
+        async let second = Self.build(version: 2, greeting: "Two", crashes: true)
+        let (v1, v2) = try await (first, second)
+        let world = try LiveChannel(running: v1)
+        try world.publish(v1, feature: "tally", version: 1)
+        try world.publish(v2, feature: "tally", version: 2)
+        // Supervised (the default): the crash ends the app process, and the supervisor starts it again.
+        let app = try AppProcess(
+            [
+                "run", "--isolation", "none", "--plugins", world.plugins, "--only", "tally", "--ui", "json",
+                "--channel", world.channel, "--check-every", "60",
+            ], environment: world.environment)
+        // The check at start takes v2.
+        try await app.waitForFrame(route: "tally://home") {
+            screenText($0).contains("Two 0") && $0["version"] as? Int == 2
+        }
+        try app.send([["type": "tap", "id": "crash"]])
+        let rolledBack = try await app.waitFor("error") { $0["code"] as? String == "update-rolled-back" }
+        #expect(rolledBack["from"] as? Int == 2 && rolledBack["to"] as? Int == 1)
+        #expect((rolledBack["message"] as? String ?? "").contains("the app ended (an in-process crash)"))
+        // Not turned off: the restarted app runs v1 from the folder, which the next check leaves alone.
+        try await app.waitForFrame(route: "tally://home") {
+            screenText($0).contains("One 0") && $0["version"] as? Int == 1
+        }
+        #expect(PluginVersions(plugins: world.plugins).bad("tally").mark(of: 2) != nil)
+        try await app.waitFor("notice") { $0["code"] as? String == "update-checked" }
+        #expect(try await app.finish() == 0)
+    }
 }
