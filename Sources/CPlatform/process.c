@@ -54,7 +54,41 @@ int microapp_forward_signal_install(int signal_number) {
     action.sa_handler = forward_only;
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
-    return sigaction(signal_number, &action, NULL);
+    if (sigaction(signal_number, &action, NULL) != 0) return -1;
+    // As for SIGTERM: a parent may have started this process with it blocked.
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    sigaddset(&wanted, signal_number);
+    return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
+}
+
+static volatile sig_atomic_t signal_pipe_end = -1;
+
+static void write_to_signal_pipe(int signal_number) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signal_number;
+    if (signal_pipe_end >= 0) (void)write(signal_pipe_end, &byte, 1);
+    errno = saved;
+}
+
+int microapp_signal_pipe_install(int signal_number) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    // The reading end blocks (a thread waits on it); the writing end never does (a full pipe drops the byte: one
+    // pending request is as good as many).
+    int flags = fcntl(ends[0], F_GETFL);
+    if (flags < 0 || fcntl(ends[0], F_SETFL, flags & ~O_NONBLOCK) != 0) return -1;
+    signal_pipe_end = ends[1];
+    struct sigaction action = {0};
+    action.sa_handler = write_to_signal_pipe;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signal_number, &action, NULL) != 0) return -1;
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    sigaddset(&wanted, signal_number);
+    if (sigprocmask(SIG_UNBLOCK, &wanted, NULL) != 0) return -1;
+    return ends[0];
 }
 
 void microapp_forward_termination_to(pid_t child) {

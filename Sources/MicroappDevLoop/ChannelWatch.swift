@@ -21,7 +21,7 @@ public final class ChannelWatch {
     private var tasks: [Task<Void, Never>] = []
     /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile.
     private var trialFolders: [String: String] = [:]
-    private var stopSignal: (@MainActor () -> Void)?
+    private var stopSignal: (@Sendable () -> Void)?
 
     /// Follows `updates`' channel, swapping with `swapper`; new versions are on trial for `window`; a check every
     /// `every` (nil: only at start, on the signal and on the event).
@@ -39,12 +39,20 @@ public final class ChannelWatch {
         runtime.onCheckUpdates = { [weak self] in self?.requestCheck() }
         runtime.onFeatureStop = { [weak self] feature, stop in self?.featureStopped(feature, stop) }
         if listeningForSignal {
-            let (signals, stop) = UpdateSignal.received()
-            stopSignal = stop
-            tasks.append(
-                Task { [weak self] in
-                    for await _ in signals { self?.requestCheck() }
-                })
+            do {
+                let (signals, stop) = try UpdateSignal.received()
+                stopSignal = stop
+                tasks.append(
+                    Task { [weak self] in
+                        for await _ in signals { self?.requestCheck() }
+                    })
+            } catch {
+                runtime.post(
+                    Notice(
+                        level: .error, code: "no-update-signal",
+                        message: "SIGUSR1 cannot ask for a check: \(error.problem.reason)",
+                        fix: "send {\"type\":\"check-updates\"} instead, or wait for the next periodic check"))
+            }
         }
         if let every {
             tasks.append(

@@ -5,6 +5,10 @@ import MicroappRelease
 import MicroappSDK
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A person's host following a channel a publisher fills: the release files, trust list and plugin folder in one
 /// scratch folder, releases signed and published through the platform's own publishing.
 struct LiveChannel {
@@ -181,6 +185,28 @@ struct LiveUpdateEndToEndTests {
         }
         #expect(PluginVersions(plugins: world.plugins).bad("tally").mark(of: 2) != nil)
         try await app.waitFor("notice") { $0["code"] as? String == "update-checked" }
+        #expect(try await app.finish() == 0)
+    }
+
+    @Test("SIGUSR1 sent to the supervisor reaches the app, which checks its channel and takes the new version")
+    func signalStartsACheck() async throws {
+        async let first = Self.build(version: 1, greeting: "One")
+        async let second = Self.build(version: 2, greeting: "Two")
+        let (v1, v2) = try await (first, second)
+        let world = try LiveChannel(running: v1)
+        try world.publish(v1, feature: "tally", version: 1)
+        let app = try AppProcess(
+            [
+                "run", "--isolation", "none", "--plugins", world.plugins, "--only", "tally", "--ui", "json",
+                "--channel", world.channel, "--check-every", "60",
+            ], environment: world.environment)
+        try await app.waitForFrame(route: "tally://home") { screenText($0).contains("One 0") }
+        try await app.waitFor("notice") { $0["code"] as? String == "update-checked" }
+        try world.publish(v2, feature: "tally", version: 2)
+        #expect(kill(app.processID, SIGUSR1) == 0)
+        try await app.waitForFrame(route: "tally://home") {
+            screenText($0).contains("Two 0") && $0["version"] as? Int == 2
+        }
         #expect(try await app.finish() == 0)
     }
 }
