@@ -98,7 +98,8 @@ public enum ChannelSource: Sendable, Equatable {
             if code == ENOENT {
                 return Problem(
                     code: "channel-missing-file", subject: path, reason: "the channel has no such file",
-                    fix: "check the channel's folder (`microapp publish` writes it); tell the publisher if it is theirs")
+                    fix: "check the channel's folder (`microapp publish` writes it); tell the publisher if it is theirs"
+                )
             }
             return SystemCallError(call: "open", path: path, errno: code).problem
         }

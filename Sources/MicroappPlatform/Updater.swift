@@ -184,7 +184,8 @@ public struct Updater: Sendable {
             return .failure(
                 Problem(
                     code: "release-renamed", subject: "\(feature.id) \(entry.version)",
-                    reason: "its library is \(release.record.library.path), and this folder runs \(feature.id) as \(name)",
+                    reason:
+                        "its library is \(release.record.library.path), and this folder runs \(feature.id) as \(name)",
                     fix: "install it by hand: remove \(feature.library.path) and copy the new library in"))
         }
         let record = InstalledVersion(
