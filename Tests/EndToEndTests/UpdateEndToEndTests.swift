@@ -51,12 +51,16 @@ struct UpdateEndToEndTests {
         }
     }
 
-    @Test("a channel folder updates the same way, and nothing is left to roll back to before the first update")
+    @Test(
+        "a channel folder updates the same way; before the first update the version running is the manifest's, and nothing is left to roll back to"
+    )
     func folderChannel() async throws {
         let world = try await UpdateWorld.make()
         let none = try await world.microapp(["rollback", "tick", "--plugins", world.plugins])
         #expect(none.status == 1)
         #expect(none.err.contains("nothing to go back to"))
+        let byHand = try await world.microapp(["versions", "tick", "--plugins", world.plugins])
+        #expect(byHand.out.contains("* 1  running  not kept (put in the folder by hand; its manifest says 1)"))
         try await world.publish(2)
         let updated = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
         #expect(updated.status == 0, "\(updated.err)")
