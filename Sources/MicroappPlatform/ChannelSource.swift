@@ -21,13 +21,16 @@ public enum ChannelSource: Sendable, Equatable {
     /// The most a signature file may weigh (it is three short strings).
     public static let signatureCap = 16 << 10
 
-    /// The channel `text` names: an `http://` or `https://` URL, else a folder (relative to `currentDirectory`).
+    /// The channel `text` names: an `http://` or `https://` URL, else a folder (a `file://` URL, or a path relative to
+    /// `currentDirectory`).
     public init(_ text: String, currentDirectory: String) {
         let trimmed = text.hasSuffix("/") && text.count > 1 ? String(text.dropLast()) : text
         if let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
         {
             self = .web(url)
+        } else if let url = URL(string: trimmed), url.isFileURL {
+            self = .folder(url.standardizedFileURL.path)
         } else {
             let absolute = trimmed.hasPrefix("/") ? trimmed : currentDirectory + "/" + trimmed
             self = .folder(URL(fileURLWithPath: absolute).standardizedFileURL.path)
@@ -98,7 +101,8 @@ public enum ChannelSource: Sendable, Equatable {
             if code == ENOENT {
                 return Problem(
                     code: "channel-missing-file", subject: path, reason: "the channel has no such file",
-                    fix: "check the channel's folder (`microapp publish` writes it); tell the publisher if it is theirs")
+                    fix: "check the channel's folder (`microapp publish` writes it); tell the publisher if it is theirs"
+                )
             }
             return SystemCallError(call: "open", path: path, errno: code).problem
         }

@@ -140,7 +140,8 @@ public struct PluginVersions: Sendable {
                 return error.problem
             } catch {
                 return Problem(
-                    code: "update-write", subject: plugins, reason: "\(PluginLock.fileName) could not be written (\(error))",
+                    code: "update-write", subject: plugins,
+                    reason: "\(PluginLock.fileName) could not be written (\(error))",
                     fix: "check that the plugin folder is writable, then update again")
             }
         }

@@ -129,7 +129,7 @@ public struct Updater: Sendable {
 
         var downloaded: [(Feature, InstalledVersion, [(String, Data)])] = []
         for feature in choice.updates.keys.sorted() {
-            switch download(choice.updates[feature]!, of: running[feature]!, trust: trust, verification) {
+            switch download(choice.updates[feature]!, of: running[feature]!, trust: trust, verification, now: now) {
             case .success(let release): downloaded.append(release)
             case .failure(let problem): report.refused.append(problem)
             }
@@ -149,7 +149,8 @@ public struct Updater: Sendable {
     /// Downloads and verifies every file of `entry`, a release replacing `feature`: the files as the index lists
     /// them, the record signed by a trusted key and saying what the index says, the library named as the running one.
     private func download(
-        _ entry: ChannelIndex.Entry, of feature: Feature, trust: TrustList, _ verification: ChannelVerification
+        _ entry: ChannelIndex.Entry, of feature: Feature, trust: TrustList, _ verification: ChannelVerification,
+        now: Date
     ) -> Result<(Feature, InstalledVersion, [(String, Data)]), Problem> {
         var files: [String: Data] = [:]
         for file in entry.files {
@@ -184,12 +185,13 @@ public struct Updater: Sendable {
             return .failure(
                 Problem(
                     code: "release-renamed", subject: "\(feature.id) \(entry.version)",
-                    reason: "its library is \(release.record.library.path), and this folder runs \(feature.id) as \(name)",
+                    reason:
+                        "its library is \(release.record.library.path), and this folder runs \(feature.id) as \(name)",
                     fix: "install it by hand: remove \(feature.library.path) and copy the new library in"))
         }
         let record = InstalledVersion(
             feature: feature.id, version: entry.version, library: release.record.library, channel: channel.name,
-            installed: Date())
+            installed: now)
         // checkRecord matched the index's library to the record's, whose name is the running library's.
         return .success((feature, record, files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }

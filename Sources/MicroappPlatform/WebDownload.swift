@@ -33,7 +33,8 @@ enum WebDownload {
         if let status = outcome.status, status != 200 {
             if status == 404 || status == 410 {
                 return Problem(
-                    code: "channel-missing-file", subject: subject, reason: "the server answered \(status): no such file",
+                    code: "channel-missing-file", subject: subject,
+                    reason: "the server answered \(status): no such file",
                     fix: "check the channel's URL (its top, where index.json is); tell the publisher if it is right")
             }
             return Problem(

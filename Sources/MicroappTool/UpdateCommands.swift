@@ -17,6 +17,16 @@ enum UpdateOptions {
         return URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
 
+    /// An updater of the folder `arguments` name from `channel` (none: for versions and rollback), probing with the
+    /// host's probe as `--allow-unsandboxed` says.
+    static func updater(_ arguments: Arguments, channel: ChannelSource = .folder("")) -> Updater {
+        let environment = arguments.environment
+        let sandbox = SandboxCheck.here(arguments)
+        return Updater(
+            channel: channel, plugins: folder(arguments), environment: environment,
+            screening: PluginScreening(environment: environment, allowingUnsandboxed: sandbox.unsandboxed))
+    }
+
     /// The feature `name` names in `updater`'s folder: its id, or its library's name (`Characters` for
     /// `libCharacters.so`), either case.
     static func feature(_ name: String, in updater: Updater) throws(UsageError) -> Updater.Feature {
@@ -60,12 +70,8 @@ enum UpdateCommand: Command {
         guard let text = arguments[channel] else {
             throw UsageError("update needs --channel URL|DIR", fix: "write `microapp update --channel URL`")
         }
-        let environment = arguments.environment
-        let source = ChannelSource(text, currentDirectory: environment.currentDirectory)
-        let sandbox = SandboxCheck.here(arguments)
-        let updater = Updater(
-            channel: source, plugins: UpdateOptions.folder(arguments), environment: environment,
-            screening: PluginScreening(environment: environment, allowingUnsandboxed: sandbox.unsandboxed))
+        let source = ChannelSource(text, currentDirectory: arguments.environment.currentDirectory)
+        let updater = UpdateOptions.updater(arguments, channel: source)
         let report = await BlockingWork.run { updater.update(now: Date()) }
         for installed in report.installed {
             Console.out(
@@ -100,11 +106,7 @@ enum VersionsCommand: Command {
         guard let name = arguments.operands.first else {
             throw UsageError("versions needs NAME", fix: "write `microapp versions Characters`")
         }
-        let environment = arguments.environment
-        let sandbox = SandboxCheck.here(arguments)
-        let updater = Updater(
-            channel: .folder(""), plugins: UpdateOptions.folder(arguments), environment: environment,
-            screening: PluginScreening(environment: environment, allowingUnsandboxed: sandbox.unsandboxed))
+        let updater = UpdateOptions.updater(arguments)
         let feature = try UpdateOptions.feature(name, in: updater)
         let versions = updater.versions
         let kept = versions.kept(feature.id)
@@ -157,11 +159,7 @@ enum RollbackCommand: Command {
             }
             wanted = number
         }
-        let environment = arguments.environment
-        let sandbox = SandboxCheck.here(arguments)
-        let updater = Updater(
-            channel: .folder(""), plugins: UpdateOptions.folder(arguments), environment: environment,
-            screening: PluginScreening(environment: environment, allowingUnsandboxed: sandbox.unsandboxed))
+        let updater = UpdateOptions.updater(arguments)
         let feature = try UpdateOptions.feature(name, in: updater)
         let target = wanted
         let outcome = await BlockingWork.run { updater.versions.rollback(feature.id, to: target, now: Date()) }
