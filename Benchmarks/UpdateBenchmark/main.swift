@@ -114,6 +114,8 @@ final class RunningApp {
     private let input: FileHandle
     private let output: FileHandle
     private var buffer = Data()
+    /// The `milliseconds` of the last `updated` notice: the swap alone, library ready to new Root.
+    private(set) var swapMilliseconds: Double = .nan
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
@@ -137,9 +139,11 @@ final class RunningApp {
             while let newline = buffer.firstIndex(of: 0x0A) {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer.removeSubrange(buffer.startIndex...newline)
-                guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-                    object["type"] as? String == "frame", object["feature"] as? String == "live"
-                else { continue }
+                guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
+                if object["code"] as? String == "updated", let milliseconds = object["milliseconds"] as? Int {
+                    swapMilliseconds = Double(milliseconds)
+                }
+                guard object["type"] as? String == "frame", object["feature"] as? String == "live" else { continue }
                 if object["version"] as? Int == version { return true }
             }
             let chunk = output.availableData
@@ -155,7 +159,9 @@ final class RunningApp {
 }
 
 /// One mode's timings: `runs` releases published to `channel` and taken by an app run with `isolation`.
-func measure(isolation: String, releases: Releases, home: String, executable: String) throws -> [Double] {
+func measure(isolation: String, releases: Releases, home: String, executable: String) throws -> (
+    total: [Double], swap: [Double]
+) {
     let environment = [
         "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state", "XDG_CACHE_HOME": home + "/cache",
     ]
@@ -197,14 +203,16 @@ func measure(isolation: String, releases: Releases, home: String, executable: St
     defer { app.finish() }
     guard app.waitForFrame(version: 1) else { throw BenchmarkError("the app ended before its first frame") }
     var timings: [Double] = []
+    var swaps: [Double] = []
     for version in 2...(runs + 1) {
         try publish(version)
         let start = ContinuousClock.now
         app.send(#"{"type":"check-updates"}"#)
         guard app.waitForFrame(version: version) else { throw BenchmarkError("the app ended before v\(version)") }
         timings.append(seconds(ContinuousClock.now - start) * 1000)
+        swaps.append(app.swapMilliseconds)
     }
-    return timings
+    return (timings, swaps)
 }
 
 do {
@@ -215,15 +223,15 @@ do {
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     let releases = try Releases(build: build, folder: root)
     print("update to live, check-updates event → frame of the new version, channel on http://127.0.0.1 (\(runs) each)")
-    print("mode         p50 ms   p90 ms")
+    print("mode         p50 ms   p90 ms   swap p50 ms (library ready → new Root, of the total)")
     var medians: [String: Double] = [:]
     for isolation in ["none", "process"] {
-        let timings = try measure(
+        let (timings, swaps) = try measure(
             isolation: isolation, releases: releases, home: root + "/" + isolation, executable: executable)
         medians[isolation] = median(timings)
         let name = isolation.padding(toLength: 10, withPad: " ", startingAt: 0)
         let figures = fixed(median(timings), 1, width: 9) + fixed(percentile(timings, 0.9), 1, width: 9)
-        print("\(name)\(figures)   (n=\(timings.count))")
+        print("\(name)\(figures)\(fixed(median(swaps), 1, width: 14))   (n=\(timings.count))")
     }
     if let inProcess = medians["none"], let isolated = medians["process"] {
         print("isolated / in process: \(fixed(isolated / inProcess, 2))×")
