@@ -70,6 +70,20 @@ struct ChannelWatchTests {
         #expect(CanaryRecord.read(updates.folder).trials["swappy"]?.previous == 1)
     }
 
+    @Test("a version that lasts its window passes: a notice says so and the folder's record of the trial is cleared")
+    func trialPasses() async throws {
+        let rig = try await SwapRig()
+        let updates = QueuedUpdates()
+        updates.publish(try await Swappy.v2.library(), version: 2)
+        let watch = ChannelWatch(swapper: rig.swapper, updates: updates, window: .milliseconds(50), every: nil)
+        watch.start(listeningForSignal: false)
+        defer { watch.stop() }
+        let passed = try await rig.notice { $0.code == "canary-passed" }
+        #expect(passed.feature == "swappy" && passed.from == 1 && passed.to == 2)
+        #expect(CanaryRecord.read(updates.folder).trials.isEmpty)
+        #expect(updates.rejected.isEmpty && rig.runtime.frame.version == 2)
+    }
+
     @Test("a release whose probe refuses it is taken back and marked bad; the running version never stopped")
     func refusedReleaseRolledBack() async throws {
         let rig = try await SwapRig()
