@@ -42,6 +42,20 @@ int microapp_forward_termination_install(void) {
     return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
 }
 
+/// Installs `handler` for `signal_number` and unblocks it in the calling thread: a parent may have started this
+/// process with it blocked (the mask is inherited), and it would never arrive. 0, or -1 with errno set.
+static int handle_unblocked(int signal_number, void (*handler)(int)) {
+    struct sigaction action = {0};
+    action.sa_handler = handler;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signal_number, &action, NULL) != 0) return -1;
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    sigaddset(&wanted, signal_number);
+    return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
+}
+
 static void forward_only(int signal_number) {
     int saved = errno;
     pid_t target = (pid_t)termination_target;
@@ -49,18 +63,7 @@ static void forward_only(int signal_number) {
     errno = saved;
 }
 
-int microapp_forward_signal_install(int signal_number) {
-    struct sigaction action = {0};
-    action.sa_handler = forward_only;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(signal_number, &action, NULL) != 0) return -1;
-    // As for SIGTERM: a parent may have started this process with it blocked.
-    sigset_t wanted;
-    sigemptyset(&wanted);
-    sigaddset(&wanted, signal_number);
-    return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
-}
+int microapp_forward_signal_install(int signal_number) { return handle_unblocked(signal_number, forward_only); }
 
 static volatile sig_atomic_t signal_pipe_end = -1;
 
@@ -79,15 +82,7 @@ int microapp_signal_pipe_install(int signal_number) {
     int flags = fcntl(ends[0], F_GETFL);
     if (flags < 0 || fcntl(ends[0], F_SETFL, flags & ~O_NONBLOCK) != 0) return -1;
     signal_pipe_end = ends[1];
-    struct sigaction action = {0};
-    action.sa_handler = write_to_signal_pipe;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(signal_number, &action, NULL) != 0) return -1;
-    sigset_t wanted;
-    sigemptyset(&wanted);
-    sigaddset(&wanted, signal_number);
-    if (sigprocmask(SIG_UNBLOCK, &wanted, NULL) != 0) return -1;
+    if (handle_unblocked(signal_number, write_to_signal_pipe) != 0) return -1;
     return ends[0];
 }
 

@@ -18,8 +18,11 @@ final class QueuedUpdates: ChannelUpdates {
 
     init(failing: Problem? = nil) { self.failing = failing }
 
-    /// The next check installs `library` as `version` of swappy.
-    func publish(_ library: String, version: Int) { queue.withLock { $0.append((version, library)) } }
+    /// The next check installs `build`'s library as `version` of swappy.
+    func publish(_ build: Swappy, version: Int) async throws {
+        let library = try await build.library()
+        queue.withLock { $0.append((version, library)) }
+    }
 
     /// `feature vBAD → vRESTORED` for each rejection, in order.
     var rejected: [String] { rejections.withLock { $0 } }
@@ -55,9 +58,8 @@ struct ChannelWatchTests {
         let rig = try await SwapRig()
         rig.use(name: "Morty", taps: 2)
         let updates = QueuedUpdates()
-        updates.publish(try await Swappy.v2.library(), version: 2)
-        let watch = ChannelWatch(swapper: rig.swapper, updates: updates, window: .seconds(30), every: nil)
-        watch.start(listeningForSignal: false)
+        try await updates.publish(.v2, version: 2)
+        let watch = rig.follow(updates)
         defer { watch.stop() }
 
         let updated = try await rig.notice { $0.code == "updated" }
@@ -74,9 +76,8 @@ struct ChannelWatchTests {
     func trialPasses() async throws {
         let rig = try await SwapRig()
         let updates = QueuedUpdates()
-        updates.publish(try await Swappy.v2.library(), version: 2)
-        let watch = ChannelWatch(swapper: rig.swapper, updates: updates, window: .milliseconds(50), every: nil)
-        watch.start(listeningForSignal: false)
+        try await updates.publish(.v2, version: 2)
+        let watch = rig.follow(updates, window: .milliseconds(50))
         defer { watch.stop() }
         let passed = try await rig.notice { $0.code == "canary-passed" }
         #expect(passed.feature == "swappy" && passed.from == 1 && passed.to == 2)
@@ -89,9 +90,8 @@ struct ChannelWatchTests {
         let rig = try await SwapRig()
         rig.use(name: "Beth", taps: 1)
         let updates = QueuedUpdates()
-        updates.publish(try await Swappy.trapping.library(), version: 2)
-        let watch = ChannelWatch(swapper: rig.swapper, updates: updates, window: .seconds(30), every: nil)
-        watch.start(listeningForSignal: false)
+        try await updates.publish(.trapping, version: 2)
+        let watch = rig.follow(updates)
         defer { watch.stop() }
 
         let rolledBack = try await rig.notice { $0.code == "update-rolled-back" }
@@ -111,8 +111,7 @@ struct ChannelWatchTests {
             failing: Problem(
                 code: "channel-unreachable", subject: "http://127.0.0.1:9/", reason: "the connection was refused",
                 fix: "check the URL"))
-        let watch = ChannelWatch(swapper: rig.swapper, updates: updates, window: .seconds(30), every: nil)
-        watch.start(listeningForSignal: false)
+        let watch = rig.follow(updates)
         defer { watch.stop() }
         _ = try await rig.notice { $0.code == "update-check-failed" }
         rig.runtime.send(.checkUpdates)
@@ -134,6 +133,13 @@ struct ChannelWatchTests {
 }
 
 extension SwapRig {
+    /// Follows `updates`' channel (no signal, no periodic check), new versions on trial for `window`.
+    func follow(_ updates: QueuedUpdates, window: Duration = .seconds(30)) -> ChannelWatch {
+        let watch = ChannelWatch(swapper: swapper, updates: updates, window: window, every: nil)
+        watch.start(listeningForSignal: false)
+        return watch
+    }
+
     /// Waits until `count` notices match `predicate`.
     func notice(count: Int, where predicate: (Notice) -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
