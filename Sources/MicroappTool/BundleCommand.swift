@@ -22,11 +22,10 @@ enum BundleCommand: Command {
             Lays out the feature's library (its mocks and previews are in it), the host and the Swift runtime they
             need as `microapp install` does, with a launcher NAME and bundle.json (which feature and version, which
             host, SDK and architecture) at the top; as a folder, or as a .tar.gz whose top folder is FILE's name.
-            Unpacked on another Linux machine of the same architecture, with no toolchain and no checkout:
-              ./NAME                       runs the feature alone on its mocks (`microapp solo NAME`; its options
-                                           pass through: --mock KEY=VARIANT picks a variant, --ui, --open)
-              ./NAME --previews [ROUTE]    draws each of its previews in each state (`microapp preview NAME`)
-              ./NAME --version             says which feature and host the bundle holds
+            Unpacked on another Linux machine of the same architecture, with no toolchain and no checkout, `./NAME`
+            runs the feature alone on its mocks as `microapp solo NAME` does (its options pass through, e.g.
+            `microapp solo NAME --mock KEY=VARIANT` picks a variant); the launcher also draws the feature's previews
+            and says which feature and host the bundle holds (`./NAME -h` says how; docs/installing.md).
             NAME is the feature's folder in Plugins/ (its library lib<NAME>.so), in any case. The build is taken as
             `install` takes it (--configuration, release by default).
             Exit 1 for an unknown feature, a missing build or a refused output, 2 when the library does not load.
