@@ -13,7 +13,8 @@ package struct ELFDynamicSection: Sendable, Equatable {
     package let needed: [String]
     /// The search path as written (`/opt/swift/usr/lib/swift/linux:$ORIGIN`), nil when the file has none.
     package let runpath: String?
-    /// Where the search path's string starts in the file, and how many bytes it has (its NUL not counted).
+    /// Where the search path's string starts in the file, and how many bytes it has (its NUL not counted); nil when
+    /// there is none, or another string of the section ends in its bytes.
     let runpathBytes: (offset: UInt64, count: Int)?
 
     package static func == (left: Self, right: Self) -> Bool {
@@ -39,7 +40,8 @@ package struct ELFDynamicSection: Sendable, Equatable {
 
     /// Writes `runpath` over the search path of the file at `path` in place, the rest of the old string's bytes
     /// zeroed: the dynamic string table keeps its size, so nothing else in the file moves. Refused when the file has
-    /// no search path or the new one is longer than the old (the bytes would run into the next string).
+    /// no search path, shares its bytes with another string, or the new one is longer than the old (the bytes would
+    /// run into the next string).
     package static func rewriteRunpath(of path: String, to runpath: String) throws(Problem) {
         let section: ELFDynamicSection
         switch read(path) {
@@ -53,10 +55,12 @@ package struct ELFDynamicSection: Sendable, Equatable {
         let wanted = Array(runpath.utf8)
         guard let place = section.runpathBytes, wanted.count <= place.count else {
             throw Problem(
-                code: "runpath-too-short", subject: path,
-                reason: section.runpathBytes == nil
+                code: "runpath-not-rewritable", subject: path,
+                reason: section.runpath == nil
                     ? "it has no RUNPATH to point at \(runpath)"
-                    : "its RUNPATH (\(section.runpathBytes?.count ?? 0) bytes) is shorter than \(runpath) (\(wanted.count) bytes)",
+                    : section.runpathBytes == nil
+                        ? "its RUNPATH shares its bytes with another of its strings"
+                        : "its RUNPATH (\(section.runpathBytes?.count ?? 0) bytes) is shorter than \(runpath) (\(wanted.count) bytes)",
                 fix: "link it with an rpath at least as long, e.g. `-Xlinker -rpath -Xlinker \(runpath)`")
         }
         let bytes = wanted + [UInt8](repeating: 0, count: place.count - wanted.count)
@@ -136,9 +140,19 @@ package struct ELFDynamicSection: Sendable, Equatable {
         // DT_RUNPATH (29) wins over DT_RPATH (15), as it does for the dynamic linker.
         let path = tags.first(where: { $0.tag == 29 }) ?? tags.first(where: { $0.tag == 15 })
         let runpath = path.flatMap { string(at: $0.value) }
+        // A linker may let a string end inside another (tail merging): bytes another entry (a needed library, the
+        // soname) starts in are not the search path's alone, and are not offered for rewriting.
+        let shared =
+            path.map { entry in
+                tags.contains {
+                    [1, 14].contains($0.tag) && $0.value > entry.value
+                        && $0.value <= entry.value + UInt64(runpath?.count ?? 0)
+                }
+            } ?? false
         return .success(
             ELFDynamicSection(
                 needed: needed, runpath: runpath?.text,
-                runpathBytes: path.flatMap { entry in runpath.map { (tableOffset + entry.value, $0.count) } }))
+                runpathBytes: shared
+                    ? nil : path.flatMap { entry in runpath.map { (tableOffset + entry.value, $0.count) } }))
     }
 }

@@ -43,7 +43,7 @@ struct ELFDynamicSectionTests {
         do {
             try ELFDynamicSection.rewriteRunpath(of: copy, to: long)
         } catch {
-            #expect(error.code == "runpath-too-short")
+            #expect(error.code == "runpath-not-rewritable")
             #expect(error.reason.contains("is shorter than"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == before)
