@@ -5,14 +5,15 @@ import MicroappHost
 import MicroappPlatform
 import MicroappRelease
 
-/// The plugin folder the update commands work on: `--plugins DIR`, else the folder beside this executable (where
-/// `run` finds its libraries first).
+/// The plugin folder the update commands work on: `--plugins DIR`, else the host's own (beside this executable, or
+/// an installed app's `plugins/`: where `run` finds its libraries first).
 enum UpdateOptions {
     static let plugins = OptionSpec.value(
-        "--plugins", "DIR", .text, help: "the plugin folder (default: the folder beside this executable)")
+        "--plugins", "DIR", .text,
+        help: "the plugin folder (default: the folder beside this executable, an installed app's plugins/)")
 
     static func folder(_ arguments: Arguments) -> String {
-        let given = arguments[plugins] ?? PluginLocations.current().executableDirectory.path
+        let given = arguments[plugins] ?? PluginLocations.current().pluginDirectory.path
         let absolute = given.hasPrefix("/") ? given : arguments.environment.currentDirectory + "/" + given
         return URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
