@@ -12,7 +12,7 @@ import Testing
 @Suite("End to end: a running app updates from a channel", .serialized)
 struct LiveUpdateEndToEndTests {
     /// `tick` with a counter, at `version`, whose screen says `greeting` and the count; with `crashes`, it offers
-    /// Crash, which aborts its process. Its library has the name `UpdateWorld` publishes (`libTick.so`).
+    /// Crash, which aborts its process, and Hang, which never returns. Its library has the name `UpdateWorld` publishes (`libTick.so`).
     private static func source(version: Int, greeting: String, crashes: Bool = false) -> String {
         """
         import Foundation
@@ -31,11 +31,12 @@ struct LiveUpdateEndToEndTests {
             func screen(at location: Location) -> Screen {
                 Screen(title: "Tally", content: [
                     .text(Text("\(greeting) \\(count)")), .button(Button(id: "bump", title: "Bump")),
-                ] + (\(crashes) ? [.button(Button(id: "crash", title: "Crash"))] : []))
+                ] + (\(crashes) ? [.button(Button(id: "crash", title: "Crash")), .button(Button(id: "hang", title: "Hang"))] : []))
             }
             func handle(_ action: Action, at location: Location) {
                 if case .tap(id: "bump") = action { count += 1 }
                 if case .tap(id: "crash") = action { abort() }
+                if case .tap(id: "hang") = action { while true { sleep(1) } }
             }
             func snapshot() -> Data? { Data("\\(count)".utf8) }
             func restore(from snapshot: Data) throws { count = Int(String(decoding: snapshot, as: UTF8.self)) ?? 0 }
@@ -65,13 +66,14 @@ struct LiveUpdateEndToEndTests {
 
     /// `run` following `channel` for the plugin folder of `world`, with `isolation`, supervised unless told.
     private static func app(
-        _ world: UpdateWorld, channel: String, isolation: String, supervised: Bool = true
+        _ world: UpdateWorld, channel: String, isolation: String, supervised: Bool = true,
+        environment: [String: String] = [:]
     ) throws -> AppProcess {
         try AppProcess(
             ["run", "--isolation", isolation, "--plugins", world.plugins, "--only", "tick", "--ui", "json"]
                 + ["--channel", channel, "--check-every", "60"] + (supervised ? [] : ["--no-supervise"]),
             // Only libTick.so: no feature of this repository starts beside it.
-            environment: world.environment.merging(["MICROAPP_TEST_FEATURES": ""]) { $1 })
+            environment: world.environment.merging(["MICROAPP_TEST_FEATURES": ""].merging(environment) { $1 }) { $1 })
     }
 
     @Test(
@@ -172,6 +174,34 @@ struct LiveUpdateEndToEndTests {
         try await app.waitForFrame(route: "tick://home") {
             screenText($0).contains("Two 0") && $0["version"] as? Int == 2
         }
+        #expect(try await app.finish() == 0)
+    }
+
+    @Test("an isolated v2 that hangs within its window is stopped by the watchdog and rolled back to v1 with its state")
+    func hangRolledBack() async throws {
+        async let first = Self.build(version: 1, greeting: "One")
+        async let second = Self.build(version: 2, greeting: "Two", crashes: true)
+        let (v1, v2) = try await (first, second)
+        let world = try await Self.world(running: v1)
+        let app = try Self.app(
+            world, channel: world.channel, isolation: "process", supervised: false,
+            environment: ["MICROAPP_FEATURE_DEADLINE_MS": "500"])
+        try await app.waitFor("notice") { $0["code"] as? String == "update-checked" }
+        try app.send([["type": "tap", "id": "bump"]])
+        try await app.waitForFrame(route: "tick://home") { screenText($0).contains("One 1") }
+        try await world.publish(2, library: v2)
+        try app.send([["type": "check-updates"]])
+        try await app.waitForFrame(route: "tick://home") {
+            screenText($0).contains("Two 1") && $0["version"] as? Int == 2
+        }
+        try app.send([["type": "tap", "id": "hang"]])
+        let rolledBack = try await app.waitFor("error") { $0["code"] as? String == "update-rolled-back" }
+        #expect(rolledBack["from"] as? Int == 2 && rolledBack["to"] as? Int == 1)
+        #expect((rolledBack["message"] as? String ?? "").contains("it did not answer"))
+        try await app.waitForFrame(route: "tick://home") {
+            screenText($0).contains("One 1") && $0["version"] as? Int == 1
+        }
+        #expect(PluginVersions(plugins: world.plugins).bad("tick").mark(of: 2) != nil)
         #expect(try await app.finish() == 0)
     }
 }
