@@ -84,6 +84,33 @@ struct ReleaseCommandTests {
         #expect(!FileManager.default.fileExists(atPath: channel + "/index.json"))
     }
 
+    @Test("trust --remove takes a key off the list: what it signed is refused, and --list no longer names it")
+    func removedKeyIsNoLongerTrusted() async throws {
+        let (home, environment, key) = try await Self.person()
+        let listed = try await runToEnd(["trust", "--list"], in: home, environment: environment)
+        #expect(listed.out == "acme \(key)\n", "\(listed.err)")
+        let library = AppProcess.buildDirectory.appendingPathComponent("libCharacters.so").path
+        let folder = home.path + "/release"
+        let released = try await runToEnd(
+            ["release", "Characters", "--library", library, "-o", folder, "--key", "acme"], in: home,
+            environment: environment)
+        #expect(released.status == 0, "\(released.err)")
+
+        let removed = try await runToEnd(["trust", "--remove", "acme"], in: home, environment: environment)
+        #expect(removed.status == 0, "\(removed.err)")
+        #expect(try await runToEnd(["trust", "--list"], in: home, environment: environment).out == "")
+        let channel = home.path + "/channel"
+        let published = try await runToEnd(
+            ["publish", folder, "--channel", channel, "--key", "acme"], in: home, environment: environment)
+        #expect(published.status == 1)
+        #expect(published.err.contains("which you do not trust"), "\(published.err)")
+        #expect(!FileManager.default.fileExists(atPath: channel + "/index.json"))
+
+        let unknown = try await runToEnd(["trust", "--remove", "acme"], in: home, environment: environment)
+        #expect(unknown.status == 1)
+        #expect(unknown.err.contains("no key is trusted as 'acme'"), "\(unknown.err)")
+    }
+
     @Test(
         "without a key, release says to run keygen; without NAME outside a feature's package it asks for one; a file that is not a library is refused by the probe (exit 2)"
     )
