@@ -107,8 +107,10 @@ enum RunCommand: Command {
             LibraryCopy.keepCopies(in: (stateFile as NSString).deletingLastPathComponent)
         }
         // Versions a crash took the app away from inside their canary window go back before anything loads.
-        let recovery = CanaryRecovery.takeBack(in: try PluginLocations.current().directories(arguments)) {
-            folder, trial in
+        let recovery = CanaryRecovery.takeBack(
+            in: try PluginLocations.current().directories(arguments),
+            crashed: Set(arguments[CommonOptions.skipLibrary])
+        ) { folder, trial in
             ChannelUpdater.reject(trial.feature, bad: trial.version, restored: trial.previous, in: folder)
         }
         let set = try await LoadedPluginSet.load(arguments, host: host, services: .live, restored: recovery.restored)
