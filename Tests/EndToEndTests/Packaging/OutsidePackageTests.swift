@@ -121,4 +121,79 @@ struct OutsidePackageTests {
         #expect(swapped["version"] as? Int == 2)
         #expect(try await app.finish() == 0)
     }
+
+    @Test(
+        "a release made in the package goes through a channel into an installed app, which runs the new version without being rebuilt"
+    )
+    func releaseReachesAnInstalledApp() async throws {
+        let built = try await Self.built()
+        let work = try temporaryFolder("outside-release").resolvingSymlinksInPath()
+        let home = work.appendingPathComponent("home").path
+        let person = [
+            "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state",
+            "XDG_CACHE_HOME": home + "/cache", "XDG_DATA_HOME": home + "/data",
+        ]
+        // The person's app, installed from this test build; its team copied Greeter v1 in and locked the folder.
+        let prefix = work.appendingPathComponent("app").path
+        let installed = try await runToEnd(["install", "--prefix", prefix, "-c", "debug"], environment: person)
+        #expect(installed.status == 0, "\(installed.err)")
+        let app = prefix + "/bin/microapp"
+        try FileManager.default.copyItem(
+            atPath: built.plugins.appendingPathComponent("libGreeter.so").path,
+            toPath: prefix + "/plugins/libGreeter.so")
+        let locked = try await runToEnd(["lock", prefix + "/plugins"], executable: app, environment: person)
+        #expect(locked.status == 0, "\(locked.err)")
+
+        // The team raises the version in (a copy of) its package, releases it in release, signs and publishes it.
+        let package = work.appendingPathComponent("Greeter")
+        try FileManager.default.copyItem(at: built.package, to: package)
+        try? FileManager.default.removeItem(at: package.appendingPathComponent(".build"))
+        var raised = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: package.path + "/Sources/Greeter") {
+            let file = package.appendingPathComponent("Sources/Greeter/" + name)
+            let text = try String(contentsOf: file, encoding: .utf8)
+            let next = text.replacingOccurrences(of: #"id: "greeter", version: 1"#, with: #"id: "greeter", version: 2"#)
+                .replacingOccurrences(of: #"let title = "Greeter""#, with: #"let title = "Greeter, second edition""#)
+            if next != text {
+                raised += 1
+                try next.write(to: file, atomically: true, encoding: .utf8)
+            }
+        }
+        try #require(raised > 0, "the template's manifest or title moved; update this test")
+        // The team's key and records are its own; its data folder stays the one `new` installed the SDK in, which
+        // the package's manifest finds.
+        let team = ["XDG_CONFIG_HOME": work.path + "/team/config", "XDG_STATE_HOME": work.path + "/team/state"]
+        let key = try await runToEnd(["keygen", "--name", "team"], environment: team)
+        #expect(key.status == 0, "\(key.err)")
+        let publicKey = key.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await runToEnd(["trust", publicKey, "--name", "team"], environment: team).status == 0)
+        let release = work.appendingPathComponent("greeter-2").path
+        let released = try await runToEnd(["release", "-o", release], in: package, environment: team)
+        #expect(released.status == 0, "\(released.err)")
+        #expect(released.out.contains("released greeter v2"), "\(released.out)")
+        let channel = work.appendingPathComponent("channel").path
+        let published = try await runToEnd(["publish", release, "--channel", channel], environment: team)
+        #expect(published.status == 0, "\(published.err)")
+
+        // The person trusts the team's key, with the installed app.
+        let trusted = try await runToEnd(
+            ["trust", publicKey, "--name", "team"], executable: app, environment: person)
+        #expect(trusted.status == 0, "\(trusted.err)")
+
+        // The installed app takes it from the channel, and its next start draws the new version.
+        let updated = try await runToEnd(["update", "--channel", channel], executable: app, environment: person)
+        #expect(updated.status == 0, "\(updated.err)")
+        #expect(updated.out.contains("installed greeter 1 → 2"), "\(updated.out)")
+        let versions = try await runToEnd(["versions", "Greeter"], executable: app, environment: person)
+        #expect(versions.out.contains("* 2"), "\(versions.out)")
+        let running = try AppProcess(
+            ["-i", "--chdir=\(work.path)"] + person.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                + [app, "--ui", "json", "--open", "greeter://home"],
+            executable: "/usr/bin/env")
+        let frame = try await running.waitForFrame(route: "greeter://home") {
+            screenText($0).contains("Greeter, second edition")
+        }
+        #expect(frame["version"] as? Int == 2, "\(frame)")
+        #expect(try await running.finish() == 0)
+    }
 }
