@@ -116,13 +116,14 @@ struct ProbeRecordTests {
 
 @Suite("Each library is read and hashed once; an unchanged one not at all on the next start")
 struct LibraryStoreTests {
-    /// Waits until the file at `path` changed over a second ago: the store remembers no younger file.
+    /// Waits until the file at `path` changed over a second ago: the store remembers no younger file. (Its whole
+    /// ctime counts: with the seconds alone, a file changed late in a second was "aged" half a second later.)
     static func age(_ path: String) async throws {
         var info = stat()
         repeat {
             try await Task.sleep(for: .milliseconds(100))
             #expect(stat(path, &info) == 0)
-        } while Date().timeIntervalSince1970 < Double(info.st_ctim.tv_sec) + 1.5
+        } while Date().timeIntervalSince1970 < Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9 + 1.5
     }
 
     @Test("the same digest serves lock, probe cache and copy: one read and hash per library per start")
