@@ -1,3 +1,4 @@
+import CMicroappABI
 import Foundation
 import MicroappCore
 import MicroappPlatform
@@ -64,6 +65,35 @@ struct ProbeRecordTests {
         #expect(image.isMapped)
         // The entry still ran: its descriptor registers the feature.
         #expect(throws: Never.self) { try PluginLoader.register(image).get() }
+    }
+
+    @Test("a start with the record asks the entry for no manifest; a later load without one has the entry make it")
+    func recordedStartBuildsNoManifest() throws {
+        let (folder, auth) = try Self.authCopy("record-no-manifest")
+        let cacheFile = "\(folder)/cache.json"
+        var first = PluginScreening(probe: ProbeTests.probe, cache: ProbeCache(file: cacheFile))
+        let copy = try #require(PluginSet.checkLocks([auth], enforcing: false).copies[auth])
+        #expect(first.verdict(for: copy) == .usable)
+        first.cache.save()
+
+        var warm = PluginScreening(probe: ProbeTests.probe, cache: ProbeCache(file: cacheFile))
+        let report = PluginSet.load([auth], enforcingLocks: false, screening: &warm)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let image = try #require(report.images.first)
+        let manifestField = MemoryLayout<microapp_descriptor>.offset(of: \.manifest_json)!
+        // The plugin neither built nor encoded its manifest: the host had it as data.
+        #expect(image.fields?.text(at: manifestField, limit: ManifestCoding.maximumSize) == .null)
+        #expect(image.manifest.id == "auth")
+        #expect(throws: Never.self) { try PluginLoader.register(image).get() }
+
+        // The same image loaded by a caller that has no record: its entry makes the manifest now.
+        let again = try PluginLoader.load(image.file).get()
+        #expect(again.manifest.id == "auth")
+        guard case .text(let json)? = again.fields?.text(at: manifestField, limit: ManifestCoding.maximumSize) else {
+            Issue.record("the descriptor still has no manifest after an entry call that wanted one")
+            return
+        }
+        #expect(try ManifestCoding.decode(json) == image.manifest)
     }
 
     @Test("an inspection of a recorded library maps none of it, so none of its code runs in the host")
