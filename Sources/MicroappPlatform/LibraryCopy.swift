@@ -70,7 +70,7 @@ public struct LibraryCopy: Sendable, Equatable {
         if let known = store.copy(of: identity) {
             return .success(LibraryCopy(original: original, path: known.path, sha256: known.sha256, isStored: true))
         }
-        let name = (original as NSString).lastPathComponent
+        let name = PathParts.name(of: original)
         guard let temporary = store.temporaryFile(for: name) else { return make(original) }
         hashes.withLock { $0[original, default: 0] += 1 }
         guard case .success(let digest) = copyHashing(source, into: temporary.descriptor, closing: false) else {
@@ -219,7 +219,7 @@ public struct LibraryCopy: Sendable, Equatable {
     }
 
     private static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathParts.folder(of: path)
         return folder.isEmpty ? "." : folder
     }
 
