@@ -25,6 +25,11 @@ let command = CommandSpec(
             help:
                 "also time FILE (an older microapp copied into the same build folder) on every microapp row, interleaved"
         ),
+        .value(
+            "--installed", "PREFIX",
+            help:
+                "also time the app `microapp install --prefix PREFIX` laid out (its own runtime in PREFIX/lib), as run"
+        ),
         .flag(
             "--cpu",
             help:
@@ -53,7 +58,7 @@ struct Command {
     var arguments: [String]
     var reprobe = false
 }
-let measured: [Command] = [
+var measured: [Command] = [
     Command(
         name: "monolith (static)",
         arguments: [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
@@ -64,6 +69,12 @@ let measured: [Command] = [
     Command(name: "microapp unsupervised, no probe", arguments: microapp + ["--no-supervise", "--no-probe"]),
     Command(name: "microapp as run, every feature isolated", arguments: microapp + ["--isolation", "process"]),
 ]
+// With --installed, the same start of the installed app: its runtime, SDK and plugins from the prefix.
+if let prefix = parsed.value("--installed") {
+    measured.append(
+        Command(
+            name: "microapp installed, warm probe cache", arguments: [prefix + "/bin/microapp"] + microapp.dropFirst()))
+}
 /// With --baseline, each microapp row is followed by the same start of the older executable.
 let commands =
     baseline.map { older in

@@ -94,7 +94,7 @@ package struct FeatureLibrary {
             }
         }
         let (beside, leftover) = locations.libraries(
-            in: [locations.executableDirectory.path], environment: request.environment)
+            in: [locations.pluginDirectory.path], environment: request.environment)
         if let leftover, !explicit.contains(where: isWanted), leftover.names.contains(where: isWanted) {
             throw Problem(code: "usage", subject: "", reason: leftover.message, fix: leftover.fix)
         }

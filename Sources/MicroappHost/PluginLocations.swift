@@ -9,13 +9,17 @@ package struct PluginLocations: BuildFolders, Sendable {
     package let executableDirectory: URL
     /// The repository root, when the executable sits in its `.build`.
     package let repository: URL?
+    /// The folder of the host's own plugins: the executable's folder, or an installed app's `plugins/`.
+    package let pluginDirectory: URL
     /// `debug` or `release`: the configuration the executable was built with.
     package var configuration: String { executableDirectory.lastPathComponent }
 
-    /// Locations around an executable in `executableDirectory`, built from `repository` (nil: installed).
-    package init(executableDirectory: URL, repository: URL?) {
+    /// Locations around an executable in `executableDirectory`, built from `repository` (nil: installed), its own
+    /// plugins in `pluginDirectory` (by default beside it).
+    package init(executableDirectory: URL, repository: URL?, pluginDirectory: URL? = nil) {
         self.executableDirectory = executableDirectory
         self.repository = repository
+        self.pluginDirectory = pluginDirectory ?? executableDirectory
     }
 
     /// The locations of the running executable: its folder, and the repository whose `.build` holds it, if any.
@@ -31,16 +35,20 @@ package struct PluginLocations: BuildFolders, Sendable {
             }
             candidate.deleteLastPathComponent()
         }
-        return PluginLocations(executableDirectory: directory, repository: repository)
+        // An installed app (`microapp install`) keeps its plugins in `plugins/` beside its `bin/`.
+        let installed = repository == nil ? InstalledLayout.containing(executableFolder: directory) : nil
+        return PluginLocations(
+            executableDirectory: directory, repository: repository,
+            pluginDirectory: installed.map { URL(fileURLWithPath: $0.plugins) })
     }
 
-    /// The plugin folders to load: beside the executable, then each `--plugins DIR`; a folder named again (by
+    /// The plugin folders to load: the host's own (beside the executable), then each `--plugins DIR`; a folder named again (by
     /// another path or through a symlink, e.g. `--plugins .build/debug`) is loaded once, not reported as duplicates.
     /// A named folder that does not exist or is not a folder is a usage error: a typo must not run the app without it.
     package func directories(adding extra: [String]) throws(Problem) -> [String] {
         try Self.checkFolders(extra, option: "--plugins")
         var seen: Set<String> = []
-        return ([executableDirectory.path] + extra).filter { directory in
+        return ([pluginDirectory.path] + extra).filter { directory in
             seen.insert(URL(fileURLWithPath: directory).resolvingSymlinksInPath().standardizedFileURL.path).inserted
         }
     }
@@ -101,7 +109,7 @@ package struct PluginLocations: BuildFolders, Sendable {
     /// `--plugins` folder.
     package func origin(of path: String) -> LibraryTrust.Origin {
         let folder = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent)
-        guard folder.resolvingSymlinksInPath().path == executableDirectory.resolvingSymlinksInPath().path else {
+        guard folder.resolvingSymlinksInPath().path == pluginDirectory.resolvingSymlinksInPath().path else {
             return .pluginsFolder(folder.path)
         }
         return repository == nil ? .besideHost : .repository

@@ -110,18 +110,9 @@ public enum ChannelFolder {
     /// The bytes of `path`, read no further than `entry.size` allows (one byte more, to notice a longer file), and
     /// checked against the entry's hash and size.
     public static func readBounded(_ path: String, entry: FileEntry) -> Result<Data, Problem> {
-        let descriptor = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(SystemCallError(call: "open", path: path, errno: errno).problem) }
-        defer { _ = close(descriptor) }
         var download = BoundedDownload(entry: entry, subject: path)
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let wanted = min(chunk.count, download.remaining)
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, wanted) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { return .failure(SystemCallError(call: "read", path: path, errno: errno).problem) }
-            if count == 0 { break }
-            if let problem = download.append(Data(chunk[..<count])) { return .failure(problem) }
+        if let problem = ChannelSource.stream(file: path, limit: entry.size + 1, into: { download.append($0) }) {
+            return .failure(problem)
         }
         return download.finish()
     }

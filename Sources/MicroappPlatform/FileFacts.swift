@@ -25,6 +25,11 @@ package enum FileFacts {
     /// Whether anything is at `path` (links followed).
     package static func exists(_ path: String) -> Bool { kind(of: path) != nil }
 
+    /// The size in bytes of the file at `path` (links followed), nil when there is none.
+    package static func size(of path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+    }
+
     /// The running executable, symbolic links resolved (`/proc/self/exe`).
     package static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
 

@@ -16,6 +16,10 @@ public struct PluginLock: Codable, Sendable, Equatable {
         /// Keys granted to the library's feature beyond the host's grant rules (`"grants": ["search.recent"]`);
         /// absent: none. Counted only while the lock is trusted.
         public var grants: [String]?
+        /// The SHA-256 of the version an update is putting in place of this one, accepted as well as `sha256` only
+        /// between the update's two writes of the lock (around the library's rename): whichever file a reader finds,
+        /// and wherever an update stopped, the lock pins it. Absent otherwise.
+        public var installing: String?
     }
 
     /// The file name of the lock in a plugin folder.
@@ -114,7 +118,7 @@ public struct PluginLock: Codable, Sendable, Equatable {
                 .lockMismatch, subject: path, reason: "it is not in \(Self.fileName)",
                 fix: "if you trust it, run `microapp lock \(folder)` to add it; otherwise remove it")
         }
-        guard actual == entry.sha256 else {
+        guard actual == entry.sha256 || actual == entry.installing else {
             return Problem(
                 .lockMismatch, subject: path,
                 reason:

@@ -133,6 +133,17 @@ public enum PluginSet {
     public static func checkLocks(
         _ paths: [String], lockHistory: LockHistory? = nil, enforcing: Bool = true, store: LibraryStore? = nil
     ) -> LockCheck {
+        // An update holds its folder's update lock while it renames a library and pins it: holding it shared here,
+        // the libraries and the lock are read both before or both after, never one of each.
+        let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
+        return FileLock.withSharedLocks(enforcing ? folders.sorted().map(PluginVersions.updateLock) : []) {
+            checkLocksHeld(paths, lockHistory: lockHistory, enforcing: enforcing, store: store)
+        }
+    }
+
+    private static func checkLocksHeld(
+        _ paths: [String], lockHistory: LockHistory?, enforcing: Bool, store: LibraryStore?
+    ) -> LockCheck {
         var check = LockCheck()
         var locks: [String: PluginLock?] = [:]
         var ignoredLocks: [String: String] = [:]

@@ -22,7 +22,7 @@ enum LockCommand: Command {
         operands: [.optional("DIR")],
         options: [CommonOptions.noBuild, CommonOptions.probeUnsandboxed, isolation],
         discussion: """
-            Writes DIR/plugins.lock (default: the folder of this executable) with the SHA-256 of each library in
+            Writes DIR/plugins.lock (default: the folder of this executable, an installed app's plugins/) with the SHA-256 of each library in
             DIR. While it exists, a library in DIR that is not in it or does not match is refused; run
             `microapp lock` again after rebuilding, or delete the file. Each library is read once into a private
             copy, which is hashed and examined in a sandboxed child process (as `microapp probe` does): no code
@@ -38,7 +38,7 @@ enum LockCommand: Command {
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         let locations = PluginLocations.current()
-        let folder = arguments.operands.first ?? locations.executableDirectory.path
+        let folder = arguments.operands.first ?? locations.pluginDirectory.path
         // The pipeline's first step: the folder's libraries, less a build folder's leftovers (nothing built).
         let request = PluginSetRequest(locations: locations, directories: [folder], environment: arguments.environment)
         let found = await PluginSetLoader.find(request)
@@ -49,20 +49,7 @@ enum LockCommand: Command {
                 "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
         }
         let setting = arguments[isolation]
-        // No library runs in this process: each is read once into a private copy, whose digest is pinned, and its
-        // manifest comes from a sandboxed probe process that maps that copy.
-        let sandbox = SandboxCheck.here(arguments)
-        if let refusal = sandbox.probeRefusal(of: folder) {
-            Console.report([refusal])
-            Console.err("microapp: not locking \(folder): its libraries cannot be examined here")
-            return .invalidPluginSet
-        }
-        let probe = PluginProbe(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
-        let examined = await BlockingWork.run { examine(paths, with: probe) }
-        let problems = examined.compactMap { $0.report.problem }
-        if !problems.isEmpty {
-            Console.report(problems)
-            Console.err("microapp: not locking \(folder): fix the libraries above first")
+        guard let examined = await examined(paths, in: folder, arguments: arguments, doing: "locking") else {
             return .invalidPluginSet
         }
         // Entries keep the isolation they had, unless --isolation sets it; a lock that cannot be read keeps none.
@@ -102,6 +89,31 @@ enum LockCommand: Command {
         }
         Console.out("locked \(examined.count) libraries in \(folder)/\(PluginLock.fileName)")
         return .ok
+    }
+
+    /// `paths`, the libraries of `folder`, as a lock pins them: no library runs in this process; each is read once
+    /// into a private copy, whose digest is pinned, and its manifest comes from a sandboxed probe process that maps
+    /// that copy. Nil, the problems printed (`microapp: not <doing> <folder>: …`), when one cannot be examined or
+    /// does not load.
+    @MainActor
+    static func examined(
+        _ paths: [String], in folder: String, arguments: Arguments, doing: String
+    ) async -> [Examined]? {
+        let sandbox = SandboxCheck.here(arguments)
+        if let refusal = sandbox.probeRefusal(of: folder) {
+            Console.report([refusal])
+            Console.err("microapp: not \(doing) \(folder): its libraries cannot be examined here")
+            return nil
+        }
+        let probe = PluginProbe(environment: arguments.environment, allowingUnsandboxed: sandbox.unsandboxed)
+        let examined = await BlockingWork.run { examine(paths, with: probe) }
+        let problems = examined.compactMap { $0.report.problem }
+        guard problems.isEmpty else {
+            Console.report(problems)
+            Console.err("microapp: not \(doing) \(folder): fix the libraries above first")
+            return nil
+        }
+        return examined
     }
 
     /// One library as the lock sees it: the digest of the bytes read once, and the sandboxed probe's report on them.

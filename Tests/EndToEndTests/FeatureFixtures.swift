@@ -44,7 +44,7 @@ func compilePlugin(module: String, source: String) async throws -> URL {
     return try await compilePlugin(module: module, sources: [file])
 }
 
-private func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
+func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
     ModuleCache.warm()
     let build = AppProcess.buildDirectory.path
     let folder = try temporaryFolder("microapp-fixture")

@@ -72,6 +72,11 @@ int microapp_pipe_cloexec(int ends[2]);
 /// streams does. Returns 0, or -1 with errno set.
 int microapp_close_from(int lowest);
 
+/// Swaps the names `first` and `second` in one step (renameat2(2) with RENAME_EXCHANGE, which Swift cannot call):
+/// a reader of either path sees the old thing or the new one, never neither. Both must exist on one file system.
+/// Returns 0, or -1 with errno set.
+int microapp_exchange_paths(const char *first, const char *second);
+
 /// Replaces the handlers of SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE and SIGABRT (the Swift runtime's backtracer, in
 /// a process that was forked rather than started) with one that writes a crash report to the new file `path`
 /// (O_EXCL, mode 0600; copied here, at most 4095 bytes) in the layout of the runtime's report (the crashed thread's

@@ -1,0 +1,122 @@
+import Foundation
+import MicroappCore
+import MicroappRelease
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a channel's static files are read from: a folder, or an `http(s)://` URL serving the same layout (any web
+/// server). Every read is bounded: a file the signed index lists is read no further than its size allows (one byte
+/// more, to notice a longer one), and the index and its signature no further than a fixed cap. Blocks: call it off
+/// the cooperative pool.
+public enum ChannelSource: Sendable, Equatable {
+    /// A channel folder on this machine.
+    case folder(String)
+    /// A channel on a web server (its top, without the trailing slash).
+    case web(URL)
+
+    /// The most an index may weigh: a channel of hundreds of features and releases stays far below it.
+    public static let indexCap = 8 << 20
+    /// The most a signature file may weigh (it is three short strings).
+    public static let signatureCap = 16 << 10
+
+    /// The channel `text` names: an `http://` or `https://` URL, else a folder (a `file://` URL, or a path relative to
+    /// `currentDirectory`).
+    public init(_ text: String, currentDirectory: String) {
+        let trimmed = text.hasSuffix("/") && text.count > 1 ? String(text.dropLast()) : text
+        if let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        {
+            self = .web(url)
+        } else if let url = URL(string: trimmed), url.isFileURL {
+            self = .folder(url.standardizedFileURL.path)
+        } else {
+            let absolute = trimmed.hasPrefix("/") ? trimmed : currentDirectory + "/" + trimmed
+            self = .folder(URL(fileURLWithPath: absolute).standardizedFileURL.path)
+        }
+    }
+
+    /// The channel as the person names it, canonical: the key of what was seen from it (`SeenVersions`).
+    public var name: String {
+        switch self {
+        case .folder(let path): path
+        case .web(let url): url.absoluteString
+        }
+    }
+
+    /// Where the file at `path` (relative to the channel's top) is, for reading and for messages.
+    public func location(of path: String) -> String { name + "/" + path }
+
+    /// The index and its signature, each read no further than its cap.
+    public func index() -> Result<(index: Data, signature: Data), Problem> {
+        let index: Data
+        switch read(ChannelLayout.index, limit: Self.indexCap) {
+        case .success(let bytes): index = bytes
+        case .failure(let problem): return .failure(problem)
+        }
+        return read(ChannelLayout.signature, limit: Self.signatureCap).map { (index, $0) }
+    }
+
+    /// The file `entry` of a verified index lists, read no further than its size allows and checked against its
+    /// hash and size.
+    public func file(_ entry: FileEntry) -> Result<Data, Problem> {
+        let subject = location(of: entry.path)
+        var download = BoundedDownload(entry: entry, subject: subject)
+        let problem = stream(entry.path, limit: entry.size + 1) { download.append($0) }
+        return problem.map { .failure($0) } ?? download.finish()
+    }
+
+    /// The whole file at `path`, refused past `limit` bytes.
+    private func read(_ path: String, limit: Int) -> Result<Data, Problem> {
+        var bytes = Data()
+        let subject = location(of: path)
+        let problem = stream(path, limit: limit + 1) { chunk in
+            guard bytes.count + chunk.count <= limit else {
+                return Problem(
+                    code: "channel-file-too-large", subject: subject,
+                    reason: "it is larger than the \(limit) bytes a channel's \(path) may be",
+                    fix: "check that the URL names a channel; tell the publisher if it does")
+            }
+            bytes.append(chunk)
+            return nil
+        }
+        return problem.map { .failure($0) } ?? .success(bytes)
+    }
+
+    /// Hands `path`'s bytes to `take` as they arrive, never more than `limit` in all; the first problem (`take`'s or
+    /// the transport's) ends it.
+    private func stream(_ path: String, limit: Int, into take: (Data) -> Problem?) -> Problem? {
+        switch self {
+        case .folder(let folder): return Self.stream(file: folder + "/" + path, limit: limit, into: take)
+        case .web(let url): return WebDownload.stream(url.appendingPathComponent(path), limit: limit, into: take)
+        }
+    }
+
+    /// Hands the bytes of the file at `path` (opened without following a link) to `take`, never more than `limit`.
+    static func stream(file path: String, limit: Int, into take: (Data) -> Problem?) -> Problem? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT {
+                return Problem(
+                    code: "channel-missing-file", subject: path, reason: "the channel has no such file",
+                    fix: "check the channel's folder (`microapp publish` writes it); tell the publisher if it is theirs"
+                )
+            }
+            return SystemCallError(call: "open", path: path, errno: code).problem
+        }
+        defer { _ = close(descriptor) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var left = limit
+        while left > 0 {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, min($0.count, left)) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return SystemCallError(call: "read", path: path, errno: errno).problem }
+            if count == 0 { break }
+            left -= count
+            if let problem = take(Data(chunk[..<count])) { return problem }
+        }
+        return nil
+    }
+}

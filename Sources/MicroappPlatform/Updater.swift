@@ -1,0 +1,229 @@
+import Foundation
+import MicroappCore
+import MicroappRelease
+import MicroappSDK
+
+/// Updates one plugin folder from one channel: what `microapp update` runs, and what a running app calls to check
+/// its channel. For each feature the folder runs, the newest release the channel's verified index offers that this
+/// host may take (its SDK, never back, not marked bad) is downloaded file by file, bounded by the index's sizes,
+/// checked against the index's hashes and the release's signed record, kept beside the running version in
+/// `.versions`, and made the running one with one rename, pinned in the folder's lock (`PluginVersions.activate`).
+///
+/// Nothing is written before every chosen release verified: one refusal (a file whose bytes differ from the index,
+/// a record signed by no trusted key) and the folder is left byte for byte as it was. Releases passed over for
+/// their SDK, or for going back, are refused without stopping the others. Blocks: call it off the cooperative pool.
+public struct Updater: Sendable {
+    /// The channel.
+    public var channel: ChannelSource
+    /// The plugin folder's kept versions (and so the folder).
+    public var versions: PluginVersions
+    /// The person's trust list and record of channels.
+    public var store: ReleaseStore
+    /// The SDK this host speaks.
+    public var sdk: SDKVersion
+    /// How many versions older than the running one stay kept for a rollback.
+    public var keep = 2
+    /// The probe and its cache, which tell the feature and version of a library with no kept version (one put in
+    /// the folder by hand): its manifest as the sandboxed probe read it.
+    public var screening: PluginScreening
+
+    /// An updater of the plugin folder `plugins` from `channel`, with the person's release files and the host's probe
+    /// from `environment`.
+    public init(
+        channel: ChannelSource, plugins: String, environment: HostEnvironment, sdk: SDKVersion = .current,
+        screening: PluginScreening? = nil
+    ) {
+        self.channel = channel
+        self.versions = PluginVersions(plugins: plugins)
+        self.store = ReleaseStore(folders: ReleaseFolders(environment: environment))
+        self.sdk = sdk
+        self.screening = screening ?? PluginScreening(environment: environment)
+    }
+
+    /// A feature the folder runs: its id, version and library.
+    public struct Feature: Sendable, Equatable {
+        /// The feature's id.
+        public var id: String
+        /// The version running.
+        public var version: Int
+        /// The running library.
+        public var library: PluginVersions.Running
+    }
+
+    /// The features the folder runs, by id: each library's kept version, else the manifest the probe (or its cache)
+    /// read from it. A library the probe refuses is left out.
+    public func features() -> [String: Feature] {
+        var screening = screening
+        var found: [String: Feature] = [:]
+        for library in versions.running() {
+            if let kept = library.version {
+                found[kept.feature] = Feature(id: kept.feature, version: kept.version, library: library)
+            } else if case .success(let copy) = LibraryCopy.make(library.path),
+                let manifest = screening.screen(copy).description?.manifest
+            {
+                found[manifest.id] = Feature(id: manifest.id, version: manifest.version, library: library)
+            }
+        }
+        screening.cache.save()
+        return found
+    }
+
+    /// Checks the channel at `now` and installs what is newer; the report says what moved and what was refused.
+    public func update(now: Date) -> UpdateReport {
+        guard Files.isDirectory(versions.plugins) else {
+            return UpdateReport(
+                refusing: Problem(
+                    code: "no-plugin-folder", subject: versions.plugins, reason: "there is no such folder",
+                    fix: "name the app's plugin folder with --plugins DIR"))
+        }
+        // The folder itself is the lock between two updates: a refused update leaves no file behind.
+        return FileLock.withExclusiveFolderLock(versions.plugins) { () -> UpdateReport? in
+            var report = UpdateReport()
+            run(now: now, into: &report)
+            return report
+        }
+            ?? UpdateReport(
+                refusing: Problem(
+                    code: "update-busy", subject: versions.plugins, reason: "another update of this folder is running",
+                    fix: "wait for it to finish, then update again"))
+    }
+
+    private func run(now: Date, into report: inout UpdateReport) {
+        let trust: TrustList
+        var seen: SeenVersions
+        switch (store.trustList(), store.seenVersions()) {
+        case (.success(let list), .success(let record)): (trust, seen) = (list, record)
+        case (.failure(let problem), _), (_, .failure(let problem)):
+            report.refused.append(problem)
+            return
+        }
+        let verification = ChannelVerification(channel: channel.name, trust: trust, seen: seen, sdk: sdk)
+        let verified: VerifiedIndex
+        switch channel.index().flatMap({ verification.verifyIndex($0.index, signature: $0.signature, now: now) }) {
+        case .success(let index): verified = index
+        case .failure(let problem):
+            report.refused.append(problem)
+            return
+        }
+        seen = seen.seeing(index: verified.index.version, from: channel.name)
+        defer { if let problem = store.save(seen) { report.refused.append(problem) } }
+
+        let running = features()
+        var offered = verified.index
+        for (feature, entries) in offered.features {
+            let marks = versions.bad(feature)
+            offered.features[feature] = entries.filter { entry in
+                guard let mark = marks.mark(of: entry.version) else { return true }
+                if let installed = running[feature]?.version, entry.version > installed {
+                    report.skipped.append(
+                        Problem(
+                            code: "marked-bad", subject: "\(feature) \(entry.version)",
+                            reason: "this plugin folder marked it bad: \(mark.reason)",
+                            fix: "nothing to do: a later version is installed when the channel has one"))
+                }
+                return false
+            }
+        }
+        let choice = verification.updates(in: offered, installed: running.mapValues(\.version))
+        report.refused += choice.refused
+
+        var downloaded: [(Feature, InstalledVersion, [(String, Data)])] = []
+        for feature in choice.updates.keys.sorted() {
+            switch download(choice.updates[feature]!, of: running[feature]!, trust: trust, verification, now: now) {
+            case .success(let release): downloaded.append(release)
+            case .failure(let problem): report.refused.append(problem)
+            }
+        }
+        // All or nothing: one release refused and the folder stays as it was.
+        guard downloaded.count == choice.updates.count else { return }
+        for (feature, record, files) in downloaded {
+            switch install(record, files: files, replacing: feature, now: now) {
+            case .success(let installed):
+                report.installed.append(installed)
+                seen = seen.accepting(record.feature, version: record.version, from: channel.name)
+            case .failure(let problem): report.refused.append(problem)
+            }
+        }
+    }
+
+    /// Downloads and verifies every file of `entry`, a release replacing `feature`: the files as the index lists
+    /// them, the record signed by a trusted key and saying what the index says, the library named as the running one.
+    private func download(
+        _ entry: ChannelIndex.Entry, of feature: Feature, trust: TrustList, _ verification: ChannelVerification,
+        now: Date
+    ) -> Result<(Feature, InstalledVersion, [(String, Data)]), Problem> {
+        var files: [String: Data] = [:]
+        for file in entry.files {
+            switch channel.file(file) {
+            case .success(let bytes): files[(file.path as NSString).lastPathComponent] = bytes
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        let recordPath = ChannelLayout.folder(feature: feature.id, version: entry.version) + "/" + ReleaseLayout.record
+        guard let recordBytes = files[ReleaseLayout.record], let signature = files[ReleaseLayout.signature],
+            entry.library != nil
+        else {
+            return .failure(
+                Problem(
+                    code: "release-incomplete", subject: channel.location(of: recordPath),
+                    reason: "the index lists no signed record or no library for \(feature.id) \(entry.version)",
+                    fix: "tell the publisher; publishing the release again lists all its files"))
+        }
+        let release: SignedRelease
+        switch SignedRelease.verify(
+            recordBytes: recordBytes, signatureBytes: signature, subject: channel.location(of: recordPath),
+            trust: trust)
+        {
+        case .success(let (verified, _)): release = verified
+        case .failure(let problem): return .failure(problem)
+        }
+        if let problem = verification.checkRecord(release.record, against: entry, of: feature.id) {
+            return .failure(problem)
+        }
+        let name = (feature.library.path as NSString).lastPathComponent
+        guard release.record.library.path == name else {
+            return .failure(
+                Problem(
+                    code: "release-renamed", subject: "\(feature.id) \(entry.version)",
+                    reason:
+                        "its library is \(release.record.library.path), and this folder runs \(feature.id) as \(name)",
+                    fix: "install it by hand: remove \(feature.library.path) and copy the new library in"))
+        }
+        let record = InstalledVersion(
+            feature: feature.id, version: entry.version, library: release.record.library, channel: channel.name,
+            installed: now)
+        // checkRecord matched the index's library to the record's, whose name is the running library's.
+        return .success((feature, record, files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    }
+
+    /// Keeps the running version when it was not kept yet, keeps `record` with its files, makes it the running one
+    /// and prunes versions past `keep`.
+    private func install(
+        _ record: InstalledVersion, files: [(String, Data)], replacing feature: Feature, now: Date
+    ) -> Result<UpdateReport.Installed, Problem> {
+        var previous = feature.library.version
+        if previous == nil, let bytes = Files.contents(feature.library.path) {
+            let name = (feature.library.path as NSString).lastPathComponent
+            let kept = InstalledVersion(
+                feature: feature.id, version: feature.version, library: FileEntry(path: name, bytes: bytes),
+                channel: nil, installed: now)
+            if let problem = versions.keep(kept, files: [(name, bytes)]) { return .failure(problem) }
+            previous = kept
+        }
+        if let problem = versions.keep(record, files: files) { return .failure(problem) }
+        if let problem = versions.activate(record) { return .failure(problem) }
+        versions.prune(record.feature, keeping: keep, running: record.version)
+        return .success(
+            UpdateReport.Installed(
+                feature: record.feature, from: feature.version, to: record.version, library: feature.library.path,
+                previous: previous.map(versions.library)))
+    }
+}
+
+extension UpdateReport {
+    /// A report of `problem` alone.
+    init(refusing problem: Problem) {
+        self.init()
+        refused = [problem]
+    }
+}

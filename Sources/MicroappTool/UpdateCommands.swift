@@ -1,0 +1,176 @@
+import CommandLineSpec
+import Foundation
+import MicroappCore
+import MicroappHost
+import MicroappPlatform
+import MicroappRelease
+
+/// The plugin folder the update commands work on: `--plugins DIR`, else the host's own (beside this executable, or
+/// an installed app's `plugins/`: where `run` finds its libraries first).
+enum UpdateOptions {
+    static let plugins = OptionSpec.value(
+        "--plugins", "DIR", .text,
+        help: "the plugin folder (default: the folder beside this executable, an installed app's plugins/)")
+
+    static func folder(_ arguments: Arguments) -> String {
+        let given = arguments[plugins] ?? PluginLocations.current().pluginDirectory.path
+        let absolute = given.hasPrefix("/") ? given : arguments.environment.currentDirectory + "/" + given
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
+    }
+
+    /// An updater of the folder `arguments` name from `channel` (none: for versions and rollback), probing with the
+    /// host's probe as `--allow-unsandboxed` says.
+    static func updater(_ arguments: Arguments, channel: ChannelSource = .folder("")) -> Updater {
+        let environment = arguments.environment
+        let sandbox = SandboxCheck.here(arguments)
+        return Updater(
+            channel: channel, plugins: folder(arguments), environment: environment,
+            screening: PluginScreening(environment: environment, allowingUnsandboxed: sandbox.unsandboxed))
+    }
+
+    /// The feature `name` names in `updater`'s folder: its id, or its library's name (`Characters` for
+    /// `libCharacters.so`), either case.
+    static func feature(_ name: String, in updater: Updater) throws(UsageError) -> Updater.Feature {
+        let features = updater.features()
+        let found = features.values.first { feature in
+            feature.id.lowercased() == name.lowercased()
+                || PluginFileName.feature(of: feature.library.path)?.lowercased() == name.lowercased()
+        }
+        guard let found else {
+            throw UsageError(
+                Problem(
+                    code: "no-such-feature", subject: name,
+                    reason:
+                        "\(updater.versions.plugins) runs no such feature (it runs \(features.keys.sorted().joined(separator: ", ")))",
+                    fix: "name a feature by its id or its library's name, or the folder with --plugins DIR"))
+        }
+        return found
+    }
+}
+
+/// `microapp update --channel URL|DIR [--plugins DIR]`: installs what the channel has newer for the folder's features.
+enum UpdateCommand: Command {
+    static let channel = OptionSpec.value(
+        "--channel", "URL|DIR", .text, help: "the channel: an http(s):// URL or a folder (its top, with index.json)")
+
+    static let declaration = CommandSpec(
+        "microapp update",
+        summary: "install what a channel has newer for a plugin folder's features, verified, beside the old versions",
+        options: [channel, UpdateOptions.plugins, CommonOptions.probeUnsandboxed],
+        discussion: """
+            Reads the channel's index (signed by a key you trust, not expired, not older than one seen before), and
+            for each feature the folder runs takes the newest release this host may load (its SDK, never back, not
+            marked bad). Each file is downloaded no further than the index's size and checked against its hash; the
+            release's signed record must say what the index says. A release is kept in DIR/.versions/<feature>/
+            <version>/ and becomes the running lib<F>.so with one rename, pinned in DIR/plugins.lock when the folder
+            has one. Any refused download and nothing is changed. Exit 0 when nothing was refused, 1 otherwise.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        guard let text = arguments[channel] else {
+            throw UsageError("update needs --channel URL|DIR", fix: "write `microapp update --channel URL`")
+        }
+        let source = ChannelSource(text, currentDirectory: arguments.environment.currentDirectory)
+        let updater = UpdateOptions.updater(arguments, channel: source)
+        let report = await BlockingWork.run { updater.update(now: Date()) }
+        for installed in report.installed {
+            Console.out(
+                "installed \(installed.feature) \(installed.from.map(String.init) ?? "?") → \(installed.to): \(installed.library)"
+                    .sanitized)
+        }
+        for skipped in report.skipped { Console.err(skipped, label: "skipped") }
+        Console.report(report.refused)
+        if report.installed.isEmpty && report.refused.isEmpty {
+            Console.out("up to date: \(source.name)".sanitized)
+        }
+        return report.refused.isEmpty ? .ok : .usage
+    }
+}
+
+/// `microapp versions NAME [--plugins DIR]`: the versions of a feature kept in a plugin folder, which one runs, and
+/// the bad marks.
+enum VersionsCommand: Command {
+    static let declaration = CommandSpec(
+        "microapp versions",
+        summary: "list the versions of a feature kept in a plugin folder, which one runs, and those marked bad",
+        operands: [.required("NAME")],
+        options: [UpdateOptions.plugins, CommonOptions.probeUnsandboxed],
+        discussion: """
+            NAME is the feature's id or its library's name. The running version is the kept one whose library's
+            bytes are DIR/lib<F>.so's; a library put there by hand, with no kept version, runs the version its
+            manifest gives (read by the sandboxed probe). Marked versions are never installed again by update.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        guard let name = arguments.operands.first else {
+            throw UsageError("versions needs NAME", fix: "write `microapp versions Characters`")
+        }
+        let updater = UpdateOptions.updater(arguments)
+        let feature = try UpdateOptions.feature(name, in: updater)
+        let versions = updater.versions
+        let kept = versions.kept(feature.id)
+        let marks = versions.bad(feature.id)
+        Console.out("\(feature.id) in \(versions.plugins): \((feature.library.path as NSString).lastPathComponent)")
+        var listed = Set(kept.map(\.version))
+        listed.insert(feature.version)
+        for version in listed.sorted(by: >) {
+            let record = kept.first { $0.version == version }
+            let runs = version == feature.version
+            var line = "\(runs ? "*" : " ") \(version)"
+            if runs { line += "  running" }
+            if let record {
+                line += "  \(record.channel.map { "from \($0)" } ?? "kept from the folder")"
+            } else {
+                line += "  not kept (put in the folder by hand; its manifest says \(version))"
+            }
+            if let mark = marks.mark(of: version) { line += "  bad: \(mark.reason)" }
+            Console.out(line.sanitized)
+        }
+        return .ok
+    }
+}
+
+/// `microapp rollback NAME [--plugins DIR] [--to VERSION]`: goes back to a kept version by hand.
+enum RollbackCommand: Command {
+    static let version = OptionSpec.value(
+        "--to", "VERSION", .text, help: "the kept version to run (default: the newest older one not marked bad)")
+
+    static let declaration = CommandSpec(
+        "microapp rollback",
+        summary: "run a kept older version of a feature again, by hand, and mark the version left bad",
+        operands: [.required("NAME")],
+        options: [UpdateOptions.plugins, version, CommonOptions.probeUnsandboxed],
+        discussion: """
+            Makes the kept version the running lib<F>.so with one rename, pinned in plugins.lock, as update does. The
+            version left is marked bad, so the next update does not bring it back (a later one is installed); a
+            version named with --to loses its own mark. Exit 1 when there is nothing to go back to.
+            """)
+
+    @MainActor
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        guard let name = arguments.operands.first else {
+            throw UsageError("rollback needs NAME", fix: "write `microapp rollback Characters`")
+        }
+        var wanted: Int?
+        if let text = arguments[version] {
+            guard let number = Int(text) else {
+                throw UsageError("--to takes a version number", fix: "write e.g. --to 2")
+            }
+            wanted = number
+        }
+        let updater = UpdateOptions.updater(arguments)
+        let feature = try UpdateOptions.feature(name, in: updater)
+        let target = wanted
+        let outcome = await BlockingWork.run { updater.versions.rollback(feature.id, to: target, now: Date()) }
+        switch outcome {
+        case .success(let (left, running)):
+            Console.out(
+                "rolled back \(feature.id) \(left.version) → \(running.version): \(feature.library.path) (\(left.version) marked bad)"
+                    .sanitized)
+            return .ok
+        case .failure(let problem): throw UsageError(problem)
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import MicroappCore
+import MicroappPlatform
+import MicroappRelease
+import MicroappSDK
+import Synchronization
+import TestScratch
+import Testing
+
+/// Python's `http.server` serving a folder on 127.0.0.1, started by the test on a port the kernel picks (port 0,
+/// read from the line the server prints once it listens: no sleep stands for "started"), and stopped on every path.
+final class ChannelServer: Sendable {
+    /// `http://127.0.0.1:PORT`.
+    let baseURL: String
+    private let process: Mutex<Process>
+
+    private init(process: Process, port: Int) {
+        self.process = Mutex(process)
+        baseURL = "http://127.0.0.1:\(port)"
+    }
+
+    /// Runs `body` with a server of `folder`'s files, stopping it however `body` ends.
+    static func serving<T: Sendable>(_ folder: String, _ body: (ChannelServer) async throws -> T) async throws -> T {
+        let server = try await offThePool { try start(folder) }
+        do {
+            let value = try await body(server)
+            try await offThePool { server.stop() }
+            return value
+        } catch {
+            try await offThePool { server.stop() }
+            throw error
+        }
+    }
+
+    private static func start(_ folder: String) throws -> ChannelServer {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", folder, "0"]
+        process.environment = Scratch.childEnvironment()
+        let output = privatePipe()
+        try process.run(stdin: FileHandle.nullDevice, stdout: output, stderr: FileHandle.nullDevice)
+        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ...", printed once it listens.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"port (\d+)"#, options: .regularExpression),
+            let port = Int(text[range].dropFirst(5))
+        else {
+            process.terminate()
+            process.waitUntilExit()
+            throw AppProcessError("python3 -m http.server did not say its port: '\(text)'")
+        }
+        return ChannelServer(process: process, port: port)
+    }
+
+    /// Ends the server (SIGKILL: the test runner's children do not all die of SIGTERM) and waits for it. Blocks.
+    func stop() {
+        process.withLock { process in
+            guard process.isRunning else { return }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// A person with a trusted publisher's key, a channel folder the publisher fills through the platform's own
+/// publishing, and a plugin folder running `tick` v1, locked: everything in a scratch folder of its own.
+struct UpdateWorld {
+    let home: String
+    let environment: [String: String]
+    let folders: ReleaseFolders
+    let channel: String
+    let plugins: String
+
+    private init(home: String) {
+        self.home = home
+        environment = [
+            "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state", "XDG_CACHE_HOME": home + "/cache",
+        ]
+        folders = ReleaseFolders(environment: environment, home: home)
+        channel = home + "/served/channel"
+        plugins = home + "/plugins"
+    }
+
+    /// A new world whose plugin folder runs `tick` v1.
+    static func make() async throws -> UpdateWorld {
+        let world = UpdateWorld(home: try temporaryFolder("update-home").path)
+        let key = try ReleaseKeyFile.generate("acme", in: world.folders).get()
+        let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "acme"))
+        #expect(ReleaseStore(folders: world.folders).save(trust) == nil)
+        try TickFolder(world, "plugins").install(try await Tick.library(1))
+        return world
+    }
+
+    /// Publishes `tick` at `version` (its real library, unless `library` is given) into the channel, signed by the
+    /// key `key` (generated, and trusted by the publisher only, when it is not `acme`), built for `sdk`.
+    func publish(
+        _ version: Int, library: Data? = nil, key name: String = "acme", sdk: SDKVersion = .current,
+        now: Date = Date(), lifetime: TimeInterval = 3600
+    ) async throws {
+        let known = try? ReleaseKeyFile.read(name, in: folders).get()
+        let key = try known ?? ReleaseKeyFile.generate(name, in: folders).get()
+        var bytes = library ?? Data()
+        if library == nil { bytes = try await Tick.library(version) }
+        let manifest = Data(#"{"id":"tick","version":\#(version)}"#.utf8)
+        let release = SignedRelease.make(
+            library: bytes, libraryName: "libTick.so", manifest: manifest, feature: "tick", version: version, sdk: sdk,
+            key: key, now: now)
+        let folder = home + "/releases/\(name)-\(version)"
+        #expect(ChannelFolder.writeRelease(release, library: bytes, manifest: manifest, to: folder) == nil)
+        let publisher = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: name))
+        _ = try ChannelFolder.publish(folder, to: channel, key: key, trust: publisher, now: now, lifetime: lifetime)
+            .get()
+    }
+
+    /// Runs the real binary with the person's folders.
+    func microapp(_ arguments: [String]) async throws -> (status: Int32, out: String, err: String) {
+        try await runToEnd(arguments, in: URL(fileURLWithPath: home), environment: environment)
+    }
+
+    /// Every file under the plugin folder (hidden ones included) with its bytes.
+    func pluginFiles() -> [String: Data] {
+        let all = FileManager.default.subpaths(atPath: plugins) ?? []
+        return Dictionary(
+            uniqueKeysWithValues: all.compactMap { path in
+                FileManager.default.contents(atPath: plugins + "/" + path).map { (path, $0) }
+            })
+    }
+
+    /// The lock's entry for `libTick.so`.
+    func lockEntry() throws -> PluginLock.Entry? { try PluginLock.load(in: plugins)?.libraries["libTick.so"] }
+}
+
+/// `tick`, a one-screen feature whose manifest says the version it was compiled as: real libraries, compiled once per
+/// test process with swiftc against the SDK `swift test` built.
+enum Tick {
+    /// One compilation per version (two of the same source differ: the scratch path is in the library).
+    private static let built = Mutex<[Int: Task<Data, any Error>]>([:])
+
+    /// The library of `tick` at `version`.
+    static func library(_ version: Int) async throws -> Data {
+        let task = built.withLock { built in
+            if let task = built[version] { return task }
+            let task = Task {
+                let folder = try await compilePlugin(module: "Tick", source: source(version))
+                return try Data(contentsOf: folder.appendingPathComponent("libTick.so"))
+            }
+            built[version] = task
+            return task
+        }
+        return try await task.value
+    }
+
+    private static func source(_ version: Int) -> String {
+        """
+        import MicroappSDK
+
+        public enum TickFeature: Feature {
+            public static var manifest: FeatureManifest {
+                FeatureManifest(id: "tick", version: \(version), displayName: "Tick", routes: [RouteDeclaration("tick://home")])
+            }
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { TickRoot() }
+        }
+
+        @MainActor final class TickRoot: Root {
+            func screen(at location: Location) -> Screen { Screen(title: "Tick", content: [.text(Text("Tick v\(version)"))]) }
+            func handle(_ action: Action, at location: Location) {}
+        }
+
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? { MicroappEntry.export(TickFeature.self) }
+        """
+    }
+}
+
+/// The hex SHA-256 of bytes, as the lock writes it.
+enum SHA256Text {
+    static func of(_ bytes: Data) -> String { FileEntry(path: "", bytes: bytes).sha256 }
+}
