@@ -21,19 +21,9 @@ ssize_t microapp_receive_with_fds(
     int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count);
 
 /// fork(2). Only for a process that is still single-threaded (the zygote checks /proc/self/task first). The child's
-/// thread forgets the thread id its parent's thread cached for Swift's locks (microapp_forget_cached_thread_ids).
+/// thread forgets the thread id its parent's thread cached for Swift's locks (see inherited_thread_ids.c): with the
+/// parent's, a lock it holds while another thread of the child waits for it spins or traps forever.
 pid_t microapp_fork(void);
-
-/// Finds, once per process, the thread-local variables in which Swift's locks cache the calling thread's id (the
-/// runtime's ulock and Synchronization's Mutex, in every loaded object's symbol table). Call it before forking.
-void microapp_find_cached_thread_ids(void);
-
-/// How many such variables were found (0 before microapp_find_cached_thread_ids).
-int microapp_cached_thread_id_count(void);
-
-/// In a forked child: clears the calling thread's cached ids, so its next lock uses its own id, not its parent's
-/// (with the parent's, a lock it holds while another thread of the child waits for it spins or traps forever).
-void microapp_forget_cached_thread_ids(void);
 
 /// pidfd_send_signal(2): signals the process behind a pidfd (never another process that reused its pid).
 /// Returns 0, or -1 with errno set.
