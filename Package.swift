@@ -186,6 +186,12 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
+            name: "update-benchmark",
+            dependencies: [
+                "BenchmarkSupport", "CommandLineSpec", "MicroappDigest", "MicroappPlatform", "MicroappRelease", sdk,
+            ],
+            path: "Benchmarks/UpdateBenchmark", swiftSettings: strict),
+        .executableTarget(
             name: "isolation-benchmark",
             dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform"],
             path: "Benchmarks/IsolationBenchmark", swiftSettings: strict),
@@ -198,7 +204,7 @@ let package = Package(
             name: "MicroappCLITests",
             dependencies: [
                 "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappHost",
-                "MicroappTerminal", "DemoServices", sdk,
+                "MicroappTerminal", "DemoServices", "TestScratch", sdk,
             ],
             path: "Tests/MicroappCLITests",
             swiftSettings: strict),

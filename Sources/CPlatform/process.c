@@ -42,6 +42,50 @@ int microapp_forward_termination_install(void) {
     return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
 }
 
+/// Installs `handler` for `signal_number` and unblocks it in the calling thread: a parent may have started this
+/// process with it blocked (the mask is inherited), and it would never arrive. 0, or -1 with errno set.
+static int handle_unblocked(int signal_number, void (*handler)(int)) {
+    struct sigaction action = {0};
+    action.sa_handler = handler;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signal_number, &action, NULL) != 0) return -1;
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    sigaddset(&wanted, signal_number);
+    return sigprocmask(SIG_UNBLOCK, &wanted, NULL);
+}
+
+static void forward_only(int signal_number) {
+    int saved = errno;
+    pid_t target = (pid_t)termination_target;
+    if (target > 0) kill(target, signal_number);
+    errno = saved;
+}
+
+int microapp_forward_signal_install(int signal_number) { return handle_unblocked(signal_number, forward_only); }
+
+static volatile sig_atomic_t signal_pipe_end = -1;
+
+static void write_to_signal_pipe(int signal_number) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signal_number;
+    if (signal_pipe_end >= 0) (void)write(signal_pipe_end, &byte, 1);
+    errno = saved;
+}
+
+int microapp_signal_pipe_install(int signal_number) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    // The reading end blocks (a thread waits on it); the writing end never does (a full pipe drops the byte: one
+    // pending request is as good as many).
+    int flags = fcntl(ends[0], F_GETFL);
+    if (flags < 0 || fcntl(ends[0], F_SETFL, flags & ~O_NONBLOCK) != 0) return -1;
+    signal_pipe_end = ends[1];
+    if (handle_unblocked(signal_number, write_to_signal_pipe) != 0) return -1;
+    return ends[0];
+}
+
 void microapp_forward_termination_to(pid_t child) {
     termination_target = child;
     int received = termination_received;

@@ -13,12 +13,18 @@ public struct ValueKind<Value: Sendable>: Sendable {
     public static var text: ValueKind<String> { ValueKind<String> { text, _ in .success(text) } }
 
     /// A number of seconds above 0 (`--settle-timeout 2.5`), as a `Duration`.
-    public static var seconds: ValueKind<Duration> {
+    public static var seconds: ValueKind<Duration> { positive("seconds", example: "30", inSeconds: 1) }
+
+    /// A number of minutes above 0 (`--check-every 10`, `--check-every 0.5`), as a `Duration`.
+    public static var minutes: ValueKind<Duration> { positive("minutes", example: "10", inSeconds: 60) }
+
+    /// A number of `unit`s above 0, each `inSeconds` long, as a `Duration`.
+    private static func positive(_ unit: String, example: String, inSeconds: Double) -> ValueKind<Duration> {
         ValueKind<Duration> { text, option in
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                return .failure(.isNot("a number of seconds above 0", fix: "write e.g. `\(option) 30`"))
+            guard let value = Double(text), value > 0, value.isFinite else {
+                return .failure(.isNot("a number of \(unit) above 0", fix: "write e.g. `\(option) \(example)`"))
             }
-            return .success(.seconds(seconds))
+            return .success(.seconds(value * inSeconds))
         }
     }
 

@@ -57,6 +57,7 @@ extension AppRuntime {
                     fix: "fix \(stop.library) and start the app again; the other features run on", feature: id))
         }
         scheduleUpdate()
+        onFeatureStop?(id, stop)
     }
 
     /// True while `feature`'s process has ended and it has not been restarted.

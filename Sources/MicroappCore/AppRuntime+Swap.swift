@@ -104,15 +104,8 @@ extension AppRuntime {
     /// or nothing: when the previous version cannot start again, the version on screen stays as it was and the error
     /// says so. A version whose Root answers later (an isolated feature) starts in the background; events wait for it.
     public func rollback(_ feature: String) {
-        guard let running = features[feature], let previous = previousVersions[feature]?.last else {
-            post(
-                Notice(
-                    level: .error, code: "no-previous-version",
-                    message: "\(feature) has no previous version to go back to",
-                    fix: "rollback works after a hot swap (`microapp run --watch`)", feature: feature))
-            return
-        }
-        guard running.root is any SettlingRoot || previous.factory is any PreparingFactory else {
+        guard let (running, previous) = rollbackTarget(feature) else { return }
+        guard startsLater(running, previous) else {
             return rolledBack(running, to: previous, replace(running, with: previous, started: options.now()))
         }
         let work = "a rollback of \(feature)"
@@ -121,6 +114,42 @@ extension AppRuntime {
             rolledBack(running, to: previous, await replaceWhenReady(running, with: previous, started: options.now()))
             release(work)
         }
+    }
+
+    /// Goes back as `rollback(_:)` does (the same notices), and answers once it is over: what the canary of a live
+    /// update waits for before it marks the version it left bad.
+    @discardableResult
+    public func rollingBack(_ feature: String) async -> Result<SwapResult, Problem> {
+        guard let (running, previous) = rollbackTarget(feature) else {
+            return .failure(
+                Problem(
+                    code: "no-previous-version", subject: feature, reason: "it has no previous version to go back to",
+                    fix: "rollback works after a swap"))
+        }
+        let result =
+            startsLater(running, previous)
+            ? await replaceWhenReady(running, with: previous, started: options.now())
+            : replace(running, with: previous, started: options.now())
+        rolledBack(running, to: previous, result)
+        return result
+    }
+
+    /// The running version of `feature` and the one before it; nil (and an error notice) when there is none.
+    private func rollbackTarget(_ feature: String) -> (RunningFeature, FeatureVersion)? {
+        guard let running = features[feature], let previous = previousVersions[feature]?.last else {
+            post(
+                Notice(
+                    level: .error, code: "no-previous-version",
+                    message: "\(feature) has no previous version to go back to",
+                    fix: "rollback works after a hot swap (`microapp run --watch`)", feature: feature))
+            return nil
+        }
+        return (running, previous)
+    }
+
+    /// Whether going from `running` to `previous` waits for a Root that answers later (an isolated feature).
+    private func startsLater(_ running: RunningFeature, _ previous: FeatureVersion) -> Bool {
+        running.root is any SettlingRoot || previous.factory is any PreparingFactory
     }
 
     private func rolledBack(

@@ -109,6 +109,11 @@ public final class AppRuntime: AppDriver {
     public private(set) var startProblems: [Problem] = []
     /// Set by front ends; called after the frame changed.
     public var onUpdate: ((Frame, [Notice]) -> Void)?
+    /// Set by whoever follows a channel (`run --channel`): a `check-updates` event starts a check; nil, it is refused.
+    public var onCheckUpdates: (() -> Void)?
+    /// Set by whoever watches features on trial (the canary of live updates): hears each stop of a feature's process
+    /// after it was recorded.
+    public var onFeatureStop: ((_ feature: String, _ stop: FeatureStop) -> Void)?
     /// True after a `quit` event.
     public private(set) var hasQuit = false
 
@@ -252,6 +257,8 @@ public final class AppRuntime: AppDriver {
             navigate(to: url)
         case .rollback(let feature):
             rollback(feature)
+        case .checkUpdates:
+            checkUpdates()
         case .quit: hasQuit = true
         }
         scheduleUpdate()
@@ -299,6 +306,17 @@ public final class AppRuntime: AppDriver {
             self.pendingNotices = []
             self.onUpdate?(self.frame, notices)
         }
+    }
+
+    /// Starts a check of the app's channel, or says that the app follows none.
+    private func checkUpdates() {
+        guard let onCheckUpdates else {
+            return post(
+                Notice(
+                    level: .error, code: "no-channel", message: "This app follows no channel: nothing to check",
+                    fix: "start it with `microapp run --channel URL`"))
+        }
+        onCheckUpdates()
     }
 
     /// Shows notices beside the next frame (start-up problems, for instance).

@@ -1,6 +1,7 @@
 import MicroappSDK
 
-/// Everything a front end can ask of the host: the feature actions plus navigation, rollback and quitting. It is the
+/// Everything a front end can ask of the host: the feature actions plus navigation, rollback, an update check and
+/// quitting. It is the
 /// front end's vocabulary, not a feature's, so it lives with the host and not in the SDK.
 /// Its JSON form is the `--ui json` input line: `{"type":"tap","id":"sign-in"}`.
 public enum Event: Sendable, Equatable {
@@ -12,6 +13,8 @@ public enum Event: Sendable, Equatable {
     case open(url: String)
     /// Go back to the previous working version of a feature (hot swap).
     case rollback(feature: String)
+    /// Check the app's channel for updates now (`run --channel`), in the background.
+    case checkUpdates
     /// End the run.
     case quit
 }
@@ -38,11 +41,13 @@ extension Event: Codable {
         case "back": self = .back
         case "open": self = .open(url: try object.decode(String.self, forKey: .url))
         case "rollback": self = .rollback(feature: try object.decode(String.self, forKey: .feature))
+        case "check-updates": self = .checkUpdates
         case "quit": self = .quit
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: object,
-                debugDescription: "'\(type)' is not an event type (tap, input, select, back, open, rollback, quit)")
+                debugDescription:
+                    "'\(type)' is not an event type (tap, input, select, back, open, rollback, check-updates, quit)")
         }
     }
 
@@ -72,6 +77,7 @@ extension Event: Codable {
         case .rollback(let feature):
             try object.encode("rollback", forKey: .type)
             try object.encode(feature, forKey: .feature)
+        case .checkUpdates: try object.encode("check-updates", forKey: .type)
         case .quit: try object.encode("quit", forKey: .type)
         }
     }

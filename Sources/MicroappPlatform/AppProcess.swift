@@ -29,7 +29,7 @@ package enum AppProcess {
         _ executable: String, _ arguments: [String], crashFile: String, environment: [String: String]
     ) -> Start {
         let variables = ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
-        let defaults = appSignals + TerminationForwarding.signals
+        let defaults = appSignals + TerminationForwarding.signals + TerminationForwarding.passedOn
         switch try? ForkedProcess.fork(environment: variables, defaultSignals: defaults, crashReport: crashFile) {
         case .child: return .appProcess(arguments)
         case .parent(let child):

@@ -11,9 +11,16 @@ public enum TerminationForwarding {
     /// The signals passed on.
     public static let signals = [SIGTERM, SIGHUP]
 
-    /// Installs the handler for `signals` in this process; a child made later must set them back to default.
+    /// The signals passed on without ending this process: SIGUSR1 asks the app to check its channel for updates.
+    public static let passedOn = [UpdateSignal.number]
+
+    /// Installs the handler for `signals` and `passedOn` in this process; a child made later must set them back to
+    /// default.
     public static func install() throws(SystemCallError) {
         _ = try SystemCall.run("sigaction(SIGTERM, SIGHUP)") { microapp_forward_termination_install() }
+        for signal in passedOn {
+            _ = try SystemCall.run("sigaction(SIGUSR1)") { microapp_forward_signal_install(signal) }
+        }
     }
 
     /// Runs `wait` with the signals going to `child` meanwhile (one received before goes at once), then to none.

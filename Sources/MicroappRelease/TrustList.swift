@@ -18,6 +18,14 @@ public struct TrustList: Codable, Sendable, Equatable {
         return list
     }
 
+    /// The list without the key trusted as `name`; nil when no key is trusted under that name.
+    public func removing(_ name: String) -> TrustList? {
+        guard keys[name] != nil else { return nil }
+        var list = self
+        list.keys[name] = nil
+        return list
+    }
+
     /// The name and key under which `text` is trusted; nil when it is not.
     public func trusted(_ text: String) -> (String, Ed25519.PublicKey)? {
         guard let key = KeyText.publicKey(text) else { return nil }

@@ -4,14 +4,15 @@ import MicroappSDK
 
 /// Turns one input line into an `Event`: a JSON event (`{"type":"tap","id":"sign-in"}`) or, for `--ui text`,
 /// a short command (`tap sign-in`, `input email rick@example.com`, `select characters 2`, `back`, `open URL`,
-/// `rollback FEATURE`, `quit`).
+/// `rollback FEATURE`, `check-updates`, `quit`).
 public enum EventLineParser {
     /// A JSON event that decodes, shown in fixes.
     public static let jsonExample = #"{"type":"tap","id":"sign-in"}"#
 
     /// The commands `--ui text` understands, shown in fixes.
     public static let commandHelp =
-        "tap ID · input ID TEXT · select ID INDEX · back · open URL · rollback FEATURE · quit (or a JSON event)"
+        "tap ID · input ID TEXT · select ID INDEX · back · open URL · rollback FEATURE · check-updates · quit "
+        + "(or a JSON event)"
 
     /// Decodes one JSON event line; the error says why in words (`missing "id"`, `not valid JSON`).
     public static func parseJSON(_ line: String) -> Result<Event, ParseFailure> {
@@ -43,9 +44,10 @@ public enum EventLineParser {
         case ("back", nil, nil): return .success(.back)
         case ("open", let url?, nil): return .success(.open(url: url))
         case ("rollback", let feature?, nil): return .success(.rollback(feature: feature))
+        case ("check-updates", nil, nil): return .success(.checkUpdates)
         case ("quit", nil, nil): return .success(.quit)
         case ("tap", _, _), ("input", _, _), ("select", _, _), ("back", _, _), ("open", _, _), ("rollback", _, _),
-            ("quit", _, _):
+            ("check-updates", _, _), ("quit", _, _):
             return .failure(ParseFailure(reason: "wrong arguments for '\(verb)'"))
         default: return .failure(ParseFailure(reason: "'\(verb)' is not a command"))
         }

@@ -146,6 +146,7 @@ extension Event {
         case .back: "back"
         case .open(let url): "open \(url)"
         case .rollback(let feature): "rollback of \(feature)"
+        case .checkUpdates: "an update check"
         case .quit: "quit"
         }
     }

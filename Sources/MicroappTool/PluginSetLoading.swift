@@ -10,9 +10,11 @@ extension LoadedPluginSet {
     @MainActor
     static func load(
         _ arguments: Arguments, host: HostConfiguration, directories extra: [String]? = nil,
-        services: HostConfiguration.ServicesUse = .inspection
+        services: HostConfiguration.ServicesUse = .inspection, restored: Set<String> = []
     ) async throws(UsageError) -> LoadedPluginSet {
-        let request = try PluginSetRequest(arguments, host: host, directories: extra, services: services)
+        var request = try PluginSetRequest(arguments, host: host, directories: extra, services: services)
+        // A library the canary took back runs at its earlier version, even if the supervisor turned it off.
+        request.skippedLibraries.subtract(restored)
         do {
             return try await PluginSetLoader.load(request) { await openServices(host, services, arguments) }
         } catch {

@@ -34,35 +34,54 @@ enum KeygenCommand: Command {
     }
 }
 
-/// `microapp trust KEY --name TEAM`: adds a publisher's public key to the person's trust list.
+/// `microapp trust KEY --name TEAM`: adds a publisher's public key to the person's trust list; `--remove TEAM` takes
+/// one off and `--list` shows them.
 enum TrustCommand: Command {
     static let teamName = OptionSpec.value("--name", "TEAM", .text, help: "the name you trust the key under")
+    static let remove = OptionSpec.value(
+        "--remove", "TEAM", .text, help: "stop trusting the key trusted as TEAM (a stolen or retired key)")
+    static let list = OptionSpec.flag("--list", help: "print the trusted keys, one `TEAM KEY` per line")
 
     static let declaration = CommandSpec(
         "microapp trust",
         summary: "trust a publisher's public key (ed25519:<base64>) for channels and releases, under a name",
-        operands: [.required("KEY")],
-        options: [teamName],
+        operands: [.optional("KEY")],
+        options: [teamName, remove, list],
         discussion: """
             Adds KEY to $XDG_CONFIG_HOME/microapp/trusted-keys.json under TEAM (replacing what TEAM was). Only
-            indexes and releases signed by a trusted key are used. Exit 1 when KEY is not a public key.
+            indexes and releases signed by a trusted key are used: after --remove TEAM, nothing TEAM's key signed is
+            taken again (what is installed stays until you roll it back). Exit 1 when KEY is not a public key or
+            TEAM is not on the list.
             """)
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        let store = ReleaseStore(folders: ReleaseFolders(environment: arguments.environment))
+        let current: TrustList
+        switch store.trustList() {
+        case .success(let found): current = found
+        case .failure(let problem): throw UsageError(problem)
+        }
+        if arguments[list] {
+            for name in current.keys.keys.sorted() { Console.out("\(name) \(current.keys[name]!)") }
+            return .ok
+        }
+        if let name = arguments[remove] {
+            guard let shorter = current.removing(name) else {
+                throw UsageError(
+                    "no key is trusted as '\(name)'", fix: "run `microapp trust --list` for the names you trust")
+            }
+            if let problem = store.save(shorter) { throw UsageError(problem) }
+            Console.out("no longer trusted: \(name)")
+            return .ok
+        }
         guard let key = arguments.operands.first, arguments.operands.count == 1 else {
             throw UsageError("trust takes exactly one KEY", fix: "write `microapp trust ed25519:… --name TEAM`")
         }
         guard let name = arguments[teamName], ReleaseLayout.isFileName(name) else {
             throw UsageError("trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM`")
         }
-        let store = ReleaseStore(folders: ReleaseFolders(environment: arguments.environment))
-        let list: TrustList
-        switch store.trustList() {
-        case .success(let found): list = found
-        case .failure(let problem): throw UsageError(problem)
-        }
-        guard let trusted = list.trusting(key, as: name) else {
+        guard let trusted = current.trusting(key, as: name) else {
             throw UsageError(
                 "'\(key)' is not a public key", fix: "copy the line `microapp keygen` printed: ed25519:<base64>")
         }

@@ -19,6 +19,20 @@ enum RunCommand: Command {
         "--state-file", "FILE", .text, help: "where to record the route and loaded libraries", hidden: true)
     static let crashNotice = OptionSpec.value(
         "--crash-notice", "TEXT", .text, help: "the banner after a restart", hidden: true)
+    static let channel = OptionSpec.value(
+        "--channel", "URL", .text,
+        help: """
+            follow a channel (a folder or an http(s) URL): check it at start, every --check-every
+            minutes, on SIGUSR1 and on {"type":"check-updates"}; install what is newer and swap it
+            in, keeping state; a new version that crashes, hangs or is refused within --canary-window
+            goes back to the one before and is marked bad
+            """)
+    static let checkEvery = OptionSpec.value(
+        "--check-every", "MINUTES", .minutes, default: .seconds(600),
+        help: "with --channel, minutes between checks (default 10)")
+    static let canaryWindow = OptionSpec.value(
+        "--canary-window", "SECONDS", .seconds, default: Canary<ContinuousClock.Instant>.defaultWindow,
+        help: "with --channel, how long a new version is on trial after its swap (default 30)")
     static let ui = CommonOptions.ui.with(
         help: """
             terminal (default on a terminal), text, or json (one JSON event per line on stdin,
@@ -35,8 +49,8 @@ enum RunCommand: Command {
         options: [
             CommonOptions.plugins, CommonOptions.only, CommonOptions.open, ui, CommonOptions.settleTimeout,
             CommonOptions.isolation, CommonOptions.allowUnsandboxed, CommonOptions.allow, CommonOptions.grant, strict,
-            home, CommonOptions.noBuild, CommonOptions.noProbe, noSupervise, CommonOptions.watch, supervised, stateFile,
-            CommonOptions.skipLibrary, crashNotice,
+            home, CommonOptions.noBuild, CommonOptions.noProbe, noSupervise, CommonOptions.watch, channel, checkEvery,
+            canaryWindow, supervised, stateFile, CommonOptions.skipLibrary, crashNotice,
         ],
         discussion: """
             Plugins are the lib<Feature>.so files beside this executable plus each --plugins DIR. Run from the
@@ -92,7 +106,14 @@ enum RunCommand: Command {
         if let stateFile = arguments[Self.stateFile] {
             LibraryCopy.keepCopies(in: (stateFile as NSString).deletingLastPathComponent)
         }
-        let set = try await LoadedPluginSet.load(arguments, host: host, services: .live)
+        // Versions a crash took the app away from inside their canary window go back before anything loads.
+        let recovery = CanaryRecovery.takeBack(
+            in: try PluginLocations.current().directories(arguments),
+            crashed: Set(arguments[CommonOptions.skipLibrary])
+        ) { folder, trial in
+            ChannelUpdater.reject(trial.feature, bad: trial.version, restored: trial.previous, in: folder)
+        }
+        let set = try await LoadedPluginSet.load(arguments, host: host, services: .live, restored: recovery.restored)
         if arguments[Self.strict] && !set.problems.isEmpty {
             Console.report(set.problems)
             Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")
@@ -128,7 +149,7 @@ enum RunCommand: Command {
         // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
         // except in JSON mode, where stdout already carries them.
         runtime.announce(
-            (problems + set.warnings).map(\.notice) + (set.buildFailure.map { [$0] } ?? []))
+            (problems + set.warnings).map(\.notice) + (set.buildFailure.map { [$0] } ?? []) + recovery.notices)
         if let leftover = set.leftover {
             runtime.announce([
                 Notice(
@@ -149,19 +170,37 @@ enum RunCommand: Command {
             Console.warn(set.warnings)
         }
         let recorder = stateFile.map { RecordingDriver(runtime, file: $0, libraries: libraries) }
-        let watch =
-            arguments[CommonOptions.watch]
-            ? WatchLoop.started(
-                runtime, images: set.plugins,
-                directories: try PluginLocations.current().directories(arguments),
-                probing: !arguments[CommonOptions.noProbe], environment: arguments.environment,
-                allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed],
+        let swapper =
+            arguments[CommonOptions.watch] || arguments[Self.channel] != nil
+            ? HotSwapper.forRun(
+                runtime, images: set.plugins, probing: !arguments[CommonOptions.noProbe],
+                environment: arguments.environment, allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed],
                 isolation: set.isolated.isEmpty ? nil : set.isolationLog,
-                willSwap: recorder.map { recorder in recorder.willSwap }
-            ) : nil
+                willSwap: recorder.map { recorder in recorder.willSwap }) : nil
+        var watch: WatchLoop?
+        if let swapper, arguments[CommonOptions.watch] {
+            watch = WatchLoop.started(
+                swapper, images: set.plugins, directories: try PluginLocations.current().directories(arguments),
+                environment: arguments.environment)
+        }
+        let channel = swapper.flatMap { swapper in
+            arguments[Self.channel].map { url in
+                ChannelWatch(
+                    swapper: swapper,
+                    updates: ChannelUpdater(
+                        url, plugins: set.plugins, environment: arguments.environment,
+                        screening: PluginScreening(
+                            environment: arguments.environment,
+                            allowingUnsandboxed: SandboxCheck.here(arguments).unsandboxed)),
+                    window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery])
+            }
+        }
+        channel?.start()
         let driver: any AppDriver = recorder ?? runtime
         await ui.run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
         watch?.stop()
+        channel?.stop()
+        swapper?.stop()
         set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
         return .ok

@@ -44,7 +44,51 @@ func compilePlugin(module: String, source: String) async throws -> URL {
     return try await compilePlugin(module: module, sources: [file])
 }
 
+/// Compiles (or takes from this process's earlier compile of the same module and source text) `lib<module>.so` into a
+/// new folder of its own: each caller gets a fresh file, never one another test holds.
 func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
+    let texts = try sources.map { try Data(contentsOf: $0) }
+    let key = ([module] + zip(sources, texts).map { "\($0.lastPathComponent)\u{0}\($1.base64EncodedString())" })
+        .joined(separator: "\u{1}")
+    let compiled = try CompiledFixtures.shared.library(for: key) { try runSwiftc(module: module, sources: sources) }
+    let folder = try temporaryFolder("microapp-fixture")
+    let library = folder.appendingPathComponent("lib\(module).so")
+    try Data(contentsOf: compiled).write(to: library)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: library.path)
+    return folder
+}
+
+/// The fixture libraries this test process compiled, by module and source text. Suites compile the same fixture
+/// (Weather, Tick v1, Crashy, …) again and again; swiftc is most of the test phase's CPU, so each distinct one is
+/// compiled once (a concurrent caller of the same key waits for that compile) and every caller copies it.
+final class CompiledFixtures: @unchecked Sendable {
+    /// The one record of this process.
+    static let shared = CompiledFixtures()
+
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+
+    /// One fixture: compiled at most once, its library or the compile's error kept for every later caller.
+    private final class Entry: @unchecked Sendable {
+        let lock = NSLock()
+        var outcome: Result<URL, any Error>?
+    }
+
+    /// The library compiled for `key`, compiling it with `compile` (which returns its folder) the first time.
+    func library(for key: String, compile: () throws -> URL) throws -> URL {
+        lock.lock()
+        let entry = entries[key] ?? Entry()
+        entries[key] = entry
+        lock.unlock()
+        entry.lock.lock()
+        defer { entry.lock.unlock() }
+        if entry.outcome == nil { entry.outcome = Result { try compile() } }
+        return try entry.outcome!.get()
+    }
+}
+
+/// One swiftc run: `lib<module>.so` in a new folder, returned as the library's URL.
+private func runSwiftc(module: String, sources: [URL]) throws -> URL {
     ModuleCache.warm()
     let build = AppProcess.buildDirectory.path
     let folder = try temporaryFolder("microapp-fixture")
@@ -65,5 +109,5 @@ func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
     guard process.terminationStatus == 0 else {
         throw AppProcessError("swiftc could not build lib\(module).so (status \(process.terminationStatus)):\n\(text)")
     }
-    return folder
+    return URL(fileURLWithPath: library)
 }

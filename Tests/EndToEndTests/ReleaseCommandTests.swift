@@ -19,6 +19,17 @@ struct ReleaseCommandTests {
         return (home, environment, key)
     }
 
+    /// The release folder `release` writes of the test build's libCharacters.so, signed by `acme`.
+    private static func releaseCharacters(in home: URL, _ environment: [String: String]) async throws -> String {
+        let library = AppProcess.buildDirectory.appendingPathComponent("libCharacters.so").path
+        let folder = home.path + "/release"
+        let released = try await runToEnd(
+            ["release", "Characters", "--library", library, "-o", folder, "--key", "acme"], in: home,
+            environment: environment)
+        #expect(released.status == 0, "\(released.err)")
+        return folder
+    }
+
     @Test("release of libCharacters.so: the probe's manifest and SDK, the library's bytes, a signature by the key")
     func releaseVerifiesAndPublishes() async throws {
         let (home, environment, key) = try await Self.person()
@@ -66,12 +77,7 @@ struct ReleaseCommandTests {
     @Test("a library changed in the release folder after signing is refused by publish, and nothing is published")
     func tamperedLibraryRefused() async throws {
         let (home, environment, _) = try await Self.person()
-        let library = AppProcess.buildDirectory.appendingPathComponent("libCharacters.so").path
-        let folder = home.path + "/release"
-        let released = try await runToEnd(
-            ["release", "Characters", "--library", library, "-o", folder, "--key", "acme"], in: home,
-            environment: environment)
-        #expect(released.status == 0, "\(released.err)")
+        let folder = try await Self.releaseCharacters(in: home, environment)
         let copied = URL(fileURLWithPath: folder + "/libCharacters.so")
         var bytes = try Data(contentsOf: copied)
         bytes[bytes.count / 2] ^= 0xFF
@@ -82,6 +88,28 @@ struct ReleaseCommandTests {
         #expect(published.status == 1)
         #expect(published.err.contains("not the ones signed"), "\(published.err)")
         #expect(!FileManager.default.fileExists(atPath: channel + "/index.json"))
+    }
+
+    @Test("trust --remove takes a key off the list: what it signed is refused, and --list no longer names it")
+    func removedKeyIsNoLongerTrusted() async throws {
+        let (home, environment, key) = try await Self.person()
+        let listed = try await runToEnd(["trust", "--list"], in: home, environment: environment)
+        #expect(listed.out == "acme \(key)\n", "\(listed.err)")
+        let folder = try await Self.releaseCharacters(in: home, environment)
+
+        let removed = try await runToEnd(["trust", "--remove", "acme"], in: home, environment: environment)
+        #expect(removed.status == 0, "\(removed.err)")
+        #expect(try await runToEnd(["trust", "--list"], in: home, environment: environment).out == "")
+        let channel = home.path + "/channel"
+        let published = try await runToEnd(
+            ["publish", folder, "--channel", channel, "--key", "acme"], in: home, environment: environment)
+        #expect(published.status == 1)
+        #expect(published.err.contains("which you do not trust"), "\(published.err)")
+        #expect(!FileManager.default.fileExists(atPath: channel + "/index.json"))
+
+        let unknown = try await runToEnd(["trust", "--remove", "acme"], in: home, environment: environment)
+        #expect(unknown.status == 1)
+        #expect(unknown.err.contains("no key is trusted as 'acme'"), "\(unknown.err)")
     }
 
     @Test(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestScratch
 import Testing
 
@@ -120,16 +121,45 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
         if chunk.isEmpty { break }
         buffer.append(chunk)
     }
+    let outputPipe = pipeName(of: stdout.fileHandleForReading.fileDescriptor)
     try stdout.fileHandleForReading.close()
     stdin.fileHandleForWriting.write(Data(#"{"type":"tap","id":"sign-in"}"#.utf8 + [0x0A]))
     // An app that never sees its output closed would keep this test (and the run) waiting on its stderr forever: it is
     // ended after a minute, and the test fails on the status. (It happened while pipes were inherited by other tests'
     // children: see PrivatePipe.)
-    let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+    // Before ending it, the watchdog notes which processes still hold the output's pipe: a reader left anywhere keeps
+    // the app from ever seeing the pipe closed, and that process is the cause to chase.
+    let holders = Mutex("")
+    let watchdog = DispatchWorkItem { [process] in
+        guard process.isRunning else { return }
+        holders.withLock { $0 = processes(holding: outputPipe) }
+        process.terminate()
+    }
     DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
     defer { watchdog.cancel() }
     let err = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let firstLine = String(decoding: buffer.prefix { $0 != 0x0A }, as: UTF8.self)
-    return (firstLine, process.terminationStatus, String(decoding: err, as: UTF8.self))
+    let held = holders.withLock { $0 }
+    let errText = String(decoding: err, as: UTF8.self) + (held.isEmpty ? "" : "\nstill holding stdout's pipe: " + held)
+    return (firstLine, process.terminationStatus, errText)
+}
+
+/// The kernel's name of the pipe `descriptor` is an end of ("pipe:[inode]").
+private func pipeName(of descriptor: Int32) -> String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) ?? "?"
+}
+
+/// Each process with a descriptor on `pipe`, as "pid (command line)", from /proc.
+private func processes(holding pipe: String) -> String {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.filter { Int32($0) != nil }.compactMap { pid -> String? in
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        let holds = descriptors.contains {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == pipe
+        }
+        guard holds else { return nil }
+        let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+        return "\(pid) (\(command.replacingOccurrences(of: "\0", with: " ")))"
+    }.joined(separator: ", ")
 }

@@ -9,14 +9,14 @@ import Testing
 @Suite("Hot swap in a locked folder")
 struct LockedSwapTests {
     /// Writes `folder/plugins.lock` pinning `libSwappy.so` to the bytes of `library`.
-    static func lock(_ folder: String, to library: String) throws {
+    nonisolated static func lock(_ folder: String, to library: String) throws {
         let entry = #"{"feature":"swappy","sha256":"\#(try PluginLock.digest(of: library))"}"#
         try Data(#"{"version":1,"libraries":{"libSwappy.so":\#(entry)}}"#.utf8)
             .write(to: URL(fileURLWithPath: "\(folder)/\(PluginLock.fileName)"))
     }
 
     /// Puts `library`'s bytes at `folder/libSwappy.so` as a build tool would: a new file, never written in place.
-    static func drop(_ library: String, into folder: String) throws {
+    nonisolated static func drop(_ library: String, into folder: String) throws {
         let target = "\(folder)/libSwappy.so"
         try? FileManager.default.removeItem(atPath: target)
         try FileManager.default.copyItem(atPath: library, toPath: target)

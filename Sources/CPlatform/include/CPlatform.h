@@ -29,6 +29,16 @@ int microapp_forward_termination_install(void);
 /// Sets the child the next SIGTERM or SIGHUP goes to (0: none); one received before is passed on at once.
 void microapp_forward_termination_to(pid_t child);
 
+/// Makes `signal_number` (SIGUSR1: check for updates), sent to this process, go on to the child set with
+/// `microapp_forward_termination_to` without ending this process or counting as a termination. Returns 0, or -1 with
+/// errno set. Call once, from the main thread, before starting children.
+int microapp_forward_signal_install(int signal_number);
+
+/// Makes `signal_number` (SIGUSR1: check for updates), sent to this process, write one byte to a pipe instead of
+/// ending it, and returns the pipe's reading end (blocking, close-on-exec), or -1 with errno set. The handler only
+/// writes (async-signal-safe); whoever reads the pipe acts. Call once per process, from the main thread.
+int microapp_signal_pipe_install(int signal_number);
+
 /// The last SIGTERM or SIGHUP this process received since the install, or 0.
 int microapp_forward_termination_received(void);
 

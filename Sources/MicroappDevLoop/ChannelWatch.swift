@@ -1,0 +1,207 @@
+import Foundation
+import MicroappCore
+import MicroappPlatform
+
+/// `run --channel`: the running app follows a channel. It checks at start, every `every`, on SIGUSR1 and on a
+/// `check-updates` event, always in the background (the check's downloads never hold a frame; only the swap waits for
+/// the app to be between events). Each release the updater installs is swapped in by the `HotSwapper` (copy, lock
+/// check, probe or a new child, state kept) and put on trial by the `Canary`: a crash, a hang or a refused start of
+/// the new version within the window goes back to the version that ran before, which keeps serving, and the
+/// updater marks the new one bad. Every outcome is a notice: installed, refused, rolled back, passed.
+@MainActor
+public final class ChannelWatch {
+    private let swapper: HotSwapper
+    private let updates: any ChannelUpdates
+    private var canary: Canary<ContinuousClock.Instant>
+    private let every: Duration?
+    private var runtime: AppRuntime { swapper.runtime }
+    /// True while a check runs; a request meanwhile is remembered in `again` and made once it ends.
+    private var checking = false
+    private var again = false
+    private var tasks: [Task<Void, Never>] = []
+    /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile.
+    private var trialFolders: [String: String] = [:]
+    private var stopSignal: (@Sendable () -> Void)?
+
+    /// Follows `updates`' channel, swapping with `swapper`; new versions are on trial for `window`; a check every
+    /// `every` (nil: only at start, on the signal and on the event).
+    public init(
+        swapper: HotSwapper, updates: any ChannelUpdates, window: Duration, every: Duration?
+    ) {
+        self.swapper = swapper
+        self.updates = updates
+        self.canary = Canary(window: window)
+        self.every = every
+    }
+
+    /// Starts following: a first check now, then on each trigger; the runtime's stops reach the canary.
+    public func start(listeningForSignal: Bool = true) {
+        runtime.onCheckUpdates = { [weak self] in self?.requestCheck() }
+        runtime.onFeatureStop = { [weak self] feature, stop in self?.featureStopped(feature, stop) }
+        if listeningForSignal {
+            do {
+                let (signals, stop) = try UpdateSignal.received()
+                stopSignal = stop
+                tasks.append(
+                    Task { [weak self] in
+                        for await _ in signals { self?.requestCheck() }
+                    })
+            } catch {
+                runtime.post(
+                    Notice(
+                        level: .error, code: "no-update-signal",
+                        message: "SIGUSR1 cannot ask for a check: \(error.problem.reason)",
+                        fix: "send {\"type\":\"check-updates\"} instead, or wait for the next periodic check"))
+            }
+        }
+        if let every {
+            tasks.append(
+                Task { [weak self] in
+                    while (try? await Task.sleep(for: every)) != nil { self?.requestCheck() }
+                })
+        }
+        requestCheck()
+    }
+
+    /// Stops following (the app quits): a trial not over by now is not held against its version.
+    public func stop() {
+        for feature in trialFolders.keys.sorted() { endTrial(feature) }
+        tasks.forEach { $0.cancel() }
+        tasks = []
+        stopSignal?()
+        stopSignal = nil
+        runtime.onCheckUpdates = nil
+        runtime.onFeatureStop = nil
+    }
+
+    /// Starts a check unless one runs; then one more follows it, so a request is never lost.
+    public func requestCheck() {
+        guard !checking else {
+            again = true
+            return
+        }
+        checking = true
+        Task {
+            repeat {
+                again = false
+                await check()
+            } while again
+            checking = false
+        }
+    }
+
+    /// One check: the updater's work off the main actor, then each installed release swapped in and put on trial.
+    private func check() async {
+        let running = Dictionary(
+            runtime.runningFeatures.compactMap { manifest in runtime.version(of: manifest.id).map { (manifest.id, $0) }
+            },
+            uniquingKeysWith: { first, _ in first })
+        let updates = self.updates
+        let outcome = await BlockingWork.run { updates.check(running: running) }
+        if let failure = outcome.failure {
+            runtime.post(
+                Notice(
+                    level: .error, code: "update-check-failed",
+                    message: "The check of \(updates.channel) failed: \(failure.reason); nothing changed",
+                    fix: failure.fix, detail: [failure.subject]))
+        }
+        for problem in outcome.refused {
+            runtime.post(
+                Notice(
+                    level: .error, code: "update-refused",
+                    message: "\(problem.subject): refused: \(problem.reason); nothing changed", fix: problem.fix))
+        }
+        if outcome.installed.isEmpty && outcome.refused.isEmpty && outcome.failure == nil {
+            // Said, so a person (and a script) knows the check ran; what was passed over as bad is in the detail.
+            runtime.post(
+                Notice(
+                    level: .info, code: "update-checked",
+                    message: "Checked \(updates.channel): nothing new to install",
+                    detail: outcome.skipped.isEmpty ? nil : outcome.skipped.map { "\($0.subject): \($0.reason)" }))
+        }
+        for installed in outcome.installed { await swapIn(installed, replacing: running[installed.feature]) }
+    }
+
+    /// Swaps in a release the updater installed; a refused start is a failed trial like a crash.
+    private func swapIn(_ installed: ChannelCheck.Installed, replacing previous: Int?) async {
+        let id = installed.feature
+        let previous = previous ?? runtime.version(of: id) ?? 0
+        canary.began(id, version: installed.version, replacing: previous, at: runtime.options.now())
+        // On disk first: an in-process version that crashes takes the app before the canary can act (see
+        // `CanaryRecord`); the next start takes it back.
+        let folder = (installed.library as NSString).deletingLastPathComponent
+        trialFolders[id] = folder
+        CanaryRecord.begin(
+            .init(
+                feature: id, version: installed.version, previous: previous,
+                library: (installed.library as NSString).lastPathComponent), in: folder)
+        switch await swapper.swapLibrary(at: installed.library, feature: id) {
+        case .success(let swapped):
+            runtime.post(
+                Notice(
+                    level: .info, code: "updated",
+                    message:
+                        "\(id) updated v\(swapped.from) → v\(swapped.to) from \(updates.channel); on trial for "
+                        + "\(canary.window.components.seconds) s",
+                    feature: id, from: swapped.from, to: swapped.to, milliseconds: swapped.milliseconds))
+            scheduleTrialEnd()
+        case .failure(let problem) where problem.code == .routeConflict:
+            // Routes are fixed while running: the release stays installed and runs from the next start.
+            _ = canary.failed(id, .refused(problem.reason), at: runtime.options.now())
+            endTrial(id)
+        case .failure(let problem):
+            await rollBack(id, .refused("it was refused (\(problem.reason))"), swappedIn: false)
+        }
+    }
+
+    /// A stop of a feature on trial fails the trial.
+    private func featureStopped(_ feature: String, _ stop: FeatureStop) {
+        guard canary.trials[feature] != nil else { return }
+        let failure: Canary<ContinuousClock.Instant>.Failure =
+            if case .hung = stop.cause { .hung(stop.reason) } else { .crashed(stop.reason) }
+        Task { await rollBack(feature, failure, swappedIn: true) }
+    }
+
+    /// Goes back to the version that ran before (when the new one was swapped in), has the updater take the new one
+    /// back and mark it bad, and says so.
+    private func rollBack(
+        _ feature: String, _ failure: Canary<ContinuousClock.Instant>.Failure, swappedIn: Bool
+    ) async {
+        guard let rollback = canary.failed(feature, failure, at: runtime.options.now()) else { return }
+        defer { endTrial(feature) }
+        let work = "the rollback of \(feature) v\(rollback.bad)"
+        runtime.hold(work)
+        defer { runtime.release(work) }
+        if swappedIn { await runtime.rollingBack(feature) }
+        let updates = self.updates
+        if let problem = await BlockingWork.run({
+            updates.reject(feature, bad: rollback.bad, restored: rollback.restored)
+        }) {
+            runtime.post(
+                Notice(
+                    level: .error, code: "update-reject-failed",
+                    message: "\(feature) v\(rollback.bad) could not be marked bad: \(problem.reason)",
+                    fix: problem.fix, feature: feature))
+        }
+        runtime.post(rollback.notice)
+    }
+
+    /// Clears `feature`'s trial from its folder's record.
+    private func endTrial(_ feature: String) {
+        guard let folder = trialFolders.removeValue(forKey: feature) else { return }
+        CanaryRecord.end(feature, in: folder)
+    }
+
+    /// Ends the trials whose window is over at the next end, each with a notice.
+    private func scheduleTrialEnd() {
+        guard let end = canary.nextEnd else { return }
+        tasks.append(
+            Task { [weak self] in
+                guard (try? await Task.sleep(until: end, clock: .continuous)) != nil, let self else { return }
+                for trial in self.canary.passed(at: self.runtime.options.now()) {
+                    self.endTrial(trial.feature)
+                    self.runtime.post(self.canary.passedNotice(trial))
+                }
+            })
+    }
+}

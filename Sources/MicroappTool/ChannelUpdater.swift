@@ -1,0 +1,58 @@
+import Foundation
+import MicroappCore
+import MicroappDevLoop
+import MicroappPlatform
+
+/// `run --channel URL`: the updater of `microapp update` as the running app's `ChannelUpdates`. Each check updates
+/// the plugin folders the running features were loaded from (an `Updater` per folder: verified, kept in `.versions`,
+/// one rename, pinned in the lock); a rejection is the folder's rollback to the version restored, which marks the
+/// version it leaves bad.
+struct ChannelUpdater: ChannelUpdates {
+    let source: ChannelSource
+    /// Feature id → the plugin folder its library was loaded from.
+    let folders: [String: String]
+    let environment: HostEnvironment
+    let screening: PluginScreening
+
+    /// Follows the channel `text` (a folder or an http(s) URL) for the features of `plugins`.
+    init(_ text: String, plugins: [any LoadedPlugin], environment: HostEnvironment, screening: PluginScreening) {
+        source = ChannelSource(text, currentDirectory: environment.currentDirectory)
+        self.environment = environment
+        self.screening = screening
+        folders = Dictionary(
+            plugins.map { ($0.manifest.id, FileFacts.canonicalPath(($0.path as NSString).deletingLastPathComponent)) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    var channel: String { source.name }
+
+    func check(running: [String: Int]) -> ChannelCheck {
+        var check = ChannelCheck()
+        for folder in Set(folders.values).sorted() {
+            let report = Updater(channel: source, plugins: folder, environment: environment, screening: screening)
+                .update(now: Date())
+            // Only the features this app runs from that folder are swapped in; the others run from the next start.
+            check.installed += report.installed.filter { folders[$0.feature] == folder }.map {
+                ChannelCheck.Installed(feature: $0.feature, version: $0.to, library: $0.library)
+            }
+            check.refused += report.refused
+            check.skipped += report.skipped
+        }
+        return check
+    }
+
+    func reject(_ feature: String, bad: Int, restored: Int) -> Problem? {
+        guard let folder = folders[feature] else { return nil }
+        return Self.reject(feature, bad: bad, restored: restored, in: folder)
+    }
+
+    /// Puts `feature` in `folder` back to its kept version `restored`, marking the version it leaves (`bad`) bad.
+    static func reject(_ feature: String, bad: Int, restored: Int, in folder: String) -> Problem? {
+        switch PluginVersions(plugins: folder).rollback(
+            feature, to: restored, reason: "v\(bad) failed its canary window: rolled back to v\(restored)", now: Date())
+        {
+        case .success: nil
+        case .failure(let problem): problem
+        }
+    }
+}
