@@ -24,12 +24,26 @@ public struct PluginFactory {
     private let offsets: [Int]
     private var made = 0
 
-    /// Compiles the template plugin into `folder` (created if needed).
-    public init(build: BuildFolder, folder: String) throws {
+    /// Compiles the template plugin into `folder` (created if needed); with `compiled`, takes that library (a template
+    /// an earlier run kept, e.g. for a run under valgrind, which cannot start `swiftc`) instead.
+    public init(build: BuildFolder, folder: String, compiled: String? = nil) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         self.folder = folder
+        let library = compiled ?? folder + "/libBenchTemplate.so"
+        if compiled == nil { try Self.compile(build: build, folder: folder, into: library) }
+        guard let bytes = FileManager.default.contents(atPath: library) else {
+            throw BenchmarkError("the benchmark plugin \(library) cannot be read")
+        }
+        template = [UInt8](bytes)
+        offsets = Self.occurrences(of: Array(Self.placeholder.utf8), in: template)
+        guard !offsets.isEmpty else {
+            throw BenchmarkError("the placeholder id was not found as bytes in \(library); it cannot be patched")
+        }
+    }
+
+    /// Compiles the template plugin's source in `folder` into `library`.
+    private static func compile(build: BuildFolder, folder: String, into library: String) throws {
         let source = folder + "/BenchPlugin.swift"
-        let library = folder + "/libBenchTemplate.so"
         try Self.source.write(toFile: source, atomically: true, encoding: .utf8)
         let (status, output) = try run(
             "/usr/bin/env",
@@ -39,13 +53,8 @@ public struct PluginFactory {
                 "-L", build.path, "-lMicroappSDK", "-Xlinker", "-rpath", "-Xlinker", build.path,
                 source, "-o", library,
             ])
-        guard status == 0, let bytes = FileManager.default.contents(atPath: library) else {
+        guard status == 0 else {
             throw BenchmarkError("swiftc could not build the benchmark plugin (status \(status)):\n\(output)")
-        }
-        template = [UInt8](bytes)
-        offsets = Self.occurrences(of: Array(Self.placeholder.utf8), in: template)
-        guard !offsets.isEmpty else {
-            throw BenchmarkError("the placeholder id was not found as bytes in \(library); it cannot be patched")
         }
     }
 

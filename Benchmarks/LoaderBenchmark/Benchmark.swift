@@ -34,24 +34,23 @@ struct RoundTiming {
     var bare: Double
 }
 
-/// Per-plugin seconds of the loader's steps, replayed one by one outside `PluginLoader` on fresh copies.
+/// Per-plugin seconds of the loader's steps, replayed one by one outside `PluginLoader`: a warm start's on copies the
+/// store and the probe cache know, then what a first start does instead on fresh ones.
 struct StepTiming {
-    /// `PluginLock.digest(of:)`: reading the file and hashing it, as the lock check does on every start.
-    var lockDigest = 0.0
-    /// `ProbeCache.verdict(for:)` of a file whose verdict is cached (stat; no hashing while its ctime is unchanged).
-    var cachedVerdict = 0.0
-    /// `stat` and reading the ELF header, as the loader's file check does.
-    var fileCheck = 0.0
-    /// `SDKVersionSymbol.required(by:)`: the SDK version read from the file's dynamic symbols, before `dlopen`.
-    var versionSymbol = 0.0
+    /// `ProbeCache(file:)`, the cache of all the copies read and decoded, divided by their number.
+    var cacheRecord = 0.0
+    /// `LibraryCopy.make(_:store:)` of a copy the store knows: open, fstat, the identity link and its copy, no read.
+    var storeLookup = 0.0
+    /// The record looked up by the digest the store answered, and the lock's entry compared with it.
+    var recordAndLock = 0.0
     /// `dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)`.
     var open = 0.0
-    /// `dlsym` and the call of `microapp_entry` (the plugin builds its descriptor and encodes its manifest).
-    var entry = 0.0
-    /// `ManifestCoding.decode` of that manifest right after its image was loaded, as `PluginLoader.load` does.
-    var decodeAfterLoad = 0.0
-    /// `ManifestCoding.decode` of other fresh manifests once all their images are loaded.
-    var decodeAfterAllLoads = 0.0
+    /// `dlsym` and the call of `microapp_entry` asking for no manifest (`MicroappEntry.withRecordedManifests`).
+    var entryRecorded = 0.0
+    /// A first start's instead: `dlsym` and the entry building and encoding its manifest, on fresh copies.
+    var entryBuilding = 0.0
+    /// A first start's too: `ManifestCoding.decode` of that manifest once all images are loaded.
+    var decode = 0.0
 }
 
 /// Loads fresh copies both ways, interleaved, and checks the host path did its whole job each time.
@@ -68,10 +67,15 @@ struct LoaderBenchmark {
     let store: LibraryStore
     /// The template's manifest as JSON: a copy's is this with its id in place of the placeholder.
     let manifestTemplate: String
+    /// The process's environment, read once as a composition root does (the probe behind the cache takes it).
+    let environment = HostEnvironment.process
+    /// Whether rounds measure only (a), the host's path (for a run under callgrind).
+    let hostOnly: Bool
 
-    init(factory: PluginFactory, folder: String) throws {
+    init(factory: PluginFactory, folder: String, hostOnly: Bool = false) throws {
         self.factory = factory
         self.folder = folder
+        self.hostOnly = hostOnly
         guard let store = LibraryStore(folder: folder + "/store") else {
             throw BenchmarkError("the library store in \(folder) could not be made")
         }
@@ -122,7 +126,8 @@ struct LoaderBenchmark {
         var report: PluginSet.LoadReport?
         var probed = 0
         let load = clock.measure {
-            var screening = PluginScreening(probe: PluginProbe(environment: .process), cache: ProbeCache(file: cache))
+            var screening = PluginScreening(
+                probe: PluginProbe(environment: environment), cache: ProbeCache(file: cache))
             let check = PluginSet.checkLocks(copies.map(\.path), store: store)
             report = PluginSet.load(check, screening: &screening)
             probed = screening.probed
@@ -193,8 +198,10 @@ struct LoaderBenchmark {
         for side in 0..<3 {
             switch (side + order) % 3 {
             case 0: parts = try measureHost(warm.copies, cache: warm.cache, store: store)
-            case 1: before = try measureHost(baselineCopies.copies, cache: baselineCopies.cache, store: nil)
-            default: bare = try measureBare(bareCopies)
+            case 1 where !hostOnly:
+                before = try measureHost(baselineCopies.copies, cache: baselineCopies.cache, store: nil)
+            case 2 where !hostOnly: bare = try measureBare(bareCopies)
+            default: break
             }
         }
         return RoundTiming(
@@ -202,63 +209,66 @@ struct LoaderBenchmark {
             register: parts.1, resolve: parts.2, bare: bare)
     }
 
-    /// Replays the loader's steps on `count` fresh copies, timing each, then decodes the manifests of `count`
-    /// other fresh copies after all of them are loaded. Per plugin, in seconds.
-    mutating func steps(_ count: Int) throws -> StepTiming {
+    /// Replays the loader's steps on the `warm` copies (known to the store and to their probe cache), timing each,
+    /// then the first start's entry and decode on `count` other fresh copies. Per plugin, in seconds.
+    mutating func steps(_ warm: (copies: [(path: String, id: String)], cache: String), count: Int) throws -> StepTiming
+    {
         typealias Entry = @convention(c) () -> UnsafePointer<microapp_descriptor>?
         var timing = StepTiming()
-        func entry(_ path: String) throws -> UnsafePointer<microapp_descriptor> {
-            guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE),
-                let symbol = dlsym(handle, "microapp_entry"), let descriptor = unsafeBitCast(symbol, to: Entry.self)()
-            else { throw BenchmarkError("\(path) did not load") }
-            return descriptor
-        }
-        let screened = try screenedCopies(count, described: false)
-        let cache = ProbeCache(file: screened.cache)
-        for copy in screened.copies {
+        var cache: ProbeCache?
+        timing.cacheRecord = seconds(clock.measure { cache = ProbeCache(file: warm.cache) })
+        guard let cache else { throw BenchmarkError("\(warm.cache) could not be read") }
+        let folder = (warm.copies[0].path as NSString).deletingLastPathComponent
+        guard let lock = try PluginLock.load(in: folder) else { throw BenchmarkError("\(folder) has no lock") }
+        for copy in warm.copies {
             var start = clock.now
             func lap(_ step: WritableKeyPath<StepTiming, Double>) {
                 let now = clock.now
                 timing[keyPath: step] += seconds(now - start)
                 start = now
             }
-            let digest = try PluginLock.digest(of: copy.path)
-            lap(\.lockDigest)
-            guard cache.record(for: digest)?.verdict == .usable else {
-                throw BenchmarkError("\(copy.path) is not cached")
+            guard case .success(let library) = LibraryCopy.make(copy.path, store: store), library.isStored else {
+                throw BenchmarkError("\(copy.path) is not in the store")
             }
-            lap(\.cachedVerdict)
-            var info = stat()
-            guard stat(copy.path, &info) == 0, let file = FileHandle(forReadingAtPath: copy.path),
-                (try file.read(upToCount: 20))?.count == 20
-            else { throw BenchmarkError("\(copy.path) cannot be read") }
-            try file.close()
-            lap(\.fileCheck)
-            guard case .success(let versions) = SDKVersionSymbol.required(by: copy.path), versions == [.current] else {
-                throw BenchmarkError("\(copy.path) does not need SDK \(SDKVersion.current)'s version symbol")
+            lap(\.storeLookup)
+            guard cache.record(for: library.sha256)?.description != nil,
+                lock.problem(with: copy.path, sha256: library.sha256) == nil
+            else { throw BenchmarkError("\(copy.path) is not described in its cache or not locked") }
+            lap(\.recordAndLock)
+            guard let handle = dlopen(library.path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+                throw BenchmarkError("\(library.path) did not load")
             }
-            lap(\.versionSymbol)
+            lap(\.open)
+            let descriptor = MicroappEntry.withRecordedManifests {
+                dlsym(handle, "microapp_entry").flatMap { unsafeBitCast($0, to: Entry.self)() }
+            }
+            guard let descriptor, descriptor.pointee.manifest_json == nil else {
+                throw BenchmarkError("\(library.path)'s entry made a manifest it was not asked for")
+            }
+            lap(\.entryRecorded)
+        }
+        for step in [\StepTiming.storeLookup, \.recordAndLock, \.open, \.entryRecorded, \.cacheRecord] {
+            timing[keyPath: step] /= Double(warm.copies.count)
+        }
+        var texts: [String] = []
+        let handles = try factory.copies(count).map { copy in
             guard let handle = dlopen(copy.path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
                 throw BenchmarkError("\(copy.path) did not load")
             }
-            lap(\.open)
-            guard let symbol = dlsym(handle, "microapp_entry"),
-                let descriptor = unsafeBitCast(symbol, to: Entry.self)(),
-                let json = descriptor.pointee.manifest_json
-            else { throw BenchmarkError("\(copy.path) has no descriptor") }
-            lap(\.entry)
-            _ = try ManifestCoding.decode(String(cString: json))
-            lap(\.decodeAfterLoad)
+            return handle
         }
-        let texts = try factory.copies(count).map { String(cString: try entry($0.path).pointee.manifest_json!) }
-        timing.decodeAfterAllLoads = seconds(
-            try clock.measure { for text in texts { _ = try ManifestCoding.decode(text) } })
-        for step in [
-            \StepTiming.lockDigest, \.cachedVerdict, \.fileCheck, \.versionSymbol, \.open, \.entry, \.decodeAfterLoad,
-            \.decodeAfterAllLoads,
-        ] {
-            timing[keyPath: step] /= Double(count)
-        }
+        timing.entryBuilding =
+            seconds(
+                try clock.measure {
+                    for handle in handles {
+                        guard let symbol = dlsym(handle, "microapp_entry"),
+                            let json = unsafeBitCast(symbol, to: Entry.self)()?.pointee.manifest_json
+                        else { throw BenchmarkError("a fresh copy has no manifest") }
+                        texts.append(String(cString: json))
+                    }
+                }) / Double(count)
+        timing.decode =
+            seconds(try clock.measure { for text in texts { _ = try ManifestCoding.decode(text) } }) / Double(count)
         return timing
     }
 }

@@ -6,10 +6,16 @@
 // round. It prints medians and ratios; it never fails on time (only when the copies were not screened, loaded,
 // registered and resolved as N distinct features).
 //
-//     swift run -c release loader-benchmark [--rounds R]      (default 7 rounds)
+//     swift run -c release loader-benchmark [--rounds R] [--plugin FILE] [--host-only]      (default 7 rounds)
+//
+// Under callgrind (instruction counts hold under load): a template compiled beforehand (valgrind cannot start swiftc),
+// a copy of the binary without DWARF 5 (valgrind 3.19 cannot read it), and only the host's side collected:
+//     objcopy --strip-debug .build/release/loader-benchmark .build/release/loader-benchmark-cg
+//     valgrind --tool=callgrind --toggle-collect='*measureHost*' .build/release/loader-benchmark-cg --rounds 1 \
+//         --plugin libBenchTemplate.so --host-only
 //
 // Copies are never unloaded (the host never dlcloses), so memory grows by 2 × (1 + 20 + 200) images a round.
-// Before the rounds, the loader's steps are replayed one by one on fresh copies to show where (a) − (b) goes.
+// Before the rounds, the loader's steps are replayed one by one on warm copies to show where (a) − (b) goes.
 import BenchmarkSupport
 import CommandLineSpec
 import Foundation
@@ -17,8 +23,15 @@ import Foundation
 let sizes = [1, 20, 200]
 let command = CommandSpec(
     "loader-benchmark", summary: "the host's full loading path against a bare dlopen, for 1, 20 and 200 plugins",
-    options: [.value("--rounds", "R", help: "how many rounds (default 7)")])
-let rounds = positive(command.parseOrExit(Array(CommandLine.arguments.dropFirst())), "--rounds", 7)
+    options: [
+        .value("--rounds", "R", help: "how many rounds (default 7)"),
+        .value(
+            "--plugin", "FILE",
+            help: "a template plugin an earlier run compiled, instead of compiling one (valgrind cannot start swiftc)"),
+        .flag("--host-only", help: "measure only the host's path, (a) (for a run under callgrind)"),
+    ])
+let parsed = command.parseOrExit(Array(CommandLine.arguments.dropFirst()))
+let rounds = positive(parsed, "--rounds", 7)
 
 /// Everything the run prints, in order.
 @MainActor
@@ -27,7 +40,9 @@ func runBenchmark() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loader-benchmark-\(getpid())").path
     defer { try? FileManager.default.removeItem(atPath: folder) }  // Loaded images stay mapped after unlink.
     let compileStart = ContinuousClock.now
-    var benchmark = try LoaderBenchmark(factory: try PluginFactory(build: build, folder: folder), folder: folder)
+    var benchmark = try LoaderBenchmark(
+        factory: try PluginFactory(build: build, folder: folder, compiled: parsed.value("--plugin")), folder: folder,
+        hostOnly: parsed.flag("--host-only"))
     let compileTime = seconds(ContinuousClock.now - compileStart)
     print("loader benchmark — SDK: \(build.sdkLibrary)")
     print(
@@ -40,14 +55,16 @@ func runBenchmark() throws {
     var warmBatches: [Int: [(copies: [(path: String, id: String)], cache: String)]] = [:]
     let warmUp = try benchmark.warmBatch(20)
     for size in sizes { warmBatches[size] = try (0..<rounds).map { _ in try benchmark.warmBatch(size) } }
+    let stepCount = 100
+    let stepBatches = try (0..<3).map { _ in try benchmark.warmBatch(stepCount) }
     Thread.sleep(forTimeInterval: 1.2)
     try benchmark.warm(warmUp)
     for batch in warmBatches.values.joined() { try benchmark.warm(batch) }
+    for batch in stepBatches { try benchmark.warm(batch) }
 
     // Warm-up, not counted: first use of the loader paths, the SDK's tables, the page cache of the template.
     _ = try benchmark.round(20, warm: warmUp, order: 0)
-    let stepCount = 100
-    let steps = try (0..<3).map { _ in try benchmark.steps(stepCount) }
+    let steps = try stepBatches.map { try benchmark.steps($0, count: stepCount) }
 
     var timings: [Int: [RoundTiming]] = [:]
     for round in 0..<rounds {
@@ -90,16 +107,19 @@ func runBenchmark() throws {
             "\(fixed(baseline / bare, 2, width: 6))×")
     }
     print("")
-    print("where the host's time goes: its steps replayed on \(stepCount) fresh copies, median of 3 (µs per plugin)")
+    print("where the host's time goes: its steps replayed on \(stepCount) warm copies, median of 3 (µs per plugin)")
     let step = { (value: (StepTiming) -> Double) in fixed(median(steps.map(value)) * 1e6, 1, width: 6) }
-    print("  lock check: PluginLock.digest(of:)      \(step(\.lockDigest))   read + SHA-256 of the whole file")
-    print("  ProbeCache.verdict(for:), cached        \(step(\.cachedVerdict))   stat; ctime unchanged, no hash")
-    print("  file check (stat + ELF header)          \(step(\.fileCheck))")
-    print("  SDK version symbol (section headers, .dynsym) \(step(\.versionSymbol))   read before dlopen")
-    print("  dlopen (NOW | LOCAL | NODELETE)         \(step(\.open))")
-    print("  dlsym + microapp_entry()                \(step(\.entry))   the plugin encodes its manifest")
-    print("  ManifestCoding.decode, right after load \(step(\.decodeAfterLoad))   what PluginLoader.load does")
-    print("  ManifestCoding.decode, after all loads  \(step(\.decodeAfterAllLoads))   same work, casts cached")
+    print("  probe cache read, per record           \(step(\.cacheRecord))   JSON of verdict, manifest, SDK version")
+    print("  library store lookup                   \(step(\.storeLookup))   open, fstat, readlink, lstat; no read")
+    print("  probe record and lock entry            \(step(\.recordAndLock))   by the digest the store answered")
+    print("  dlopen (NOW | LOCAL | NODELETE)        \(step(\.open))")
+    print(
+        "  dlsym + microapp_entry(), recorded     \(step(\.entryRecorded))   no manifest built (withRecordedManifests)")
+    print("a first start instead (fresh copies, no record):")
+    print(
+        "  dlsym + microapp_entry() building it   \(step(\.entryBuilding))   the plugin builds and encodes its manifest"
+    )
+    print("  ManifestCoding.decode                  \(step(\.decode))   after all loads")
     print("")
     print("linearity: batch cost(200) / cost(20), median batch times (ideal 10×, target ≤ 12×)")
     for (name, path) in [("(a) host", \RoundTiming.host), ("(b) bare", \RoundTiming.bare)] {

@@ -75,8 +75,6 @@ ssize_t microapp_receive_with_fds(
     return received;
 }
 
-pid_t microapp_fork(void) { return fork(); }
-
 int microapp_pidfd_send_signal(int pidfd, int signal_number) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, signal_number, NULL, 0);
 }

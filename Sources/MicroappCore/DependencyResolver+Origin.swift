@@ -147,6 +147,15 @@ extension DependencyResolver {
     /// How names are compared: case, spaces, control and invisible format characters do not tell two names apart
     /// ("Settings", "settings ", "Sett\u{200B}ings" are one name).
     static func nameKey(_ name: String) -> String {
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII, by its bytes (the same key; Unicode properties cost a table lookup per scalar): lowercase
+            // letters, drop controls and spaces.
+            let bytes = name.utf8.compactMap { byte -> UInt8? in
+                if byte <= 0x20 || byte == 0x7F { return nil }
+                return (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
         let scalars = name.lowercased().unicodeScalars.filter { scalar in
             switch scalar.properties.generalCategory {
             case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator: false

@@ -41,7 +41,7 @@ enum FileTrust {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         if let weakness = weakness(path, info, what: "file") { return weakness }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathParts.folder(of: path)
         var folderInfo = stat()
         guard stat(folder.isEmpty ? "." : folder, &folderInfo) == 0 else { return nil }
         return weakness(folder.isEmpty ? "." : folder, folderInfo, what: "folder")

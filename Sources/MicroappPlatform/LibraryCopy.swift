@@ -45,7 +45,6 @@ public struct LibraryCopy: Sendable, Equatable {
         let copy = (folder as NSString).appendingPathComponent(name ?? (original as NSString).lastPathComponent)
         let target = Glibc.open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard target >= 0 else { return .failure(notCopied(original, copy, errno)) }
-        hashes.withLock { $0[original, default: 0] += 1 }
         switch copyHashing(source, into: target) {
         case .success(let digest): return .success(LibraryCopy(original: original, path: copy, sha256: digest))
         case .failure(let error):
@@ -70,9 +69,8 @@ public struct LibraryCopy: Sendable, Equatable {
         if let known = store.copy(of: identity) {
             return .success(LibraryCopy(original: original, path: known.path, sha256: known.sha256, isStored: true))
         }
-        let name = (original as NSString).lastPathComponent
+        let name = PathParts.name(of: original)
         guard let temporary = store.temporaryFile(for: name) else { return make(original) }
-        hashes.withLock { $0[original, default: 0] += 1 }
         guard case .success(let digest) = copyHashing(source, into: temporary.descriptor, closing: false) else {
             _ = close(temporary.descriptor)
             unlink(temporary.path)
@@ -113,11 +111,6 @@ public struct LibraryCopy: Sendable, Equatable {
         if closing && close(target) != 0 && failure == 0 { failure = errno }
         return failure == 0 ? .success(hash.hexDigest()) : .failure(SystemCallError(call: "copy", errno: failure))
     }
-
-    /// How many times this process has read and hashed the library at `original` (each while copying it): a test
-    /// counts that a start hashes each library once, and one the store knows not at all.
-    public static func hashCount(of original: String) -> Int { hashes.withLock { $0[original, default: 0] } }
-    private static let hashes = Mutex<[String: Int]>([:])
 
     /// `make` into this process's private folder of libraries loaded here, under a name no other copy had
     /// (`<n>-libAuth.so`): a loaded copy is never replaced, and is removed only when the process ends.
@@ -219,7 +212,7 @@ public struct LibraryCopy: Sendable, Equatable {
     }
 
     private static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathParts.folder(of: path)
         return folder.isEmpty ? "." : folder
     }
 

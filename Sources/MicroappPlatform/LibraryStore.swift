@@ -51,11 +51,13 @@ public struct LibraryStore: Sendable {
         let link = path(identity.linkName)
         let count = readlink(link, &buffer, buffer.count - 1)
         guard count > 65 else { return nil }
-        let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let digest = String(target.prefix(64))
-        guard !target.contains("/"), target.dropFirst(64).first == "-", digest.allSatisfy(\.isHexDigit) else {
-            return nil
-        }
+        // `<64 hex digits>-<name>`, no `/`; checked by its bytes (Character properties cost a lookup each).
+        let bytes = buffer[..<count].map { UInt8(bitPattern: $0) }
+        let isHex = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
+        guard !bytes.contains(UInt8(ascii: "/")), bytes[64] == UInt8(ascii: "-"), bytes[..<64].allSatisfy(isHex)
+        else { return nil }
+        let target = String(decoding: bytes, as: UTF8.self)
+        let digest = String(decoding: bytes[..<64], as: UTF8.self)
         let copy = path(target)
         var info = stat()
         guard lstat(copy, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),

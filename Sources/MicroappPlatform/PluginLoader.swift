@@ -89,11 +89,15 @@ public enum PluginLoader {
         if let problem = SDKVersionSymbol.problem(with: [version], at: copy.original, host: sdk) {
             return .failure(problem)
         }
-        let opened = map(copy.path).flatMap { check($0, path: copy.path, sdk: version) }
-        return opened.map { opened in
+        // The record holds the manifest: the entry is asked for a descriptor without one (no plugin code builds it).
+        let mapped = MicroappEntry.withRecordedManifests { map(copy.path) }
+        let checked = mapped.flatMap { descriptor in
+            check(descriptor, path: copy.path, sdk: version).map { Result.failure($0) } ?? .success(descriptor)
+        }
+        return checked.map { descriptor in
             PluginImage(
                 path: copy.original, file: copy.path, manifest: description.manifest, sdkVersion: version,
-                descriptor: opened.descriptor)
+                descriptor: descriptor)
         }.mapError(copy.naming)
     }
 
@@ -156,7 +160,12 @@ public enum PluginLoader {
         case .success(let version): pluginSDK = version
         case .failure(let problem): return .failure(problem)
         }
-        return map(path).flatMap { check($0, path: path, sdk: pluginSDK) }
+        return map(path).flatMap { descriptor in
+            if let problem = check(descriptor, path: path, sdk: pluginSDK) { return .failure(problem) }
+            return manifestBytes(of: descriptor, path: path).map { bytes in
+                OpenedPlugin(path: path, file: path, sdkVersion: pluginSDK, descriptor: descriptor, manifestJSON: bytes)
+            }
+        }
     }
 
     /// `dlopen` of `path` and the call of its entry: the descriptor it answers, not checked yet.
@@ -225,28 +234,26 @@ public enum PluginLoader {
         return .success(feature)
     }
 
-    /// Checks the descriptor field by field, each only once the ones before it said it is there. `sdk` is the
-    /// version the file's symbol named; the descriptor must say the same.
+    /// Checks the descriptor field by field up to the manifest, each only once the ones before it said it is there;
+    /// nil when it passes. `sdk` is the version the file's symbol named; the descriptor must say the same.
     private static func check(
         _ descriptor: UnsafePointer<microapp_descriptor>, path: String, sdk: SDKVersion
-    ) -> Result<OpenedPlugin, Problem> {
+    ) -> Problem? {
         let layout = DescriptorFields(descriptor)
         let major = layout.abiVersion >> 16
         guard major == MICROAPP_ABI_MAJOR else {
-            return .failure(
-                Problem(
-                    .abiMismatch, subject: path,
-                    reason:
-                        "it was built for entry ABI \(major).\(layout.abiVersion & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
-                    fix: "rebuild the plugin against this host's MicroappSDK"))
+            return Problem(
+                .abiMismatch, subject: path,
+                reason:
+                    "it was built for entry ABI \(major).\(layout.abiVersion & 0xFFFF); this host reads ABI \(MICROAPP_ABI_MAJOR).x",
+                fix: "rebuild the plugin against this host's MicroappSDK")
         }
         guard layout.size >= DescriptorFields.minimumSize else {
-            return .failure(
-                Problem(
-                    .shortDescriptor, subject: path,
-                    reason:
-                        "its descriptor is \(layout.size) bytes; ABI \(MICROAPP_ABI_MAJOR) needs at least \(DescriptorFields.minimumSize)",
-                    fix: "rebuild the plugin against this host's MicroappSDK; do not write the descriptor by hand"))
+            return Problem(
+                .shortDescriptor, subject: path,
+                reason:
+                    "its descriptor is \(layout.size) bytes; ABI \(MICROAPP_ABI_MAJOR) needs at least \(DescriptorFields.minimumSize)",
+                fix: "rebuild the plugin against this host's MicroappSDK; do not write the descriptor by hand")
         }
         let version = layout.text(
             at: MemoryLayout<microapp_descriptor>.offset(of: \.sdk_version)!,
@@ -258,14 +265,19 @@ public enum PluginLoader {
             case .tooLong: what = "an SDK version longer than \(MICROAPP_SDK_VERSION_MAX_LENGTH) bytes"
             case .null, .notInDescriptor: what = "no SDK version"
             }
-            return .failure(
-                Problem(
-                    .sdkMismatch, subject: path,
-                    reason: "its descriptor says \(what) but the library needs SDK \(sdk)'s version symbol",
-                    fix:
-                        "export the entry with `MicroappEntry.export(MyFeature.self)`; do not write the descriptor by hand"
-                ))
+            return Problem(
+                .sdkMismatch, subject: path,
+                reason: "its descriptor says \(what) but the library needs SDK \(sdk)'s version symbol",
+                fix: "export the entry with `MicroappEntry.export(MyFeature.self)`; do not write the descriptor by hand"
+            )
         }
+        return nil
+    }
+
+    /// The manifest's bytes in a checked descriptor (`check`), still to decode.
+    private static func manifestBytes(
+        of descriptor: UnsafePointer<microapp_descriptor>, path: String
+    ) -> Result<UnsafeRawBufferPointer, Problem> {
         let fields = descriptor.pointee
         guard let json = fields.manifest_json else {
             return .failure(
@@ -281,8 +293,6 @@ public enum PluginLoader {
                     fix: "keep the manifest to identity, routes and keys"))
         }
         // Kept as bytes: the decoder refuses text that is not UTF-8 instead of repairing it.
-        let bytes = UnsafeRawBufferPointer(start: json, count: length)
-        return .success(
-            OpenedPlugin(path: path, file: path, sdkVersion: sdk, descriptor: descriptor, manifestJSON: bytes))
+        return .success(UnsafeRawBufferPointer(start: json, count: length))
     }
 }

@@ -79,12 +79,12 @@ public struct PluginLock: Codable, Sendable, Equatable {
 
     /// What this lock says about the library at `path` once it matched: pinned, with its entry's isolation.
     public func pin(of path: String) -> LibraryTrust.Lock {
-        .pinned(setting: libraries[(path as NSString).lastPathComponent]?.isolation)
+        .pinned(setting: libraries[PathParts.name(of: path)]?.isolation)
     }
 
     /// The keys this lock's entry for the library at `path` grants its feature (none without an entry or grants).
     public func grants(of path: String) -> [String] {
-        libraries[(path as NSString).lastPathComponent]?.grants ?? []
+        libraries[PathParts.name(of: path)]?.grants ?? []
     }
 
     /// The lock in `folder`, nil when there is none; throws when it exists but cannot be read.
@@ -111,8 +111,8 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// Why the library at `path`, whose bytes (as read once, into its private copy) hash to `actual`, may not be
     /// loaded under this lock, or nil if it matches.
     public func problem(with path: String, sha256 actual: String) -> Problem? {
-        let name = (path as NSString).lastPathComponent
-        let folder = (path as NSString).deletingLastPathComponent
+        let name = PathParts.name(of: path)
+        let folder = PathParts.folder(of: path)
         guard let entry = libraries[name] else {
             return Problem(
                 .lockMismatch, subject: path, reason: "it is not in \(Self.fileName)",

@@ -160,7 +160,7 @@ public enum PluginSet {
                 check.copies[path] = copy
                 continue
             }
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = PathParts.folder(of: path)
             do {
                 if locks[folder] == nil, let distrust = PluginLock.distrust(in: folder) {
                     // Ignored: its libraries load as if unlocked, counted as not pinned.

@@ -37,6 +37,16 @@ struct RoutePatternTests {
         }
     }
 
+    @Test(
+        "schemes and parameter names are read by their Characters, ASCII or not",
+        arguments: [
+            ("café://x/{id}", true), ("x2-y://x/{id_2}", true), ("x://x/{名前}", true), ("Ca\u{301}fe://x", false),
+            ("x_y://x", false), ("x://x/{a-b}", false), ("x://x/{i\u{301}}", true),
+        ])
+    func charactersAnyScript(pattern: String, accepted: Bool) {
+        #expect(((try? RoutePattern(pattern)) != nil) == accepted)
+    }
+
     @Test("two patterns overlap when some URL matches both")
     func overlaps() throws {
         let detail = try RoutePattern("x://detail/{id}")

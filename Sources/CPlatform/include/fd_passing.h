@@ -20,7 +20,9 @@ ssize_t microapp_send_with_fds(int socket, const void *bytes, size_t count, cons
 ssize_t microapp_receive_with_fds(
     int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count);
 
-/// fork(2). Only for a process that is still single-threaded (the zygote checks /proc/self/task first).
+/// fork(2). Only for a process that is still single-threaded (the zygote checks /proc/self/task first). The child's
+/// thread forgets the thread id its parent's thread cached for Swift's locks (see inherited_thread_ids.c): with the
+/// parent's, a lock it holds while another thread of the child waits for it spins or traps forever.
 pid_t microapp_fork(void);
 
 /// pidfd_send_signal(2): signals the process behind a pidfd (never another process that reused its pid).

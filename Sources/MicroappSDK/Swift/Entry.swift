@@ -15,13 +15,26 @@ public enum MicroappEntry {
             sdkVersion: String(cString: microapp_sdk_version()))
     }
 
-    /// Makes (once per feature type) the descriptor; nil when the manifest cannot be encoded.
+    /// Makes (once per feature type) the descriptor; nil when the manifest cannot be encoded. Inside
+    /// `withRecordedManifests(_:)` on this thread, a new descriptor's `manifest_json` is left NULL (the feature's
+    /// manifest is neither built nor encoded); a later call outside it fills it in.
     public static func describe(
         _ feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, sdkVersion: String
     ) -> UnsafeRawPointer? {
         DescriptorTable.shared.descriptor(
-            for: feature, abiVersion: abiVersion, structSize: structSize, sdkVersion: sdkVersion)
+            for: feature, abiVersion: abiVersion, structSize: structSize, sdkVersion: sdkVersion,
+            manifest: !manifestRecorded)
     }
+
+    /// For a host that already holds each library's manifest as data (recorded by its sandboxed probe): runs `body`,
+    /// in which the entries this thread calls hand back descriptors without a manifest, so a load runs none of the
+    /// plugin's code that builds and encodes it. The host must then not read `manifest_json` of those descriptors.
+    public static func withRecordedManifests<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try $manifestRecorded.withValue(true, operation: body)
+    }
+
+    /// Whether the calling thread's host said it holds the manifests (a task-local, bound on the loading thread).
+    @TaskLocal private static var manifestRecorded = false
 }
 
 /// A feature type that can sit in a Sendable table; metatypes are immutable.
@@ -34,24 +47,40 @@ private final class DescriptorTable: Sendable {
     static let shared = DescriptorTable()
     private let byAddress = Mutex<[UInt: FeatureType]>([:])
     private let byFeature = Mutex<[ObjectIdentifier: UInt]>([:])
+    /// Held while a descriptor is made or its manifest filled in (the manifest may take long to build: not under
+    /// the tables' locks, which `register_feature` takes).
+    private let making = Mutex<Void>(())
 
+    /// The descriptor of `feature`, made on its first call; with `manifest`, one whose manifest is filled in (made
+    /// now if an earlier call left it out). Calls are serialised, so a manifest is filled in once.
     func descriptor(
-        for feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, sdkVersion: String
+        for feature: any Feature.Type, abiVersion: UInt32, structSize: UInt32, sdkVersion: String, manifest: Bool
     ) -> UnsafeRawPointer? {
-        if let address = byFeature.withLock({ $0[ObjectIdentifier(feature)] }) {
-            return UnsafeRawPointer(bitPattern: address)
+        making.withLock { _ in
+            if let address = byFeature.withLock({ $0[ObjectIdentifier(feature)] }) {
+                let made = UnsafeMutablePointer<microapp_descriptor>(bitPattern: address)!
+                if manifest && made.pointee.manifest_json == nil {
+                    guard let json = try? ManifestCoding.encode(feature.manifest) else { return nil }
+                    made.pointee.manifest_json = UnsafePointer(Self.lastingCString(json))
+                }
+                return UnsafeRawPointer(made)
+            }
+            var json: UnsafeMutablePointer<CChar>?
+            if manifest {
+                guard let encoded = try? ManifestCoding.encode(feature.manifest) else { return nil }
+                json = Self.lastingCString(encoded)
+            }
+            let descriptor = UnsafeMutablePointer<microapp_descriptor>.allocate(capacity: 1)
+            descriptor.initialize(
+                to: microapp_descriptor(
+                    abi_version: abiVersion, struct_size: structSize, sdk_version: Self.lastingCString(sdkVersion),
+                    manifest_json: json.map { UnsafePointer($0) },
+                    register_feature: { registerFeature(descriptor: $0, registrar: $1) }))
+            let address = UInt(bitPattern: descriptor)
+            byAddress.withLock { $0[address] = FeatureType(type: feature) }
+            byFeature.withLock { $0[ObjectIdentifier(feature)] = address }
+            return UnsafeRawPointer(descriptor)
         }
-        guard let manifest = try? ManifestCoding.encode(feature.manifest) else { return nil }
-        let descriptor = UnsafeMutablePointer<microapp_descriptor>.allocate(capacity: 1)
-        descriptor.initialize(
-            to: microapp_descriptor(
-                abi_version: abiVersion, struct_size: structSize, sdk_version: Self.lastingCString(sdkVersion),
-                manifest_json: Self.lastingCString(manifest),
-                register_feature: { registerFeature(descriptor: $0, registrar: $1) }))
-        let address = UInt(bitPattern: descriptor)
-        byAddress.withLock { $0[address] = FeatureType(type: feature) }
-        byFeature.withLock { $0[ObjectIdentifier(feature)] = address }
-        return UnsafeRawPointer(descriptor)
     }
 
     func feature(at descriptor: UnsafeRawPointer) -> (any Feature.Type)? {

@@ -18,9 +18,16 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         let (scheme, path) = try Self.components(of: pattern)
         var names = Set<String>()
         segments = try path.map { (segment: Substring) throws(RouteError) -> Segment in
-            if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
+            // ASCII is read by its bytes, which is the same as by its Characters there (and much cheaper).
+            let bytes = segment.utf8
+            let isASCII = bytes.allSatisfy { $0 < 0x80 }
+            let isBraced =
+                isASCII
+                ? bytes.first == UInt8(ascii: "{") && bytes.last == UInt8(ascii: "}") && bytes.count > 2
+                : segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2
+            if isBraced {
                 let name = String(segment.dropFirst().dropLast())
-                guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                guard Self.isPlainName(name) else {
                     throw RouteError(url: pattern, reason: "parameter '\(name)' is not a plain name")
                 }
                 guard names.insert(name).inserted else {
@@ -28,7 +35,11 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 }
                 return .parameter(name)
             }
-            guard !segment.contains("{") && !segment.contains("}") else {
+            let hasBrace =
+                isASCII
+                ? bytes.contains { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "}") }
+                : segment.contains("{") || segment.contains("}")
+            guard !hasBrace else {
                 throw RouteError(url: pattern, reason: "segment '\(segment)' mixes text and a parameter")
             }
             return .literal(String(segment))
@@ -95,7 +106,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             throw RouteError(url: url, reason: "it has no scheme (expected 'feature://path')")
         }
         let scheme = String(url[..<schemeEnd])
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) else {
+        guard !scheme.isEmpty, isSchemeText(scheme) else {
             throw RouteError(url: url, reason: "scheme '\(scheme)' is not lowercase letters, digits and '-'")
         }
         var path: [Substring] = []
@@ -113,6 +124,28 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             throw RouteError(url: url, reason: "it has an empty path segment")
         }
         return (scheme, path)
+    }
+}
+
+extension RoutePattern {
+    /// Whether `scheme` is lowercase letters, digits and `-`. ASCII text (every scheme a route declares in practice)
+    /// is checked by its bytes: a Character's Unicode properties cost a table lookup each, and a host checks every
+    /// route of every feature at start-up.
+    static func isSchemeText(_ scheme: String) -> Bool {
+        if scheme.utf8.allSatisfy({ $0 < 0x80 }) {
+            return scheme.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+        }
+        return scheme.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }
+    }
+
+    /// Whether `name` is letters, digits and `_` (ASCII by its bytes, as `isSchemeText`).
+    static func isPlainName(_ name: String) -> Bool {
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            return name.utf8.allSatisfy {
+                (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F
+            }
+        }
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
     }
 }
 

@@ -96,6 +96,8 @@ typedef struct microapp_descriptor {
      * The manifest as JSON (id, version, displayName, routes, requirements, provides, hasMocks, tab), at most
      * 256 KiB. Plugin code made it (its initializers ran at dlopen, then `microapp_entry`); the host reads and
      * checks it before calling `register_feature`, so before any feature code (`provide`, `makeRoot`) runs.
+     * NULL only for a host that asked for no manifest (Swift: `MicroappEntry.withRecordedManifests`), holding it
+     * already as data from its sandboxed probe; such a host does not read this field.
      */
     const char *manifest_json;
     /**

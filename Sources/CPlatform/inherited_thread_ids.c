@@ -1,0 +1,63 @@
+// A forked child's thread ids: see fd_passing.h (microapp_fork).
+//
+// Swift's locks on Linux (the runtime's `ulock` behind swift_once and its metadata caches, and Synchronization's
+// `Mutex`) are priority-inheritance futexes whose word holds the owner's thread id, which each thread caches in a
+// thread-local variable on first use (the runtime's ulock_get_tid, the shims' _swift_stdlib_gettid, one copy per
+// object that inlines it). fork() copies that cache: the child's one thread keeps its parent's id. When it then holds
+// such a lock while another thread of the child waits for it, the kernel sees an owner that is not in the child
+// (FUTEX_LOCK_PI fails, FUTEX_UNLOCK_PI says "not the owner"), and both threads loop in the lock's retry forever (a
+// runtime lock) or trap (a Mutex). That was the isolated start that waited out its 10 s: a feature's child forked
+// from the zygote, its two threads spinning in swift_once. So the child forgets the cached ids, and each thread
+// looks its own up again.
+//
+// The caches are found by their value: before the fork, the forking thread's blocks of thread-local storage hold its
+// id wherever it was cached (a symbol table would name them too, but reading the loaded objects' tables costs
+// milliseconds on every supervised start). The C library's and the dynamic loader's own blocks are left alone: fork
+// keeps what they cache right.
+#define _GNU_SOURCE
+#include "CPlatform.h"
+
+#include <link.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { max_cached_ids = 256 };
+
+struct cached_ids {
+    int thread;
+    int count;
+    int *slots[max_cached_ids];
+};
+
+static int is_system_object(const char *name) {
+    return strstr(name, "/libc.so") != NULL || strstr(name, "/ld-linux") != NULL;
+}
+
+/// Records the slots of one loaded object's block (this thread's) that hold this thread's id.
+static int record_object(struct dl_phdr_info *info, size_t size, void *data) {
+    struct cached_ids *found = data;
+    if (size < offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(info->dlpi_tls_data)) return 1;
+    if (info->dlpi_tls_data == NULL || is_system_object(info->dlpi_name)) return 0;
+    size_t length = 0;
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        if (info->dlpi_phdr[index].p_type == PT_TLS) length = info->dlpi_phdr[index].p_memsz;
+    }
+    int *slots = info->dlpi_tls_data;
+    for (size_t index = 0; index < length / sizeof(int) && found->count < max_cached_ids; index++) {
+        if (slots[index] == found->thread) found->slots[found->count++] = &slots[index];
+    }
+    return 0;
+}
+
+pid_t microapp_fork(void) {
+    struct cached_ids found = {.thread = (int)syscall(SYS_gettid), .count = 0};
+    dl_iterate_phdr(record_object, &found);
+    pid_t pid = fork();
+    if (pid == 0) {
+        // The same addresses in the child: its one thread's blocks are copies of the forking thread's.
+        for (int index = 0; index < found.count; index++) *found.slots[index] = 0;
+    }
+    return pid;
+}
