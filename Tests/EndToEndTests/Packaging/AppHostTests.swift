@@ -150,6 +150,31 @@ struct AppHostTests {
         #expect(try await app.finish() == 0)
     }
 
+    @Test(
+        "an app's own host installs as microapp does: under env -i from an unrelated folder, it draws its feature with its service and maps the Swift runtime from its prefix"
+    )
+    func ownHostInstalls() async throws {
+        let host = try await Self.host()
+        let prefix = try temporaryFolder("own-host-install").appendingPathComponent("app").path
+        let installed = try await runToEnd(["install", "--prefix", prefix, "-c", "debug"], executable: host)
+        #expect(installed.status == 0, "\(installed.err)")
+        #expect(FileManager.default.fileExists(atPath: prefix + "/bin/hello-host"), "\(installed.out)")
+        #expect(FileManager.default.fileExists(atPath: prefix + "/plugins/libHello.so"), "\(installed.out)")
+        let home = try temporaryFolder("own-host-home").path
+        let elsewhere = try temporaryFolder("own-host-elsewhere").path
+        let app = try AppProcess(
+            [
+                "-i", "--chdir=\(elsewhere)", "HOME=\(home)", "XDG_DATA_HOME=\(home)/data",
+                "XDG_CACHE_HOME=\(home)/cache", "XDG_STATE_HOME=\(home)/state", "XDG_CONFIG_HOME=\(home)/config",
+                prefix + "/bin/hello-host", "--ui", "json",
+            ], executable: "/usr/bin/env")
+        try await app.waitForFrame(route: "hello://home") {
+            screenText($0).contains("Hello from the app's own service")
+        }
+        #expect(procText("/proc/\(app.processID)/maps").contains(prefix + "/lib/libswiftCore.so"))
+        #expect(try await app.finish() == 0)
+    }
+
     @Test("solo in an app's own host runs its feature alone on the feature's mocks, not the host's service")
     func soloUsesTheMocks() async throws {
         let host = try await Self.host()
