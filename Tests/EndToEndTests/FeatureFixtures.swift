@@ -19,11 +19,13 @@ func temporaryFolder(_ prefix: String) throws -> URL {
 
 /// The whole text of a `/proc` file (`maps`, `environ`): its size says 0, and Foundation's `String(contentsOfFile:)`
 /// and `Data(contentsOf:)` then read only the first 4 KiB — of a process's maps, a tenth, so which libraries a check
-/// saw depended on where ASLR put them. Empty when the file cannot be opened (the process is gone).
+/// saw depended on where ASLR put them. Empty when the file cannot be opened or read: the process is gone, also
+/// between the open and the read (then the read fails with ESRCH, which `readDataToEndOfFile()` turns into a trap
+/// of the whole test process — seen with two suites running side by side).
 func procText(_ path: String) -> String {
     guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
     defer { try? handle.close() }
-    return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
 }
 
 /// Runs `microapp` in `directory` to completion with no input; returns exit code, stdout and stderr.
