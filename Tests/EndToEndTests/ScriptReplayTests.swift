@@ -132,7 +132,9 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     let holders = Mutex("")
     let watchdog = DispatchWorkItem { [process] in
         guard process.isRunning else { return }
-        holders.withLock { $0 = processes(holding: outputPipe) }
+        holders.withLock {
+            $0 = processes(holding: outputPipe) + "\n" + threadsOf(process.processIdentifier)
+        }
         process.terminate()
     }
     DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
@@ -148,6 +150,28 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
 /// The kernel's name of the pipe `descriptor` is an end of ("pipe:[inode]").
 private func pipeName(of descriptor: Int32) -> String {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) ?? "?"
+}
+
+/// What each thread of `pid` is doing (state and kernel wait channel), and its stacks from gdb when there is one.
+private func threadsOf(_ pid: Int32) -> String {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var lines = tasks.sorted().map { task in
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8)) ?? ""
+        let wchan = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? ""
+        return "thread \(task): \(stat.split(separator: ")").last?.prefix(3) ?? "?") wchan \(wchan)"
+    }
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+        let gdb = Process()
+        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
+        gdb.arguments = ["-batch", "-nx", "-p", "\(pid)", "-ex", "thread apply all bt 30"]
+        let output = privatePipe()
+        if (try? gdb.run(stdin: nil, stdout: output, stderr: output)) != nil {
+            let text = String(decoding: (try? output.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+            gdb.waitUntilExit()
+            lines.append(text)
+        }
+    }
+    return lines.joined(separator: "\n")
 }
 
 /// Each process with a descriptor on `pipe`, as "pid (command line)", from /proc.
