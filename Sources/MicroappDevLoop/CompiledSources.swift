@@ -14,7 +14,10 @@ struct CompiledSources {
 
     /// Deletes the object of each source whose bytes differ from those recorded, and returns the digests as they are
     /// now, to `save` once the compile has run (read before it, so a save during the compile counts as a change next
-    /// time). Without a record nothing is deleted: the driver's own view is all there is.
+    /// time). Without a record (the first replay after a SwiftPM build) the bytes compiled are not known: the object
+    /// of each source saved in the whole second its object was written, or later, is deleted — the driver's
+    /// whole-second record cannot tell such a save from the one it compiled (a save right after SwiftPM's build was
+    /// replayed from the older bytes: a library announced as the newer save).
     func forgetChanged() -> [String: String] {
         let recorded = Files.contents(record).flatMap {
             try? JSONDecoder().decode([String: String].self, from: $0)
@@ -23,12 +26,17 @@ struct CompiledSources {
         for (source, object) in objects {
             let digest = try? PluginLock.digest(of: source)
             digests[source] = digest
-            if let recorded, digest == nil || recorded[source] != digest {
-                try? Files.remove(object)
-            }
+            let changed =
+                if let recorded { digest == nil || recorded[source] != digest } else {
+                    Self.second(of: source) >= Self.second(of: object)
+                }
+            if changed { try? Files.remove(object) }
         }
         return digests
     }
+
+    /// The whole second `path` was last modified in (0 when it is missing).
+    private static func second(of path: String) -> Int { FileStamp.modified(path) / 1_000_000_000 }
 
     /// Records `digests` as the bytes the module was last compiled from.
     func save(_ digests: [String: String]) {
