@@ -139,6 +139,7 @@ public struct PluginBuilder: Sendable {
                 steps.append("entry unchanged")
                 continue
             }
+            if name == "entry" { forgetEntryObjects(entry) }
             let started = now()
             let command = step.filter { $0 != "-parseable-output" && $0 != "-v" }
             let (status, text) =
@@ -152,6 +153,15 @@ public struct PluginBuilder: Sendable {
             }
         }
         return (Self.rename(temporary, to: library), steps)
+    }
+
+    /// Deletes the objects of the entry module's compile `entry`, so that it compiles again: it runs only when the
+    /// feature's module interface changed, and the driver judges that dependency by a whole-second time — an interface
+    /// rewritten within the second of the entry's last compile looked unchanged, and a renamed feature type linked
+    /// into a library with no error.
+    private func forgetEntryObjects(_ entry: [String]) {
+        guard let map = ShadowBuild.value(of: "-output-file-map", in: entry) else { return }
+        for object in CompiledSources.objects(inOutputFileMap: map).values { try? Files.remove(object) }
     }
 
     /// SwiftPM's planned compile of the feature's module, of its entry module and link of its library.
