@@ -53,6 +53,11 @@ struct CompiledSources {
         return result
     }
 
+    /// The object of each source of the compile `command`, from its `-output-file-map`; empty without one.
+    static func objects(of command: [String]) -> [String: String] {
+        ShadowBuild.value(of: "-output-file-map", in: command).map(objects(inOutputFileMap:)) ?? [:]
+    }
+
     /// The object of each source in the output file map at `path` (SwiftPM's format); empty when it cannot be read.
     static func objects(inOutputFileMap path: String) -> [String: String] {
         guard let data = Files.contents(path),

@@ -160,8 +160,7 @@ public struct PluginBuilder: Sendable {
     /// rewritten within the second of the entry's last compile looked unchanged, and a renamed feature type linked
     /// into a library with no error.
     private func forgetEntryObjects(_ entry: [String]) {
-        guard let map = ShadowBuild.value(of: "-output-file-map", in: entry) else { return }
-        for object in CompiledSources.objects(inOutputFileMap: map).values { try? Files.remove(object) }
+        for object in CompiledSources.objects(of: entry).values { try? Files.remove(object) }
     }
 
     /// SwiftPM's planned compile of the feature's module, of its entry module and link of its library.
@@ -197,7 +196,7 @@ public struct PluginBuilder: Sendable {
     private func compiledSources(feature: String, compile: [String]) -> CompiledSources {
         CompiledSources(
             record: (scratch ?? buildDirectory) + "/microapp-watch/\(configuration)/\(feature)/replayed-sources.json",
-            objects: ShadowBuild.value(of: "-output-file-map", in: compile).map(CompiledSources.objects) ?? [:])
+            objects: CompiledSources.objects(of: compile))
     }
 
     /// The watch loop's shadow build of `feature` (see `ShadowBuild`), in `<scratch>/microapp-watch/<configuration>/`.

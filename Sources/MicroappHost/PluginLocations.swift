@@ -42,8 +42,9 @@ package struct PluginLocations: BuildFolders, Sendable {
             pluginDirectory: installed.map { URL(fileURLWithPath: $0.plugins) })
     }
 
-    /// The plugin folders to load: the host's own (beside the executable), then each `--plugins DIR`; a folder named again (by
-    /// another path or through a symlink, e.g. `--plugins .build/debug`) is loaded once, not reported as duplicates.
+    /// The plugin folders to load: the host's own (beside the executable), then each `--plugins DIR`; a folder named
+    /// again (by another path or through a symlink, e.g. `--plugins .build/debug`) is loaded once, not reported as
+    /// duplicates.
     /// A named folder that does not exist or is not a folder is a usage error: a typo must not run the app without it.
     package func directories(adding extra: [String]) throws(Problem) -> [String] {
         try Self.checkFolders(extra, option: "--plugins")

@@ -135,7 +135,7 @@ public enum PluginSet {
     ) -> LockCheck {
         // An update holds its folder's update lock while it renames a library and pins it: holding it shared here,
         // the libraries and the lock are read both before or both after, never one of each.
-        let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
+        let folders = Set(paths.map(PathParts.folder(of:)))
         return FileLock.withSharedLocks(enforcing ? folders.sorted().map(PluginVersions.updateLock) : []) {
             checkLocksHeld(paths, lockHistory: lockHistory, enforcing: enforcing, store: store)
         }
