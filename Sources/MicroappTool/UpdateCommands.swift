@@ -37,11 +37,11 @@ enum UpdateOptions {
                 || PluginFileName.feature(of: feature.library.path)?.lowercased() == name.lowercased()
         }
         guard let found else {
+            let running = features.isEmpty ? "no feature" : features.keys.sorted().joined(separator: ", ")
             throw UsageError(
                 Problem(
                     code: "no-such-feature", subject: name,
-                    reason:
-                        "\(updater.versions.plugins) runs no such feature (it runs \(features.keys.sorted().joined(separator: ", ")))",
+                    reason: "\(updater.versions.plugins) runs no such feature (it runs \(running))",
                     fix: "name a feature by its id or its library's name, or the folder with --plugins DIR"))
         }
         return found

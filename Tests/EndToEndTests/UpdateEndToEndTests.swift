@@ -159,6 +159,15 @@ struct UpdateEndToEndTests {
             #expect(missing.err.contains("/nothing/index.json: the server answered 404"))
         }
     }
+
+    @Test("versions of a feature a folder does not run names what the folder runs, also when that is nothing")
+    func versionsOfAnUnknownFeature() async throws {
+        let world = try await UpdateWorld.make()
+        let empty = try temporaryFolder("no-plugins").path
+        let none = try await world.microapp(["versions", "Nope", "--plugins", empty])
+        #expect(none.status == 1)
+        #expect(none.err.contains("runs no such feature (it runs no feature)"), "\(none.err)")
+    }
 }
 
 /// A plugin folder of the test's person.
