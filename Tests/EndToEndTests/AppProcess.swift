@@ -117,8 +117,9 @@ final class AppProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
+                let report = hangReport
                 process.terminate()
-                throw AppProcessError("microapp did not exit within \(timeout)\n\(transcript)")
+                throw AppProcessError("microapp did not exit within \(timeout)\n\(report)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -159,7 +160,7 @@ final class AppProcess: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw AppProcessError("no \(type) line as expected within \(timeout)\n\(transcript)")
+        throw AppProcessError("no \(type) line as expected within \(timeout)\n\(hangReport)")
     }
 
     /// Waits for a frame on `route` (and, if given, a condition on it), returning it.
@@ -175,7 +176,7 @@ final class AppProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {
-                throw AppProcessError("the expected output did not come within \(timeout)\n\(transcript)")
+                throw AppProcessError("the expected output did not come within \(timeout)\n\(hangReport)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -189,6 +190,15 @@ final class AppProcess: Sendable {
 
     private var transcript: String {
         "stdout:\n" + output.lines.withLock { $0.suffix(8).joined(separator: "\n") } + "\nstderr:\n" + errorText
+    }
+
+    /// The transcript of an app that stopped answering, with how many lines it wrote and what each process of its
+    /// tree is doing (taken before the process is stopped).
+    private var hangReport: String {
+        let count = output.lines.withLock { $0.count }
+        let state = process.isRunning ? HangDiagnosis.tree(process.processIdentifier) : "it has ended"
+        return "(\(count) stdout lines in all, the last 8 shown)\n" + transcript
+            + "\nwhat the app's processes are doing:\n" + state
     }
 
     deinit {

@@ -92,19 +92,7 @@ struct ScriptReplayTests {
 }
 
 /// The first process whose parent is `parent`, from /proc.
-func childProcess(of parent: Int32) -> Int32? {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    for entry in entries {
-        guard let pid = Int32(entry),
-            let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-            let end = stat.range(of: ") ", options: .backwards)
-        else { continue }
-        // After the command in parentheses: state, then the parent's id.
-        let fields = stat[end.upperBound...].split(separator: " ")
-        if fields.count > 1, Int32(fields[1]) == parent { return pid }
-    }
-    return nil
-}
+func childProcess(of parent: Int32) -> Int32? { HangDiagnosis.children(of: parent).first }
 
 /// Starts `microapp`, reads its first stdout line, closes stdout's read end, then sends an event so the app
 /// writes again; returns the first line, the exit status (or ending signal) and stderr.
@@ -133,7 +121,7 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     let watchdog = DispatchWorkItem { [process] in
         guard process.isRunning else { return }
         holders.withLock {
-            $0 = processes(holding: outputPipe) + "\n" + threadsOf(process.processIdentifier)
+            $0 = HangDiagnosis.processes(holding: outputPipe) + "\n" + HangDiagnosis.tree(process.processIdentifier)
         }
         process.terminate()
     }
@@ -150,40 +138,4 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
 /// The kernel's name of the pipe `descriptor` is an end of ("pipe:[inode]").
 private func pipeName(of descriptor: Int32) -> String {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) ?? "?"
-}
-
-/// What each thread of `pid` is doing (state and kernel wait channel), and its stacks from gdb when there is one.
-private func threadsOf(_ pid: Int32) -> String {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    var lines = tasks.sorted().map { task in
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8)) ?? ""
-        let wchan = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? ""
-        return "thread \(task): \(stat.split(separator: ")").last?.prefix(3) ?? "?") wchan \(wchan)"
-    }
-    if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
-        let gdb = Process()
-        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
-        gdb.arguments = ["-batch", "-nx", "-p", "\(pid)", "-ex", "thread apply all bt 30"]
-        let output = privatePipe()
-        if (try? gdb.run(stdin: nil, stdout: output, stderr: output)) != nil {
-            let text = String(decoding: (try? output.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
-            gdb.waitUntilExit()
-            lines.append(text)
-        }
-    }
-    return lines.joined(separator: "\n")
-}
-
-/// Each process with a descriptor on `pipe`, as "pid (command line)", from /proc.
-private func processes(holding pipe: String) -> String {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.filter { Int32($0) != nil }.compactMap { pid -> String? in
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-        let holds = descriptors.contains {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == pipe
-        }
-        guard holds else { return nil }
-        let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-        return "\(pid) (\(command.replacingOccurrences(of: "\0", with: " ")))"
-    }.joined(separator: ", ")
 }
