@@ -197,8 +197,10 @@ final class AppProcess: Sendable {
     private var hangReport: String {
         let count = output.lines.withLock { $0.count }
         let state = process.isRunning ? HangDiagnosis.tree(process.processIdentifier) : "it has ended"
-        return "(\(count) stdout lines in all, the last 8 shown)\n" + transcript
-            + "\nwhat the app's processes are doing:\n" + state
+        // Every notice and error, wherever it came: one from the start (a feature refused) explains a later silence.
+        let said = output.lines.withLock { $0.filter { !$0.hasPrefix(#"{"type":"frame""#) } }
+        return "(\(count) stdout lines in all, the last 8 shown)\n" + transcript + "\nevery line but frames:\n"
+            + said.joined(separator: "\n") + "\nwhat the app's processes are doing:\n" + state
     }
 
     deinit {
