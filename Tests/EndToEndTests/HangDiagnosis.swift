@@ -77,7 +77,14 @@ enum HangDiagnosis {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return nil }
         let gdb = Process()
         gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
-        gdb.arguments = ["-batch", "-nx", "-p", "\(pid)", "-ex", "thread apply all bt 40"]
+        // Then Dispatch's own state (its main queue, root queues and fork flags, as raw words): a process whose
+        // queued work no thread runs is told apart from one waiting for nothing.
+        gdb.arguments = [
+            "-batch", "-nx", "-p", "\(pid)", "-ex", "thread apply all bt 40", "-ex", "echo DISPATCH main_q\\n",
+            "-ex", "x/24gx &_dispatch_main_q", "-ex", "echo DISPATCH root_queues\\n", "-ex",
+            "x/208gx &_dispatch_root_queues", "-ex", "echo DISPATCH fork flags\\n", "-ex",
+            "x/2bx &_dispatch_unsafe_fork",
+        ]
         let output = privatePipe()
         guard (try? gdb.run(stdin: nil, stdout: output, stderr: output)) != nil else { return nil }
         let stop = DispatchWorkItem { [gdb] in if gdb.isRunning { gdb.terminate() } }
@@ -86,7 +93,8 @@ enum HangDiagnosis {
         stop.cancel()
         gdb.waitUntilExit()
         // Only the stacks: gdb's notes on symbols it could not read would bury them.
-        return text.split(separator: "\n").filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
-            .joined(separator: "\n")
+        return text.split(separator: "\n").filter {
+            $0.hasPrefix("Thread ") || $0.hasPrefix("#") || $0.hasPrefix("0x") || $0.hasPrefix("DISPATCH")
+        }.joined(separator: "\n")
     }
 }
