@@ -183,11 +183,13 @@ public struct ChildProcess: Sendable {
 
     /// Reads the captured streams until the child ends or `timeout` passes (then kills it), copying what it writes to
     /// `echo` as it comes; reaps it and answers how it ended. Output that a grandchild writes after the child ended
-    /// is not waited for.
+    /// is not waited for. The timeout counts the time the child could run (`ChildTimeLimit`): a child kept waiting for
+    /// a CPU by a busy machine gets that time back.
     public func wait(timeout: Duration? = nil, echo: Int32? = nil) -> Outcome {
         var open = [outputPipe, errorPipe].filter { $0 >= 0 }
         var captured: [Int32: Data] = [:]
-        let deadline = timeout.map { ContinuousClock.now + $0 }
+        let limit = timeout.map { ChildTimeLimit($0, pid: pid) }
+        var deadline = timeout.map { ContinuousClock.now + $0 }
         var timedOut = false
         var buffer = [UInt8](repeating: 0, count: 65_536)
         func read(_ descriptor: Int32) -> Bool {
@@ -201,8 +203,13 @@ public struct ChildProcess: Sendable {
         poll: while true {
             var descriptors = (open + [pidDescriptor]).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             var milliseconds: Int32 = -1
-            if let deadline {
-                let left = deadline - .now
+            if let current = deadline {
+                var left = current - .now
+                if left <= .zero, let limit {
+                    // At the deadline, the time the child waited for a CPU is given back (the limit says how much).
+                    left = limit.remaining()
+                    deadline = .now + left
+                }
                 guard left > .zero else {
                     signal(SIGKILL)
                     timedOut = true

@@ -195,6 +195,14 @@ final class IsolatedChild: Sendable {
         /// Forked from the zygote.
         case forked(ZygoteChild)
 
+        /// The child's process id.
+        var pid: pid_t {
+            switch self {
+            case .spawned(let process): process.pid
+            case .forked(let child): child.pid
+            }
+        }
+
         func signal(_ number: Int32) {
             switch self {
             case .spawned(let process): process.signal(number)

@@ -52,6 +52,7 @@ public struct IsolatedPlugin: LoadedPlugin {
         extra: [String]
     ) async -> Result<IsolatedPlugin, Problem> {
         let remote: IsolatedRoot
+        let limit: ChildTimeLimit
         let mocked = extra.contains("--mocks")
         do throws(IsolatedChild.StartFailure) {
             let (zygote, environment) = (log.zygote, log.childEnvironment)
@@ -63,6 +64,7 @@ public struct IsolatedPlugin: LoadedPlugin {
                 ) { PluginLock.swapProblem(for: library, sha256: $0.sha256) }
             }
             remote = IsolatedFactory.remote(library, child: child, log: log, mocked: mocked)
+            limit = ChildTimeLimit(timeout, pid: child.process.pid)
         } catch {
             switch error {
             case .refused(let problem): return .failure(problem)
@@ -75,23 +77,7 @@ public struct IsolatedPlugin: LoadedPlugin {
         }
         let welcome = await withCheckedContinuation { continuation in
             remote.welcomed = { continuation.resume(returning: $0) }
-            let (seconds, attoseconds) = timeout.components
-            DispatchQueue.main.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-                MainActor.assumeIsolated {
-                    guard let welcomed = remote.welcomed else { return }
-                    remote.welcomed = nil
-                    welcomed(
-                        .failure(
-                            Problem(
-                                .registerHung, subject: library,
-                                reason:
-                                    "its feature host did not load and register it within \(seconds) s (the library's constructors or its manifest code hang, or the machine is overloaded)",
-                                fix:
-                                    "run `microapp probe \(library)` to see where it hangs; if the machine was busy, start the app again"
-                            )
-                        ))
-                }
-            }
+            Self.refuseUnwelcomed(remote, library: library, after: timeout, limit: limit)
         }
         switch welcome {
         case .success(let manifest):
@@ -101,6 +87,34 @@ public struct IsolatedPlugin: LoadedPlugin {
         case .failure(let problem):
             remote.stop()
             return .failure(problem)
+        }
+    }
+
+    /// After `delay`, refuses `remote` as `register-hung` unless it answered its handshake meanwhile or `limit` (the
+    /// time its child could run) gives it longer, as it does for a child kept waiting for a CPU by a busy machine.
+    @MainActor
+    private static func refuseUnwelcomed(
+        _ remote: IsolatedRoot, library: String, after delay: Duration, limit: ChildTimeLimit
+    ) {
+        let (seconds, attoseconds) = delay.components
+        DispatchQueue.main.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+            MainActor.assumeIsolated {
+                guard let welcomed = remote.welcomed else { return }
+                let left = limit.remaining()
+                guard left <= .zero else {
+                    return refuseUnwelcomed(remote, library: library, after: left, limit: limit)
+                }
+                remote.welcomed = nil
+                welcomed(
+                    .failure(
+                        Problem(
+                            .registerHung, subject: library,
+                            reason:
+                                "its feature host did not load and register it within \(limit.limit.components.seconds) s of running time (the library's constructors or its manifest code hang)",
+                            fix: "run `microapp probe \(library)` to see where it hangs"
+                        )
+                    ))
+            }
         }
     }
 

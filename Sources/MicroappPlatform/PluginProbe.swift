@@ -179,7 +179,7 @@ public struct PluginProbe: Sendable {
                 Problem(
                     .probeHung, subject: path,
                     reason:
-                        "loading it did not finish within \(timeout) in a probe process (it hangs in its entry or registration)",
+                        "loading it did not finish within \(timeout) of running time in a probe process (it hangs in its entry or registration)",
                     fix: "fix the plugin's entry or registration; it stays blocked until the file changes"))
         case .signalled(let signal):
             let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"

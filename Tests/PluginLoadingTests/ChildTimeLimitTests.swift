@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import MicroappPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("A child's time limit counts the time it could run, not the time a busy machine kept it waiting")
+struct ChildTimeLimitTests {
+    /// `script` run by the shell on the first CPU alone (taskset, from util-linux, execs it: the pid is the shell's).
+    private static func onFirstCPU(_ script: String) -> [String] {
+        ["/usr/bin/taskset", "-c", "0", "/bin/sh", "-c", script]
+    }
+
+    /// A limit of 5 s from `start`, whose child has waited `waited` for a CPU.
+    private static func limit(waited: Duration?, start: ContinuousClock.Instant) -> ChildTimeLimit {
+        ChildTimeLimit(.seconds(5), started: start) { waited }
+    }
+
+    @Test("a child that waited for no CPU meets the limit as it is: a hang on an idle machine is cut at 5 s")
+    func idleMachine() {
+        let start = ContinuousClock.now
+        #expect(Self.limit(waited: .zero, start: start).remaining(at: start + .seconds(3)) == .seconds(2))
+        #expect(Self.limit(waited: .zero, start: start).remaining(at: start + .seconds(5)) == .zero)
+        #expect(Self.limit(waited: nil, start: start).remaining(at: start + .seconds(5)) == .zero)
+    }
+
+    @Test("the time it waited on the run queue is given back, up to four times the limit in wall time")
+    func busyMachine() {
+        let start = ContinuousClock.now
+        #expect(Self.limit(waited: .seconds(3), start: start).remaining(at: start + .seconds(5)) == .seconds(3))
+        // A wait read as longer than the time that passed (threads waiting side by side) counts as the time passed.
+        #expect(Self.limit(waited: .seconds(9), start: start).remaining(at: start + .seconds(6)) == .seconds(5))
+        #expect(Self.limit(waited: .seconds(19), start: start).remaining(at: start + .seconds(19)) == .seconds(1))
+        #expect(Self.limit(waited: .seconds(20), start: start).remaining(at: start + .seconds(20)) == .zero)
+    }
+
+    @Test("a process that shares one CPU with two others is read waiting on the run queue, and the wait only grows")
+    func runQueueWaitIsRead() throws {
+        let processes = try (0..<3).map { _ in try ChildProcess(Self.onFirstCPU("while :; do :; done")) }
+        defer {
+            for process in processes {
+                process.signal(SIGKILL)
+                _ = process.wait()
+            }
+        }
+        let before = try #require(RunQueueWait.total(of: processes[0].pid))
+        usleep(300_000)
+        let after = try #require(RunQueueWait.total(of: processes[0].pid))
+        #expect(after - before > .milliseconds(50), "waited \(after - before) in 300 ms beside two spinning processes")
+        #expect(RunQueueWait.total(of: -1) == nil)
+    }
+
+    @Test("a child waiting on a busy CPU is not cut at its limit; a child asleep past it is")
+    func waitGivesTimeBack() throws {
+        // A spinning process and the child on one CPU: the child gets about half of it, so its ~0.15 s of work
+        // takes about 0.3 s of wall time, past its limit of 0.2 s (and within four times it).
+        let hog = try ChildProcess(Self.onFirstCPU("while :; do :; done"))
+        defer {
+            hog.signal(SIGKILL)
+            _ = hog.wait()
+        }
+        let work = try ChildProcess(Self.onFirstCPU("i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done"))
+        let started = ContinuousClock.now
+        #expect(work.wait(timeout: .milliseconds(200)).termination == .exited(0))
+        #expect(ContinuousClock.now - started > .milliseconds(200), "it finished within its limit: nothing was shown")
+
+        let asleep = try ChildProcess(["/bin/sleep", "5"], output: .null, error: .null)
+        let slept = ContinuousClock.now
+        #expect(asleep.wait(timeout: .milliseconds(200)).termination == .timedOut)
+        #expect(ContinuousClock.now - slept < .seconds(3))
+    }
+}
