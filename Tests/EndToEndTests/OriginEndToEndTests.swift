@@ -151,11 +151,21 @@ struct OriginEndToEndTests {
         try app.signInAsRick()
         try await app.waitForFrame(route: "characters://list")
         let mark = app.mark
-        try await app.waitUntil {
-            app.objects(since: mark).filter {
-                $0["code"] as? String == "navigation-refused" && $0["feature"] as? String == "lurker"
-            }.count >= 2
+        // A Lurker refused at the start (a probe or handshake cut off) would never navigate: that ends the wait too,
+        // and fails below with its reason instead of a timeout.
+        let refusedAtStart = {
+            app.objects.filter {
+                ($0["code"] as? String)?.hasPrefix("probe-") == true
+                    || ($0["code"] as? String)?.hasPrefix("register-") == true
+            }
         }
+        try await app.waitUntil {
+            !refusedAtStart().isEmpty
+                || app.objects(since: mark).filter {
+                    $0["code"] as? String == "navigation-refused" && $0["feature"] as? String == "lurker"
+                }.count >= 2
+        }
+        #expect(refusedAtStart().isEmpty, "\(refusedAtStart())")
         let frames = app.objects.filter { $0["type"] as? String == "frame" }
         #expect(!frames.contains { ($0["route"] as? String)?.hasPrefix("lurker://") == true })
         #expect((app.lastFrame?["route"] as? String) == "characters://list")
