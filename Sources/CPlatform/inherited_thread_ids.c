@@ -19,6 +19,7 @@
 
 #include <link.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +36,18 @@ static int is_system_object(const char *name) {
     return strstr(name, "/libc.so") != NULL || strstr(name, "/ld-linux") != NULL;
 }
 
+/// Whether `slots[index]`, which holds the thread id, is the upper half of a pointer rather than an id of its own. Ids
+/// run below pid_max (32768 here), and so do the upper halves of user-space pointers (0x55xx for the heap of a
+/// position-independent program, 0x7fxx for libraries, mappings and stacks): a thread whose id equals one would have
+/// had the upper half of the pointers the thread-locals hold (the current task, the executor it runs on) cleared in the
+/// child. A cached id sits beside nothing or beside another copy of the id (the shims' caches are packed four bytes
+/// apart), so an upper half whose lower half is neither 0 nor the id is a pointer's, and is left as it is.
+static int is_pointer_half(const int *slots, size_t index, int thread) {
+    if (index == 0 || (uintptr_t)&slots[index] % 8 != 4) return 0;
+    int lower = slots[index - 1];
+    return lower != 0 && lower != thread;
+}
+
 /// Records the slots of one loaded object's block (this thread's) that hold this thread's id.
 static int record_object(struct dl_phdr_info *info, size_t size, void *data) {
     struct cached_ids *found = data;
@@ -46,18 +59,26 @@ static int record_object(struct dl_phdr_info *info, size_t size, void *data) {
     }
     int *slots = info->dlpi_tls_data;
     for (size_t index = 0; index < length / sizeof(int) && found->count < max_cached_ids; index++) {
-        if (slots[index] == found->thread) found->slots[found->count++] = &slots[index];
+        if (slots[index] != found->thread || is_pointer_half(slots, index, found->thread)) continue;
+        found->slots[found->count++] = &slots[index];
     }
     return 0;
+}
+
+static void forget(const struct cached_ids *found) {
+    for (int index = 0; index < found->count; index++) *found->slots[index] = 0;
 }
 
 pid_t microapp_fork(void) {
     struct cached_ids found = {.thread = (int)syscall(SYS_gettid), .count = 0};
     dl_iterate_phdr(record_object, &found);
+    // Forgotten before the fork as well: the fork's own handlers run in the child before fork returns, and Dispatch's
+    // binds the main queue to the id its cache gives (it would be the parent's). This thread looks its id up again
+    // when it next needs it, and finds the same one.
+    forget(&found);
     pid_t pid = fork();
-    if (pid == 0) {
-        // The same addresses in the child: its one thread's blocks are copies of the forking thread's.
-        for (int index = 0; index < found.count; index++) *found.slots[index] = 0;
-    }
+    // The same addresses in the child: its one thread's blocks are copies of the forking thread's. What the parent's
+    // fork handlers cached again before the copy is forgotten once more.
+    if (pid == 0) forget(&found);
     return pid;
 }
