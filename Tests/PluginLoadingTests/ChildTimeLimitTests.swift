@@ -40,7 +40,9 @@ struct ChildTimeLimitTests {
 
     @Test("a process that shares one CPU with two others is read waiting on the run queue, and the wait only grows")
     func runQueueWaitIsRead() throws {
-        let processes = try (0..<3).map { _ in try ChildProcess(Self.onFirstCPU("while :; do :; done")) }
+        let processes = try (0..<3).map { _ in
+            try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
+        }
         defer {
             for process in processes {
                 process.signal(SIGKILL)
@@ -54,20 +56,29 @@ struct ChildTimeLimitTests {
         #expect(RunQueueWait.total(of: -1) == nil)
     }
 
-    @Test("a child waiting on a busy CPU is not cut at its limit; a child asleep past it is")
-    func waitGivesTimeBack() throws {
-        // A spinning process and the child on one CPU: the child gets about half of it, so its ~0.15 s of work
-        // takes about 0.3 s of wall time, past its limit of 0.2 s (and within four times it).
-        let hog = try ChildProcess(Self.onFirstCPU("while :; do :; done"))
+    @Test("a child sharing its CPU with a spinning process has time left past its limit; one asleep has none")
+    func realChildren() throws {
+        // Beside a spinning process on one CPU the child waits on the run queue at least half the time (more if the
+        // machine is busier), so 300 ms after its start it has had at most ~150 ms of its 200 ms. Asleep, it waits
+        // for no CPU and its limit is spent. (The wait is read after at least 300 ms and counted up to 300 ms.)
+        let hog = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
+        let spinning = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
+        let asleep = try ChildProcess(["/bin/sleep", "5"], output: .null, error: .null)
         defer {
-            hog.signal(SIGKILL)
-            _ = hog.wait()
+            for process in [hog, spinning, asleep] {
+                process.signal(SIGKILL)
+                _ = process.wait()
+            }
         }
-        let work = try ChildProcess(Self.onFirstCPU("i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done"))
         let started = ContinuousClock.now
-        #expect(work.wait(timeout: .milliseconds(200)).termination == .exited(0))
-        #expect(ContinuousClock.now - started > .milliseconds(200), "it finished within its limit: nothing was shown")
+        usleep(300_000)
+        let checked = started + .milliseconds(300)
+        #expect(ChildTimeLimit(.milliseconds(200), pid: spinning.pid, started: started).remaining(at: checked) > .zero)
+        #expect(ChildTimeLimit(.milliseconds(200), pid: asleep.pid, started: started).remaining(at: checked) == .zero)
+    }
 
+    @Test("ChildProcess.wait cuts a child asleep past its timeout at about the timeout")
+    func asleepIsCut() throws {
         let asleep = try ChildProcess(["/bin/sleep", "5"], output: .null, error: .null)
         let slept = ContinuousClock.now
         #expect(asleep.wait(timeout: .milliseconds(200)).termination == .timedOut)
