@@ -13,20 +13,26 @@ public final class RequestWatchdog {
 
     /// How long a request may go unanswered.
     public let deadline: Duration
+    /// How many more deadlines a request gets while its child is kept waiting for a CPU by other work.
+    public nonisolated static let maximumExtensions = 3
     private let clock: any Clock<Duration>
+    private let starved: () async -> Bool
     private let expired: (String) -> Void
     private var pending: [Int: Task<Void, Never>] = [:]
     private var nextTicket = 0
     /// The request that expired first, nil while none has: the child's end is reported as hung on it.
     public private(set) var expiredRequest: String?
 
-    /// A watchdog with `deadline` on `clock`; `expired` runs on the main actor, at most once.
+    /// A watchdog with `deadline` on `clock`; `expired` runs on the main actor, at most once. At a deadline,
+    /// `starved` says whether the child is kept waiting for a CPU by other work (a busy machine, not a hang): then the
+    /// request gets another deadline, at most `maximumExtensions` times.
     public init(
         deadline: Duration = RequestWatchdog.defaultDeadline, clock: any Clock<Duration> = ContinuousClock(),
-        expired: @escaping (String) -> Void
+        starved: @escaping () async -> Bool = { false }, expired: @escaping (String) -> Void
     ) {
         self.deadline = deadline
         self.clock = clock
+        self.starved = starved
         self.expired = expired
     }
 
@@ -44,9 +50,16 @@ public final class RequestWatchdog {
     public func begin(_ request: String) -> Int {
         nextTicket += 1
         let ticket = nextTicket
-        let timer = clock.timer(after: deadline)
+        let (clock, deadline) = (clock, deadline)
+        let first = clock.timer(after: deadline)
         pending[ticket] = Task { [weak self] in
-            do { try await timer() } catch { return }
+            var timer = first
+            for granted in 0...Self.maximumExtensions {
+                do { try await timer() } catch { return }
+                guard let self, self.pending[ticket] != nil else { return }
+                guard granted < Self.maximumExtensions, await self.starved(), self.pending[ticket] != nil else { break }
+                timer = clock.timer(after: deadline)
+            }
             self?.expire(ticket, request)
         }
         return ticket

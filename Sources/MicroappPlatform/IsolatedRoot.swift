@@ -37,8 +37,11 @@ public final class IsolatedRoot: SettlingRoot {
     private var violation: String?
     /// Why the feature refused to start in its child (`provide` or `makeRoot` threw), once it said so.
     private var startFailure: String?
-    /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child.
-    private lazy var watchdog = RequestWatchdog(deadline: deadline) { [weak self] _ in self?.child.kill() }
+    /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child,
+    /// unless the child was kept waiting for a CPU meanwhile (a busy machine gives it more deadlines, not a verdict).
+    private lazy var watchdog = RequestWatchdog(
+        deadline: deadline, starved: { [weak self] in await self?.childIsStarved() ?? false }
+    ) { [weak self] _ in self?.child.kill() }
     private let deadline: Duration
     /// The run's registry of running children, which this one is in until it ends.
     private let registry: RunningFeatures
@@ -81,6 +84,16 @@ public final class IsolatedRoot: SettlingRoot {
         child.exit { [weak self] termination, tail in self?.exited(termination, stderrTail: tail) }
         child.channel.send(.hello(version: FeatureWire.version))
         registry.add(self)
+    }
+
+    /// Whether the child spends at least half of the next 200 ms waiting on the run queue for a CPU: it is runnable
+    /// and other work holds the machine, so an unanswered request is not yet a hang.
+    private func childIsStarved() async -> Bool {
+        let pid = child.process.pid
+        guard let before = RunQueueWait.total(of: pid) else { return false }
+        try? await Task.sleep(for: .milliseconds(200))
+        guard let after = RunQueueWait.total(of: pid) else { return false }
+        return after - before >= .milliseconds(100)
     }
 
     // MARK: Starting

@@ -37,6 +37,53 @@ struct RequestWatchdogTests {
         #expect(watchdog.expiredRequest == nil)
     }
 
+    @Test("a child kept waiting for a CPU gets another deadline, at most three times; one answering then is not cut")
+    func starvedChildGetsMoreDeadlines() async throws {
+        let clock = TestClock()
+        var expired: [String] = []
+        var asked = 0
+        let watchdog = RequestWatchdog(
+            deadline: .seconds(2), clock: clock,
+            starved: {
+                asked += 1
+                return true
+            }
+        ) { expired.append($0) }
+        _ = watchdog.begin("screen counter://home")
+        for round in 1...3 {
+            try await until { clock.sleepers == 1 }
+            clock.advance(by: .seconds(2))
+            try await until { asked == round }
+            #expect(expired.isEmpty, "expired at round \(round) while the child was starved")
+        }
+        try await until { clock.sleepers == 1 }
+        clock.advance(by: .seconds(2))
+        try await until { !expired.isEmpty }
+        #expect(asked == 3, "a fourth extension was asked for")
+        #expect(expired == ["screen counter://home"])
+
+        let answered = RequestWatchdog(deadline: .seconds(2), clock: clock, starved: { true }) { expired.append($0) }
+        let ticket = answered.begin("action tap increment")
+        try await until { clock.sleepers == 1 }
+        clock.advance(by: .seconds(2))
+        try await until { clock.sleepers == 1 }
+        answered.answered(ticket)
+        try await until { clock.sleepers == 0 }
+        #expect(expired == ["screen counter://home"] && answered.expiredRequest == nil)
+    }
+
+    @Test("a child not starved at its deadline is cut at once")
+    func notStarvedIsCut() async throws {
+        let clock = TestClock()
+        var expired: [String] = []
+        let watchdog = RequestWatchdog(deadline: .seconds(2), clock: clock, starved: { false }) { expired.append($0) }
+        _ = watchdog.begin("screen counter://home")
+        try await until { clock.sleepers == 1 }
+        clock.advance(by: .seconds(2))
+        try await until { !expired.isEmpty }
+        #expect(expired == ["screen counter://home"])
+    }
+
     @Test("the deadline comes from MICROAPP_FEATURE_DEADLINE_MS, else 2 s")
     func deadlineFromEnvironment() {
         #expect(RequestWatchdog.deadline(from: ["MICROAPP_FEATURE_DEADLINE_MS": "250"]) == .milliseconds(250))
