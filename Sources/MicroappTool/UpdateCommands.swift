@@ -95,12 +95,48 @@ enum VersionsCommand: Command {
         "microapp versions",
         summary: "list the versions of a feature kept in a plugin folder, which one runs, and those marked bad",
         operands: [.required("NAME")],
-        options: [UpdateOptions.plugins, CommonOptions.probeUnsandboxed],
+        options: [UpdateOptions.plugins, CommonOptions.probeUnsandboxed, CommonOptions.json],
         discussion: """
             NAME is the feature's id or its library's name. The running version is the kept one whose library's
             bytes are DIR/lib<F>.so's; a library put there by hand, with no kept version, runs the version its
             manifest gives (read by the sandboxed probe). Marked versions are never installed again by update.
+            With --json, one object per version, newest first: {"feature","version","running","kept","channel",
+            "installed","bad","badSince"} (channel, installed, bad and badSince null when they do not apply).
             """)
+
+    /// One version of a feature as `--json` writes it.
+    struct Row: Encodable {
+        /// The feature's id.
+        var feature: String
+        /// The version.
+        var version: Int
+        /// Whether it is the one the folder runs.
+        var running: Bool
+        /// Whether the folder keeps its library under `.versions/`.
+        var kept: Bool
+        /// The channel it came from; nil for a library put in the folder by hand.
+        var channel: String?
+        /// When it was put in the folder, when kept.
+        var installed: Date?
+        /// Why it is marked bad, when it is.
+        var bad: String?
+        /// When it was marked bad.
+        var badSince: Date?
+
+        func encode(to encoder: any Encoder) throws {
+            var object = encoder.container(keyedBy: CodingKeys.self)
+            try object.encode(feature, forKey: .feature)
+            try object.encode(version, forKey: .version)
+            try object.encode(running, forKey: .running)
+            try object.encode(kept, forKey: .kept)
+            try object.encode(channel, forKey: .channel)
+            try object.encode(installed.map { ISO8601DateFormatter().string(from: $0) }, forKey: .installed)
+            try object.encode(bad, forKey: .bad)
+            try object.encode(badSince.map { ISO8601DateFormatter().string(from: $0) }, forKey: .badSince)
+        }
+
+        enum CodingKeys: String, CodingKey { case feature, version, running, kept, channel, installed, bad, badSince }
+    }
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
@@ -112,20 +148,29 @@ enum VersionsCommand: Command {
         let versions = updater.versions
         let kept = versions.kept(feature.id)
         let marks = versions.bad(feature.id)
-        Console.out("\(feature.id) in \(versions.plugins): \((feature.library.path as NSString).lastPathComponent)")
         var listed = Set(kept.map(\.version))
         listed.insert(feature.version)
-        for version in listed.sorted(by: >) {
+        let rows = listed.sorted(by: >).map { version in
             let record = kept.first { $0.version == version }
-            let runs = version == feature.version
-            var line = "\(runs ? "*" : " ") \(version)"
-            if runs { line += "  running" }
-            if let record {
-                line += "  \(record.channel.map { "from \($0)" } ?? "kept from the folder")"
+            let mark = marks.mark(of: version)
+            return Row(
+                feature: feature.id, version: version, running: version == feature.version, kept: record != nil,
+                channel: record?.channel, installed: record?.installed, bad: mark?.reason, badSince: mark?.marked)
+        }
+        if arguments[CommonOptions.json] {
+            rows.forEach(Console.json)
+            return .ok
+        }
+        Console.out("\(feature.id) in \(versions.plugins): \((feature.library.path as NSString).lastPathComponent)")
+        for row in rows {
+            var line = "\(row.running ? "*" : " ") \(row.version)"
+            if row.running { line += "  running" }
+            if row.kept {
+                line += "  \(row.channel.map { "from \($0)" } ?? "kept from the folder")"
             } else {
-                line += "  not kept (put in the folder by hand; its manifest says \(version))"
+                line += "  not kept (put in the folder by hand; its manifest says \(row.version))"
             }
-            if let mark = marks.mark(of: version) { line += "  bad: \(mark.reason)" }
+            if let bad = row.bad { line += "  bad: \(bad)" }
             Console.out(line.sanitized)
         }
         return .ok

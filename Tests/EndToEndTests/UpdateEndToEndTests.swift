@@ -41,6 +41,14 @@ struct UpdateEndToEndTests {
             let marked = try await world.microapp(["versions", "tick", "--plugins", world.plugins])
             #expect(marked.out.contains("  2  from \(url)  bad: left by `microapp rollback`"), "\(marked.out)")
             #expect(marked.out.contains("* 1  running"))
+            let json = try await world.microapp(["versions", "tick", "--plugins", world.plugins, "--json"])
+            let rows = json.out.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(rows.compactMap { $0["version"] as? Int } == [2, 1], "\(json.out)")
+            #expect(rows.first?["bad"] as? String == "left by `microapp rollback`")
+            #expect(rows.first?["channel"] as? String == url && rows.first?["running"] as? Bool == false)
+            #expect(rows.last?["running"] as? Bool == true && rows.last?["bad"] is NSNull)
 
             try await world.publish(3)
             let later = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
