@@ -11,7 +11,9 @@ enum OriginFixtures {
         /// `Lurker` for `…/libLurker.so`: the mapping of /proc/self/maps that holds this image names its file.
         let module: String = {
             let address = UInt(bitPattern: #dsohandle)
-            let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+            // Read to its end: /proc says its size is 0, and String(contentsOfFile:) stops after the first page, which
+            // holds this image's line only when few mappings lie below it.
+            let maps = String(decoding: (try? FileHandle(forReadingAtPath: "/proc/self/maps")?.readToEnd()) ?? Data(), as: UTF8.self)
             for line in maps.split(separator: "\\n") {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 let bounds = fields.first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []

@@ -22,7 +22,9 @@ struct ProbeRecordTests {
 
     /// Whether a file is mapped in this process (`/proc/self/maps` names it): a library never mapped ran no code here.
     static func isMapped(_ file: String) throws -> Bool {
-        try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).contains(file)
+        // Read to its end: String(contentsOfFile:) stops after /proc's first page, where a later mapping is not.
+        let maps = try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readToEnd() ?? Data()
+        return String(decoding: maps, as: UTF8.self).contains(file)
     }
 
     @Test("the probe records the manifest and SDK version, keyed by the digest of the bytes it probed")
