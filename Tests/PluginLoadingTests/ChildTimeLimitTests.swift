@@ -39,7 +39,7 @@ struct ChildTimeLimitTests {
     }
 
     @Test("a process that shares one CPU with two others is read waiting on the run queue, and the wait only grows")
-    func runQueueWaitIsRead() throws {
+    func runQueueWaitIsRead() async throws {
         let processes = try (0..<3).map { _ in
             try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
         }
@@ -50,14 +50,14 @@ struct ChildTimeLimitTests {
             }
         }
         let before = try #require(RunQueueWait.total(of: processes[0].pid))
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         let after = try #require(RunQueueWait.total(of: processes[0].pid))
         #expect(after - before > .milliseconds(50), "waited \(after - before) in 300 ms beside two spinning processes")
         #expect(RunQueueWait.total(of: -1) == nil)
     }
 
     @Test("a child sharing its CPU with a spinning process has time left past its limit; one asleep has none")
-    func realChildren() throws {
+    func realChildren() async throws {
         // Beside a spinning process on one CPU the child waits on the run queue at least half the time (more if the
         // machine is busier), so 300 ms after its start it has had at most ~150 ms of its 200 ms. Asleep, it waits
         // for no CPU and its limit is spent. (The wait is read after at least 300 ms and counted up to 300 ms.)
@@ -71,7 +71,7 @@ struct ChildTimeLimitTests {
             }
         }
         let started = ContinuousClock.now
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         let checked = started + .milliseconds(300)
         #expect(ChildTimeLimit(.milliseconds(200), pid: spinning.pid, started: started).remaining(at: checked) > .zero)
         #expect(ChildTimeLimit(.milliseconds(200), pid: asleep.pid, started: started).remaining(at: checked) == .zero)
