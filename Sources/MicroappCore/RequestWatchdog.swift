@@ -13,10 +13,19 @@ public final class RequestWatchdog {
 
     /// How long a request may go unanswered.
     public let deadline: Duration
+    /// Why a request past its deadline is not yet a hang.
+    public enum Excuse: Sendable {
+        /// The child is runnable but other work holds the CPU: another deadline, at most `maximumExtensions` times.
+        case starved
+        /// The child waits for the host's answer to a service call of its own: that time is the host's, and the
+        /// deadline starts again.
+        case waitingForHost
+    }
+
     /// How many more deadlines a request gets while its child is kept waiting for a CPU by other work.
     public nonisolated static let maximumExtensions = 3
     private let clock: any Clock<Duration>
-    private let starved: () async -> Bool
+    private let excuse: () async -> Excuse?
     private let expired: (String) -> Void
     private var pending: [Int: Task<Void, Never>] = [:]
     private var nextTicket = 0
@@ -24,15 +33,14 @@ public final class RequestWatchdog {
     public private(set) var expiredRequest: String?
 
     /// A watchdog with `deadline` on `clock`; `expired` runs on the main actor, at most once. At a deadline,
-    /// `starved` says whether the child is kept waiting for a CPU by other work (a busy machine, not a hang): then the
-    /// request gets another deadline, at most `maximumExtensions` times.
+    /// `excuse` says why the child may not be hung (see `Excuse`), or nil when nothing excuses it.
     public init(
         deadline: Duration = RequestWatchdog.defaultDeadline, clock: any Clock<Duration> = ContinuousClock(),
-        starved: @escaping () async -> Bool = { false }, expired: @escaping (String) -> Void
+        excuse: @escaping () async -> Excuse? = { nil }, expired: @escaping (String) -> Void
     ) {
         self.deadline = deadline
         self.clock = clock
-        self.starved = starved
+        self.excuse = excuse
         self.expired = expired
     }
 
@@ -54,10 +62,14 @@ public final class RequestWatchdog {
         let first = clock.timer(after: deadline)
         pending[ticket] = Task { [weak self] in
             var timer = first
-            for granted in 0...Self.maximumExtensions {
+            var granted = 0
+            while true {
                 do { try await timer() } catch { return }
-                guard let self, self.pending[ticket] != nil else { return }
-                guard granted < Self.maximumExtensions, await self.starved(), self.pending[ticket] != nil else { break }
+                guard let excuse = await self?.excuse(), self?.pending[ticket] != nil else { break }
+                if excuse == .starved {
+                    guard granted < Self.maximumExtensions else { break }
+                    granted += 1
+                }
                 timer = clock.timer(after: deadline)
             }
             self?.expire(ticket, request)

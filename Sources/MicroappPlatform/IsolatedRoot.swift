@@ -38,9 +38,9 @@ public final class IsolatedRoot: SettlingRoot {
     /// Why the feature refused to start in its child (`provide` or `makeRoot` threw), once it said so.
     private var startFailure: String?
     /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child,
-    /// unless the child was kept waiting for a CPU meanwhile (a busy machine gives it more deadlines, not a verdict).
+    /// unless it waits for the host's answer to its own service call, or a busy machine keeps it from a CPU.
     private lazy var watchdog = RequestWatchdog(
-        deadline: deadline, starved: { [weak self] in await self?.childIsStarved() ?? false }
+        deadline: deadline, excuse: { [weak self] in await self?.excuse() }
     ) { [weak self] _ in self?.child.kill() }
     private let deadline: Duration
     /// The run's registry of running children, which this one is in until it ends.
@@ -84,6 +84,13 @@ public final class IsolatedRoot: SettlingRoot {
         child.exit { [weak self] termination, tail in self?.exited(termination, stderrTail: tail) }
         child.channel.send(.hello(version: FeatureWire.version))
         registry.add(self)
+    }
+
+    /// Why the child's unanswered request is not yet a hang: the host is answering a service call of the child's,
+    /// or the child is starved (`childIsStarved`); nil when neither.
+    private func excuse() async -> RequestWatchdog.Excuse? {
+        if answering > 0 { return .waitingForHost }
+        return await childIsStarved() ? .starved : nil
     }
 
     /// Whether the child spends at least half of the next 200 ms waiting on the run queue for a CPU: it is runnable

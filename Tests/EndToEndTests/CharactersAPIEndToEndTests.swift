@@ -71,6 +71,37 @@ struct CharactersAPIEndToEndTests {
         #expect(try await app.finish() == 0)
     }
 
+    @Test(
+        "an isolated Characters waiting longer than the request deadline for the host's slow characters service is not stopped as hung"
+    )
+    func slowHostServiceIsNotAHang() async throws {
+        // The list's first page comes 1.2 s late; the watchdog's deadline is 300 ms. The child is not hung: it waits
+        // for the host's answer to its own service call, and that time is the host's.
+        let server = try LoopbackHTTPServer(lifetime: .seconds(120)) { target in
+            guard case .respond(let status, let body) = RickAndMortyAPIStub.answer(target) else {
+                return RickAndMortyAPIStub.answer(target)
+            }
+            return target.hasPrefix("/api/character?page=")
+                ? .late(.milliseconds(1200), status: status, body: body)
+                : .respond(status: status, body: body)
+        }
+        defer { server.stop() }
+        let app = try AppProcess(
+            ["run", "--ui", "json", "--isolation", "process", "--characters-url", server.baseURL + "/api"],
+            environment: ["MICROAPP_FEATURE_DEADLINE_MS": "300"])
+        try app.signInAsRick()
+        let hung = { app.objects.contains { $0["code"] as? String == "feature-hung" } }
+        let listed = {
+            app.objects.last {
+                $0["route"] as? String == "characters://list" && screenText($0).contains("page 1 of 7")
+            }
+        }
+        try await app.waitUntil { hung() || listed() != nil }
+        #expect(!hung(), "stopped as hung while the host fetched its page")
+        #expect(listed().map(screenText)?.contains("Rick Sanchez") == true)
+        #expect(try await app.finish() == 0)
+    }
+
     /// The `type` of a frame's screen state: view, loading, alert or error.
     static func stateType(of frame: [String: Any]) -> String? {
         ((frame["screen"] as? [String: Any])?["state"] as? [String: Any])?["type"] as? String

@@ -44,9 +44,9 @@ struct RequestWatchdogTests {
         var asked = 0
         let watchdog = RequestWatchdog(
             deadline: .seconds(2), clock: clock,
-            starved: {
+            excuse: {
                 asked += 1
-                return true
+                return .starved
             }
         ) { expired.append($0) }
         _ = watchdog.begin("screen counter://home")
@@ -59,10 +59,12 @@ struct RequestWatchdogTests {
         try await until { clock.sleepers == 1 }
         clock.advance(by: .seconds(2))
         try await until { !expired.isEmpty }
-        #expect(asked == 3, "a fourth extension was asked for")
+        #expect(asked == 4, "asked at each of the four deadlines; the fourth starved answer expires it")
         #expect(expired == ["screen counter://home"])
 
-        let answered = RequestWatchdog(deadline: .seconds(2), clock: clock, starved: { true }) { expired.append($0) }
+        let answered = RequestWatchdog(deadline: .seconds(2), clock: clock, excuse: { .starved }) {
+            expired.append($0)
+        }
         let ticket = answered.begin("action tap increment")
         try await until { clock.sleepers == 1 }
         clock.advance(by: .seconds(2))
@@ -72,11 +74,37 @@ struct RequestWatchdogTests {
         #expect(expired == ["screen counter://home"] && answered.expiredRequest == nil)
     }
 
+    @Test(
+        "a child waiting for the host's own service gets deadline after deadline, with no limit; answered, it is free")
+    func waitingForHostIsNeverCut() async throws {
+        let clock = TestClock()
+        var expired: [String] = []
+        var asked = 0
+        let watchdog = RequestWatchdog(
+            deadline: .seconds(2), clock: clock,
+            excuse: {
+                asked += 1
+                return .waitingForHost
+            }
+        ) { expired.append($0) }
+        let ticket = watchdog.begin("action tap more")
+        for round in 1...6 {
+            try await until { clock.sleepers == 1 }
+            clock.advance(by: .seconds(2))
+            try await until { asked == round }
+        }
+        #expect(expired.isEmpty, "cut after \(asked) deadlines while the host was answering")
+        try await until { clock.sleepers == 1 }
+        watchdog.answered(ticket)
+        try await until { clock.sleepers == 0 }
+        #expect(expired.isEmpty && watchdog.expiredRequest == nil)
+    }
+
     @Test("a child not starved at its deadline is cut at once")
     func notStarvedIsCut() async throws {
         let clock = TestClock()
         var expired: [String] = []
-        let watchdog = RequestWatchdog(deadline: .seconds(2), clock: clock, starved: { false }) { expired.append($0) }
+        let watchdog = RequestWatchdog(deadline: .seconds(2), clock: clock, excuse: { nil }) { expired.append($0) }
         _ = watchdog.begin("screen counter://home")
         try await until { clock.sleepers == 1 }
         clock.advance(by: .seconds(2))
