@@ -18,12 +18,16 @@ public final class RequestWatchdog {
         /// The child is runnable but other work holds the CPU: another deadline, at most `maximumExtensions` times.
         case starved
         /// The child waits for the host's answer to a service call of its own: that time is the host's, and the
-        /// deadline starts again.
+        /// deadline starts again, for at most `maximumHostWait` in all (a child that keeps calls going from another
+        /// thread while its main thread is frozen is still found hung).
         case waitingForHost
     }
 
     /// How many more deadlines a request gets while its child is kept waiting for a CPU by other work.
     public nonisolated static let maximumExtensions = 3
+    /// The most of the host's time a request is excused for: the host's own services give up within it (a URL
+    /// request's default timeout is 60 s).
+    public nonisolated static let maximumHostWait = Duration.seconds(60)
     private let clock: any Clock<Duration>
     private let excuse: () async -> Excuse?
     private let expired: (String) -> Void
@@ -63,12 +67,17 @@ public final class RequestWatchdog {
         pending[ticket] = Task { [weak self] in
             var timer = first
             var granted = 0
-            while true {
+            var hostTime = Duration.zero
+            waiting: while true {
                 do { try await timer() } catch { return }
                 guard let excuse = await self?.excuse(), self?.pending[ticket] != nil else { break }
-                if excuse == .starved {
-                    guard granted < Self.maximumExtensions else { break }
+                switch excuse {
+                case .starved:
+                    guard granted < Self.maximumExtensions else { break waiting }
                     granted += 1
+                case .waitingForHost:
+                    guard hostTime < Self.maximumHostWait else { break waiting }
+                    hostTime += deadline
                 }
                 timer = clock.timer(after: deadline)
             }
