@@ -43,8 +43,9 @@ struct ChildTimeLimitTests {
     )
     func realChildren() async throws {
         // Beside a spinning process on one CPU the child waits on the run queue about half the time (more if the
-        // machine is busier), so 200 ms after its start it has had about 100 ms of its 150 ms. Asleep, it waits
-        // for no CPU and its limit is spent. (The wait is read after at least 200 ms and counted up to 200 ms.)
+        // machine is busier), so 200 ms after the start it has had about 100 ms of its 150 ms. Asleep, it waits for
+        // no CPU and its limit is spent. (The wait is read after at least 200 ms and counted up to 200 ms; the
+        // sleeper's is counted from when it is asleep: its own start, on a loaded machine, waited for a CPU too.)
         let hog = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
         let spinning = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
         let asleep = try ChildProcess(["/bin/sleep", "5"], output: .null, error: .null)
@@ -54,15 +55,30 @@ struct ChildTimeLimitTests {
                 _ = process.wait()
             }
         }
+        try await Self.untilAsleep(asleep.pid)
         let started = ContinuousClock.now
         let before = try #require(RunQueueWait.total(of: spinning.pid))
+        let asleepBefore = try #require(RunQueueWait.total(of: asleep.pid))
         try await Task.sleep(for: .milliseconds(200))
         let waited = try #require(RunQueueWait.total(of: spinning.pid)) - before
         #expect(waited > .milliseconds(30), "waited \(waited) in 200 ms beside a spinning process")
         let checked = started + .milliseconds(200)
         #expect(ChildTimeLimit(.milliseconds(150), pid: spinning.pid, started: started).remaining(at: checked) > .zero)
-        #expect(ChildTimeLimit(.milliseconds(150), pid: asleep.pid, started: started).remaining(at: checked) == .zero)
+        let sleeper = ChildTimeLimit(.milliseconds(150), started: started) {
+            RunQueueWait.total(of: asleep.pid).map { $0 - asleepBefore }
+        }
+        #expect(sleeper.remaining(at: checked) == .zero)
         #expect(RunQueueWait.total(of: -1) == nil)
+    }
+
+    /// Waits (at most 10 s) until `pid` is asleep (state S in /proc/PID/stat).
+    private static func untilAsleep(_ pid: pid_t) async throws {
+        for _ in 0..<1000 {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if stat.range(of: ") ").map({ stat[$0.upperBound...].hasPrefix("S") }) == true { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("process \(pid) never went to sleep")
     }
 
     @Test("ChildProcess.wait cuts a child asleep past its timeout at about the timeout")
