@@ -48,7 +48,9 @@ struct ChildTimeLimitTests {
         // sleeper's is counted from when it is asleep: its own start, on a loaded machine, waited for a CPU too.)
         let hog = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
         let spinning = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
-        let asleep = try ChildProcess(["/bin/sleep", "5"], output: .null, error: .null)
+        // Asleep for longer than any wait of the test (it is killed at the end): a suite that keeps this test's task
+        // from a thread for seconds must not find it already exited.
+        let asleep = try ChildProcess(["/bin/sleep", "600"], output: .null, error: .null)
         defer {
             for process in [hog, spinning, asleep] {
                 process.signal(SIGKILL)
@@ -83,7 +85,7 @@ struct ChildTimeLimitTests {
 
     @Test("ChildProcess.wait cuts a child asleep past its timeout at about the timeout")
     func asleepIsCut() throws {
-        let asleep = try ChildProcess(["/bin/sleep", "5"], output: .null, error: .null)
+        let asleep = try ChildProcess(["/bin/sleep", "600"], output: .null, error: .null)
         let slept = ContinuousClock.now
         #expect(asleep.wait(timeout: .milliseconds(200)).termination == .timedOut)
         #expect(ContinuousClock.now - slept < .seconds(3))
