@@ -223,8 +223,7 @@ extension AppRuntime {
         if case .feature(id, let location) = router.top { root.willShow(location) }
         scheduleUpdate()
         let elapsed = options.now() - started
-        let milliseconds = Int(
-            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(elapsed.wholeMilliseconds)
         return SwapResult(
             feature: id, from: running.version.number, to: version.number, stateKept: stateKept,
             milliseconds: milliseconds)

@@ -53,8 +53,7 @@ public struct NavigationGate: Sendable {
     public mutating func request(from feature: String, onTop: String?, at now: Duration) -> Verdict {
         var budget = budgets[feature] ?? Budget(at: now)
         let elapsed = now - budget.at
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        budget.tokens = min(Double(Self.burst), budget.tokens + max(0, seconds) * Double(Self.perSecond))
+        budget.tokens = min(Double(Self.burst), budget.tokens + max(0, elapsed.timeInterval) * Double(Self.perSecond))
         budget.at = now
         defer { budgets[feature] = budget }
         guard budget.tokens >= 1 else {

@@ -108,8 +108,7 @@ public struct PluginBuilder: Sendable {
     }
 
     private func milliseconds(since started: ContinuousClock.Instant) -> Int {
-        let elapsed = now() - started
-        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        Int((now() - started).wholeMilliseconds)
     }
 
     /// Compiles the feature's module and its entry module, then links to a temporary file renamed over the library

@@ -89,8 +89,7 @@ public final class SourceWatcher: Sendable {
 
     /// `duration` in whole milliseconds for `poll`, between 1 and 50.
     private static func pollTimeout(_ duration: Duration) -> Int32 {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return Int32(max(1, min(50, milliseconds)))
+        Int32(max(1, min(50, duration.wholeMilliseconds)))
     }
 
     /// The fallback: compares size, mtime and inode of every accepted file twice a second.

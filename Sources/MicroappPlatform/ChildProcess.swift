@@ -1,5 +1,6 @@
 import CPlatform
 import Foundation
+import MicroappCore
 
 #if canImport(Glibc)
     import Glibc
@@ -215,8 +216,7 @@ public struct ChildProcess: Sendable {
                     timedOut = true
                     break poll
                 }
-                let (seconds, attoseconds) = left.components
-                milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                milliseconds = Int32(clamping: left.wholeMilliseconds + 1)
             }
             let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), milliseconds)
             if ready < 0 && errno == EINTR { continue }

@@ -49,9 +49,7 @@ package enum RunQueueWait {
         var read = false
         for task in tasks {
             // "time on CPU, time waiting on the run queue, timeslices", in nanoseconds.
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)
-            else { continue }
-            let fields = text.split(separator: " ")
+            let fields = Files.procText("/proc/\(pid)/task/\(task)/schedstat").split(separator: " ")
             guard fields.count >= 2, let wait = UInt64(fields[1]) else { continue }
             nanoseconds &+= wait
             read = true

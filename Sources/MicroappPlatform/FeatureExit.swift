@@ -51,7 +51,7 @@ public enum OutOfMemoryCount {
     /// The files to try, most specific first.
     private static func sources() -> [String] {
         var files: [String] = []
-        let groups = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
+        let groups = Files.procText("/proc/self/cgroup")
         for line in groups.split(separator: "\n") {
             let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3 else { continue }

@@ -16,6 +16,23 @@ package enum Files {
     /// True when `path` is a file this process may execute.
     package static func isExecutable(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
 
+    /// A `/proc` file read to its end ("" when it cannot be opened): its size says 0, so Foundation's readers, which
+    /// trust the size, see nothing or stop after one read (`/proc/self/maps` beyond its first page).
+    package static func procText(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The bytes of the file at `path`, nil when it cannot be read.
     package static func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 

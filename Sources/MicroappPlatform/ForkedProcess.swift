@@ -1,5 +1,6 @@
 import CPlatform
 import Foundation
+import MicroappCore
 
 #if canImport(Glibc)
     import Glibc
@@ -59,8 +60,7 @@ public struct ForkedProcess: Sendable {
         let descriptor = microapp_pidfd_open(pid)
         if descriptor >= 0 {
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let (seconds, attoseconds) = limit.components
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int32(clamping: limit.wholeMilliseconds)
             var ready: Int32
             repeat { ready = poll(&entry, 1, milliseconds) } while ready < 0 && errno == EINTR
             close(descriptor)

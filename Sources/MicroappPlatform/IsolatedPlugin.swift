@@ -96,8 +96,7 @@ public struct IsolatedPlugin: LoadedPlugin {
     private static func refuseUnwelcomed(
         _ remote: IsolatedRoot, library: String, after delay: Duration, limit: ChildTimeLimit
     ) {
-        let (seconds, attoseconds) = delay.components
-        DispatchQueue.main.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+        DispatchQueue.main.asyncAfter(deadline: .now() + delay.timeInterval) {
             MainActor.assumeIsolated {
                 guard let welcomed = remote.welcomed else { return }
                 let left = limit.remaining()

@@ -211,8 +211,8 @@ public final class IsolatedRoot: SettlingRoot {
             readiness = { continuation.resume(returning: $0) }
             readyLocation = location
             if let location { _ = screen(at: location) }
-            let (seconds, attoseconds) = watchdog.deadline.components
-            DispatchQueue.main.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+            let seconds = watchdog.deadline.components.seconds
+            DispatchQueue.main.asyncAfter(deadline: .now() + watchdog.deadline.timeInterval) {
                 MainActor.assumeIsolated { [weak self] in
                     guard let self, self.readiness != nil else { return }
                     self.becameReady(
@@ -549,7 +549,7 @@ struct MessageBudget {
 
     mutating func allow(isLog: Bool) -> Bool {
         let now = clock()
-        let elapsed = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
+        let elapsed = (now - last).timeInterval
         last = now
         messageTokens = min(Double(Self.messages), messageTokens + elapsed * Double(Self.messages) / 2)
         logTokens = min(Double(Self.logs), logTokens + elapsed * Double(Self.logs) / 2)

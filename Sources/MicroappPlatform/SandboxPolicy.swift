@@ -55,7 +55,7 @@ public struct SandboxPolicy: Sendable, Equatable {
     /// private copy) and what this process's runtime maps (`runtimeReadPaths`), write beneath `scratch` only, and
     /// the network only when granted. Paths that do not exist on this machine are left out.
     public static func feature(library: String, scratch: String, network: Bool) -> SandboxPolicy {
-        let maps = procText("/proc/self/maps")
+        let maps = Files.procText("/proc/self/maps")
         var reads = [library] + runtimeReadPaths(maps: maps)
         if network { reads += networkReadPaths }
         return SandboxPolicy(
@@ -108,22 +108,6 @@ public struct SandboxPolicy: Sendable, Equatable {
     static let runtimeLibraryPrefixes = [
         "libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation",
     ]
-
-    /// A `/proc` file read to its end: its size says 0, so Foundation's readers (which trust the size) see nothing.
-    static func procText(_ path: String) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 
     private static func unique(_ paths: [String]) -> [String] {
         var seen = Set<String>()

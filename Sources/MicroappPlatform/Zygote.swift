@@ -1,5 +1,6 @@
 import CPlatform
 import Foundation
+import MicroappCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -244,8 +245,7 @@ public final class ZygoteChild: Sendable {
         var timedOut = false
         if let timeout {
             var entry = pollfd(fd: statusDescriptor, events: Int16(POLLIN), revents: 0)
-            let (seconds, attoseconds) = timeout.components
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
             var ready: Int32
             repeat { ready = poll(&entry, 1, milliseconds) } while ready < 0 && errno == EINTR
             if ready == 0 {

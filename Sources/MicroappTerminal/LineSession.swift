@@ -155,8 +155,6 @@ extension Event {
 extension Duration {
     /// Whole seconds, or seconds with decimals when not whole (`10`, `0.5`).
     var seconds: String {
-        let (whole, fraction) = components
-        guard fraction != 0 else { return "\(whole)" }
-        return String(Double(whole) + Double(fraction) / 1e18)
+        components.attoseconds == 0 ? "\(components.seconds)" : String(timeInterval)
     }
 }

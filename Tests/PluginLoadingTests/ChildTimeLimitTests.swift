@@ -77,7 +77,9 @@ struct ChildTimeLimitTests {
     private static func untilAsleep(_ pid: pid_t) async throws {
         for _ in 0..<1000 {
             let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            if stat.range(of: ") ").map({ stat[$0.upperBound...].hasPrefix("S") }) == true { return }
+            if stat.range(of: ") ", options: .backwards).map({ stat[$0.upperBound...].hasPrefix("S") }) == true {
+                return
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("process \(pid) never went to sleep")
