@@ -95,12 +95,21 @@ let package = Package(
         // The system calls Swift cannot make safely: variadic prctl, and signal handlers' bodies (async-signal-safe C).
         .target(name: "CPlatform", path: "Sources/CPlatform"),
         .target(name: "MicroappTesting", dependencies: [sdk], path: "Sources/MicroappTesting", swiftSettings: strict),
+        // The browser front end (`--ui web`): the app served on loopback, frames as Server-Sent Events, events as POSTs.
+        .target(
+            name: "MicroappWeb", dependencies: ["MicroappCore", "MicroappTerminal", "CWebServer", "CWebPage", sdk],
+            path: "Sources/MicroappWeb", swiftSettings: strict),
+        // HTTP from GNU libmicrohttpd (Debian's libmicrohttpd-dev; .ci/run installs it): the two variadic calls Swift
+        // cannot make, in C. Nothing parses HTTP by hand.
+        .target(name: "CWebServer", path: "Sources/CWebServer", linkerSettings: [.linkedLibrary("microhttpd")]),
+        // The page's own HTML, CSS and JavaScript, embedded in the binary by the compiler (#embed): nothing fetched.
+        .target(name: "CWebPage", path: "Sources/CWebPage", exclude: ["page"]),
         // The generic command line (run, solo, preview, doctor, graph, keys, new, …) over a host's configuration.
         .target(
             name: "MicroappTool",
             dependencies: [
                 "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappHost",
-                "MicroappTerminal", "CPlatform", "MicroappDigest", "MicroappRelease", sdk,
+                "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappRelease", sdk,
             ],
             path: "Sources/MicroappTool", swiftSettings: strict),
         // The demo app's host: its composition root (main.swift) handing DemoServices to MicroappTool.
@@ -145,9 +154,15 @@ let package = Package(
             name: "MicroappTerminalTests",
             dependencies: ["MicroappTerminal", "MicroappCore", "CPlatform", "TestScratch", sdk],
             path: "Tests/MicroappTerminalTests", swiftSettings: strict),
+        // Debian's chromium, headless, driven over the DevTools protocol on a pipe: the browser tests' one browser.
+        .target(name: "TestBrowser", dependencies: ["TestScratch"], path: "Tests/TestBrowser", swiftSettings: strict),
+        .testTarget(
+            name: "MicroappWebTests",
+            dependencies: ["MicroappWeb", "MicroappCore", "MicroappTerminal", "TestBrowser", "TestScratch", sdk],
+            path: "Tests/MicroappWebTests", swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MicroappPlatform", "MicroappRelease", "TestScratch", "TestServers", sdk],
+            dependencies: ["MicroappPlatform", "MicroappRelease", "TestBrowser", "TestScratch", "TestServers", sdk],
             path: "Tests/EndToEndTests", exclude: packagingFolders,
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.

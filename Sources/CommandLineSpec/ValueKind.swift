@@ -18,6 +18,19 @@ public struct ValueKind<Value: Sendable>: Sendable {
     /// A number of minutes above 0 (`--check-every 10`, `--check-every 0.5`), as a `Duration`.
     public static var minutes: ValueKind<Duration> { positive("minutes", example: "10", inSeconds: 60) }
 
+    /// A TCP port, 0 to 65535 (`--port 8080`; 0 lets the system pick a free one).
+    public static var port: ValueKind<UInt16> {
+        ValueKind<UInt16> { text, option in
+            guard let port = UInt16(text) else {
+                return .failure(
+                    .isNot(
+                        "a port from 0 to 65535", fix: "write e.g. `\(option) 8080`, or `\(option) 0` for any free port"
+                    ))
+            }
+            return .success(port)
+        }
+    }
+
     /// A number of `unit`s above 0, each `inSeconds` long, as a `Duration`.
     private static func positive(_ unit: String, example: String, inSeconds: Double) -> ValueKind<Duration> {
         ValueKind<Duration> { text, option in

@@ -12,6 +12,8 @@ public enum FrontEnd: String, Sendable, CaseIterable {
     case text
     /// JSON lines in and out.
     case json
+    /// A page in a browser on loopback (MicroappWeb serves it; the tool starts it, and `run` here draws plain text).
+    case web
 
     /// The front end asked for, the default when nil (terminal on a TTY, text otherwise), or nil when `requested`
     /// names none.
@@ -28,7 +30,7 @@ public enum FrontEnd: String, Sendable, CaseIterable {
     ) async {
         switch self {
         case .json: await JSONLinesDriver(driver: driver, settleTimeout: settleTimeout).run()
-        case .text: await PlainTextUI(driver: driver, settleTimeout: settleTimeout).run()
+        case .text, .web: await PlainTextUI(driver: driver, settleTimeout: settleTimeout).run()
         case .terminal:
             if TerminalUI.isAvailable {
                 await TerminalUI(driver: driver, color: TerminalUI.colorAllowed(environment: environment)).run()

@@ -39,14 +39,14 @@ public final class JSONLinesDriver {
     }
 
     /// `{"type":"frame",…}`: the frame's fields flat, `account` as null when signed out, secure fields masked.
-    public static func frameLine(_ frame: Frame) -> String {
+    public nonisolated static func frameLine(_ frame: Frame) -> String {
         var frame = frame
         frame.screen = frame.screen.maskingSecureText
         return line(type: "frame", FrameBody(frame: frame))
     }
 
     /// `{"type":"notice",…}` for information, `{"type":"error",…}` for problems.
-    public static func noticeLine(_ notice: Notice) -> String {
+    public nonisolated static func noticeLine(_ notice: Notice) -> String {
         switch notice.level {
         case .info where notice.code == Notice.logCode:
             line(type: "log", LogBody(feature: notice.feature, line: notice.message))
@@ -56,12 +56,12 @@ public final class JSONLinesDriver {
     }
 
     /// `{"type":"error","code":…,"fix":…,"message":…}`; `fix` is null when there is none.
-    public static func errorLine(code: String, message: String, fix: String?) -> String {
+    public nonisolated static func errorLine(code: String, message: String, fix: String?) -> String {
         line(type: "error", MessageBody(code: code, message: message, fix: fix, alwaysFix: true))
     }
 
     /// Encodes `body` with sorted keys and puts `"type"` first; one line, slashes not escaped.
-    static func line(type: String, _ body: some Encodable) -> String {
+    nonisolated static func line(type: String, _ body: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let typeField = #"{"type":"# + (String(decoding: (try? encoder.encode(type)) ?? Data(), as: UTF8.self))

@@ -43,7 +43,10 @@ enum CommonOptions {
     static let strict = OptionSpec.flag(
         "--strict", help: "refuse the feature if it declares a capability --allow does not name")
     static let ui = OptionSpec.value(
-        "--ui", "MODE", .frontEnd, help: "terminal (default on a terminal), text or json, as for `run`")
+        "--ui", "MODE", .frontEnd, help: "terminal (default on a terminal), text, json or web, as for `run`")
+    static let port = OptionSpec.value(
+        "--port", "PORT", .port,
+        help: "with --ui web, serve on 127.0.0.1:PORT (default: a free port the system picks; the URL is printed)")
     static let isolation = OptionSpec.value(
         "--isolation", "MODE",
         .choice(
@@ -123,7 +126,8 @@ extension ValueKind {
 
     /// `terminal`, `text` or `json`.
     static var frontEnd: ValueKind<FrontEnd> {
-        .choice(of: FrontEnd.self, noun: "a front end", fix: "use --ui terminal, --ui text or --ui json")
+        .choice(
+            of: FrontEnd.self, noun: "a front end", fix: "use --ui terminal, --ui text, --ui json or --ui web")
     }
 
     /// A capability the policy knows (`network`, `files:scratch`).

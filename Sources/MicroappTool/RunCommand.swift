@@ -35,8 +35,9 @@ enum RunCommand: Command {
         help: "with --channel, how long a new version is on trial after its swap (default 30)")
     static let ui = CommonOptions.ui.with(
         help: """
-            terminal (default on a terminal), text, or json (one JSON event per line on stdin,
-            one JSON frame/notice/error per line on stdout)
+            terminal (default on a terminal), text, json (one JSON event per line on stdin,
+            one JSON frame/notice/error per line on stdout), or web (a page on 127.0.0.1: open
+            the printed URL in a browser; ctrl-c stops the app)
             """)
     static let strict = CommonOptions.strict.with(
         help: """
@@ -47,7 +48,8 @@ enum RunCommand: Command {
     static let declaration = CommandSpec(
         "microapp run", summary: "run the app with every plugin it finds (the default command)",
         options: [
-            CommonOptions.plugins, CommonOptions.only, CommonOptions.open, ui, CommonOptions.settleTimeout,
+            CommonOptions.plugins, CommonOptions.only, CommonOptions.open, ui, CommonOptions.port,
+            CommonOptions.settleTimeout,
             CommonOptions.isolation, CommonOptions.allowUnsandboxed, CommonOptions.allow, CommonOptions.grant, strict,
             home, CommonOptions.noBuild, CommonOptions.noProbe, noSupervise, CommonOptions.watch, channel, checkEvery,
             canaryWindow, supervised, stateFile, CommonOptions.skipLibrary, crashNotice,
@@ -197,13 +199,15 @@ enum RunCommand: Command {
         }
         channel?.start()
         let driver: any AppDriver = recorder ?? runtime
-        await ui.run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
+        let exit = await ui.present(
+            driver, appName: host.name, arguments: arguments, settleTimeout: settleTimeout,
+            restartFolder: stateFile.map { ($0 as NSString).deletingLastPathComponent })
         watch?.stop()
         channel?.stop()
         swapper?.stop()
         set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
-        return .ok
+        return exit
     }
 
     /// An app process whose supervisor is gone (killed, say) must not live on holding the terminal and the data:

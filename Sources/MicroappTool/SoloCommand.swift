@@ -22,7 +22,7 @@ enum SoloCommand: Command {
         "microapp solo", summary: "run one feature alone on its own mocks (other features' routes are stubs)",
         operands: [.required("FEATURE")],
         options: [
-            mock, CommonOptions.open, CommonOptions.ui,
+            mock, CommonOptions.open, CommonOptions.ui, CommonOptions.port,
             CommonOptions.settleTimeout.with(help: "how long each event waits for the app to settle, as for `run`"),
             CommonOptions.plugins.with(
                 help: """
@@ -120,10 +120,11 @@ enum SoloCommand: Command {
                 probing: !arguments[CommonOptions.noProbe], environment: arguments.environment,
                 allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed], isolation: library.isolationLog,
                 mocks: library.feature == nil ? choices : nil) : nil
-        await ui.run(runtime, settleTimeout: settleTimeout, environment: arguments.environment.variables)
+        let exit = await ui.present(
+            runtime, appName: host.name, arguments: arguments, settleTimeout: settleTimeout, restartFolder: nil)
         watch?.stop()
         library.isolationLog?.stopAll()
-        return .ok
+        return exit
     }
 
     /// What meets the feature's requirements in a solo run: the container the runtime reads, the offers the

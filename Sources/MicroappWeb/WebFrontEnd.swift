@@ -1,0 +1,163 @@
+import Foundation
+import MicroappCore
+import MicroappTerminal
+import Synchronization
+
+/// The `--ui web` front end: the app served to a browser on 127.0.0.1. The page (embedded, Sources/CWebPage/page)
+/// gets the app's frames and notices as Server-Sent Events on `/events` — the same JSON objects `--ui json` writes —
+/// and posts the person's events to `/event` as `--ui json` reads them. Every tab on the app sees the same frames.
+@MainActor
+public final class WebFrontEnd {
+    /// Where the app is served and with which secret.
+    public struct Address: Codable, Sendable, Equatable {
+        /// The port (0: one the kernel picks).
+        public var port: UInt16
+        /// The secret every request must carry.
+        public var token: String
+
+        /// An address on `port` with `token` (a new random one when nil).
+        public init(port: UInt16, token: String? = nil) {
+            self.port = port
+            self.token = token ?? WebGate.newToken()
+        }
+    }
+
+    /// Why the page could not be served.
+    public struct StartFailure: Error, Sendable {
+        /// What, why and the fix, in one line.
+        public let message: String
+    }
+
+    private let driver: any AppDriver
+    private let appName: String
+    private let streams = EventStreams()
+    private let events: AsyncStream<Event>
+    private let deliver: AsyncStream<Event>.Continuation
+    private var server: WebServer?
+    /// The address the page is served at, once `start` succeeded (the port the kernel picked, when asked for 0).
+    public private(set) var address: Address
+
+    /// A front end for `driver` named `appName` in the page's header, to be served at `address`.
+    public init(driver: any AppDriver, appName: String, address: Address) {
+        self.driver = driver
+        self.appName = appName
+        self.address = address
+        (events, deliver) = AsyncStream<Event>.makeStream()
+    }
+
+    /// Starts serving; the URL to open is `url` afterwards.
+    public func start() throws(StartFailure) {
+        let streams = streams
+        let deliver = deliver
+        let gate = Mutex<WebGate?>(nil)
+        let server = WebServer { request in
+            guard let gate = gate.withLock({ $0 }) else { return .text(503, "starting\n") }
+            return Self.answer(request, gate: gate, streams: streams, deliver: deliver)
+        }
+        do {
+            try server.start(port: address.port)
+        } catch {
+            throw StartFailure(
+                message:
+                    "microapp: cannot serve the app on 127.0.0.1:\(address.port): the port is taken or not allowed; "
+                    + "to fix: pick another with --port PORT, or --port 0 for any free one")
+        }
+        address.port = server.port
+        gate.withLock { $0 = WebGate(token: address.token, port: server.port) }
+        self.server = server
+        streams.broadcast("hello", data: Self.json(Hello(app: appName)), kind: .opening)
+        driver.onUpdate = { [weak self] frame, notices in self?.publish(frame, notices) }
+        publish(driver.frame, [])
+    }
+
+    /// The URL to open: the bound address with the token.
+    public var url: String { WebGate(token: address.token, port: address.port).url }
+
+    /// How many browser tabs are connected now.
+    public var connectedTabs: Int { streams.count }
+
+    /// Hands the page's events to the app, one at a time in the order they came, until a `quit`; keeps idle streams
+    /// alive meanwhile. Ends the streams and the server when done.
+    public func run() async {
+        let keepAlive = Task { [streams] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                streams.keepAlive()
+            }
+        }
+        for await event in events {
+            driver.send(event)
+            if driver.hasQuit { break }
+        }
+        keepAlive.cancel()
+        stop()
+    }
+
+    /// Ends every tab's stream and stops serving.
+    public func stop() {
+        driver.onUpdate = nil
+        deliver.finish()
+        streams.endAll()
+        server?.stop()
+        server = nil
+    }
+
+    private var lastFrame: Frame?
+
+    private func publish(_ frame: Frame, _ notices: [Notice]) {
+        for notice in notices { streams.broadcast("notice", data: JSONLinesDriver.noticeLine(notice)) }
+        guard frame != lastFrame else { return }
+        lastFrame = frame
+        streams.broadcast("frame", data: JSONLinesDriver.frameLine(frame), kind: .frame)
+    }
+
+    /// The answer to one request, on the server's thread: the gate first, then the page's files, the event stream, or
+    /// an event posted by the page.
+    nonisolated static func answer(
+        _ request: WebRequest, gate: WebGate, streams: EventStreams, deliver: AsyncStream<Event>.Continuation
+    ) -> WebResponse {
+        switch gate.check(request) {
+        case .refuse(let status, let reason, let fix):
+            return .text(status, "refused: \(reason); to fix: \(fix)\n")
+        case .admit(let path):
+            return .bytes(
+                status: 303, mediaType: "text/plain; charset=utf-8", body: Array("opening the app\n".utf8),
+                headers: [("Location", path), ("Set-Cookie", gate.cookie)])
+        case .pass: break
+        }
+        switch (request.method, request.path) {
+        case ("GET", "/events"):
+            return .stream(streams.open())
+        case ("POST", "/event"):
+            switch EventLineParser.parseJSON(String(decoding: request.body, as: UTF8.self)) {
+            case .success(let event):
+                deliver.yield(event)
+                return .bytes(status: 204, mediaType: "text/plain", body: [], headers: [])
+            case .failure(let failure):
+                let line = JSONLinesDriver.errorLine(
+                    code: "bad-event", message: "the posted body is not an event: \(failure.reason)",
+                    fix: "post one JSON event, e.g. \(EventLineParser.jsonExample)")
+                return .bytes(
+                    status: 400, mediaType: "application/json", body: Array(line.utf8), headers: [])
+            }
+        case ("GET", let path):
+            guard let file = PageFiles.byPath[path] else {
+                return .text(404, "no page at \(path); to fix: open / \n")
+            }
+            return .bytes(status: 200, mediaType: file.mediaType, body: file.bytes, headers: [])
+        default:
+            return .text(405, "\(request.method) \(request.path) is not something this app answers\n")
+        }
+    }
+
+    /// The first event of every stream: what the page's header names.
+    private struct Hello: Encodable {
+        let app: String
+    }
+
+    private static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}

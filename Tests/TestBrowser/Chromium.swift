@@ -1,0 +1,1 @@
+// The Chromium driver: written with the browser tests.
