@@ -145,7 +145,9 @@ final class EventStreams: Sendable {
             case .frame: state.frame = bytes
             case .opening: state.opening.append(bytes)
             }
-            for stream in state.streams.values { stream.send(bytes) }
+            // A stream that ended (dropped for falling behind) is forgotten; its connection closes when libmicrohttpd
+            // next gets to write to it, or when it has been idle past the limit.
+            for (key, stream) in state.streams where !stream.send(bytes) { state.streams[key] = nil }
         }
     }
 

@@ -30,16 +30,18 @@ public final class WebFrontEnd {
 
     private let driver: any AppDriver
     private let appName: String
-    private let streams = EventStreams()
+    private let streams: EventStreams
     private let events: AsyncStream<Event>
     private let deliver: AsyncStream<Event>.Continuation
     private var server: WebServer?
     /// The address the page is served at, once `start` succeeded (the port the kernel picked, when asked for 0).
     public private(set) var address: Address
 
-    /// A front end for `driver` named `appName` in the page's header, to be served at `address`.
-    public init(driver: any AppDriver, appName: String, address: Address) {
+    /// A front end for `driver` named `appName` in the page's header, to be served at `address`; a tab that falls
+    /// `backlog` bytes behind is dropped.
+    public init(driver: any AppDriver, appName: String, address: Address, backlog: Int = 32 * 1024 * 1024) {
         self.driver = driver
+        streams = EventStreams(backlog: backlog)
         self.appName = appName
         self.address = address
         (events, deliver) = AsyncStream<Event>.makeStream()

@@ -106,7 +106,7 @@ struct LayerTests {
     static let abovePlatform = [
         "Sources/MicroappCore", "Sources/MicroappSDK/Swift", "Sources/MicroappTesting", "Sources/CommandLineSpec",
         "Sources/DemoContracts", "Sources/MicroappDevLoop", "Sources/MicroappHost", "Sources/MicroappRelease",
-        "Sources/MicroappTerminal",
+        "Sources/MicroappTerminal", "Sources/MicroappWeb",
         "Sources/MicroappTool",
         "hosts/microapp/CLI", "hosts/monolith",
     ]
@@ -126,6 +126,8 @@ struct LayerTests {
     func everyModuleIsPlaced() throws {
         let below: Set = [
             "MicroappPlatform", "CPlatform", "CCrypto",
+            // The browser front end's C: libmicrohttpd's two variadic calls, and the page's files embedded as bytes.
+            "CWebServer", "CWebPage",
             // SHA-256 from libcrypto: a binding of C functions beside the platform, which makes no system call.
             "MicroappDigest",
         ]
