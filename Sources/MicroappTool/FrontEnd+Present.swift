@@ -10,7 +10,8 @@ extension FrontEnd {
     /// restarted serves on the address recorded in `restartFolder`, so an open page reconnects by itself.
     @MainActor
     func present(
-        _ driver: any AppDriver, appName: String, arguments: Arguments, settleTimeout: Duration, restartFolder: String?
+        _ driver: any AppDriver, appName: String, arguments: Arguments, settleTimeout: Duration, restartFolder: String?,
+        graph: String? = nil
     ) async -> ExitCode {
         guard self == .web else {
             await run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
@@ -22,7 +23,11 @@ extension FrontEnd {
         }
         let web = WebFrontEnd(
             driver: driver, appName: appName,
-            address: recorded ?? WebFrontEnd.Address(port: arguments[CommonOptions.port] ?? 0))
+            address: recorded ?? WebFrontEnd.Address(port: arguments[CommonOptions.port] ?? 0),
+            drawing: graph.map { dot in
+                let folder = arguments.environment.temporaryFolder
+                return { try? GraphLayout.svg(fromDOT: dot, folder: folder) }
+            })
         do {
             try web.start()
         } catch {

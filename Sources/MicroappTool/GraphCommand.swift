@@ -1,17 +1,19 @@
 import CommandLineSpec
 import MicroappCore
 import MicroappHost
+import MicroappPlatform
 import MicroappSDK
 
-/// `microapp graph [--format text|dot|json]`: who needs what from whom, with missing providers and cycles marked.
+/// `microapp graph [--format text|dot|svg|json]`: who needs what from whom, with missing providers and cycles marked.
 enum GraphCommand: Command {
     static let format = OptionSpec.value(
         "--format", "FORMAT",
-        .choice(["text", "dot", "json"], noun: "a graph format", fix: "use --format text, dot or json"),
+        .choice(["text", "dot", "svg", "json"], noun: "a graph format", fix: "use --format text, dot, svg or json"),
         default: "text",
         help: """
             text: a tree (the default)
-            dot: Graphviz (`microapp graph --format dot | dot -Tsvg > graph.svg`)
+            dot: Graphviz's DOT text (features, routes, services, state keys, grants)
+            svg: the same drawn by Graphviz's `dot` (`microapp graph --format svg > graph.svg`)
             json: one object per feature (fields in the README, "Inspect commands' JSON")
             """)
 
@@ -72,6 +74,8 @@ enum GraphCommand: Command {
         var capabilities: [String]
         /// How far the host trusts it: `untrusted`, `pinned` or `own` (what its grants rest on).
         var trust: String?
+        /// The route patterns it answers (`characters://detail/:id`).
+        var routes: [String]?
     }
 
     @MainActor
@@ -83,6 +87,13 @@ enum GraphCommand: Command {
         switch format {
         case "json": nodes.forEach(Console.json)
         case "dot": Console.out(dot(nodes))
+        case "svg":
+            do {
+                Console.out(try await svg(nodes, folder: arguments.environment.temporaryFolder))
+            } catch {
+                Console.err(error.problem)
+                return .usage
+            }
         default: Console.out(text(nodes))
         }
         // On stderr: a library that did not load is said, not left out of the graph silently.
@@ -100,7 +111,8 @@ enum GraphCommand: Command {
                 feature: image.manifest.id, version: image.manifest.version,
                 provides: image.manifest.provides.map(\.key), requirements: statuses.map(Edge.init),
                 capabilities: image.manifest.capabilities.map(\.rawValue),
-                trust: set.resolution.trust[image.manifest.id]?.rawValue)
+                trust: set.resolution.trust[image.manifest.id]?.rawValue,
+                routes: image.manifest.routes.map(\.pattern))
         }
     }
 
@@ -126,20 +138,80 @@ enum GraphCommand: Command {
         return lines.joined(separator: "\n")
     }
 
+    /// The graph as Graphviz's DOT: a box per feature (its id, version and routes; an untrusted one drawn dashed and
+    /// red, marked "untrusted"), an ellipse per service or state key (who provides it: an edge from the provider), an
+    /// edge from each feature to what it needs (labelled with its access; red and dashed when not ok, naming why),
+    /// and a note for what nobody provides. Every name is quoted: a feature's words never become DOT syntax.
     static func dot(_ nodes: [Node]) -> String {
-        var lines = ["digraph microapp {", "  rankdir=LR;", "  node [shape=box];", "  \"host\" [shape=ellipse];"]
+        var lines = [
+            "digraph microapp {", "  rankdir=LR;", "  node [fontname=\"Helvetica\", fontsize=11];",
+            "  edge [fontname=\"Helvetica\", fontsize=9];", "  \"host\" [shape=house, label=\"host\"];",
+        ]
+        var keys: Set<String> = []
+        func key(_ name: String) -> String {
+            if keys.insert(name).inserted {
+                lines.append("  \(quoted("key:" + name)) [shape=ellipse, label=\(quoted(name))];")
+            }
+            return quoted("key:" + name)
+        }
         for node in nodes {
-            lines.append("  \"\(node.feature)\" [label=\"\(node.feature) v\(node.version)\"];")
+            let untrusted = node.trust == "untrusted"
+            let label = (["\(node.feature) v\(node.version)" + (untrusted ? " (untrusted)" : "")] + (node.routes ?? []))
+                .joined(separator: "\n")
+            let style = untrusted ? ", style=dashed, color=red, fontcolor=red" : ""
+            lines.append("  \(quoted(node.feature)) [shape=box, label=\(quoted(label))\(style)];")
+            for provided in node.provides {
+                lines.append("  \(quoted(node.feature)) -> \(key(provided)) [label=\"provides\"];")
+            }
+        }
+        for node in nodes {
             for edge in node.requirements {
-                let target = edge.provider ?? "missing: \(edge.key)"
-                if edge.provider == nil {
-                    lines.append("  \"\(target)\" [shape=note, color=red, fontcolor=red];")
+                let target: String
+                if let provider = edge.provider {
+                    target = key(edge.key)
+                    // Drawn from the key back to the host, so the host stands on the right, past every key it offers.
+                    if provider == "host" {
+                        lines.append("  \(target) -> \"host\" [dir=back, style=dotted, label=\"offered by\"];")
+                    }
+                } else {
+                    target = quoted("missing:" + edge.key)
+                    lines.append(
+                        "  \(target) [shape=note, color=red, fontcolor=red, label=\(quoted("nobody provides " + edge.key))];"
+                    )
                 }
-                let style = edge.status == "ok" ? "" : ", color=red, fontcolor=red, style=dashed"
-                lines.append("  \"\(node.feature)\" -> \"\(target)\" [label=\"\(edge.key)\"\(style)];")
+                let granted = edge.grant == "explicit" ? ", granted by name" : ""
+                let words = edge.access + (edge.optional ? ", optional" : "") + granted
+                let style =
+                    edge.status == "ok"
+                    ? "label=\(quoted(words))"
+                    : "label=\(quoted(words + " ✗ " + edge.status)), color=red, fontcolor=red, style=dashed"
+                lines.append("  \(quoted(node.feature)) -> \(target) [\(style)];")
             }
         }
         lines.append("}")
-        return lines.joined(separator: "\n")
+        var seen: Set<String> = []
+        return lines.filter { seen.insert($0).inserted }.joined(separator: "\n")
+    }
+
+    /// `text` as a DOT string: in double quotes, with quotes and backslashes escaped and line breaks kept as `\n`.
+    static func quoted(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        return "\"" + escaped + "\""
+    }
+
+    /// The graph drawn as SVG by Graphviz (off the main actor: `dot` is a process).
+    static func svg(_ nodes: [Node], folder: String) async throws(GraphLayout.Failure) -> String {
+        let text = dot(nodes)
+        return try await BlockingWork.run { () throws(GraphLayout.Failure) in
+            try GraphLayout.svg(fromDOT: text, folder: folder)
+        }
     }
 }

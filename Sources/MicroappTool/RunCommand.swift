@@ -201,7 +201,8 @@ enum RunCommand: Command {
         let driver: any AppDriver = recorder ?? runtime
         let exit = await ui.present(
             driver, appName: host.name, arguments: arguments, settleTimeout: settleTimeout,
-            restartFolder: stateFile.map { ($0 as NSString).deletingLastPathComponent })
+            restartFolder: stateFile.map { ($0 as NSString).deletingLastPathComponent },
+            graph: ui == .web ? GraphCommand.dot(GraphCommand.graph(set)) : nil)
         watch?.stop()
         channel?.stop()
         swapper?.stop()

@@ -29,6 +29,7 @@ public final class WebFrontEnd {
     }
 
     private let driver: any AppDriver
+    private let drawing: Drawing?
     private let appName: String
     private let streams: EventStreams
     private let events: AsyncStream<Event>
@@ -38,9 +39,14 @@ public final class WebFrontEnd {
     public private(set) var address: Address
 
     /// A front end for `driver` named `appName` in the page's header, to be served at `address`; a tab that falls
-    /// `backlog` bytes behind is dropped.
-    public init(driver: any AppDriver, appName: String, address: Address, backlog: Int = 32 * 1024 * 1024) {
+    /// `backlog` bytes behind is dropped. `drawing`, when given, makes the app's dependency graph as SVG for
+    /// `/graph.svg` (called once, on the server's thread, when the page first asks for it).
+    public init(
+        driver: any AppDriver, appName: String, address: Address, backlog: Int = 32 * 1024 * 1024,
+        drawing: (@Sendable () -> String?)? = nil
+    ) {
         self.driver = driver
+        self.drawing = drawing.map(Drawing.init)
         streams = EventStreams(backlog: backlog)
         self.appName = appName
         self.address = address
@@ -51,9 +57,14 @@ public final class WebFrontEnd {
     public func start() throws(StartFailure) {
         let streams = streams
         let deliver = deliver
+        let drawing = drawing
         let gate = Mutex<WebGate?>(nil)
         let server = WebServer { request in
             guard let gate = gate.withLock({ $0 }) else { return .text(503, "starting\n") }
+            if request.path == "/graph.svg", gate.check(request) == .pass {
+                guard let svg = drawing?.svg else { return .text(404, "this app has no graph to draw\n") }
+                return .bytes(status: 200, mediaType: "image/svg+xml", body: Array(svg.utf8), headers: [])
+            }
             return Self.answer(request, gate: gate, streams: streams, deliver: deliver)
         }
         do {
@@ -161,5 +172,25 @@ public final class WebFrontEnd {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}
+
+/// The app's dependency graph drawn once, when first asked for (laying it out starts Graphviz).
+private final class Drawing: Sendable {
+    private let draw: @Sendable () -> String?
+    private let drawn = Mutex<String??>(nil)
+
+    init(_ draw: @escaping @Sendable () -> String?) {
+        self.draw = draw
+    }
+
+    /// The SVG, drawn on the first call; nil when it could not be drawn.
+    var svg: String? {
+        drawn.withLock { drawn in
+            if let done = drawn { return done }
+            let made = draw()
+            drawn = .some(made)
+            return made
+        }
     }
 }

@@ -42,6 +42,13 @@ struct GraphTests {
         #expect(text.out.contains("needy.clock (read) ← nobody   ✗ missing"))
         let dot = try await runToEnd(["graph", "--format", "dot", "--no-build", "--plugins", plugins.path])
         #expect(dot.out.hasPrefix("digraph microapp {"))
-        #expect(dot.out.contains(#""needy" -> "missing: needy.clock""#))
+        #expect(dot.out.contains(#""needy" -> "missing:needy.clock" [label="read ✗ missing", color=red"#))
+        #expect(dot.out.contains(#""needy" [shape=box, label="needy v2 (untrusted)"#))
+        // Drawn by Graphviz: the untrusted feature and the key nobody provides are in the picture, as text.
+        let svg = try await runToEnd(["graph", "--format", "svg", "--no-build", "--plugins", plugins.path])
+        #expect(svg.status == 2)
+        #expect(svg.out.contains("<svg") && svg.out.contains("</svg>"))
+        #expect(svg.out.contains(">needy v2 (untrusted)</text>"))
+        #expect(svg.out.contains(">nobody provides needy.clock</text>"))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappSDK
+import Synchronization
 import Testing
 
 @testable import MicroappWeb
@@ -211,5 +212,30 @@ final class RecordingApp: AppDriver {
         app.show("Still here")
         let after = await reader.read(until: "Still here").contains("Still here")
         #expect(after)
+    }
+
+    @Test("the graph's drawing is served at /graph.svg to the page only, drawn once however often it is asked for")
+    func theGraphIsDrawnOnce() async throws {
+        let draws = Mutex(0)
+        let web = WebFrontEnd(
+            driver: RecordingApp(), appName: "Test App", address: .init(port: 0),
+            drawing: {
+                draws.withLock { $0 += 1 }
+                return "<svg><text>auth v1</text></svg>"
+            })
+        try web.start()
+        let run = Task { await web.run() }
+        defer { run.cancel(); web.stop() }
+        let port = web.address.port
+        let refused = try await LoopbackConnection.exchange(
+            port: port, LoopbackConnection.request("GET", "/graph.svg", port: port))
+        #expect(refused.status == 403)
+        for _ in 0..<3 {
+            let drawing = try await LoopbackConnection.exchange(
+                port: port, LoopbackConnection.request("GET", "/graph.svg", port: port, headers: [cookie(web)]))
+            #expect(drawing.status == 200 && drawing.contains("Content-Type: image/svg+xml"))
+            #expect(drawing.contains("<text>auth v1</text>"))
+        }
+        #expect(draws.withLock { $0 } == 1)
     }
 }
