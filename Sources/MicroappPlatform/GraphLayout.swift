@@ -5,7 +5,7 @@ import MicroappCore
 /// DOT text into SVG. Nothing is laid out by hand.
 public enum GraphLayout {
     /// Why no drawing was made.
-    public struct Failure: Error, Sendable {
+    public struct Failure: ProblemDescribing, Sendable {
         /// What went wrong, with the fix.
         public let problem: Problem
     }

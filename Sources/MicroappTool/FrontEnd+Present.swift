@@ -11,7 +11,7 @@ extension FrontEnd {
     @MainActor
     func present(
         _ driver: any AppDriver, appName: String, arguments: Arguments, settleTimeout: Duration, restartFolder: String?,
-        graph: String? = nil
+        graph: String? = nil, introductions: [(name: String, data: String)] = []
     ) async -> ExitCode {
         guard self == .web else {
             await run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
@@ -31,9 +31,10 @@ extension FrontEnd {
         do {
             try web.start()
         } catch {
-            Console.err(error.message)
+            Console.err(error)
             return .usage
         }
+        for introduction in introductions { web.introduce(introduction.name, data: introduction.data) }
         if let record, recorded == nil, let data = try? JSONEncoder().encode(web.address) {
             _ = Files.write(data, to: record)
         }

@@ -14,24 +14,26 @@ enum PreviewCommand: Command {
     static let state = OptionSpec.value(
         "--state", "STATE", .choice(states, noun: "a state", fix: "use one of: \(states.joined(separator: ", "))"),
         default: "all", help: "view, loading, alert, error or all (the default)")
-    /// True for `--ui json`; preview draws no terminal.
+    /// How previews are drawn: text, JSON lines, or a gallery page in a browser; never a terminal.
+    enum Drawing: String, Sendable, CaseIterable {
+        case text, json, web
+    }
+
     static let ui = OptionSpec.value(
         "--ui", "MODE",
-        ValueKind<Bool> { text, _ in
-            switch text {
-            case "text": .success(false)
-            case "json": .success(true)
-            default: .failure(.because("preview draws --ui text or --ui json", fix: "use --ui text or --ui json"))
-            }
-        }, default: false, help: "text (the default) or json")
+        .choice(
+            of: Drawing.self, noun: "a way preview draws",
+            fix: "use --ui text, --ui json or --ui web (a gallery in a browser)"),
+        default: .text,
+        help: "text (the default), json, or web: every preview as cards in a browser (FEATURE optional: all)")
     static let output = OptionSpec.value(
         "--output", "DIR", .text, help: "write one NAME.txt per preview into DIR instead")
 
     static let declaration = CommandSpec(
         "microapp preview", summary: "draw each screen of a feature in each state, without running the app",
-        operands: [.required("FEATURE"), .optional("ROUTE")],
+        operands: [.optional("FEATURE"), .optional("ROUTE")],
         options: [
-            state, ui, output, CommonOptions.plugins.with(help: "look for lib<FEATURE>.so in DIR"),
+            state, ui, CommonOptions.port, output, CommonOptions.plugins.with(help: "look for lib<FEATURE>.so in DIR"),
             CommonOptions.noBuild.with(help: "do not build the feature's library first"),
         ],
         discussion: """
@@ -42,6 +44,9 @@ enum PreviewCommand: Command {
             --output DIR writes one NAME.txt per preview (NAME = path.state[.variant]), removing other .txt files
             there when every preview is written: the golden files in Plugins/FEATURE/Previews are written this way
             by scripts/update-previews.
+            --ui web serves a gallery on 127.0.0.1 (the URL is printed): every preview of FEATURE, or of every
+            feature when FEATURE is left out, as cards side by side, filterable by feature and state; each card
+            names the `solo` command that opens that screen live on the feature's mocks.
             Exit 1 when the feature has no previews (add `previews()` beside its mocks); 2 when they fail.
             """)
 
@@ -52,22 +57,52 @@ enum PreviewCommand: Command {
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+        if arguments[ui] == .web { return try await PreviewGallery.serve(arguments) }
         guard (1...2).contains(arguments.operands.count), let name = arguments.operands.first else {
             throw UsageError(
                 "preview takes a FEATURE and optionally a ROUTE",
                 fix: "write e.g. `microapp preview Characters characters://list --state all`")
         }
         let state = arguments[Self.state]
-        let json = arguments[ui]
+        let json = arguments[ui] == .json
         let output = arguments[Self.output]
         if output != nil && json {
             throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
         }
+        let named: [(name: String, preview: ScreenPreview)]
+        let manifest: FeatureManifest
+        switch try await previews(of: name, arguments: arguments) {
+        case .previews(let loaded, let previews): (manifest, named) = (loaded, previews)
+        case .failed(let exit): return exit
+        }
+        let chosen = try choose(named, route: arguments.operands.dropFirst().first, state: state, manifest: manifest)
+        let rendered = chosen.map { (name: $0.name, preview: $0.preview, frame: frame($0.preview, manifest: manifest)) }
+        if let output {
+            return write(rendered.map { ($0.name, $0.frame) }, to: output, replacing: chosen.count == named.count)
+        }
+        if json {
+            for item in rendered { Console.out(jsonLine(item.frame, name: item.name, preview: item.preview)) }
+        } else {
+            Console.out(rendered.map { PlainTextRenderer.render($0.frame) }.joined(separator: "\n\n"))
+        }
+        return .ok
+    }
+
+    /// A feature's previews, or the exit code of why there are none (the problem was printed).
+    enum Loaded {
+        case previews(FeatureManifest, [(name: String, preview: ScreenPreview)])
+        case failed(ExitCode)
+    }
+
+    /// The previews of the feature `name` with their file names, loaded in this process; a failure was reported on
+    /// stderr.
+    @MainActor
+    static func previews(of name: String, arguments: Arguments) async throws(UsageError) -> Loaded {
         // Loaded without mocks, the library is always an image in this process: previews run its code here.
         guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments),
             let feature = library.feature
         else {
-            return .invalidPluginSet
+            return .failed(.invalidPluginSet)
         }
         let manifest = library.plugin.manifest
         let all: [ScreenPreview]
@@ -82,7 +117,7 @@ enum PreviewCommand: Command {
                         "run `swift test --filter \(manifest.displayName)` and make \(library.typeName).previews() reach each state"
                 )
             )
-            return .invalidPluginSet
+            return .failed(.invalidPluginSet)
         }
         guard !all.isEmpty else {
             Console.err(
@@ -92,7 +127,7 @@ enum PreviewCommand: Command {
                         "add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with RootDriver over its mocks (see Plugins/Auth/Sources/Previews.swift)"
                 )
             )
-            return .usage
+            return .failed(.usage)
         }
         let named = all.map { (name: fileName($0), preview: $0) }
         if let clash = Dictionary(grouping: named, by: \.name).first(where: { $0.value.count > 1 }) {
@@ -103,19 +138,9 @@ enum PreviewCommand: Command {
                     fix: "give each preview of one route and state its own variant: `session.preview(\"field errors\")`"
                 )
             )
-            return .invalidPluginSet
+            return .failed(.invalidPluginSet)
         }
-        let chosen = try choose(named, route: arguments.operands.dropFirst().first, state: state, manifest: manifest)
-        let rendered = chosen.map { (name: $0.name, preview: $0.preview, frame: frame($0.preview, manifest: manifest)) }
-        if let output {
-            return write(rendered.map { ($0.name, $0.frame) }, to: output, replacing: chosen.count == named.count)
-        }
-        if json {
-            for item in rendered { Console.out(jsonLine(item.frame, name: item.name, preview: item.preview)) }
-        } else {
-            Console.out(rendered.map { PlainTextRenderer.render($0.frame) }.joined(separator: "\n\n"))
-        }
-        return .ok
+        return .previews(manifest, named)
     }
 
     /// `sign-in.alert`, `detail-2.view`, `sign-in.view.field-errors`: the route's path, the state, the variant.

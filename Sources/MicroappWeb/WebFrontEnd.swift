@@ -23,9 +23,9 @@ public final class WebFrontEnd {
     }
 
     /// Why the page could not be served.
-    public struct StartFailure: Error, Sendable {
-        /// What, why and the fix, in one line.
-        public let message: String
+    public struct StartFailure: ProblemDescribing, Sendable {
+        /// What, why and the fix.
+        public let problem: Problem
     }
 
     private let driver: any AppDriver
@@ -67,13 +67,12 @@ public final class WebFrontEnd {
             }
             return Self.answer(request, gate: gate, streams: streams, deliver: deliver)
         }
-        do {
-            try server.start(port: address.port)
-        } catch {
+        guard server.start(port: address.port) else {
             throw StartFailure(
-                message:
-                    "microapp: cannot serve the app on 127.0.0.1:\(address.port): the port is taken or not allowed; "
-                    + "to fix: pick another with --port PORT, or --port 0 for any free one")
+                problem: Problem(
+                    code: "web-port", subject: "127.0.0.1:\(address.port)",
+                    reason: "the app cannot be served there: the port is taken or not allowed",
+                    fix: "pick another with --port PORT, or leave --port out for any free one"))
         }
         address.port = server.port
         gate.withLock { $0 = WebGate(token: address.token, port: server.port) }
@@ -81,6 +80,12 @@ public final class WebFrontEnd {
         streams.broadcast("hello", data: Self.json(Hello(app: appName)), kind: .opening)
         driver.onUpdate = { [weak self] frame, notices in self?.publish(frame, notices) }
         publish(driver.frame, [])
+    }
+
+    /// Sends every tab, now and whenever one connects, the event `name` with `data` (one JSON object), after the
+    /// app's introduction: what a page needs beside the frames (the preview gallery's cards, say).
+    public func introduce(_ name: String, data: String) {
+        streams.broadcast(name, data: data, kind: .opening)
     }
 
     /// The URL to open: the bound address with the token.

@@ -51,12 +51,6 @@ final class WebServer: Sendable {
         var body = 64 * 1024
     }
 
-    /// Why the server did not start.
-    struct StartFailure: Error {
-        /// The port asked for.
-        let port: UInt16
-    }
-
     /// The daemon, set once at start and read at stop; libmicrohttpd's handle is safe to use from any thread.
     private nonisolated(unsafe) var daemon: OpaquePointer?
     private let respond: @Sendable (WebRequest) -> WebResponse
@@ -70,8 +64,9 @@ final class WebServer: Sendable {
         self.respond = respond
     }
 
-    /// Listens on 127.0.0.1:`port` (0: a port the kernel picks); the port is `port` afterwards.
-    func start(port requested: UInt16) throws(StartFailure) {
+    /// Listens on 127.0.0.1:`port` (0: a port the kernel picks); the port is `port` afterwards. False when it could
+    /// not (the port is taken, say).
+    func start(port requested: UInt16) -> Bool {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started = web_server_start(
             requested,
@@ -89,9 +84,10 @@ final class WebServer: Sendable {
                 Unmanaged<PendingRequest>.fromOpaque(pending).release()
                 requestContext.pointee = nil
             }, context)
-        guard let started else { throw StartFailure(port: requested) }
+        guard let started else { return false }
         daemon = started
         port = web_server_port(started)
+        return true
     }
 
     /// Stops listening and closes every connection; event streams must have been ended first.

@@ -70,7 +70,7 @@ struct CommandLineTests {
         #expect(option.err.contains("no option --colour"))
         let ui = try await runToEnd(["run", "--ui", "gui", "--no-build"])
         #expect(ui.status == 1)
-        #expect(ui.err.contains("--ui terminal, --ui text or --ui json"))
+        #expect(ui.err.contains("--ui terminal, --ui text, --ui json or --ui web"))
     }
 
     @Test(
