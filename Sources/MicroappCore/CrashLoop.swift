@@ -6,6 +6,8 @@ public enum AppEnding: Sendable, Equatable {
     case hungUp
     /// A termination request (`kill`) ended it: on purpose, not a crash.
     case terminated
+    /// Ctrl-C (SIGINT) ended it, where no front end took the key over (the browser front end): on purpose.
+    case interrupted
     /// Whoever read its output went away (SIGPIPE): as any program in a pipe ends.
     case outputClosed
     /// Another signal ended it (or it was killed at a time limit): `signal` and its name (`Segmentation fault`).
@@ -20,6 +22,8 @@ public enum SupervisorExit: Sendable, Equatable {
     case hungUp
     /// As the shell reports a program a termination request ended (143).
     case terminated
+    /// As the shell reports a program ctrl-c ended (130).
+    case interrupted
     /// As the shell reports a program whose reader went away (141).
     case outputClosed
     /// A plugin crashed and could not be isolated (3).
@@ -94,6 +98,7 @@ public struct CrashLoop<Instant: InstantProtocol>: Sendable where Instant.Durati
         case .exited(let status): .end(.status(status), restoresTerminal: false)
         case .hungUp: .end(.hungUp, restoresTerminal: true)
         case .terminated: .end(.terminated, restoresTerminal: true)
+        case .interrupted: .end(.interrupted, restoresTerminal: true)
         case .outputClosed: .end(.outputClosed, restoresTerminal: false)
         case .crashed: nil
         }

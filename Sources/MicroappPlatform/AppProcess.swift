@@ -55,13 +55,14 @@ package enum AppProcess {
         for signal in appSignals { Glibc.signal(signal, SIG_IGN) }
     }
 
-    /// How the supervisor reads `termination`: a hang-up or termination signal ended it on purpose, SIGPIPE as a
+    /// How the supervisor reads `termination`: a hang-up, termination or interrupt signal ended it on purpose, SIGPIPE as a
     /// program in a pipe, any other signal (or a kill at the time limit) is a crash.
     package static func ending(of termination: ChildProcess.Termination) -> AppEnding {
         switch termination {
         case .exited(let code): .exited(code)
         case .signalled(SIGHUP): .hungUp
         case .signalled(SIGTERM): .terminated
+        case .signalled(SIGINT): .interrupted
         case .signalled(SIGPIPE): .outputClosed
         case .signalled(let number): .crashed(signal: number, name: String(cString: strsignal(number)))
         case .timedOut: .crashed(signal: SIGKILL, name: String(cString: strsignal(SIGKILL)))

@@ -94,4 +94,6 @@ public enum ExitCode: Int32, Sendable {
     case hungUp = 129
     /// Ended by SIGTERM (`kill`): 128 + SIGTERM, as the shell reports it.
     case terminated = 143
+    /// Ended by ctrl-c (SIGINT) in its app process, as the shell reports it.
+    case interrupted = 130
 }

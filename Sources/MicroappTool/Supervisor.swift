@@ -117,6 +117,7 @@ extension ExitCode {
         case .status(let code): self = ExitCode(rawValue: code) ?? .crashed
         case .hungUp: self = .hungUp
         case .terminated: self = .terminated
+        case .interrupted: self = .interrupted
         case .outputClosed: self = .outputClosed
         case .crashed: self = .crashed
         }
