@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappSDK
 import Synchronization
+import TestBrowser
 import Testing
 
 @testable import MicroappWeb

@@ -8,12 +8,12 @@ import Foundation
 /// A plain HTTP/1.1 client over a socket to 127.0.0.1, for requests a browser would never send (a foreign Host, no
 /// Origin, an oversized body) and for event streams read as bytes. Blocking calls run on a Dispatch queue, never on
 /// the test's actor.
-final class LoopbackConnection: @unchecked Sendable {
+public final class LoopbackConnection: @unchecked Sendable {
     private let socket: Int32
     private var received = Data()
 
     /// A connection to 127.0.0.1:`port`.
-    init(port: UInt16) throws {
+    public init(port: UInt16) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -34,13 +34,16 @@ final class LoopbackConnection: @unchecked Sendable {
 
     deinit { close(socket) }
 
-    struct ConnectionError: Error, CustomStringConvertible {
-        let reason: String
-        var description: String { reason }
+    /// Why a connection could not be made.
+    public struct ConnectionError: Error, CustomStringConvertible {
+        /// What failed.
+        public let reason: String
+        /// The reason.
+        public var description: String { reason }
     }
 
     /// Sends `bytes` whole.
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         var rest = bytes[...]
         while !rest.isEmpty {
             let sent = rest.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -52,7 +55,7 @@ final class LoopbackConnection: @unchecked Sendable {
     /// Reads until `marker` arrives, the peer closes, or `seconds` pass, and returns what arrived up to the end of the
     /// marker (everything received, when it did not arrive); what came after the marker is kept for the next read.
     /// Only new bytes are searched, so a stream of megabytes is read in linear time.
-    func read(for seconds: Double = 5, until marker: String?) async -> String {
+    public func read(for seconds: Double = 5, until marker: String?) async -> String {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let deadline = DispatchTime.now() + seconds
@@ -85,7 +88,7 @@ final class LoopbackConnection: @unchecked Sendable {
     }
 
     /// One whole request and its whole answer (the connection closes after it).
-    static func exchange(port: UInt16, _ request: String, body: [UInt8] = []) async throws -> String {
+    public static func exchange(port: UInt16, _ request: String, body: [UInt8] = []) async throws -> String {
         let connection = try LoopbackConnection(port: port)
         connection.send(Array(request.utf8) + body)
         return await connection.read(until: nil)
@@ -93,7 +96,7 @@ final class LoopbackConnection: @unchecked Sendable {
 
     /// A request's text: the method and path, `Host`, `Connection: close`, then `headers` and the body's length.
     /// Event streams are asked for as HTTP/1.0, so that their bytes come as sent, not cut into chunks.
-    static func request(
+    public static func request(
         _ method: String, _ path: String, port: UInt16, host: String? = nil, headers: [String] = [], bodyLength: Int = 0
     ) -> String {
         let version = path == "/events" ? "HTTP/1.0" : "HTTP/1.1"
@@ -106,11 +109,9 @@ final class LoopbackConnection: @unchecked Sendable {
 
 extension String {
     /// The status code of an HTTP answer (`HTTP/1.1 204 No Content` → 204), 0 when there is none.
-    var status: Int {
+    public var status: Int {
         let words = split(separator: " ", maxSplits: 2)
         return words.count > 1 ? Int(words[1]) ?? 0 : 0
     }
 
-    /// How many times `part` occurs.
-    func occurrences(of part: String) -> Int { components(separatedBy: part).count - 1 }
 }
