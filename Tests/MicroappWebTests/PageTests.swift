@@ -1,0 +1,1 @@
+// The page's tests: written with the page.
