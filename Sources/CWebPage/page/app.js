@@ -309,7 +309,7 @@
       if (field.isSecure && this.mark) {
         const mark = make('p', 'mark secure-mark');
         mark.id = `${id}-mark`;
-        mark.append(isolated(`⚠ ${this.mark} asks for this`));
+        mark.append(isolated(`${this.mark} asks for this`));
         described.push(mark.id);
         container.append(mark);
       }
@@ -470,6 +470,9 @@
         parts.push(...drawing.elements(content));
     }
     page.body.replaceChildren(...parts);
+    // The first enabled button is the one Enter in a field taps: it looks like the screen's main action.
+    const primary = page.body.querySelector('button.button:not(:disabled)');
+    if (primary) primary.classList.add('button-primary');
     page.screen.setAttribute('aria-busy', screenState.type === 'loading' || screen.busy ? 'true' : 'false');
     page.screen.dataset.state = screenState.type;
     drawAlert(screenState.type === 'alert' ? screenState : null, drawing);
@@ -489,6 +492,7 @@
     page.alertActions.replaceChildren(
       ...(alert.actions || []).map((action) => drawing.button({ type: 'button', ...action })),
     );
+    page.alertActions.querySelector('button:not(:disabled)')?.classList.add('button-primary');
     // Shown without showModal: Esc must not close it (an alert needs an answer); the rest of the page is inert.
     if (!page.alert.open) page.alert.show();
   }
@@ -542,8 +546,16 @@
 
   // ---- Frames, notices and errors ---------------------------------------------------------------------------------
 
+  /** Problems about the screen on top, which leave with it. */
+  const screenProblems = new Set(['screen-error', 'not-found', 'not-on-screen', 'navigation-refused', 'bad-event']);
+
   function drawFrame(frame) {
     const previous = state.frame;
+    if (previous && previous.route !== frame.route) {
+      for (const banner of Array.from(page.banners.children)) {
+        if (screenProblems.has(banner.dataset.code)) banner.remove();
+      }
+    }
     const focusedKey = keyOf(document.activeElement);
     state.frame = frame;
     state.frames += 1;
@@ -646,23 +658,29 @@
     document.body.dataset.connected = connected ? 'true' : 'false';
   }
 
+  /** How long to wait before the next try: short at first, at most 4 s, back to short once a stream opened. */
+  let retryDelay = 250;
+
   function connect() {
     const events = new EventSource('/events');
-    events.addEventListener('open', () => setConnection('', true));
+    const opened = () => {
+      retryDelay = 250;
+      setConnection('', true);
+    };
+    events.addEventListener('open', opened);
     for (const kind of ['hello', 'frame', 'notice']) {
       events.addEventListener(kind, (message) => {
-        setConnection('', true);
+        opened();
         receive(kind, message.data);
       });
     }
     events.addEventListener('error', () => {
-      if (events.readyState === EventSource.CLOSED) {
-        // Refused or gone for good: try again a little later (a restarted app serves at the same address).
-        setConnection('reconnecting…', false);
-        setTimeout(connect, 2000);
-      } else {
-        setConnection('reconnecting…', false);
-      }
+      // The page reconnects itself (EventSource's own retry waits seconds, and gives up on a refusal): a restarted
+      // app serves at the same address, and its first event is the frame on screen.
+      events.close();
+      setConnection('reconnecting…', false);
+      setTimeout(connect, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 4000);
     });
   }
 
