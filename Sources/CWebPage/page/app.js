@@ -1,1 +1,730 @@
-// The page in a browser: written with the page.
+// The page of `microapp --ui web`: draws each frame the app sends on /events (the JSON objects `--ui json` writes)
+// and posts the person's events to /event (the JSON events `--ui json` reads).
+//
+// Rules kept throughout: a feature's strings are only ever text (textContent, attribute values set as properties),
+// never HTML and never a URL the browser follows; the host's chrome is drawn only outside #screen; drawing a frame
+// keeps the element that has focus and what a person is typing.
+'use strict';
+
+(() => {
+  const byId = (id) => document.getElementById(id);
+  const page = {
+    chrome: byId('chrome'),
+    appName: byId('app-name'),
+    whereSep: byId('where-sep'),
+    where: byId('where'),
+    originMark: byId('origin-mark'),
+    connection: byId('connection'),
+    who: byId('who'),
+    version: byId('version'),
+    back: byId('back'),
+    tabs: byId('tabs'),
+    tablist: byId('tablist'),
+    address: byId('address'),
+    addressInput: byId('address-input'),
+    banners: byId('banners'),
+    screen: byId('screen'),
+    title: byId('screen-title'),
+    body: byId('screen-body'),
+    alert: byId('alert'),
+    alertTitle: byId('alert-title'),
+    alertMessage: byId('alert-message'),
+    alertActions: byId('alert-actions'),
+    buildFailure: byId('build-failure'),
+    buildFailureTitle: byId('build-failure-title'),
+    buildFailureDetail: byId('build-failure-detail'),
+    footer: byId('footer'),
+    notice: byId('notice'),
+    keys: byId('keys'),
+    route: byId('route'),
+  };
+
+  /** What the page knows: the app's name, the frame on screen, and what focus and scrolling to keep. */
+  const state = {
+    appName: 'Microapps',
+    frame: null,
+    frames: 0,
+    /** The focus a redraw took away (its element is gone): given back when an element with the key comes back. */
+    lostFocus: null,
+    /** How far each route's screen was scrolled, kept across loading states. */
+    scrollByRoute: new Map(),
+    /** The route the address bar shows until the person edits it. */
+    addressEdited: false,
+  };
+
+  // ---- Sending the person's events, one at a time in order ------------------------------------------------------
+
+  const outbox = [];
+  let sending = false;
+
+  /** Queues `event` for /event; an edit of a field replaces an edit of the same field still waiting. */
+  function send(event) {
+    const last = outbox[outbox.length - 1];
+    if (event.type === 'input' && last && last.type === 'input' && last.id === event.id) {
+      outbox[outbox.length - 1] = event;
+    } else {
+      outbox.push(event);
+    }
+    if (!sending) pump();
+  }
+
+  async function pump() {
+    sending = true;
+    while (outbox.length > 0) {
+      const event = outbox.shift();
+      try {
+        const answer = await fetch('/event', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(event),
+          credentials: 'same-origin',
+          cache: 'no-store',
+        });
+        if (!answer.ok) await refused(answer);
+      } catch (error) {
+        // The event stream shows the lost connection; the event is dropped, as a person's tap on a dead app is.
+      }
+    }
+    sending = false;
+  }
+
+  async function refused(answer) {
+    const text = await answer.text();
+    let problem;
+    try {
+      problem = JSON.parse(text);
+    } catch (error) {
+      problem = { code: `http-${answer.status}`, message: text.trim() || `the app answered ${answer.status}` };
+    }
+    showBanner(problem);
+  }
+
+  // ---- Small DOM helpers: every feature string goes through `text` ----------------------------------------------
+
+  /** An element `tag` with `className` and, if given, `content` as a text node. */
+  function make(tag, className, content) {
+    const element = document.createElement(tag);
+    if (className) element.className = className;
+    if (content !== undefined && content !== null) element.textContent = String(content);
+    return element;
+  }
+
+  /** A `<bdi>` holding `content` as text: a feature's right-to-left override cannot reorder what is around it. */
+  function isolated(content) {
+    return make('bdi', null, content);
+  }
+
+  /** The key focus is kept by across redraws (`button:submit`, `row:characters:3`), or null. */
+  function keyOf(element) {
+    return element && element.dataset ? element.dataset.key || null : null;
+  }
+
+  function withKey(key) {
+    for (const element of document.querySelectorAll('[data-key]')) {
+      if (element.dataset.key === key) return element;
+    }
+    return null;
+  }
+
+  function folderOf(library) {
+    if (!library.startsWith('/')) return library;
+    const slash = library.lastIndexOf('/');
+    return slash === 0 ? '/' : library.slice(0, slash);
+  }
+
+  /** The host's words for an untrusted feature's screen: `untrusted · lurker from /home/me/plugins`. */
+  function untrustedMark(origin) {
+    if (!origin || origin.trust !== 'untrusted') return null;
+    return `untrusted · ${origin.feature} from ${folderOf(String(origin.library || ''))}`;
+  }
+
+  // ---- The host's chrome ------------------------------------------------------------------------------------------
+
+  function isHostScreen(frame) {
+    return frame.feature === 'microapp' && frame.version === 0;
+  }
+
+  function status(frame) {
+    const mode = frame.mode === 'solo' ? 'solo · mocks' : frame.mode === 'preview' ? 'preview' : null;
+    if (frame.account && mode) return `${mode} · ${frame.account}`;
+    return frame.account || mode || 'signed out';
+  }
+
+  function drawChrome(frame) {
+    const host = isHostScreen(frame);
+    const mark = untrustedMark(frame.origin);
+    page.appName.textContent = state.appName;
+    page.where.replaceChildren(host || mark ? '' : isolated(frame.featureName));
+    page.whereSep.hidden = host && !mark;
+    page.where.hidden = Boolean(mark) || host;
+    page.originMark.hidden = !mark;
+    page.originMark.replaceChildren(mark ? isolated(mark) : '');
+    page.who.replaceChildren(isolated(status(frame)));
+    page.version.textContent = host ? '' : `v${frame.version}`;
+    document.body.classList.toggle('untrusted', Boolean(mark));
+    document.body.classList.toggle('host-screen', host);
+    document.title = `${state.appName}${host ? '' : ` · ${mark || frame.featureName}`}`;
+
+    page.back.hidden = !(frame.depth > 0);
+    drawTabs(frame.tabs || []);
+    if (document.activeElement !== page.addressInput || !state.addressEdited) {
+      page.addressInput.value = frame.route;
+      state.addressEdited = false;
+    }
+    page.route.replaceChildren(isolated(frame.route));
+  }
+
+  function drawTabs(tabs) {
+    page.tabs.hidden = tabs.length === 0;
+    const focused = keyOf(document.activeElement);
+    const hasSelected = tabs.some((tab) => tab.selected);
+    page.tablist.replaceChildren(
+      ...tabs.map((tab, index) => {
+        const button = make('button', 'tab');
+        button.type = 'button';
+        button.setAttribute('role', 'tab');
+        button.setAttribute('aria-selected', tab.selected ? 'true' : 'false');
+        button.tabIndex = tab.selected || (!hasSelected && index === 0) ? 0 : -1;
+        button.dataset.key = `tab:${tab.id}`;
+        button.dataset.id = tab.id;
+        button.append(isolated(tab.title));
+        const mark = untrustedMark(tab.origin);
+        if (mark) {
+          button.classList.add('tab-untrusted');
+          button.append(make('span', 'mark tab-mark', 'untrusted'));
+          button.title = mark;
+        }
+        button.addEventListener('click', () => send({ type: 'tap', id: tab.id }));
+        return button;
+      }),
+    );
+    if (focused && focused.startsWith('tab:')) withKey(focused)?.focus({ preventScroll: true });
+  }
+
+  // ---- The feature's screen ---------------------------------------------------------------------------------------
+
+  /** What drawing one screen needs: the fields kept from the last drawing, the mark for secure fields, fresh ids. */
+  class Drawing {
+    constructor(keptFields, mark) {
+      this.keptFields = keptFields;
+      this.mark = mark;
+      this.counter = 0;
+      this.lastText = null;
+    }
+
+    nextID(prefix) {
+      this.counter += 1;
+      return `${prefix}-${this.counter}`;
+    }
+
+    elements(list) {
+      return list.map((element) => this.element(element));
+    }
+
+    element(element) {
+      switch (element && element.type) {
+        case 'text':
+          return this.text(element);
+        case 'button':
+          return this.button(element);
+        case 'field':
+          return this.field(element);
+        case 'list':
+          return this.list(element);
+        case 'stack':
+          return this.stack(element);
+        default:
+          return make('p', 'text text-error', 'This element cannot be drawn by this page.');
+      }
+    }
+
+    text(text) {
+      const style = ['headline', 'body', 'caption', 'error'].includes(text.style) ? text.style : 'body';
+      const element = make(style === 'headline' ? 'h2' : 'p', `text text-${style}`, text.value);
+      element.dir = 'auto';
+      this.lastText = text.value;
+      return element;
+    }
+
+    button(button) {
+      const element = make('button', 'button');
+      element.type = 'button';
+      element.dataset.key = `button:${button.id}`;
+      element.dataset.id = button.id;
+      element.disabled = button.isEnabled === false;
+      element.append(make('span', 'button-title', button.title));
+      element.addEventListener('click', () => send({ type: 'tap', id: button.id }));
+      return element;
+    }
+
+    field(field) {
+      const container = make('div', 'field');
+      const id = this.nextID('field');
+      const label = make('label', 'field-label', field.label);
+      label.htmlFor = id;
+      label.dir = 'auto';
+      let input = this.keptFields.get(field.id);
+      const kept = Boolean(input) && input.type === (field.isSecure ? 'password' : 'text');
+      if (!kept) {
+        input = document.createElement('input');
+        input.type = field.isSecure ? 'password' : 'text';
+        input.addEventListener('input', (event) => {
+          if (!event.isComposing) send({ type: 'input', id: input.dataset.id, text: input.value });
+        });
+        input.addEventListener('compositionend', () => send({ type: 'input', id: input.dataset.id, text: input.value }));
+        input.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter' && !event.isComposing) {
+            event.preventDefault();
+            submitAfter(input);
+          }
+        });
+      }
+      input.id = id;
+      input.className = 'input';
+      input.dataset.key = `field:${field.id}`;
+      input.dataset.id = field.id;
+      input.placeholder = field.placeholder || '';
+      input.autocomplete = 'off';
+      input.spellcheck = false;
+      input.dir = 'auto';
+      // A secure field leaves the app as dots: it is never filled with them, only emptied when the app empties it.
+      const text = field.isSecure ? '' : String(field.text ?? '');
+      if (!kept) {
+        input.value = text;
+      } else if (document.activeElement !== input && (!field.isSecure || !field.text)) {
+        if (input.value !== text) input.value = text;
+      }
+      const described = [];
+      container.append(label, input);
+      if (field.error) {
+        const error = make('p', 'field-error', field.error);
+        error.id = `${id}-error`;
+        error.dir = 'auto';
+        described.push(error.id);
+        container.append(error);
+        input.setAttribute('aria-invalid', 'true');
+      } else {
+        input.removeAttribute('aria-invalid');
+      }
+      if (field.isSecure && this.mark) {
+        const mark = make('p', 'mark secure-mark');
+        mark.id = `${id}-mark`;
+        mark.append(isolated(`${this.mark} asks for this`));
+        described.push(mark.id);
+        container.append(mark);
+      }
+      if (described.length > 0) {
+        input.setAttribute('aria-describedby', described.join(' '));
+      } else {
+        input.removeAttribute('aria-describedby');
+      }
+      return container;
+    }
+
+    list(list) {
+      const items = Array.isArray(list.items) ? list.items : [];
+      const container = make('div', 'list');
+      if (items.length === 0) {
+        container.append(make('p', 'text text-caption list-empty', 'No rows'));
+      } else {
+        const rows = make('div', 'rows');
+        rows.setAttribute('role', 'listbox');
+        rows.setAttribute('aria-label', this.lastText ?? list.id);
+        rows.dataset.key = `list:${list.id}`;
+        rows.dataset.id = list.id;
+        const columns = Math.max(0, ...items.map((item) => (Array.isArray(item.columns) ? item.columns.length : 0)));
+        // Each row spans the list's columns (a subgrid), so titles and columns line up as in the terminal.
+        rows.style.gridTemplateColumns = `${'minmax(0, max-content) '.repeat(columns + 1)}1fr`;
+        const focusable = Number.isInteger(list.selectedIndex) && list.selectedIndex < items.length ? list.selectedIndex : 0;
+        items.forEach((item, index) => {
+          const row = make('div', 'row');
+          row.setAttribute('role', 'option');
+          row.setAttribute('aria-selected', index === list.selectedIndex ? 'true' : 'false');
+          row.setAttribute('aria-posinset', String(index + 1));
+          row.setAttribute('aria-setsize', String(items.length));
+          row.tabIndex = index === focusable ? 0 : -1;
+          row.dataset.key = `row:${list.id}:${index}`;
+          row.dataset.index = String(index);
+          const title = make('span', 'cell cell-title', item.title);
+          title.dir = 'auto';
+          row.append(title);
+          const cells = Array.isArray(item.columns) ? item.columns : [];
+          for (let column = 0; column < columns; column += 1) {
+            const cell = make('span', 'cell', column < cells.length ? cells[column] : '');
+            cell.dir = 'auto';
+            row.append(cell);
+          }
+          row.addEventListener('click', () => send({ type: 'select', id: list.id, index }));
+          rows.append(row);
+        });
+        rows.addEventListener('keydown', (event) => moveInList(event, rows, list.id));
+        container.append(rows);
+      }
+      if (list.footer) {
+        const footer = make('p', 'list-footer', list.footer);
+        footer.dir = 'auto';
+        container.append(footer);
+      }
+      return container;
+    }
+
+    stack(stack) {
+      const element = make('div', `stack stack-${stack.axis === 'horizontal' ? 'horizontal' : 'vertical'}`);
+      element.append(...this.elements(Array.isArray(stack.children) ? stack.children : []));
+      return element;
+    }
+  }
+
+  /** Up, down, Home and End move among a list's rows; Enter or Space chooses the row. */
+  function moveInList(event, rows, id) {
+    const row = event.target.closest('[role="option"]');
+    if (!row) return;
+    const all = Array.from(rows.children);
+    const index = all.indexOf(row);
+    let next = null;
+    switch (event.key) {
+      case 'ArrowDown':
+        next = all[Math.min(index + 1, all.length - 1)];
+        break;
+      case 'ArrowUp':
+        next = all[Math.max(index - 1, 0)];
+        break;
+      case 'Home':
+        next = all[0];
+        break;
+      case 'End':
+        next = all[all.length - 1];
+        break;
+      case 'Enter':
+      case ' ':
+        event.preventDefault();
+        send({ type: 'select', id, index });
+        return;
+      default:
+        return;
+    }
+    event.preventDefault();
+    for (const other of all) other.tabIndex = other === next ? 0 : -1;
+    next.focus();
+  }
+
+  /** Enter in a field: a tap on the screen's first enabled button after it. */
+  function submitAfter(input) {
+    for (const button of page.body.querySelectorAll('button.button')) {
+      if (button.disabled) continue;
+      if (input.compareDocumentPosition(button) & Node.DOCUMENT_POSITION_FOLLOWING) {
+        send({ type: 'tap', id: button.dataset.id });
+        return;
+      }
+    }
+  }
+
+  function spinner(className) {
+    const element = make('span', `spinner ${className || ''}`);
+    element.setAttribute('aria-hidden', 'true');
+    return element;
+  }
+
+  function drawScreen(frame, previous) {
+    const screen = frame.screen || { title: '', content: [], state: { type: 'view' } };
+    const sameScreen = previous && previous.route === frame.route;
+    const keptFields = new Map();
+    if (sameScreen) {
+      for (const input of page.body.querySelectorAll('input[data-id]')) keptFields.set(input.dataset.id, input);
+    }
+    const drawing = new Drawing(keptFields, isHostScreen(frame) ? null : untrustedMark(frame.origin));
+    const content = Array.isArray(screen.content) ? screen.content : [];
+    const screenState = screen.state || { type: 'view' };
+
+    page.title.textContent = screen.title;
+    page.title.dir = 'auto';
+    const parts = [];
+    if (screen.busy && screenState.type !== 'loading') {
+      const busy = make('p', 'busy');
+      busy.setAttribute('role', 'status');
+      busy.append(spinner('spinner-small'), make('span', null, screen.busy));
+      parts.push(busy);
+    }
+    switch (screenState.type) {
+      case 'loading': {
+        const loading = make('div', 'loading');
+        loading.setAttribute('role', 'status');
+        loading.append(spinner(), make('span', 'loading-message', screenState.message));
+        parts.push(loading);
+        break;
+      }
+      case 'error': {
+        const panel = make('div', 'error-panel');
+        panel.setAttribute('role', 'alert');
+        const title = make('h2', 'error-title', screenState.title);
+        title.dir = 'auto';
+        const message = make('p', 'error-message', screenState.message);
+        message.dir = 'auto';
+        const actions = make('div', 'actions');
+        actions.append(...drawing.elements((screenState.actions || []).map((action) => ({ type: 'button', ...action }))));
+        panel.append(title, message, actions);
+        parts.push(panel);
+        break;
+      }
+      default:
+        parts.push(...drawing.elements(content));
+    }
+    page.body.replaceChildren(...parts);
+    // The first enabled button is the one Enter in a field taps: it looks like the screen's main action.
+    const primary = page.body.querySelector('button.button:not(:disabled)');
+    if (primary) primary.classList.add('button-primary');
+    page.screen.setAttribute('aria-busy', screenState.type === 'loading' || screen.busy ? 'true' : 'false');
+    page.screen.dataset.state = screenState.type;
+    drawAlert(screenState.type === 'alert' ? screenState : null, drawing);
+  }
+
+  function drawAlert(alert, drawing) {
+    const open = Boolean(alert);
+    for (const element of [page.chrome, page.title, page.body, page.footer, page.buildFailure]) element.inert = open;
+    document.body.classList.toggle('has-alert', open);
+    if (!open) {
+      if (page.alert.open) page.alert.close();
+      page.alertActions.replaceChildren();
+      return;
+    }
+    page.alertTitle.textContent = alert.title;
+    page.alertMessage.textContent = alert.message;
+    page.alertActions.replaceChildren(
+      ...(alert.actions || []).map((action) => drawing.button({ type: 'button', ...action })),
+    );
+    page.alertActions.querySelector('button:not(:disabled)')?.classList.add('button-primary');
+    // Shown without showModal: Esc must not close it (an alert needs an answer); the rest of the page is inert.
+    if (!page.alert.open) page.alert.show();
+  }
+
+  // ---- Keeping focus and scrolling across redraws -----------------------------------------------------------------
+
+  /** Gives focus back after a redraw: to the element of the same key, to one that comes back, or on a new screen to
+   * its first control. Focus the person moved elsewhere is never taken. */
+  function restoreFocus(frame, previous, focusedKey) {
+    const active = document.activeElement;
+    const lost = !active || active === document.body || !active.isConnected;
+    if (!lost) return;
+    const routeChanged = !previous || previous.route !== frame.route;
+    if (focusedKey) state.lostFocus = { key: focusedKey, route: previous ? previous.route : null };
+    if (routeChanged && state.lostFocus && state.lostFocus.route !== frame.route) state.lostFocus = null;
+    const wanted = state.lostFocus && withKey(state.lostFocus.key);
+    if (wanted && !wanted.disabled && !wanted.inert && !wanted.closest('[inert]')) {
+      wanted.focus();
+      state.lostFocus = null;
+      return;
+    }
+    if (page.alert.open) {
+      page.alertActions.querySelector('button:not(:disabled)')?.focus();
+      return;
+    }
+    if (routeChanged && (focusedKey || !previous) && frame.screen?.state?.type === 'view') {
+      const first = page.body.querySelector('input, button:not(:disabled), [role="option"][tabindex="0"]');
+      first?.focus({ preventScroll: true });
+    }
+  }
+
+  page.screen.addEventListener('scroll', () => {
+    const frame = state.frame;
+    if (frame && frame.screen?.state?.type !== 'loading') state.scrollByRoute.set(frame.route, page.screen.scrollTop);
+  });
+
+  function restoreScroll(frame, previous) {
+    if (frame.screen?.state?.type === 'loading') return;
+    if (!previous || previous.route !== frame.route) {
+      page.screen.scrollTop = 0;
+      state.scrollByRoute.set(frame.route, 0);
+      return;
+    }
+    const kept = state.scrollByRoute.get(frame.route);
+    if (kept !== undefined && page.screen.scrollTop !== kept) page.screen.scrollTop = kept;
+  }
+
+  document.addEventListener('focusin', (event) => {
+    if (state.lostFocus && keyOf(event.target) !== state.lostFocus.key) state.lostFocus = null;
+  });
+
+  // ---- Frames, notices and errors ---------------------------------------------------------------------------------
+
+  /** Problems about the screen on top, which leave with it. */
+  const screenProblems = new Set(['screen-error', 'not-found', 'not-on-screen', 'navigation-refused', 'bad-event']);
+
+  function drawFrame(frame) {
+    const previous = state.frame;
+    if (previous && previous.route !== frame.route) {
+      for (const banner of Array.from(page.banners.children)) {
+        if (screenProblems.has(banner.dataset.code)) banner.remove();
+      }
+    }
+    const focusedKey = keyOf(document.activeElement);
+    state.frame = frame;
+    state.frames += 1;
+    drawChrome(frame);
+    drawScreen(frame, previous);
+    restoreFocus(frame, previous, focusedKey);
+    restoreScroll(frame, previous);
+    document.body.dataset.route = frame.route;
+    document.body.dataset.frames = String(state.frames);
+  }
+
+  const noticeSymbols = { swapped: '✓', 'rolled-back': '↶', redirect: '→', built: '✓', building: '…' };
+  const stateWords = { kept: 'state kept', reset: 'state reset', none: 'no state to keep' };
+
+  function showNotice(notice) {
+    switch (notice.code) {
+      case 'built':
+      case 'swapped':
+      case 'rolled-back':
+        hideBuildFailure();
+        break;
+      default:
+        break;
+    }
+    const line = make('span', 'notice-line');
+    line.dataset.code = String(notice.code);
+    const symbol = noticeSymbols[notice.code] || '·';
+    line.append(make('span', 'notice-symbol', symbol), isolated(notice.message));
+    if (stateWords[notice.state]) {
+      line.append(make('span', `notice-state notice-state-${notice.state}`, stateWords[notice.state]));
+    }
+    page.notice.replaceChildren(line);
+  }
+
+  function showBuildFailure(problem) {
+    page.buildFailure.hidden = false;
+    page.buildFailureTitle.replaceChildren(isolated(problem.message));
+    const lines = Array.isArray(problem.detail) ? problem.detail : [];
+    page.buildFailureDetail.textContent = lines.join('\n');
+    page.buildFailureDetail.hidden = lines.length === 0;
+    document.body.classList.add('has-build-failure');
+  }
+
+  function hideBuildFailure() {
+    page.buildFailure.hidden = true;
+    document.body.classList.remove('has-build-failure');
+  }
+
+  /** A problem the app reported (or a refused post) as a banner in the chrome; the newest three stay. */
+  function showBanner(problem) {
+    const banner = make('div', 'banner');
+    banner.dataset.code = String(problem.code || 'error');
+    const words = make('p', 'banner-words');
+    words.append(make('span', 'banner-symbol', '!'), isolated(problem.message || ''));
+    if (problem.fix) words.append(make('span', 'banner-fix', ' — to fix: '), isolated(problem.fix));
+    const dismiss = make('button', 'chrome-button banner-dismiss', 'Dismiss');
+    dismiss.type = 'button';
+    dismiss.addEventListener('click', () => banner.remove());
+    banner.append(words, dismiss);
+    page.banners.prepend(banner);
+    while (page.banners.children.length > 3) page.banners.lastElementChild.remove();
+  }
+
+  function showProblem(problem) {
+    if (problem.code === 'build-failed') {
+      showBuildFailure(problem);
+    } else {
+      showBanner(problem);
+    }
+  }
+
+  function receive(kind, data) {
+    let object;
+    try {
+      object = JSON.parse(data);
+    } catch (error) {
+      return;
+    }
+    try {
+      if (kind === 'hello') {
+        state.appName = String(object.app || 'Microapps');
+        page.appName.textContent = state.appName;
+      } else if (kind === 'frame' && object.type === 'frame') {
+        drawFrame(object);
+      } else if (object.type === 'notice') {
+        showNotice(object);
+      } else if (object.type === 'error') {
+        showProblem(object);
+      }
+    } catch (error) {
+      showBanner({ code: 'page-error', message: `The page could not draw what the app sent: ${error}` });
+    }
+  }
+
+  // ---- The event stream, reconnecting when it drops ---------------------------------------------------------------
+
+  function setConnection(words, connected) {
+    page.connection.textContent = words;
+    page.connection.hidden = connected;
+    document.body.dataset.connected = connected ? 'true' : 'false';
+  }
+
+  /** How long to wait before the next try: short at first, at most 4 s, back to short once a stream opened. */
+  let retryDelay = 250;
+
+  function connect() {
+    const events = new EventSource('/events');
+    const opened = () => {
+      retryDelay = 250;
+      setConnection('', true);
+    };
+    events.addEventListener('open', opened);
+    for (const kind of ['hello', 'frame', 'notice']) {
+      events.addEventListener(kind, (message) => {
+        opened();
+        receive(kind, message.data);
+      });
+    }
+    events.addEventListener('error', () => {
+      // The page reconnects itself (EventSource's own retry waits seconds, and gives up on a refusal): a restarted
+      // app serves at the same address, and its first event is the frame on screen.
+      events.close();
+      setConnection('reconnecting…', false);
+      setTimeout(connect, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 4000);
+    });
+  }
+
+  // ---- The chrome's controls and the keyboard ---------------------------------------------------------------------
+
+  page.back.addEventListener('click', () => send({ type: 'back' }));
+  page.address.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const url = page.addressInput.value.trim();
+    if (url) send({ type: 'open', url });
+    state.addressEdited = false;
+  });
+  page.addressInput.addEventListener('input', () => {
+    state.addressEdited = true;
+  });
+  page.tablist.addEventListener('keydown', (event) => {
+    const tabs = Array.from(page.tablist.children);
+    const index = tabs.indexOf(document.activeElement);
+    if (index < 0) return;
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const next = tabs[(index + step + tabs.length) % tabs.length];
+    for (const tab of tabs) tab.tabIndex = tab === next ? 0 : -1;
+    next.focus();
+  });
+  page.alert.addEventListener('cancel', (event) => event.preventDefault());
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    if (page.alert.open) {
+      event.preventDefault();
+      return;
+    }
+    if (document.activeElement === page.addressInput && state.addressEdited) {
+      state.addressEdited = false;
+      if (state.frame) page.addressInput.value = state.frame.route;
+      return;
+    }
+    if (state.frame && state.frame.depth > 0) {
+      event.preventDefault();
+      send({ type: 'back' });
+    }
+  });
+
+  setConnection('connecting…', false);
+  connect();
+})();
