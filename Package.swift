@@ -206,6 +206,10 @@ let package = Package(
                 "BenchmarkSupport", "CommandLineSpec", "MicroappDigest", "MicroappPlatform", "MicroappRelease", sdk,
             ],
             path: "Benchmarks/UpdateBenchmark", swiftSettings: strict),
+        // The browser front end against the JSON one, side by side (Chromium over the DevTools pipe).
+        .executableTarget(
+            name: "web-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "TestBrowser"],
+            path: "Benchmarks/Web", swiftSettings: strict),
         .executableTarget(
             name: "isolation-benchmark",
             dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform"],
