@@ -425,19 +425,10 @@
     return element;
   }
 
-  function drawScreen(frame, previous) {
-    const screen = frame.screen || { title: '', content: [], state: { type: 'view' } };
-    const sameScreen = previous && previous.route === frame.route;
-    const keptFields = new Map();
-    if (sameScreen) {
-      for (const input of page.body.querySelectorAll('input[data-id]')) keptFields.set(input.dataset.id, input);
-    }
-    const drawing = new Drawing(keptFields, isHostScreen(frame) ? null : untrustedMark(frame.origin));
+  /** The elements of `screen`'s body in its state (the alert is drawn apart, over them). */
+  function screenParts(screen, drawing) {
     const content = Array.isArray(screen.content) ? screen.content : [];
     const screenState = screen.state || { type: 'view' };
-
-    page.title.textContent = screen.title;
-    page.title.dir = 'auto';
     const parts = [];
     if (screen.busy && screenState.type !== 'loading') {
       const busy = make('p', 'busy');
@@ -469,6 +460,22 @@
       default:
         parts.push(...drawing.elements(content));
     }
+    return parts;
+  }
+
+  function drawScreen(frame, previous) {
+    const screen = frame.screen || { title: '', content: [], state: { type: 'view' } };
+    const sameScreen = previous && previous.route === frame.route;
+    const keptFields = new Map();
+    if (sameScreen) {
+      for (const input of page.body.querySelectorAll('input[data-id]')) keptFields.set(input.dataset.id, input);
+    }
+    const drawing = new Drawing(keptFields, isHostScreen(frame) ? null : untrustedMark(frame.origin));
+    const screenState = screen.state || { type: 'view' };
+
+    page.title.textContent = screen.title;
+    page.title.dir = 'auto';
+    const parts = screenParts(screen, drawing);
     page.body.replaceChildren(...parts);
     // The first enabled button is the one Enter in a field taps: it looks like the screen's main action.
     const primary = page.body.querySelector('button.button:not(:disabled)');
@@ -638,6 +645,8 @@
       if (kind === 'hello') {
         state.appName = String(object.app || 'Microapps');
         page.appName.textContent = state.appName;
+      } else if (kind === 'gallery') {
+        drawGallery(object);
       } else if (kind === 'frame' && object.type === 'frame') {
         drawFrame(object);
       } else if (object.type === 'notice') {
@@ -648,6 +657,96 @@
     } catch (error) {
       showBanner({ code: 'page-error', message: `The page could not draw what the app sent: ${error}` });
     }
+  }
+
+  // ---- The gallery of previews (`microapp preview --ui web`) --------------------------------------------------------
+
+  /** One preview as a card: its names, the screen drawn inert (nothing in it reaches the app), the solo command. */
+  function drawCard(card) {
+    const screen = card.screen || { title: '', content: [], state: { type: 'view' } };
+    const screenState = screen.state || { type: 'view' };
+    const element = make('article', 'card');
+    element.dataset.feature = String(card.featureName);
+    element.dataset.state = String(card.state);
+    element.dataset.name = `${card.feature}/${card.name}`;
+    const heading = make('header', 'card-heading');
+    heading.append(
+      make('span', 'card-feature', card.featureName),
+      make('span', 'card-state', card.state),
+      make('span', 'card-route', card.route),
+    );
+    if (card.variant) heading.append(make('span', 'card-variant', card.variant));
+    const body = make('div', 'card-screen');
+    body.inert = true;
+    const drawing = new Drawing(new Map(), null);
+    const title = make('h2', 'card-title', screen.title);
+    title.dir = 'auto';
+    body.append(title, ...screenParts(screen, drawing));
+    if (screenState.type === 'alert') {
+      const alert = make('div', 'card-alert');
+      alert.append(
+        make('h3', 'alert-title', screenState.title),
+        make('p', 'alert-message', screenState.message),
+        ...drawing.elements((screenState.actions || []).map((action) => ({ type: 'button', ...action }))),
+      );
+      body.append(alert);
+    }
+    const solo = make('p', 'card-solo');
+    solo.append(make('span', null, 'Open it live: '), make('code', null, card.solo));
+    element.append(heading, body, solo);
+    return element;
+  }
+
+  /** A filter of the gallery: a labelled choice of every value cards have for `key`, "all" first. */
+  function galleryFilter(label, key, cards, apply) {
+    const container = make('label', 'gallery-filter', label);
+    const select = document.createElement('select');
+    select.dataset.filter = key;
+    const values = Array.from(new Set(cards.map((card) => String(card[key]))));
+    for (const value of ['all', ...values]) {
+      const option = document.createElement('option');
+      option.value = value;
+      option.textContent = value;
+      select.append(option);
+    }
+    select.addEventListener('change', apply);
+    container.append(select);
+    return container;
+  }
+
+  /** Shows every card instead of the app's screen, with filters by feature and by state. */
+  function drawGallery(cards) {
+    if (!Array.isArray(cards)) return;
+    document.body.classList.add('gallery-mode');
+    const section = byId('gallery') || make('section', 'gallery');
+    section.id = 'gallery';
+    section.setAttribute('aria-label', 'Previews');
+    const grid = make('div', 'gallery-grid');
+    const drawn = cards.map(drawCard);
+    grid.append(...drawn);
+    const count = make('p', 'gallery-count');
+    const apply = () => {
+      const chosen = {};
+      for (const select of section.querySelectorAll('select[data-filter]')) chosen[select.dataset.filter] = select.value;
+      let shown = 0;
+      for (const card of drawn) {
+        const visible =
+          (chosen.featureName === 'all' || card.dataset.feature === chosen.featureName) &&
+          (chosen.state === 'all' || card.dataset.state === chosen.state);
+        card.hidden = !visible;
+        if (visible) shown += 1;
+      }
+      count.textContent = `${shown} of ${drawn.length} previews`;
+    };
+    const filters = make('div', 'gallery-filters');
+    filters.append(
+      galleryFilter('Feature', 'featureName', cards, apply),
+      galleryFilter('State', 'state', cards, apply),
+      count,
+    );
+    section.replaceChildren(filters, grid);
+    if (!section.isConnected) page.screen.after(section);
+    apply();
   }
 
   // ---- The event stream, reconnecting when it drops ---------------------------------------------------------------
@@ -668,7 +767,7 @@
       setConnection('', true);
     };
     events.addEventListener('open', opened);
-    for (const kind of ['hello', 'frame', 'notice']) {
+    for (const kind of ['hello', 'gallery', 'frame', 'notice']) {
       events.addEventListener(kind, (message) => {
         opened();
         receive(kind, message.data);
