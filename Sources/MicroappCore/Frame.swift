@@ -145,6 +145,8 @@ public struct Notice: Codable, Sendable, Equatable {
     public var milliseconds: Int?
     /// More lines for people, e.g. the first compiler errors of a failed build.
     public var detail: [String]?
+    /// What became of the feature's state across a swap or rollback, else nil.
+    public var state: SwapState?
 
     /// The code of a line an isolated feature printed (`{"type":"log"}` in JSON lines).
     public static let logCode = "log"
@@ -155,7 +157,7 @@ public struct Notice: Codable, Sendable, Equatable {
     /// Creates a notice.
     public init(
         level: Level, code: String, message: String, fix: String? = nil, feature: String? = nil, from: Int? = nil,
-        to: Int? = nil, milliseconds: Int? = nil, detail: [String]? = nil
+        to: Int? = nil, milliseconds: Int? = nil, detail: [String]? = nil, state: SwapState? = nil
     ) {
         self.level = level
         self.code = code
@@ -166,6 +168,7 @@ public struct Notice: Codable, Sendable, Equatable {
         self.to = to
         self.milliseconds = milliseconds
         self.detail = detail
+        self.state = state
     }
 }
 

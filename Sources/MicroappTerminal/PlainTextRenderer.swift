@@ -43,17 +43,12 @@ public enum PlainTextRenderer {
         return flowed(parts, separator: " · ", width: width)
     }
 
-    /// One notice as a log line: `! message (fix)` for problems, `· message` for information.
+    /// One notice as a log line: `! message (fix)` for problems, `· message` for information (`· message (fix)`
+    /// when it has a fix, e.g. a swap of a feature that keeps no state).
     public static func render(_ notice: Notice) -> String {
-        switch notice.level {
-        case .info: "· \(notice.message.sanitized)"
-        case .error:
-            if let fix = notice.fix, !fix.isEmpty {
-                "! \(notice.message.sanitized) (\(fix.sanitized))"
-            } else {
-                "! \(notice.message.sanitized)"
-            }
-        }
+        let mark = notice.level == .info ? "·" : "!"
+        guard let fix = notice.fix, !fix.isEmpty else { return "\(mark) \(notice.message.sanitized)" }
+        return "\(mark) \(notice.message.sanitized) (\(fix.sanitized))"
     }
 
     /// The screen's body; with `untrustedMark`, each secure field carries it (`[untrusted · lurker from /plugins]`).

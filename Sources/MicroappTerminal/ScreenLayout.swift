@@ -284,11 +284,10 @@ struct ScreenLayout {
             let features = Set(log.entries.map(\.feature)).count
             left = Span(" ctrl-l/esc close log · \(log.entries.count) line(s) of \(features) feature(s)", .dim)
         } else if let notice, !Self.screen(frame.screen, alreadySays: notice) {
+            let fix = notice.fix.map { " — \($0.sanitized)" } ?? ""
             switch notice.level {
-            case .info: left = Span((notice.isProgress ? " ~ " : " ✓ ") + notice.message.sanitized, .success)
-            case .error:
-                let fix = notice.fix.map { " — \($0.sanitized)" } ?? ""
-                left = Span(" ! " + notice.message.sanitized + fix, .error)
+            case .info: left = Span((notice.isProgress ? " ~ " : " ✓ ") + notice.message.sanitized + fix, .success)
+            case .error: left = Span(" ! " + notice.message.sanitized + fix, .error)
             }
         } else {
             return keyHelpFooter(frame: frame, focusedID: focusedID, columns: columns, route: route, place: place)

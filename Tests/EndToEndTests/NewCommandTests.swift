@@ -205,6 +205,45 @@ struct NewCommandTests {
         #expect(try PreviewGoldenTests.textFiles(in: drawn) == PreviewGoldenTests.textFiles(in: goldens))
     }
 
+    @Test("a scaffolded feature keeps the name typed across a hot swap, and the notice says its state was kept")
+    func scaffoldKeepsItsStateAcrossASwap() async throws {
+        let scaffold = try await Self.sharedScaffold()
+        // The next version: the live greeting edited, as a person's save would be (the Entry is the one-module copy).
+        let edited = try temporaryFolder("microapp-scaffold-v2")
+        var sources = [scaffold.root.appendingPathComponent("Entry.swift")]
+        let folder = scaffold.folder.appendingPathComponent("Sources")
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let copy = edited.appendingPathComponent(file)
+            try text.replacingOccurrences(of: #"Welcome, \("#, with: #"Howdy, \("#).write(
+                to: copy, atomically: true, encoding: .utf8)
+            sources.append(copy)
+        }
+        let second = try await compilePlugin(module: Self.name, sources: sources)
+        let library = "lib\(Self.name).so"
+        let plugins = try temporaryFolder("microapp-scaffold-watch")
+        let installed = plugins.appendingPathComponent(library)
+        try FileManager.default.copyItem(at: scaffold.plugins.appendingPathComponent(library), to: installed)
+
+        let app = try AppProcess([
+            "run", "--watch", "--isolation", "none", "--plugins", plugins.path, "--only", "gazorpazorp", "--open",
+            "gazorpazorp://home", "--ui", "json",
+        ])
+        try await app.waitForFrame(route: "gazorpazorp://home") { screenText($0).contains("Welcome, World!") }
+        try app.send([["type": "input", "id": "name", "text": "Morty"], ["type": "tap", "id": "greet"]])
+        try await app.waitForFrame(route: "gazorpazorp://home") { screenText($0).contains("Welcome, Morty!") }
+        try await app.waitFor("notice") { $0["code"] as? String == "watching" }
+        try HotSwapEndToEndTests.install(second.appendingPathComponent(library), at: installed)
+        let swapped = try await app.waitFor("notice") { $0["code"] as? String == "swapped" }
+        #expect(swapped["state"] as? String == "kept", "\(swapped)")
+        #expect((swapped["message"] as? String)?.hasSuffix("(state kept)") == true, "\(swapped)")
+        // The new version greets the kept name with its own words.
+        try await app.waitForFrame(route: "gazorpazorp://home") {
+            screenText($0).contains("Howdy, Morty!") && $0["version"] as? Int == 2
+        }
+        #expect(try await app.finish() == 0)
+    }
+
     @Test(
         "a scaffolded feature runs in the full app with no edits: it provides its own greeting, doctor and graph are green"
     )
