@@ -169,6 +169,8 @@ public final class AppRuntime: AppDriver {
         frame.depth = max(0, router.stack.count - 1)
         frame.isolation = options.isolation[frame.feature]
         frame.origin = origin(of: frame.feature)
+        frame.app = options.name
+        frame.hasAccounts = session == nil ? false : nil
         return frame
     }
 

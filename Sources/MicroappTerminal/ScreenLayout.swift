@@ -106,7 +106,7 @@ struct ScreenLayout {
     /// sends can draw.
     private func headerLine(_ frame: Frame, columns: Int) -> StyledLine {
         let text = frame.headerLine(width: columns, indent: " ")
-        let prefix = " Microapps · "
+        let prefix = " \(frame.appName) · "
         guard let mark = frame.untrustedMark, text.hasPrefix(prefix) else { return StyledLine(text, .bold) }
         let rest = text.dropFirst(prefix.count)
         // The mark runs to the gap before the status (it may have been cut to fit).

@@ -4,7 +4,7 @@ import MicroappSDK
 import Testing
 
 /// A counter feature in three kinds, to see what a swap's notice says became of the state.
-private enum CounterKind {
+enum CounterKind {
     /// Snapshots its count and restores it.
     case keeping
     /// Has no `snapshot()`: the SDK's default keeps nothing.
@@ -13,7 +13,7 @@ private enum CounterKind {
     case refusing
 }
 
-private protocol Counter: Feature {
+protocol Counter: Feature {
     /// Its kind and version number.
     static var build: (kind: CounterKind, version: Int) { get }
 }
@@ -36,13 +36,13 @@ extension Counter {
 
 private enum KeepingV1: Counter { static let build: (kind: CounterKind, version: Int) = (.keeping, 1) }
 private enum KeepingV2: Counter { static let build: (kind: CounterKind, version: Int) = (.keeping, 2) }
-private enum StatelessV1: Counter { static let build: (kind: CounterKind, version: Int) = (.stateless, 1) }
+enum StatelessV1: Counter { static let build: (kind: CounterKind, version: Int) = (.stateless, 1) }
 private enum StatelessV2: Counter { static let build: (kind: CounterKind, version: Int) = (.stateless, 2) }
 private enum RefusingV2: Counter { static let build: (kind: CounterKind, version: Int) = (.refusing, 2) }
 
 /// Counts taps and keeps nothing across a swap: no `snapshot()` of its own (the SDK's default is nil).
 @MainActor
-private final class StatelessRoot: Root {
+final class StatelessRoot: Root {
     var count = 0
     func screen(at location: Location) -> Screen { Screen(title: "Count \(count)", content: [Self.button]) }
     static let button = Element.button(Button(id: "count", title: "Count"))
@@ -51,7 +51,7 @@ private final class StatelessRoot: Root {
 
 /// Counts taps and snapshots the count; takes it back unless `refusing`.
 @MainActor
-private final class CountRoot: Root {
+final class CountRoot: Root {
     let refusing: Bool
     var count = 0
     init(refusing: Bool) { self.refusing = refusing }

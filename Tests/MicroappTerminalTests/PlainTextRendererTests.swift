@@ -170,4 +170,17 @@ import Testing
         #expect(lines.contains("one two three four"))
         #expect(lines.contains("five six seven eight"))
     }
+
+    @Test("the header says the app's own name, and an app without accounts shows no account words")
+    func appNameWithoutAccounts() {
+        var frame = Fixtures.signIn()
+        frame.app = "Hello App"
+        #expect(PlainTextRenderer.render(frame, width: 40).hasPrefix("Hello App · Auth         signed out   v1\n"))
+        frame.hasAccounts = false
+        let header = PlainTextRenderer.render(frame, width: 40).split(separator: "\n")[0]
+        #expect(header == "Hello App · Auth                      v1")
+        #expect(!PlainTextRenderer.render(frame).contains("signed out"))
+        frame.mode = .solo
+        #expect(PlainTextRenderer.render(frame, width: 40).hasPrefix("Hello App · Auth       solo · mocks   v1"))
+    }
 }
