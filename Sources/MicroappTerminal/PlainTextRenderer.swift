@@ -40,7 +40,10 @@ public enum PlainTextRenderer {
             let title = tab.title.sanitized
             return (index == 0 ? "Tabs: " : "") + "\(tab.selected ? "[\(title)]" : title) (\(tab.id.sanitized))"
         }
-        return flowed(parts, separator: " · ", width: width)
+        // A line that wraps goes on with the separator it broke at, so the next one reads as the same list.
+        return flowed(parts, separator: " · ", width: width - 2).enumerated().map {
+            $0.offset == 0 ? $0.element : "· " + $0.element
+        }
     }
 
     /// One notice as a log line: `! message (fix)` for problems, `· message` for information (`· message (fix)`

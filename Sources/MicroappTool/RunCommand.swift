@@ -61,7 +61,7 @@ enum RunCommand: Command {
             naming the plugin; three crashes within ten seconds stop with a report (exit 3).
 
             TERMINAL KEYS
-              tab/↑↓ move · enter select (in a form's last field: submit) · esc back · q quit (ctrl-c in a field)
+              tab/↑↓ move · enter select (in a form's last field: submit) · esc back · ctrl-c quit (q too, outside a field)
               1-9 pick a tab (alt+1-9 while a field has the keys) · : open a route by URL (ctrl-o in a field)
               ctrl-l log of what isolated features printed, in place of the screen (ctrl-l or esc closes it)
             Signed in, the features' tabs stand under the header; text mode lists them with their ids and JSON frames

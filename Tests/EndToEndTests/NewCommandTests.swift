@@ -73,6 +73,14 @@ struct NewCommandTests {
         #expect(!created.out.contains("manifest-cache"), "no cache to bypass: \(created.out)")
         #expect(created.out.contains("swift test --filter BirdTests"))
         #expect(created.out.contains("microapp remove Bird"))
+        // The "Next:" rows: what each command does starts in one column.
+        let rows = created.out.split(separator: "\n").drop { !$0.hasPrefix("Next") }.dropFirst()
+        let columns = Set(
+            rows.map { row in
+                let gap = row.dropFirst(2).range(of: "   ").map { row[$0.upperBound...] } ?? ""
+                return row.count - gap.drop { $0 == " " }.count
+            })
+        #expect(rows.count == 5 && columns.count == 1, "\(rows)")
 
         // The folder holds work: remove says what it would delete, and deletes nothing without --yes.
         let refused = try await runMicroapp(["remove", "Bird"], in: root)

@@ -144,7 +144,7 @@ import Testing
     func tabsAreListed() {
         let lines = PlainTextRenderer.render(Fixtures.tabbed).split(separator: "\n").map(String.init)
         #expect(lines[1] == "Tabs: [Characters] (tab.characters) · Search (tab.search)")
-        #expect(lines[2] == "Settings (tab.settings)", "tabs flow onto the next line at the width")
+        #expect(lines[2] == "· Settings (tab.settings)", "tabs flow onto the next line, after the separator")
         #expect(lines[3].hasPrefix("────"))
         let wide = PlainTextRenderer.render(Fixtures.tabbed, width: 100).split(separator: "\n").map(String.init)
         #expect(wide[1] == "Tabs: [Characters] (tab.characters) · Search (tab.search) · Settings (tab.settings)")
