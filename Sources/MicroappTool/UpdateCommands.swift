@@ -77,7 +77,7 @@ enum UpdateCommand: Command {
         guard let text = arguments[channel] else {
             throw UsageError("update needs --channel URL|DIR", fix: "write `microapp update --channel URL`")
         }
-        let source = ChannelSource(text, currentDirectory: arguments.environment.currentDirectory)
+        let source = try NameSuggestions.channel(text, currentDirectory: arguments.environment.currentDirectory)
         let updater = UpdateOptions.updater(arguments, channel: source)
         let report = await BlockingWork.run { updater.update(now: Date()) }
         for installed in report.installed {
