@@ -1,6 +1,17 @@
 import Foundation
 import Testing
 
+/// A scratch home with its own config and state folders, and a signing key `key` made in it by `keygen`: the folder,
+/// the environment that points there, and what keygen printed (the public key).
+func homeWithKey(_ prefix: String, key: String) async throws -> (home: URL, environment: [String: String], key: String)
+{
+    let home = try temporaryFolder(prefix)
+    let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
+    let made = try await runToEnd(["keygen", "--name", key], in: home, environment: environment)
+    #expect(made.status == 0, "\(made.err)")
+    return (home, environment, made.out.trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
 /// Did-you-mean for the names a person types, not only for commands: a feature, a key, a channel's scheme.
 @Suite("End to end: did you mean, for names")
 struct NameSuggestionTests {
@@ -10,10 +21,7 @@ struct NameSuggestionTests {
         #expect(solo.status == 1)
         #expect(solo.err.contains("to fix: did you mean 'Characters'? Otherwise use one of"), "\(solo.err)")
 
-        let home = try temporaryFolder("suggest-release")
-        let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
-        let made = try await runToEnd(["keygen", "--name", "team"], in: home, environment: environment)
-        #expect(made.status == 0, "\(made.err)")
+        let environment = try await homeWithKey("suggest-release", key: "team").environment
         let release = try await runToEnd(
             ["release", "Charcters", "--key", "team"], in: Repository.root, environment: environment)
         #expect(release.status == 1)
@@ -22,10 +30,7 @@ struct NameSuggestionTests {
 
     @Test("a misspelt --key suggests the key there is; a scheme no channel has is refused with the one meant")
     func misspeltKeyAndScheme() async throws {
-        let home = try temporaryFolder("suggest-key")
-        let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
-        let made = try await runToEnd(["keygen", "--name", "team"], in: home, environment: environment)
-        #expect(made.status == 0, "\(made.err)")
+        let (home, environment, _) = try await homeWithKey("suggest-key", key: "team")
         let publish = try await runToEnd(
             ["publish", home.path, "--channel", home.path + "/channel", "--key", "tema"], in: home,
             environment: environment)
