@@ -86,7 +86,18 @@ struct PluginLockTests {
         let warning = try #require(unlocked.warnings.first)
         #expect(warning.subject == "\(folder)/plugins.lock")
         #expect(warning.reason.contains("had a plugins.lock before and has none now"))
-        #expect(warning.fix.contains("microapp lock \(folder)") && warning.fix.contains(history.file))
+        #expect(
+            warning.fix.contains("microapp lock \(folder)") && warning.fix.contains("microapp lock \(folder) --forget"))
+
+        // Removed on purpose: forgotten, the folder loads quietly; a folder that no longer exists is forgotten too.
+        let gone = Scratch.folder("lock-history-gone").path
+        try history.record(gone)
+        #expect(history.contains(gone))
+        try FileManager.default.removeItem(atPath: gone)
+        #expect(try history.forget(folder))
+        #expect(!history.contains(folder) && !history.contains(gone), "\(history.folders)")
+        #expect(PluginSet.load(paths, lockHistory: history).warnings.isEmpty)
+        #expect(try !history.forget(folder), "nothing left to forget")
     }
 
     @Test("a folder that never had a lock loads without a warning and is not recorded")
