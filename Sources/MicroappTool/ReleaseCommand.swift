@@ -218,7 +218,14 @@ enum ReleaseCommand: Command {
         case .failure(let problem): return .failure(problem.problem)
         }
         let report = probe.report(for: copy)
-        if let problem = report.problem { return .failure(problem.problem) }
+        if var problem = report.problem?.problem {
+            // No plugin folder is involved: the fix is about the file given.
+            if problem.fix == SharedObjectCheck.notALibraryFix {
+                problem.fix =
+                    "give --library a feature's library, built as a `.dynamic` library product (`swift build -c release --product NAME`)"
+            }
+            return .failure(problem)
+        }
         guard let manifest = report.manifest else {
             return .failure(
                 Problem(

@@ -9,11 +9,7 @@ import Testing
 struct ReleaseCommandTests {
     /// A person's config and state folders of their own, and their key `acme`, trusted.
     private static func person() async throws -> (home: URL, environment: [String: String], key: String) {
-        let home = try temporaryFolder("release-home")
-        let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
-        let made = try await runToEnd(["keygen", "--name", "acme"], in: home, environment: environment)
-        #expect(made.status == 0, "\(made.err)")
-        let key = made.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (home, environment, key) = try await homeWithKey("release-home", key: "acme")
         let trusted = try await runToEnd(["trust", key, "--name", "acme"], in: home, environment: environment)
         #expect(trusted.status == 0, "\(trusted.err)")
         return (home, environment, key)
@@ -135,6 +131,9 @@ struct ReleaseCommandTests {
             ["release", "Broken", "--library", broken.path], in: home, environment: environment)
         #expect(refused.status == 2, "\(refused.err)")
         #expect(refused.err.contains("not releasing"), "\(refused.err)")
+        // No plugin folder is involved: the fix is about the file given.
+        #expect(refused.err.contains("to fix: give --library a feature's library"), "\(refused.err)")
+        #expect(!refused.err.contains("plugin folder"), "\(refused.err)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).sorted() == ["config", "libBroken.so"])
     }
 }

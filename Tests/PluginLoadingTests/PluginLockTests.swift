@@ -100,6 +100,22 @@ struct PluginLockTests {
         #expect(try !history.forget(folder), "nothing left to forget")
     }
 
+    @Test("a truncated library in a locked folder is refused as truncated, not as one to lock again")
+    func truncatedLockedLibrary() throws {
+        let folder = try Self.folderWithRealPlugins()
+        let paths = PluginSet.discover(in: [folder])
+        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        let auth = "\(folder)/libAuth.so"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: auth))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: auth))
+        let report = PluginSet.load(paths)
+        let problem = try #require(report.problems.first { $0.subject == auth }, "\(report.problems)")
+        #expect(problem.code == .notSharedObject)
+        #expect(problem.reason.hasPrefix("it is truncated"), "\(problem.reason)")
+        #expect(!problem.fix.contains("microapp lock"), "\(problem.fix)")
+        #expect(report.images.map(\.manifest.id) == ["characters"])
+    }
+
     @Test("a folder that never had a lock loads without a warning and is not recorded")
     func neverLockedFolderQuiet() throws {
         let folder = try Self.folderWithRealPlugins()
