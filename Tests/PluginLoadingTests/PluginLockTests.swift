@@ -16,6 +16,14 @@ struct PluginLockTests {
         return folder
     }
 
+    /// `folderWithRealPlugins()` locked: the folder and its libraries' paths.
+    static func lockedFolderWithRealPlugins() throws -> (folder: String, paths: [String]) {
+        let folder = try folderWithRealPlugins()
+        let paths = PluginSet.discover(in: [folder])
+        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        return (folder, paths)
+    }
+
     @Test("with a lock, matching libraries load and a changed one is refused with the fix")
     func changedLibraryRefused() throws {
         let folder = try Self.folderWithRealPlugins()
@@ -51,9 +59,7 @@ struct PluginLockTests {
 
     @Test("with a lock, a library that cannot be read to check it is refused, naming the file, the reason and the fix")
     func unreadableLibraryRefused() throws {
-        let folder = try Self.folderWithRealPlugins()
-        let paths = PluginSet.discover(in: [folder])
-        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        let (folder, paths) = try Self.lockedFolderWithRealPlugins()
         // Tests may run as root, whom no file mode stops: a folder in the library's place cannot be read either.
         let characters = "\(folder)/libCharacters.so"
         try FileManager.default.removeItem(atPath: characters)
@@ -102,9 +108,7 @@ struct PluginLockTests {
 
     @Test("a truncated library in a locked folder is refused as truncated, not as one to lock again")
     func truncatedLockedLibrary() throws {
-        let folder = try Self.folderWithRealPlugins()
-        let paths = PluginSet.discover(in: [folder])
-        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        let (folder, paths) = try Self.lockedFolderWithRealPlugins()
         let auth = "\(folder)/libAuth.so"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: auth))
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: auth))
