@@ -200,7 +200,7 @@ enum RunCommand: Command {
         await ui.run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
         watch?.stop()
         channel?.stop()
-        swapper?.stop()
+        swapper?.quit()
         set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
         return .ok

@@ -82,6 +82,13 @@ struct NewCommandTests {
             })
         #expect(rows.count == 5 && columns.count == 1, "\(rows)")
 
+        // What building it leaves in .build: SwiftPM's module folders and the watch loop's shadow build.
+        let leftovers = [".build/debug/Bird.build", ".build/debug/BirdTests.build", ".build/microapp-watch/debug/Bird"]
+        for leftover in leftovers {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(leftover + "/objects"), withIntermediateDirectories: true)
+        }
+
         // The folder holds work: remove says what it would delete, and deletes nothing without --yes.
         let refused = try await runMicroapp(["remove", "Bird"], in: root)
         #expect(refused.status == 1)
@@ -94,6 +101,10 @@ struct NewCommandTests {
         let removed = try await runMicroapp(["remove", "bird", "--yes"], in: root)
         #expect(removed.status == 0, "\(removed.err)")
         #expect(removed.out.contains("Removed Bird"))
+        #expect(removed.out.contains("its build folders (.build/debug/Bird.build, .build/debug/BirdTests.build"))
+        for leftover in leftovers {
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(leftover).path), "\(leftover)")
+        }
         #expect(try String(contentsOf: manifest, encoding: .utf8) == before)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path) == ["Auth"]
