@@ -104,13 +104,12 @@ enum VersionsCommand: Command {
         operands: [.required("NAME")],
         options: [UpdateOptions.plugins, CommonOptions.probeUnsandboxed, CommonOptions.json],
         discussion: """
-            NAME is the feature's id or its library's name. The current version (*) is the kept one whose
-            library's bytes are DIR/lib<F>.so's, the one an app starts with; a library put there by hand, with no
-            kept version, is the version its manifest gives (read by the sandboxed probe). An app already running
-            keeps the version it loaded until it restarts. Marked versions are never installed again by update.
+            NAME is the feature's id or its library's name. The current version (*, "running" in JSON), what an
+            app starts with (an app already running keeps what it loaded until it restarts), is the kept one whose
+            library's bytes are DIR/lib<F>.so's; a library put there by hand, with no kept version, is the version its
+            manifest gives (read by the sandboxed probe). Marked versions are never installed again by update.
             With --json, one object per version, newest first: {"feature","version","running","kept","channel",
-            "installed","bad","badSince"} ("running": the current one; channel, installed, bad and badSince null
-            when they do not apply).
+            "installed","bad","badSince"} (channel, installed, bad and badSince null when they do not apply).
             """)
 
     /// One version of a feature as `--json` writes it.
@@ -170,7 +169,9 @@ enum VersionsCommand: Command {
             rows.forEach(Console.json)
             return .ok
         }
-        Console.out("\(feature.id) in \(versions.plugins): \((feature.library.path as NSString).lastPathComponent)")
+        Console.out(
+            "\(feature.id) in \(versions.plugins): \((feature.library.path as NSString).lastPathComponent) (* current: "
+                + "what an app starts with; an app already running keeps the version it loaded until it restarts)")
         for row in rows {
             var line = "\(row.running ? "*" : " ") \(row.version)"
             if row.running { line += "  current" }
@@ -182,9 +183,6 @@ enum VersionsCommand: Command {
             if let bad = row.bad { line += "  bad: \(bad)" }
             Console.out(line.sanitized)
         }
-        Console.out(
-            "(* current: the folder's lib<F>.so, what an app starts with; an app already running keeps the version "
-                + "it loaded until it restarts)")
         return .ok
     }
 }

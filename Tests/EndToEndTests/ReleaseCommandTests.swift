@@ -9,7 +9,11 @@ import Testing
 struct ReleaseCommandTests {
     /// A person's config and state folders of their own, and their key `acme`, trusted.
     private static func person() async throws -> (home: URL, environment: [String: String], key: String) {
-        let (home, environment, key) = try await homeWithKey("release-home", key: "acme")
+        let home = try temporaryFolder("release-home")
+        let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
+        let made = try await runToEnd(["keygen", "--name", "acme"], in: home, environment: environment)
+        #expect(made.status == 0, "\(made.err)")
+        let key = made.out.trimmingCharacters(in: .whitespacesAndNewlines)
         let trusted = try await runToEnd(["trust", key, "--name", "acme"], in: home, environment: environment)
         #expect(trusted.status == 0, "\(trusted.err)")
         return (home, environment, key)
