@@ -124,11 +124,12 @@ enum RunCommand: Command {
         let libraries = RecordedState.libraries(of: set.images)
         if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
         let placements = set.placements
+        var options = AppRuntime.Options(
+            name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running,
+            now: arguments.environment.now)
+        options.spoken = { ProgramName.spoken($0) }
         let runtime = AppRuntime(
-            sources: placements.map(\.source), resolution: set.resolution, container: set.container,
-            options: AppRuntime.Options(
-                name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running,
-                now: arguments.environment.now))
+            sources: placements.map(\.source), resolution: set.resolution, container: set.container, options: options)
         set.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }

@@ -55,6 +55,22 @@ struct OwnCommandNameTests {
         }
     }
 
+    @Test("the running app's notices say hello-host too")
+    func runningAppSpeaksItsOwnName() async throws {
+        let host = try Self.helloHost()
+        let run = try await runToEnd(
+            [
+                "--ui", "json", "--no-build", "--no-probe", "--isolation", "none", "--plugins",
+                AppProcess.buildDirectory.path, "--only", "characters", "--open", "nowhere://here",
+            ], executable: host)
+        let lines = run.out.split(separator: "\n")
+        let error = try #require(lines.first { $0.contains(#""type":"error""#) }, "\(run.out)\n\(run.err)")
+        #expect(error.contains("run `hello-host routes` to list the routes"), "\(error)")
+        // The host's own problem screen says it too.
+        #expect(lines.contains { $0.contains(#""type":"frame""#) && $0.contains("To fix: run `hello-host routes`") })
+        #expect(!run.out.contains("`microapp "), "\(run.out)")
+    }
+
     @Test("the demo's own host still says microapp")
     func demoSaysMicroapp() async throws {
         let nearMiss = try await runToEnd(["rout"])
