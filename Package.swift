@@ -77,7 +77,8 @@ let package = Package(
         // resolve) and the policies it decides by: above the dev loop, whose start-up build is its first step, and
         // below the tool, which only turns options into its requests. No system call of its own: the platform's.
         .target(
-            name: "MicroappHost", dependencies: ["MicroappDevLoop", "MicroappPlatform", "MicroappCore", sdk],
+            name: "MicroappHost",
+            dependencies: ["CommandLineSpec", "MicroappDevLoop", "MicroappPlatform", "MicroappCore", sdk],
             path: "Sources/MicroappHost", swiftSettings: strict),
         // SHA-256 and Ed25519 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
         .target(

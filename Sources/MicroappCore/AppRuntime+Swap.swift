@@ -1,6 +1,16 @@
 import Foundation
 import MicroappSDK
 
+/// What became of a feature's state across a hot swap or rollback (`"state"` in a JSON `notice` line).
+public enum SwapState: String, Codable, Sendable {
+    /// The running Root's snapshot was restored into the new one.
+    case kept
+    /// The new version refused the snapshot (`restore(from:)` threw): its screens started fresh.
+    case reset
+    /// The running Root keeps no state (`snapshot()` is nil): there was nothing to carry, its screens started fresh.
+    case keepsNone = "none"
+}
+
 /// What a hot swap or rollback did.
 public struct SwapResult: Sendable, Equatable {
     /// The feature's id.
@@ -9,10 +19,13 @@ public struct SwapResult: Sendable, Equatable {
     public var from: Int
     /// The version number that runs now.
     public var to: Int
-    /// False when the new version refused the old state and its screens started fresh.
-    public var stateKept: Bool
+    /// What became of the running Root's state.
+    public var state: SwapState
     /// Library ready to new Root with its state, in milliseconds.
     public var milliseconds: Int
+
+    /// True when the running Root's state was restored into the new one.
+    public var stateKept: Bool { state == .kept }
 }
 
 /// A swap checked and registered, not yet made.
@@ -185,8 +198,9 @@ extension AppRuntime {
         case .success(let made): prepared = made
         case .failure(let problem): return .failure(problem)
         }
-        var stateKept = true
+        var state = SwapState.keepsNone
         if let snapshot = running.root.snapshot() {
+            state = .kept
             do {
                 try prepared.root.restore(from: snapshot)
             } catch {
@@ -196,7 +210,7 @@ extension AppRuntime {
                 case .success(let fresh): prepared = fresh
                 case .failure(let problem): return .failure(problem)
                 }
-                stateKept = false
+                state = .reset
                 post(
                     Notice(
                         level: .error, code: "state-reset",
@@ -205,12 +219,12 @@ extension AppRuntime {
                         fix: "its screens started fresh; make restore(from:) tolerate older snapshots", feature: id))
             }
         }
-        return .success(install(running, with: version, prepared: prepared, stateKept: stateKept, started: started))
+        return .success(install(running, with: version, prepared: prepared, state: state, started: started))
     }
 
     /// Puts `prepared` in place of `running` and ends the running Root's process, if it has one.
     func install(
-        _ running: RunningFeature, with version: FeatureVersion, prepared: PreparedRoot, stateKept: Bool,
+        _ running: RunningFeature, with version: FeatureVersion, prepared: PreparedRoot, state: SwapState,
         started: ContinuousClock.Instant
     ) -> SwapResult {
         let id = running.manifest.id
@@ -225,8 +239,7 @@ extension AppRuntime {
         let elapsed = options.now() - started
         let milliseconds = Int(elapsed.wholeMilliseconds)
         return SwapResult(
-            feature: id, from: running.version.number, to: version.number, stateKept: stateKept,
-            milliseconds: milliseconds)
+            feature: id, from: running.version.number, to: version.number, state: state, milliseconds: milliseconds)
     }
 
     /// A new Root of `version` (its services not handed out yet), or why it could not be made.
@@ -245,12 +258,23 @@ extension AppRuntime {
         max(newestVersions[id] ?? 0, features[id]?.version.number ?? 0)
     }
 
+    /// `Profile swapped v1 → v2 in 26 ms (state kept)`, with what became of the state: kept, reset (the new version
+    /// refused it) or none kept (its Root has no `snapshot()`: the fix says how to keep it).
     private func swapNotice(_ result: SwapResult, verb: String) -> Notice {
         let name = features[result.feature]?.manifest.displayName ?? result.feature
-        let state = result.stateKept ? "state kept" : "state reset"
+        let state: String
+        var fix: String?
+        switch result.state {
+        case .kept: state = "state kept"
+        case .reset: state = "state reset: v\(result.to) refused v\(result.from)'s state"
+        case .keepsNone:
+            state = "keeps no state"
+            fix = "to keep it across swaps, give its Root snapshot() and restore(from:)"
+        }
         return Notice(
             level: .info, code: verb == "swapped" ? "swapped" : "rolled-back",
             message: "\(name) \(verb) v\(result.from) → v\(result.to) in \(result.milliseconds) ms (\(state))",
-            feature: result.feature, from: result.from, to: result.to, milliseconds: result.milliseconds)
+            fix: fix, feature: result.feature, from: result.from, to: result.to, milliseconds: result.milliseconds,
+            state: result.state)
     }
 }

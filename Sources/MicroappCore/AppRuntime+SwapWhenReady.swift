@@ -34,7 +34,8 @@ extension AppRuntime {
         case .failure(let problem): return .failure(problem)
         }
         let root = prepared.root as? any SettlingRoot
-        if let snapshot = running.root.snapshot() {
+        let snapshot = running.root.snapshot()
+        if let snapshot {
             do {
                 try prepared.root.restore(from: snapshot)
             } catch {
@@ -54,7 +55,10 @@ extension AppRuntime {
             root?.retire()
             return .failure(changedMeanwhile(id))
         }
-        return .success(install(running, with: version, prepared: prepared, stateKept: true, started: started))
+        return .success(
+            install(
+                running, with: version, prepared: prepared, state: snapshot == nil ? .keepsNone : .kept,
+                started: started))
     }
 
     /// True while `running` is the Root of its feature (not swapped, rolled back or restarted since).

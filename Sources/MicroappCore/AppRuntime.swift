@@ -24,6 +24,9 @@ public final class AppRuntime: AppDriver {
         public var now: @Sendable () -> ContinuousClock.Instant
         /// Where each feature runs, by id, for the frame's `isolation`.
         public var isolation: [String: Isolation]
+        /// How the host says the tool's command in a notice's text and fix (`microapp routes` → `hello-host routes`);
+        /// the lines a feature printed (`log`) are left as they are.
+        public var spoken: @Sendable (String) -> String = { $0 }
 
         /// Creates options.
         public init(
@@ -169,6 +172,8 @@ public final class AppRuntime: AppDriver {
         frame.depth = max(0, router.stack.count - 1)
         frame.isolation = options.isolation[frame.feature]
         frame.origin = origin(of: frame.feature)
+        frame.app = options.name
+        frame.hasAccounts = session == nil ? false : nil
         return frame
     }
 
@@ -325,6 +330,11 @@ public final class AppRuntime: AppDriver {
     }
 
     package func post(_ notice: Notice) {
+        var notice = notice
+        if notice.code != Notice.logCode {
+            notice.message = options.spoken(notice.message)
+            notice.fix = notice.fix.map(options.spoken)
+        }
         pendingNotices.append(notice)
         scheduleUpdate()
     }
@@ -427,7 +437,7 @@ public final class AppRuntime: AppDriver {
             title: "Cannot open \(url)", content: [],
             state: .error(
                 ErrorPanel(
-                    title: reason, message: problem.map { "To fix: \($0.fix)" } ?? "",
+                    title: reason, message: problem.map { "To fix: \(options.spoken($0.fix))" } ?? "",
                     actions: [Button(id: "back", title: "Back")])))
         return Frame(feature: "microapp", featureName: options.name, version: 0, route: url, screen: screen)
     }

@@ -32,6 +32,11 @@ public struct Frame: Codable, Sendable, Equatable {
     /// far the host trusts it. Front ends mark an untrusted feature's screens with it. Nil on the host's own screens
     /// and in previews.
     public var origin: Origin?
+    /// The app's name (`Hello App`), for the header; nil in a frame made outside an app (the header says `Microapps`).
+    public var app: String?
+    /// False when the app has no accounts (its container holds no session): front ends show no account words
+    /// (`signed out`); nil when it has them.
+    public var hasAccounts: Bool?
 
     /// Where the screen on top comes from. Its JSON form is
     /// `{"trust":"untrusted","feature":"lurker","library":"/home/me/plugins/libLurker.so"}`.
@@ -95,7 +100,8 @@ public struct Frame: Codable, Sendable, Equatable {
 
     // `modeDetail` is for the header only: JSON lines carry the mode as data.
     private enum CodingKeys: String, CodingKey {
-        case feature, featureName, version, route, screen, account, mode, mocks, depth, tabs, isolation, origin
+        case feature, featureName, version, route, screen, account, mode, mocks, depth, tabs, isolation, origin, app
+        case hasAccounts
     }
 
     /// Creates a frame.
@@ -145,6 +151,8 @@ public struct Notice: Codable, Sendable, Equatable {
     public var milliseconds: Int?
     /// More lines for people, e.g. the first compiler errors of a failed build.
     public var detail: [String]?
+    /// What became of the feature's state across a swap or rollback, else nil.
+    public var state: SwapState?
 
     /// The code of a line an isolated feature printed (`{"type":"log"}` in JSON lines).
     public static let logCode = "log"
@@ -155,7 +163,7 @@ public struct Notice: Codable, Sendable, Equatable {
     /// Creates a notice.
     public init(
         level: Level, code: String, message: String, fix: String? = nil, feature: String? = nil, from: Int? = nil,
-        to: Int? = nil, milliseconds: Int? = nil, detail: [String]? = nil
+        to: Int? = nil, milliseconds: Int? = nil, detail: [String]? = nil, state: SwapState? = nil
     ) {
         self.level = level
         self.code = code
@@ -166,6 +174,7 @@ public struct Notice: Codable, Sendable, Equatable {
         self.to = to
         self.milliseconds = milliseconds
         self.detail = detail
+        self.state = state
     }
 }
 

@@ -23,7 +23,7 @@ public enum IsolationChoice: String, Sendable, CaseIterable {
 public struct LibraryTrust: Sendable, Equatable {
     /// Where a library was found.
     public enum Origin: Sendable, Equatable {
-        /// The build folder of the repository the host was built in, for a feature folder in its `Plugins/`.
+        /// The build folder of the repository the host was built in (its `Plugins/` features, or an app's own targets).
         case repository
         /// The folder of the host executable outside a repository (an installed app).
         case besideHost
@@ -89,7 +89,7 @@ public struct IsolationDecision: Codable, Sendable, Equatable {
         case (.pinned, .besideHost):
             return IsolationDecision(.inProcess, reason: "pinned by plugins.lock")
         case (_, .repository):
-            return IsolationDecision(.inProcess, reason: "built from this repository's Plugins/")
+            return IsolationDecision(.inProcess, reason: "built in this repository's own build folder")
         }
     }
 }

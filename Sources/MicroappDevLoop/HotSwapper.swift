@@ -41,12 +41,19 @@ public final class HotSwapper {
         self.probe = probe
         self.swapsDirectory = swapsDirectory
         self.feature = libraries
-        Self.removeStaleCopies(in: swapsDirectory)
+        Self.removeCopies(in: swapsDirectory, madeBy: ProcessStatus.isGone)
         standby.refill(probe)
     }
 
     /// Ends the probe process kept waiting for the next swap.
     public func stop() { standby.cancel() }
+
+    /// The app quits: `stop()`, and this process's copies of new builds are removed (a mapped copy stays mapped
+    /// until the process ends, unlinked or not), so none is left in the cache after it.
+    public func quit() {
+        stop()
+        Self.removeCopies(in: swapsDirectory, madeBy: { $0 == ProcessStatus.current })
+    }
 
     /// Maps each plugin's file name to its feature id: what `libraries` of `init` expects.
     public static func libraries(of images: [any LoadedPlugin]) -> [String: String] {
@@ -160,13 +167,14 @@ public final class HotSwapper {
         return .failure(problem)
     }
 
-    /// Removes copies left by processes that are gone (their pid is part of the name); live ones stay.
-    private static func removeStaleCopies(in directory: String) {
+    /// Removes the copies in `directory` made by the processes `madeBy` picks (their pid is part of the name): at
+    /// start those of processes that are gone, at the end this process's own.
+    private static func removeCopies(in directory: String, madeBy: (Int32) -> Bool) {
         let names = Files.names(in: directory)
         for name in names where name.hasSuffix(".so") {
             let parts = name.dropLast(3).split(separator: "-")
             guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) else { continue }
-            if ProcessStatus.isGone(pid) {
+            if madeBy(pid) {
                 try? Files.remove((directory as NSString).appendingPathComponent(name))
             }
         }

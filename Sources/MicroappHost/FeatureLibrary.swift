@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
@@ -232,10 +233,12 @@ package struct FeatureLibrary {
         }
         let inRepository = folders.isEmpty ? "none" : folders.joined(separator: ", ")
         let libraries = loaded.map { "\($0.manifest.id) (\($0.manifest.displayName))" }
+        let names = folders + loaded.flatMap { [$0.manifest.displayName, $0.manifest.id] }
+        let meant = NearMiss.closest(to: name, among: names).map { "did you mean '\($0)'? Otherwise " } ?? ""
         return Problem(
             code: "usage", subject: "", reason: "no feature is called '\(name)'",
             fix:
-                "use one of the features in Plugins/: \(inRepository); or of the libraries loaded from \(directories.joined(separator: ", ")): \(libraries.isEmpty ? "none" : libraries.joined(separator: ", "))"
+                "\(meant)use one of the features in Plugins/: \(inRepository); or of the libraries loaded from \(directories.joined(separator: ", ")): \(libraries.isEmpty ? "none" : libraries.joined(separator: ", "))"
         )
     }
 }

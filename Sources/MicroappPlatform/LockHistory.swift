@@ -30,16 +30,32 @@ public struct LockHistory: Sendable {
     /// True when `folder` has had a lock.
     public func contains(_ folder: String) -> Bool { folders.contains(Self.key(folder)) }
 
-    /// Remembers that `folder` has a lock (written atomically; nothing is written when it is known already).
-    /// Throws when the record cannot be written.
+    /// Remembers that `folder` has a lock (written atomically; nothing is written when it is known already), and
+    /// forgets the folders that no longer exist. Throws when the record cannot be written.
     public func record(_ folder: String) throws {
         var known = folders
         guard known.insert(Self.key(folder)).inserted else { return }
+        try write(known)
+    }
+
+    /// Forgets that `folder` had a lock (its lock was removed on purpose), and the folders that no longer exist;
+    /// answers whether `folder` was recorded. Throws when the record cannot be written.
+    @discardableResult
+    public func forget(_ folder: String) throws -> Bool {
+        var known = folders
+        let removed = known.remove(Self.key(folder)) != nil
+        if removed || known.contains(where: { !FileManager.default.fileExists(atPath: $0) }) { try write(known) }
+        return removed
+    }
+
+    /// Writes `known`, less the folders that no longer exist (a deleted folder has no lock to miss), atomically.
+    private func write(_ known: Set<String>) throws {
         try FileManager.default.createDirectory(
             atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(known.sorted()).write(to: URL(fileURLWithPath: file), options: .atomic)
+        let kept = known.filter { FileManager.default.fileExists(atPath: $0) }.sorted()
+        try encoder.encode(kept).write(to: URL(fileURLWithPath: file), options: .atomic)
     }
 
     /// Why `folder`, which has no lock now, should have one; nil when it never had one.
@@ -49,7 +65,7 @@ public struct LockHistory: Sendable {
             .lockMissing, subject: (folder as NSString).appendingPathComponent(PluginLock.fileName),
             reason: "the folder had a \(PluginLock.fileName) before and has none now, so its libraries load unchecked",
             fix:
-                "restore the lock, or lock the folder again with `microapp lock \(folder)`; if you removed it on purpose, remove the folder from \(file)"
+                "restore the lock, or lock the folder again with `microapp lock \(folder)`; if you removed it on purpose, run `microapp lock \(folder) --forget`"
         )
     }
 

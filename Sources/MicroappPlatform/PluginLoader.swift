@@ -195,7 +195,7 @@ public enum PluginLoader {
     private static func executable(_ path: String) -> Problem {
         Problem(
             .notSharedObject, subject: path, reason: "it is an executable, not a shared library",
-            fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder")
+            fix: SharedObjectCheck.notALibraryFix)
     }
 
     /// A library that does not export the entry symbol.

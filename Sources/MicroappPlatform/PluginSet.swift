@@ -178,7 +178,14 @@ public enum PluginSet {
             }
             if let lock = locks[folder] ?? nil {
                 if let problem = lock.problem(with: path, sha256: copy.sha256) {
-                    check.problems.append(problem)
+                    // A file that cannot load at all (truncated, not a shared object) says so first: locking it again
+                    // would not help, and the lock's fix would send the person there.
+                    if var broken = SharedObjectCheck.problem(at: copy.path), broken.code == .notSharedObject {
+                        broken.subject = path
+                        check.problems.append(broken)
+                    } else {
+                        check.problems.append(problem)
+                    }
                     continue
                 }
                 check.locks[path] = lock.pin(of: path)

@@ -16,7 +16,12 @@ import MicroappCore
 
 /// Refuses, before `dlopen` sees it, what is not a complete, readable ELF shared object for this architecture:
 /// `dlopen` of a truncated file dies with SIGBUS instead of failing.
-enum SharedObjectCheck {
+package enum SharedObjectCheck {
+    /// The fix for a file in a plugin folder that is no feature library at all; a command that names one file
+    /// (`release --library`) says its own.
+    package static let notALibraryFix =
+        "build the feature as a `.dynamic` library product, or remove the file from the plugin folder"
+
     /// Why a 64-bit little-endian ELF file is shorter than its headers say, or nil if it holds all they name.
     private static func truncation(of file: FileHandle, header bytes: [UInt8], size: UInt64) -> String? {
         guard let header = ELFHeader(bytes) else { return "its ELF header is incomplete" }
@@ -83,7 +88,7 @@ enum SharedObjectCheck {
             return Problem(
                 .notSharedObject, subject: path,
                 reason: isELF ? "it is an ELF file but not a shared object" : "it is not an ELF shared object",
-                fix: "build the feature as a `.dynamic` library product, or remove the file from the plugin folder")
+                fix: notALibraryFix)
         }
         let machine = UInt16(header[18]) | UInt16(header[19]) << 8
         guard machine == hostMachine else {

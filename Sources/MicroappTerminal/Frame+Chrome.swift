@@ -4,16 +4,19 @@ import MicroappSDK
 // What the chrome around a screen says, shared by the plain-text and terminal renderers.
 
 extension Frame {
-    /// Who or what the app runs as: the account, `signed out`, or the mode (`solo · mocks`), with the account
-    /// after the mode when both are known.
+    /// Who or what the app runs as: the account, `signed out` (in an app with accounts), or the mode
+    /// (`solo · mocks`), with the account after the mode when both are known.
     var status: String {
         switch (account, modeWords) {
         case (let account?, let mode?): "\(mode) · \(account)"
         case (let account?, nil): account
         case (nil, let mode?): mode
-        case (nil, nil): "signed out"
+        case (nil, nil): hasAccounts == false ? "" : "signed out"
         }
     }
+
+    /// The app's name in the header: `Microapps` when the frame does not say.
+    var appName: String { app?.sanitized ?? "Microapps" }
 
     /// The header's words for the mode: nothing in the full app, `solo · mocks`, `preview · alert`.
     var modeWords: String? {
@@ -24,15 +27,15 @@ extension Frame {
         }
     }
 
-    /// `Microapps · Auth` on the left, `signed out   v1` on the right, in exactly `width` columns. On an untrusted
+    /// `Microapps · Auth` (the app's name) on the left, `signed out   v1` on the right, in exactly `width` columns. On an untrusted
     /// feature's screen the host's mark takes the name's place (`Microapps · untrusted · lurker from /plugins`): the
     /// feature chose its name, the host knows its id and folder.
     /// On the host's own screens (a route that cannot open, a stub) no version, and the app's name once:
     /// `Microapps   signed out`.
     func headerLine(width: Int, indent: String = "") -> String {
-        let name = isHostScreen && headerName == "Microapps" ? "" : " · " + headerName
-        let version = isHostScreen ? "" : "   v\(version)"
-        return spread(left: indent + "Microapps" + name, right: status.sanitized + version, width: width)
+        let name = isHostScreen && headerName == appName ? "" : " · " + headerName
+        let version = isHostScreen ? "" : (status.isEmpty ? "" : "   ") + "v\(version)"
+        return spread(left: indent + appName + name, right: status.sanitized + version, width: width)
     }
 
     /// True on the host's own screens, which no feature draws and which have no version.

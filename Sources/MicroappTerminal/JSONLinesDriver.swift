@@ -90,8 +90,8 @@ private struct FrameBody: Encodable {
     }
 }
 
-/// The body of notice and error lines; the hot-swap fields (`feature`, `from`, `to`, `milliseconds`, `detail`)
-/// only when set.
+/// The body of notice and error lines; the hot-swap fields (`feature`, `from`, `to`, `milliseconds`, `detail`,
+/// `state`) only when set.
 private struct MessageBody: Encodable {
     let code: String
     let message: String
@@ -111,7 +111,7 @@ private struct MessageBody: Encodable {
         extra = notice
     }
 
-    enum Key: String, CodingKey { case code, message, fix, feature, from, to, milliseconds, detail }
+    enum Key: String, CodingKey { case code, message, fix, feature, from, to, milliseconds, detail, state }
 
     func encode(to encoder: any Encoder) throws {
         var object = encoder.container(keyedBy: Key.self)
@@ -127,5 +127,6 @@ private struct MessageBody: Encodable {
         try object.encodeIfPresent(extra?.to, forKey: .to)
         try object.encodeIfPresent(extra?.milliseconds, forKey: .milliseconds)
         try object.encodeIfPresent(extra?.detail, forKey: .detail)
+        try object.encodeIfPresent(extra?.state, forKey: .state)
     }
 }

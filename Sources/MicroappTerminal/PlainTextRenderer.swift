@@ -40,20 +40,18 @@ public enum PlainTextRenderer {
             let title = tab.title.sanitized
             return (index == 0 ? "Tabs: " : "") + "\(tab.selected ? "[\(title)]" : title) (\(tab.id.sanitized))"
         }
-        return flowed(parts, separator: " · ", width: width)
+        // A line that wraps goes on with the separator it broke at, so the next one reads as the same list.
+        return flowed(parts, separator: " · ", width: width - 2).enumerated().map {
+            $0.offset == 0 ? $0.element : "· " + $0.element
+        }
     }
 
-    /// One notice as a log line: `! message (fix)` for problems, `· message` for information.
+    /// One notice as a log line: `! message (fix)` for problems, `· message` for information (`· message (fix)`
+    /// when it has a fix, e.g. a swap of a feature that keeps no state).
     public static func render(_ notice: Notice) -> String {
-        switch notice.level {
-        case .info: "· \(notice.message.sanitized)"
-        case .error:
-            if let fix = notice.fix, !fix.isEmpty {
-                "! \(notice.message.sanitized) (\(fix.sanitized))"
-            } else {
-                "! \(notice.message.sanitized)"
-            }
-        }
+        let mark = notice.level == .info ? "·" : "!"
+        guard let fix = notice.fix, !fix.isEmpty else { return "\(mark) \(notice.message.sanitized)" }
+        return "\(mark) \(notice.message.sanitized) (\(fix.sanitized))"
     }
 
     /// The screen's body; with `untrustedMark`, each secure field carries it (`[untrusted · lurker from /plugins]`).

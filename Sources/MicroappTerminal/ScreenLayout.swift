@@ -27,7 +27,7 @@ struct ScreenLayout {
     var hasLog = false
 
     static let spinner: [Character] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
-    static let keyHelp = "tab/↑↓ move · enter select · esc back · q quit"
+    static let keyHelp = "tab/↑↓ move · enter select · esc back · ctrl-c quit"
     static let fieldKeyHelp = "tab/↑↓ move · type to edit · esc back · ctrl-c quit"
 
     /// The key help when the app shows tabs: the digits that pick them (alt-digits while a field has the keys).
@@ -35,7 +35,7 @@ struct ScreenLayout {
         let keys = min(tabCount, 9) == 1 ? "1 tab" : "1-\(min(tabCount, 9)) tabs"
         return isField
             ? "↑↓ move · alt+\(keys) · esc back · ctrl-c quit"
-            : "↑↓ move · enter select · \(keys) · esc back · q quit"
+            : "↑↓ move · enter select · \(keys) · esc back · ctrl-c quit"
     }
 
     /// The laid-out lines (exactly `height` of them) and the scroll offset to pass next time.
@@ -45,13 +45,13 @@ struct ScreenLayout {
         let focusedID = focus.focusedID(in: screen)
         let rule = StyledLine(" " + String(repeating: "─", count: columns - 1), .dim)
         let header = headerLine(frame, columns: columns)
-        let footer = footerLine(frame: frame, focusedID: focusedID, columns: columns)
+        let footer = footerLines(frame: frame, focusedID: focusedID, columns: columns)
         let tabBar =
             frame.tabs.isEmpty ? [] : [tabBarLine(frame.tabs, isField: isField(focusedID, in: screen), columns)]
 
         var content = ContentLayout(width: columns, focusedID: focusedID, focus: focus, color: color)
         content.untrustedMark = frame.untrustedMark
-        let bodyHeight = max(height - 4 - tabBar.count, 1)
+        let bodyHeight = max(height - 3 - footer.count - tabBar.count, 1)
         let areaHeight = max(bodyHeight - 2, 1)
         var body: [BodyLine]
         switch screen.state {
@@ -95,9 +95,9 @@ struct ScreenLayout {
             title = StyledLine("  Log · what isolated features printed, newest last", .bold)
             visible = logLines(log, columns: columns, rows: areaHeight)
         }
-        var lines = [header] + tabBar + [rule, title, StyledLine()] + visible + [rule, footer]
+        var lines = [header] + tabBar + [rule, title, StyledLine()] + visible + [rule] + footer
         if lines.count > height {
-            lines = Array(lines.prefix(max(height - 1, 0))) + (height > 0 ? [footer] : [])
+            lines = Array(lines.prefix(max(height - footer.count, 0))) + footer.suffix(max(height, 0))
         }
         return (lines.map { $0.truncated(toWidth: columns) }, offset)
     }
@@ -106,7 +106,7 @@ struct ScreenLayout {
     /// sends can draw.
     private func headerLine(_ frame: Frame, columns: Int) -> StyledLine {
         let text = frame.headerLine(width: columns, indent: " ")
-        let prefix = " Microapps · "
+        let prefix = " \(frame.appName) · "
         guard let mark = frame.untrustedMark, text.hasPrefix(prefix) else { return StyledLine(text, .bold) }
         let rest = text.dropFirst(prefix.count)
         // The mark runs to the gap before the status (it may have been cut to fit).
@@ -267,7 +267,8 @@ struct ScreenLayout {
         return StyledLine([shown, Span(String(repeating: " ", count: gap)), Span(route, .dim)])
     }
 
-    private func footerLine(frame: Frame, focusedID: String?, columns: Int) -> StyledLine {
+    /// The footer: one line, or a notice too long for one wrapped over up to three.
+    private func footerLines(frame: Frame, focusedID: String?, columns: Int) -> [StyledLine] {
         // Where the feature on screen runs, before its route: `in-process · characters://list`.
         let place = frame.isolation.map { $0 == .process ? "isolated · " : "in-process · " } ?? ""
         let route = place + frame.route.sanitized + " "
@@ -279,23 +280,43 @@ struct ScreenLayout {
             let shown = prompt + addressBar.sanitized.truncatedFromStart(toWidth: room)
             let caret = color ? Span(" ", .focused) : Span("_")
             let gap = max(3, columns - shown.displayWidth - 1 - help.displayWidth)
-            return StyledLine([Span(shown), caret, Span(String(repeating: " ", count: gap)), Span(help, .dim)])
+            return [StyledLine([Span(shown), caret, Span(String(repeating: " ", count: gap)), Span(help, .dim)])]
         } else if let log {
             let features = Set(log.entries.map(\.feature)).count
             left = Span(" ctrl-l/esc close log · \(log.entries.count) line(s) of \(features) feature(s)", .dim)
         } else if let notice, !Self.screen(frame.screen, alreadySays: notice) {
+            let fix = notice.fix.map { " — \($0.sanitized)" } ?? ""
             switch notice.level {
-            case .info: left = Span((notice.isProgress ? " ~ " : " ✓ ") + notice.message.sanitized, .success)
-            case .error:
-                let fix = notice.fix.map { " — \($0.sanitized)" } ?? ""
-                left = Span(" ! " + notice.message.sanitized + fix, .error)
+            case .info where notice.isProgress: left = Span(" ~ " + notice.message.sanitized + fix, .success)
+            case .info where notice.isSuccess: left = Span(" ✓ " + notice.message.sanitized + fix, .success)
+            case .info: left = Span(" · " + notice.message.sanitized + fix)
+            case .error: left = Span(" ! " + notice.message.sanitized + fix, .error)
             }
         } else {
-            return keyHelpFooter(frame: frame, focusedID: focusedID, columns: columns, route: route, place: place)
+            return [keyHelpFooter(frame: frame, focusedID: focusedID, columns: columns, route: route, place: place)]
         }
         let room = max(0, columns - route.displayWidth - 3)
-        let shown = Span(left.text.truncated(toWidth: room), left.style)
+        guard left.text.displayWidth <= room else {
+            // A notice too long to stand beside the route is wrapped over up to three lines, the route left out
+            // while it shows: never cut where the part that matters may be (the outcome at the end of a swap's).
+            let mark = String(left.text.prefix(3))
+            return String(left.text.dropFirst(3)).wrapped(toWidth: columns - 4).prefix(3).enumerated().map {
+                StyledLine(($0.offset == 0 ? mark : "   ") + $0.element, left.style)
+            }
+        }
+        let shown = Span(left.text, left.style)
         let gap = max(3, columns - shown.text.displayWidth - route.displayWidth)
-        return StyledLine([shown, Span(String(repeating: " ", count: gap)), Span(route, .dim)])
+        return [StyledLine([shown, Span(String(repeating: " ", count: gap)), Span(route, .dim)])]
     }
+}
+
+extension Notice {
+    /// Codes of news that something went well (a swap, a build, an update): the footer ticks them. Other information
+    /// (a redirect, nothing to go back to, a stub) is not a success and gets a plain mark.
+    static let successCodes: Set<String> = [
+        "swapped", "rolled-back", "built", "updated", "update-checked", "canary-passed", "feature-restarted",
+    ]
+
+    /// True for news that something went well (see `successCodes`).
+    var isSuccess: Bool { level == .info && Self.successCodes.contains(code) }
 }

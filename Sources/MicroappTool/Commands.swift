@@ -36,7 +36,10 @@ enum CommonOptions {
     /// `characters//detail/2`) is refused before anything starts.
     static let open = OptionSpec.value(
         "--open", "URL", .route, help: "start at this route, e.g. --open characters://detail/2")
-    static let noBuild = OptionSpec.flag("--no-build", help: "do not rebuild stale plugin libraries first")
+    static let noBuild = OptionSpec.flag(
+        "--no-build",
+        help: "do not rebuild stale plugin libraries first (without it, in the repository, stderr says which it builds)"
+    )
     static let noProbe = OptionSpec.flag(
         "--no-probe", help: "load new libraries without trying them in a child process first (faster, unsafe)")
     static let json = OptionSpec.flag("--json", help: "one JSON object per line (fields in the README)")

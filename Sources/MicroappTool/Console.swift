@@ -6,12 +6,15 @@ import Synchronization
 enum Console {
     // A stream that is gone (a closed terminal answers EIO) loses the line: `FileHandle.write(_:)` would trap on the
     // error and end the process before it cleans up.
-    static func out(_ text: String) {
-        try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+    // Each line says the host's own command where the tool's text says `microapp` (see `ProgramName`); `verbatim`
+    // text (a feature's screens, drawn by `preview`) is written as it is.
+    static func out(_ text: String, verbatim: Bool = false) {
+        let line = verbatim ? text : ProgramName.spoken(text)
+        try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
     }
 
     static func err(_ text: String) {
-        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((ProgramName.spoken(text) + "\n").utf8))
     }
 
     /// One JSON object per line, keys sorted, for scripts. A value that cannot be encoded is never skipped quietly:

@@ -9,6 +9,7 @@ extension FeatureScaffold {
 
     var featureSource: String {
         #"""
+        import Foundation
         import MicroappSDK
 
         /// \#(name): one screen, \#(route), that greets whoever is named in it.
@@ -83,7 +84,7 @@ extension FeatureScaffold {
             }
         }
 
-        /// \#(name)'s live Root: sends each location to its view model.
+        /// \#(name)'s live Root: sends each location to its view model, and keeps what was typed across a hot swap.
         @MainActor
         final class \#(typePrefix)Root: Root {
             private let viewModel: \#(typePrefix)ViewModel
@@ -95,6 +96,14 @@ extension FeatureScaffold {
             func screen(at location: Location) -> Screen { viewModel.screen }
 
             func handle(_ action: Action, at location: Location) { viewModel.handle(action) }
+
+            /// The state the next version starts from after a hot swap, as JSON.
+            func snapshot() -> Data? { try? JSONEncoder().encode(viewModel.saved) }
+
+            /// Takes back a snapshot of this or an earlier version; throws (the screen starts fresh) when it cannot.
+            func restore(from snapshot: Data) throws {
+                viewModel.restore(try JSONDecoder().decode(\#(typePrefix)ViewModel.Saved.self, from: snapshot))
+            }
         }
 
         """#
@@ -119,6 +128,11 @@ extension FeatureScaffold {
                 case failed(String)
             }
 
+            /// What outlives a hot swap: the name typed. The greeting is asked for again, from the new version.
+            struct Saved: Codable {
+                var name: String
+            }
+
             static let nameID = "name"
             static let greetID = "greet"
             static let retryID = "retry"
@@ -133,6 +147,10 @@ extension FeatureScaffold {
                 self.dependencies = dependencies
                 self.onChange = onChange
             }
+
+            var saved: Saved { Saved(name: name) }
+
+            func restore(_ saved: Saved) { name = saved.name }
 
             /// Asks for the first greeting when the screen first shows.
             func willShow() {
@@ -271,6 +289,17 @@ extension FeatureScaffold {
                     try harness.type("Rick", into: "name")
                     try harness.tap("greet")
                     _ = try await harness.next { $0.texts == ["Hello, Rick!"] }
+                }
+
+                @Test("the name typed outlives a hot swap: the next version greets it again")
+                func keepsTheNameAcrossASwap() async throws {
+                    let before = try RootDriver(\#(typePrefix)Feature.self, open: "\#(route)")
+                    _ = try await before.next { $0.texts == ["Hello, World!"] }
+                    try before.type("Morty", into: "name")
+                    let snapshot = try #require(before.root.snapshot())
+                    let after = try RootDriver(\#(typePrefix)Feature.self, open: "\#(route)", restoring: snapshot)
+                    _ = try await after.next { $0.texts == ["Hello, Morty!"] }
+                    #expect(after.field("name")?.text == "Morty")
                 }
 
                 @Test("it provides the app a greeting that welcomes the name asked for")

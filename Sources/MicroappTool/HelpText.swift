@@ -8,7 +8,15 @@ struct HelpText {
     let commands: CommandSet
 
     /// The SDK is the one loaded (it may be newer than the one this binary was built against).
-    static var version: String { "microapp 0.1.0 (entry ABI 1, SDK \(SDKVersion.current))" }
+    static var version: String { "microapp 0.1.0 (\(abi))" }
+
+    private static var abi: String { "entry ABI 1, SDK \(SDKVersion.current)" }
+
+    /// What `--version` prints: `version`, or for a host of its own `hello-host (MicroappTool 0.1.0, entry ABI 1, …)`
+    /// (the version is the tool's, not the host's).
+    static var versionLine: String {
+        ProgramName.name == ProgramName.written ? version : "\(ProgramName.name) (MicroappTool 0.1.0, \(abi))"
+    }
 
     /// `microapp --help`: every command with its summary, then the options of `run` (the default command).
     var overview: String {

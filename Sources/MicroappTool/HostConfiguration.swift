@@ -14,8 +14,11 @@ public struct HostConfiguration: Sendable {
         case inspection
     }
 
-    /// The app's name, on the host's own screens.
+    /// The app's name, in the header of every screen.
     public var name: String
+    /// The command people type to run this host: every message, help text, fix and "next:" line says it. By default
+    /// the executable's own file name (`hello-host`).
+    public var commandName = FileFacts.executable.lastPathComponent
     /// Where a run starts and where sign-in continues to when nothing was pending (`--home` overrides it).
     public var home: String
     /// The sign-in route used when no loaded feature declares one with `isSignIn` (in `solo`, its stub is shown

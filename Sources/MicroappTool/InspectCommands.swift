@@ -271,6 +271,8 @@ enum DoctorCommand: Command {
         discussion: """
             Loads every plugin in each DIR (default: the plugins beside this executable), resolves them together,
             and prints one row per library: feature, version, file, verdict and reason. Exit 2 if any is bad.
+            In the repository, the plugin libraries missing or older than their sources are built first, as run
+            does (stderr says which), so it checks what run would load; --no-build checks them as they are.
             """)
 
     @MainActor

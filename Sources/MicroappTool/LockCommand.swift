@@ -17,17 +17,26 @@ enum LockCommand: Command {
             under --isolation auto (without it, entries keep the setting they had)
             """)
 
+    static let forget = OptionSpec.flag(
+        "--forget",
+        help: """
+            forget that DIR had a plugins.lock (you removed it on purpose): loading it
+            no longer warns that its lock is missing; writes no lock
+            """)
+
     static let declaration = CommandSpec(
         "microapp lock", summary: "write DIR/plugins.lock (SHA-256 per library); then only those load",
         operands: [.optional("DIR")],
-        options: [CommonOptions.noBuild, CommonOptions.probeUnsandboxed, isolation],
+        options: [CommonOptions.noBuild, CommonOptions.probeUnsandboxed, isolation, forget],
         discussion: """
             Writes DIR/plugins.lock (default: the folder of this executable, an installed app's plugins/) with the SHA-256 of each library in
             DIR. While it exists, a library in DIR that is not in it or does not match is refused; run
             `microapp lock` again after rebuilding, or delete the file. Each library is read once into a private
             copy, which is hashed and examined in a sandboxed child process (as `microapp probe` does): no code
             of the libraries runs in this process. Exit 2, writing nothing, when a library in DIR does not load
-            (also when this kernel lacks a sandbox mechanism, unless --allow-unsandboxed).
+            (also when this kernel lacks a sandbox mechanism, unless --allow-unsandboxed). A folder once locked is
+            remembered ($XDG_STATE_HOME/microapp/locked-folders.json), so a lock deleted later is warned about;
+            --forget forgets it, and folders that no longer exist are forgotten whenever the record is written.
             """)
 
     @MainActor
@@ -39,6 +48,7 @@ enum LockCommand: Command {
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.pluginDirectory.path
+        if arguments[forget] { return try forgetting(folder, environment: arguments.environment) }
         // The pipeline's first step: the folder's libraries, less a build folder's leftovers (nothing built).
         let request = PluginSetRequest(locations: locations, directories: [folder], environment: arguments.environment)
         let found = await PluginSetLoader.find(request)
@@ -89,6 +99,25 @@ enum LockCommand: Command {
         }
         Console.out("locked \(examined.count) libraries in \(folder)/\(PluginLock.fileName)")
         return .ok
+    }
+
+    /// `lock DIR --forget`: the record of locked folders forgets `folder` (and the folders that no longer exist).
+    private static func forgetting(_ folder: String, environment: HostEnvironment) throws(UsageError) -> ExitCode {
+        let history = LockHistory(environment: environment)
+        do {
+            let forgotten = try history.forget(folder)
+            Console.out(
+                forgotten
+                    ? "forgot that \(folder) had a \(PluginLock.fileName): loading it no longer warns that it is missing"
+                    : "\(folder) was not remembered as locked: nothing to forget")
+            return .ok
+        } catch {
+            throw UsageError(
+                Problem(
+                    code: "lock-history-not-written", subject: "",
+                    reason: "could not write \(history.file): \(error.localizedDescription)",
+                    fix: "make its folder writable"))
+        }
     }
 
     /// `paths`, the libraries of `folder`, as a lock pins them: no library runs in this process; each is read once

@@ -46,9 +46,10 @@ public enum MicroappTool {
     /// Dispatches the command line to its command (a built-in one or `host`'s) and answers the contract's code.
     @MainActor
     static func dispatch(_ words: [String], host: HostConfiguration, environment: HostEnvironment) async -> ExitCode {
+        ProgramName.use(host.commandName)
         do throws(UsageError) {
             if words.first == "--version" {
-                Console.out(HelpText.version)
+                Console.out(HelpText.versionLine)
                 return .ok
             }
             let commands = CommandSet(host: host)

@@ -80,12 +80,18 @@ enum NewCommand: Command {
             Added "\(name)" to the feature list in Package.swift (SwiftPM sees the change at the next build).
 
             Next\(nextFolder(root, from: arguments.environment.currentDirectory)):
-              swift run microapp --open \(scaffold.route)   run the app at its screen
-              swift run microapp solo \(name)        run it alone on its mocks (--mock \(scaffold.serviceKey)=failing|slow)
-              swift run microapp preview \(name)     its screen in each state, as in Plugins/\(name)/Previews
-              swift test --filter \(name)Tests       its tests
-              swift run microapp remove \(name)      take it out again (its folder and its line in Package.swift)
             """)
+        Console.out(
+            nextRows([
+                ("swift run microapp --open \(scaffold.route)", "run the app at its screen"),
+                (
+                    "swift run microapp solo \(name)",
+                    "run it alone on its mocks (--mock \(scaffold.serviceKey)=failing|slow)"
+                ),
+                ("swift run microapp preview \(name)", "its screen in each state, as in Plugins/\(name)/Previews"),
+                ("swift test --filter \(name)Tests", "its tests"),
+                ("swift run microapp remove \(name)", "take it out again (its folder and its line in Package.swift)"),
+            ]))
         return .ok
     }
 
@@ -159,13 +165,32 @@ enum NewCommand: Command {
             It builds against SDK \(installation.version) in \(installation.folder.path) (`microapp sdk`).\(custom)
 
             Next, in \(folder.path):
-              swift build                                   makes .build/debug/lib\(name).so
-              swift test                                    runs its tests
-              \(microapp.command) --plugins .build/debug --open \(scaffold.route)
-              \(microapp.command) solo \(name) --plugins .build/debug --watch   alone on its mocks; a save rebuilds and swaps it
-              \(microapp.command) preview \(name) --plugins .build/debug --output Previews   rewrite the golden previews
-            """ + (microapp.pathNote.map { "\n\($0)" } ?? ""))
+            """)
+        Console.out(
+            nextRows([
+                ("swift build", "makes .build/debug/lib\(name).so"),
+                ("swift test", "runs its tests"),
+                ("\(microapp.command) --plugins .build/debug --open \(scaffold.route)", "the app at its screen"),
+                (
+                    "\(microapp.command) solo \(name) --plugins .build/debug --watch",
+                    "alone on its mocks; a save rebuilds and swaps it"
+                ),
+                (
+                    "\(microapp.command) preview \(name) --plugins .build/debug --output Previews",
+                    "rewrite the golden previews"
+                ),
+            ]) + (microapp.pathNote.map { "\n\($0)" } ?? ""))
         return .ok
+    }
+
+    /// The rows of a "Next:" list, each command (as this host's name says it) padded to the longest so that what each
+    /// does starts in one column; when a command is too long for that (a full path), what it does goes under it.
+    static func nextRows(_ rows: [(command: String, what: String)]) -> String {
+        let spoken = rows.map { (command: ProgramName.spoken($0.command), what: $0.what) }
+        let width = spoken.map(\.command.count).max() ?? 0
+        guard width <= 60 else { return spoken.map { "  \($0.command)\n      \($0.what)" }.joined(separator: "\n") }
+        return spoken.map { "  " + $0.command.padding(toLength: width, withPad: " ", startingAt: 0) + "   " + $0.what }
+            .joined(separator: "\n")
     }
 
     /// How to start this `microapp` from any folder, as the "Next:" lines print it: `microapp` when that name on PATH

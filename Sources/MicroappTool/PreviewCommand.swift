@@ -81,9 +81,11 @@ enum PreviewCommand: Command {
             return write(rendered.map { ($0.name, $0.frame) }, to: output, replacing: chosen.count == named.count)
         }
         if json {
-            for item in rendered { Console.out(jsonLine(item.frame, name: item.name, preview: item.preview)) }
+            for item in rendered {
+                Console.out(jsonLine(item.frame, name: item.name, preview: item.preview), verbatim: true)
+            }
         } else {
-            Console.out(rendered.map { PlainTextRenderer.render($0.frame) }.joined(separator: "\n\n"))
+            Console.out(rendered.map { PlainTextRenderer.render($0.frame) }.joined(separator: "\n\n"), verbatim: true)
         }
         return .ok
     }

@@ -46,11 +46,7 @@ enum ReleaseCommand: Command {
         // The key first: a missing key is told before a release build of minutes, not after.
         let folders = ReleaseFolders(environment: arguments.environment)
         let keyName = arguments[key]
-        let signing: Ed25519.PrivateKey
-        switch ReleaseKeyFile.read(keyName, in: folders) {
-        case .success(let found): signing = found
-        case .failure(let problem): throw UsageError(problem)
-        }
+        let signing = try NameSuggestions.signingKey(keyName, in: folders)
         let path: String
         if let given = arguments[library] {
             path = given
@@ -116,13 +112,16 @@ enum ReleaseCommand: Command {
     @MainActor
     private static func build(_ name: String, in environment: HostEnvironment) throws(UsageError) -> String {
         guard let package = package(building: name, from: environment.currentDirectory) else {
+            let meant = NearMiss.closest(to: name, among: featureNames(from: environment.currentDirectory)).map {
+                "did you mean `microapp release \($0)`? Otherwise "
+            }
             throw UsageError(
                 Problem(
                     code: "release-no-package", subject: name,
                     reason:
                         "no package here or above has Plugins/\(name) or Sources/\(name), and this microapp was not built from one that does",
                     fix:
-                        "run it in the feature's package (`microapp new \(name) --package DIR` makes one) or in the repository, or give a built library with --library FILE"
+                        "\(meant ?? "")run it in the feature's package (`microapp new \(name) --package DIR` makes one) or in the repository, or give a built library with --library FILE"
                 ))
         }
         let builder = PluginBuilder(
@@ -178,6 +177,19 @@ enum ReleaseCommand: Command {
         return PluginLocations.current().repository.map(\.path).flatMap { builds($0) ? $0 : nil }
     }
 
+    /// The features a release here could mean: the folders of Plugins/ and Sources/ of the nearest package from
+    /// `start` up, and of the repository this host was built from.
+    private static func featureNames(from start: String) -> [String] {
+        var folder = URL(fileURLWithPath: start).standardizedFileURL.path
+        while !Files.exists(folder + "/Package.swift") && folder != "/" && !folder.isEmpty {
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        let packages = [folder] + (PluginLocations.current().repository.map { [$0.path] } ?? [])
+        return packages.flatMap { package in
+            ["Plugins", "Sources"].flatMap { Files.names(in: package + "/" + $0) }
+        }
+    }
+
     /// The package around `folder` (the nearest folder from it up with Package.swift) when it is one feature's own:
     /// its Sources/ has exactly one module NAME beside its entry module NAMEPlugin. Nil otherwise.
     static func ownPackage(from folder: String) -> (folder: String, feature: String)? {
@@ -206,7 +218,14 @@ enum ReleaseCommand: Command {
         case .failure(let problem): return .failure(problem.problem)
         }
         let report = probe.report(for: copy)
-        if let problem = report.problem { return .failure(problem.problem) }
+        if var problem = report.problem?.problem {
+            // No plugin folder is involved: the fix is about the file given.
+            if problem.fix == SharedObjectCheck.notALibraryFix {
+                problem.fix =
+                    "give --library a feature's library, built as a `.dynamic` library product (`swift build -c release --product NAME`)"
+            }
+            return .failure(problem)
+        }
         guard let manifest = report.manifest else {
             return .failure(
                 Problem(

@@ -125,11 +125,7 @@ enum PublishCommand: Command {
             throw UsageError("--expires-in takes a number of days", fix: "write e.g. --expires-in 7")
         }
         let folders = ReleaseFolders(environment: arguments.environment)
-        let signing: Ed25519.PrivateKey
-        switch ReleaseKeyFile.read(arguments[key], in: folders) {
-        case .success(let found): signing = found
-        case .failure(let problem): throw UsageError(problem)
-        }
+        let signing = try NameSuggestions.signingKey(arguments[key], in: folders)
         let trust: TrustList
         switch ReleaseStore(folders: folders).trustList() {
         case .success(let found): trust = found

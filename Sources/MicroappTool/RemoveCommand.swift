@@ -27,8 +27,8 @@ enum RemoveCommand: Command {
         discussion: """
             Undoes `microapp new NAME` in the repository (the current folder or above, else the one this executable
             was built in): takes "NAME", out of the feature list in Package.swift (between
-            `// microapp: features begin` and `// microapp: features end`), deletes Plugins/NAME and the lib<NAME>.so
-            files built from it in .build. Package.swift's contents change, so the next `swift build` or `swift test`
+            `// microapp: features begin` and `// microapp: features end`), deletes Plugins/NAME, the lib<NAME>.so
+            files built from it in .build, and the build folders it left there (NAME.build, the watch loop's). Package.swift's contents change, so the next `swift build` or `swift test`
             sees the feature gone without purging SwiftPM's cache. A folder holding files is deleted only with --yes:
             work in it that is not committed cannot be brought back. Exit 1, deleting nothing, when NAME is neither
             listed nor a folder in Plugins/, or when --yes is needed.
@@ -61,6 +61,7 @@ enum RemoveCommand: Command {
         let folder = URL(fileURLWithPath: FeatureFolders.folder(of: name, in: root.path))
         let files = Self.files(in: folder)
         let libraries = builtLibraries(of: name, in: root)
+        let intermediates = buildFolders(of: name, in: root)
         var parts: [String] = []
         if list.declared.contains(name) { parts.append("\"\(name)\" from Package.swift's feature list") }
         if Files.exists(folder.path) {
@@ -68,6 +69,9 @@ enum RemoveCommand: Command {
         }
         if !libraries.isEmpty {
             parts.append(libraries.map { relative($0, to: root) }.joined(separator: ", "))
+        }
+        if !intermediates.isEmpty {
+            parts.append("its build folders (\(intermediates.map { relative($0, to: root) }.joined(separator: ", ")))")
         }
         guard files.isEmpty || arguments[yes] else {
             let shown = files.prefix(6).joined(separator: ", ") + (files.count > 6 ? ", …" : "")
@@ -82,7 +86,7 @@ enum RemoveCommand: Command {
         if list.declared.contains(name) { try NewCommand.writeManifest(list.removing(name), in: root, undoing: nil) }
         do {
             if Files.exists(folder.path) { try Files.remove(folder.path) }
-            for library in libraries { try Files.remove(library) }
+            for library in libraries + intermediates { try Files.remove(library) }
         } catch {
             throw UsageError(
                 "took \(name) out of Package.swift, but could not delete all of its files: \(error)",
@@ -122,6 +126,29 @@ enum RemoveCommand: Command {
                 for file in [PluginFileName.make(name), PluginFileName.make(name) + ".built"] {
                     let path = directory.appendingPathComponent(file).path
                     if Files.exists(path), seen.insert(path).inserted { found.append(path) }
+                }
+            }
+        }
+        return found.sorted()
+    }
+
+    /// What building `name` left in the repository's `.build`: SwiftPM's module folders (`<name>.build`,
+    /// `<name>Plugin.build`, `<name>Tests.build`) and the watch loop's shadow build (`microapp-watch/<configuration>/
+    /// <name>`), in each configuration; SwiftPM never deletes them once the target is gone.
+    private static func buildFolders(of name: String, in root: URL) -> [String] {
+        let build = root.appendingPathComponent(".build")
+        let scratches = [build] + Files.names(in: build.path).map { build.appendingPathComponent($0) }
+        var seen: Set<String> = []
+        var found: [String] = []
+        for folder in scratches {
+            for configuration in ["debug", "release"] {
+                let directory = folder.appendingPathComponent(configuration).resolvingSymlinksInPath()
+                let modules = [name, name + "Plugin", name + "Tests"].map {
+                    directory.appendingPathComponent($0 + ".build").path
+                }
+                let shadow = folder.appendingPathComponent("microapp-watch/\(configuration)/\(name)").path
+                for path in modules + [shadow] where Files.isDirectory(path) && seen.insert(path).inserted {
+                    found.append(path)
                 }
             }
         }

@@ -63,7 +63,7 @@ enum RunCommand: Command {
             naming the plugin; three crashes within ten seconds stop with a report (exit 3).
 
             TERMINAL KEYS
-              tab/↑↓ move · enter select (in a form's last field: submit) · esc back · q quit (ctrl-c in a field)
+              tab/↑↓ move · enter select (in a form's last field: submit) · esc back · ctrl-c quit (q too, outside a field)
               1-9 pick a tab (alt+1-9 while a field has the keys) · : open a route by URL (ctrl-o in a field)
               ctrl-l log of what isolated features printed, in place of the screen (ctrl-l or esc closes it)
             Signed in, the features' tabs stand under the header; text mode lists them with their ids and JSON frames
@@ -126,11 +126,12 @@ enum RunCommand: Command {
         let libraries = RecordedState.libraries(of: set.images)
         if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
         let placements = set.placements
+        var options = AppRuntime.Options(
+            name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running,
+            now: arguments.environment.now)
+        options.spoken = { ProgramName.spoken($0) }
         let runtime = AppRuntime(
-            sources: placements.map(\.source), resolution: set.resolution, container: set.container,
-            options: AppRuntime.Options(
-                name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running,
-                now: arguments.environment.now))
+            sources: placements.map(\.source), resolution: set.resolution, container: set.container, options: options)
         set.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }
@@ -205,7 +206,7 @@ enum RunCommand: Command {
             graph: ui == .web ? GraphCommand.dot(GraphCommand.graph(set)) : nil)
         watch?.stop()
         channel?.stop()
-        swapper?.stop()
+        swapper?.quit()
         set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
         return exit

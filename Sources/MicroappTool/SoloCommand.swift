@@ -91,12 +91,13 @@ enum SoloCommand: Command {
         // In a child, the mocks' session reaches the host only after the start; signing in opens home, the route
         // asked for, once it does.
         let home = library.feature == nil ? open ?? host.home : host.home
+        var options = AppRuntime.Options(
+            name: host.name, home: home, mode: .solo, mocks: setting.inUse,
+            foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback),
+            isolation: [manifest.id: placement.running], now: arguments.environment.now)
+        options.spoken = { ProgramName.spoken($0) }
         let runtime = AppRuntime(
-            sources: [placement.source], resolution: resolution, container: container,
-            options: AppRuntime.Options(
-                name: host.name, home: home, mode: .solo, mocks: setting.inUse,
-                foreign: ForeignRoutes(names: library.others, signIn: host.signInFallback),
-                isolation: [manifest.id: placement.running], now: arguments.environment.now))
+            sources: [placement.source], resolution: resolution, container: container, options: options)
         let problems = resolution.problems + runtime.startProblems
         guard problems.isEmpty, !runtime.runningFeatures.isEmpty else {
             Console.report(problems)

@@ -28,6 +28,12 @@ enum UpdateOptions {
             screening: PluginScreening(environment: environment, allowingUnsandboxed: sandbox.unsandboxed))
     }
 
+    /// What a change of the folder by hand means for an app already running from it: it keeps `keeping` until it
+    /// restarts (it loaded its libraries at its start, and a channel it follows does not go back).
+    static func runningAppNote(keeping: String) -> String {
+        "note: an app already running from this folder keeps \(keeping) until it restarts"
+    }
+
     /// The feature `name` names in `updater`'s folder: its id, or its library's name (`Characters` for
     /// `libCharacters.so`), either case.
     static func feature(_ name: String, in updater: Updater) throws(UsageError) -> Updater.Feature {
@@ -71,7 +77,7 @@ enum UpdateCommand: Command {
         guard let text = arguments[channel] else {
             throw UsageError("update needs --channel URL|DIR", fix: "write `microapp update --channel URL`")
         }
-        let source = ChannelSource(text, currentDirectory: arguments.environment.currentDirectory)
+        let source = try NameSuggestions.channel(text, currentDirectory: arguments.environment.currentDirectory)
         let updater = UpdateOptions.updater(arguments, channel: source)
         let report = await BlockingWork.run { updater.update(now: Date()) }
         for installed in report.installed {
@@ -79,6 +85,7 @@ enum UpdateCommand: Command {
                 "installed \(installed.feature) \(installed.from.map(String.init) ?? "?") → \(installed.to): \(installed.library)"
                     .sanitized)
         }
+        if !report.installed.isEmpty { Console.out(UpdateOptions.runningAppNote(keeping: "the versions it loaded")) }
         for skipped in report.skipped { Console.err(skipped, label: "skipped") }
         Console.report(report.refused)
         if report.installed.isEmpty && report.refused.isEmpty {
@@ -97,8 +104,9 @@ enum VersionsCommand: Command {
         operands: [.required("NAME")],
         options: [UpdateOptions.plugins, CommonOptions.probeUnsandboxed, CommonOptions.json],
         discussion: """
-            NAME is the feature's id or its library's name. The running version is the kept one whose library's
-            bytes are DIR/lib<F>.so's; a library put there by hand, with no kept version, runs the version its
+            NAME is the feature's id or its library's name. The current version (*, "running" in JSON), what an
+            app starts with (an app already running keeps what it loaded until it restarts), is the kept one whose
+            library's bytes are DIR/lib<F>.so's; a library put there by hand, with no kept version, is the version its
             manifest gives (read by the sandboxed probe). Marked versions are never installed again by update.
             With --json, one object per version, newest first: {"feature","version","running","kept","channel",
             "installed","bad","badSince"} (channel, installed, bad and badSince null when they do not apply).
@@ -110,7 +118,7 @@ enum VersionsCommand: Command {
         var feature: String
         /// The version.
         var version: Int
-        /// Whether it is the one the folder runs.
+        /// Whether it is the folder's current version (`lib<F>.so`, what an app starts with).
         var running: Bool
         /// Whether the folder keeps its library under `.versions/`.
         var kept: Bool
@@ -161,10 +169,12 @@ enum VersionsCommand: Command {
             rows.forEach(Console.json)
             return .ok
         }
-        Console.out("\(feature.id) in \(versions.plugins): \((feature.library.path as NSString).lastPathComponent)")
+        Console.out(
+            "\(feature.id) in \(versions.plugins): \((feature.library.path as NSString).lastPathComponent) (* current: "
+                + "what an app starts with; an app already running keeps the version it loaded until it restarts)")
         for row in rows {
             var line = "\(row.running ? "*" : " ") \(row.version)"
-            if row.running { line += "  running" }
+            if row.running { line += "  current" }
             if row.kept {
                 line += "  \(row.channel.map { "from \($0)" } ?? "kept from the folder")"
             } else {
@@ -188,9 +198,10 @@ enum RollbackCommand: Command {
         operands: [.required("NAME")],
         options: [UpdateOptions.plugins, version, CommonOptions.probeUnsandboxed],
         discussion: """
-            Makes the kept version the running lib<F>.so with one rename, pinned in plugins.lock, as update does. The
+            Makes the kept version the folder's lib<F>.so with one rename, pinned in plugins.lock, as update does. The
             version left is marked bad, so the next update does not bring it back (a later one is installed); a
-            version named with --to loses its own mark. Exit 1 when there is nothing to go back to.
+            version named with --to loses its own mark. An app already running from the folder keeps the version it
+            loaded until it restarts. Exit 1 when there is nothing to go back to.
             """)
 
     @MainActor
@@ -214,6 +225,7 @@ enum RollbackCommand: Command {
             Console.out(
                 "rolled back \(feature.id) \(left.version) → \(running.version): \(feature.library.path) (\(left.version) marked bad)"
                     .sanitized)
+            Console.out(UpdateOptions.runningAppNote(keeping: "running \(feature.id) \(left.version)").sanitized)
             return .ok
         case .failure(let problem): throw UsageError(problem)
         }

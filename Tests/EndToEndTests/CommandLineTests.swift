@@ -177,6 +177,12 @@ struct CommandLineTests {
         #expect(doctor.err.contains("microapp: warning: \(folder)/plugins.lock: the folder had a plugins.lock before"))
         #expect(
             doctor.err.contains("to fix: restore the lock, or lock the folder again with `microapp lock \(folder)`"))
+        #expect(doctor.err.contains("if you removed it on purpose, run `microapp lock \(folder) --forget`"))
+        let forget = try await runToEnd(["lock", folder, "--forget"])
+        #expect(forget.status == 0 && forget.out.contains("forgot that \(folder) had a plugins.lock"), "\(forget)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/plugins.lock"), "--forget writes no lock")
+        let forgotten = try await runToEnd(["doctor", folder, "--no-build", "--no-probe"])
+        #expect(!forgotten.err.contains("warning"), "\(forgotten.err)")
     }
 
     @Test("probe prints a real plugin's manifest and refuses a file that is not a library")

@@ -73,6 +73,8 @@ struct HotSwapEndToEndTests {
         let swapped = try await app.waitFor("notice") { $0["code"] as? String == "swapped" }
         #expect(swapped["feature"] as? String == "drop")
         #expect(swapped["from"] as? Int == 1 && swapped["to"] as? Int == 2)
+        #expect(swapped["state"] as? String == "kept")
+        #expect((swapped["message"] as? String)?.hasSuffix("(state kept)") == true)
         let frame = try await app.waitForFrame(route: "drop://home") { screenText($0).contains("Howdy Rick") }
         #expect(frame["version"] as? Int == 2)
         try app.send([["type": "rollback", "feature": "drop"]])
@@ -149,7 +151,8 @@ struct HotSwapEndToEndTests {
 
     /// Puts `build` at `installed` as a linker does: a new file under a temporary name, renamed over the old one.
     static func install(_ build: URL, at installed: URL) throws {
-        let staged = installed.deletingLastPathComponent().appendingPathComponent("libDrop.so.partial")
+        let staged = installed.deletingLastPathComponent().appendingPathComponent(
+            installed.lastPathComponent + ".partial")
         try? FileManager.default.removeItem(at: staged)
         try FileManager.default.copyItem(at: build, to: staged)
         _ = rename(staged.path, installed.path)

@@ -73,6 +73,21 @@ struct NewCommandTests {
         #expect(!created.out.contains("manifest-cache"), "no cache to bypass: \(created.out)")
         #expect(created.out.contains("swift test --filter BirdTests"))
         #expect(created.out.contains("microapp remove Bird"))
+        // The "Next:" rows: what each command does starts in one column.
+        let rows = created.out.split(separator: "\n").drop { !$0.hasPrefix("Next") }.dropFirst()
+        let columns = Set(
+            rows.map { row in
+                let gap = row.dropFirst(2).range(of: "   ").map { row[$0.upperBound...] } ?? ""
+                return row.count - gap.drop { $0 == " " }.count
+            })
+        #expect(rows.count == 5 && columns.count == 1, "\(rows)")
+
+        // What building it leaves in .build: SwiftPM's module folders and the watch loop's shadow build.
+        let leftovers = [".build/debug/Bird.build", ".build/debug/BirdTests.build", ".build/microapp-watch/debug/Bird"]
+        for leftover in leftovers {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(leftover + "/objects"), withIntermediateDirectories: true)
+        }
 
         // The folder holds work: remove says what it would delete, and deletes nothing without --yes.
         let refused = try await runMicroapp(["remove", "Bird"], in: root)
@@ -86,6 +101,10 @@ struct NewCommandTests {
         let removed = try await runMicroapp(["remove", "bird", "--yes"], in: root)
         #expect(removed.status == 0, "\(removed.err)")
         #expect(removed.out.contains("Removed Bird"))
+        #expect(removed.out.contains("its build folders (.build/debug/Bird.build, .build/debug/BirdTests.build"))
+        for leftover in leftovers {
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(leftover).path), "\(leftover)")
+        }
         #expect(try String(contentsOf: manifest, encoding: .utf8) == before)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Plugins").path) == ["Auth"]
@@ -203,6 +222,45 @@ struct NewCommandTests {
         #expect(preview.status == 0, "\(preview.err)")
         let goldens = folder.appendingPathComponent("Previews")
         #expect(try PreviewGoldenTests.textFiles(in: drawn) == PreviewGoldenTests.textFiles(in: goldens))
+    }
+
+    @Test("a scaffolded feature keeps the name typed across a hot swap, and the notice says its state was kept")
+    func scaffoldKeepsItsStateAcrossASwap() async throws {
+        let scaffold = try await Self.sharedScaffold()
+        // The next version: the live greeting edited, as a person's save would be (the Entry is the one-module copy).
+        let edited = try temporaryFolder("microapp-scaffold-v2")
+        var sources = [scaffold.root.appendingPathComponent("Entry.swift")]
+        let folder = scaffold.folder.appendingPathComponent("Sources")
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let copy = edited.appendingPathComponent(file)
+            try text.replacingOccurrences(of: #"Welcome, \("#, with: #"Howdy, \("#).write(
+                to: copy, atomically: true, encoding: .utf8)
+            sources.append(copy)
+        }
+        let second = try await compilePlugin(module: Self.name, sources: sources)
+        let library = "lib\(Self.name).so"
+        let plugins = try temporaryFolder("microapp-scaffold-watch")
+        let installed = plugins.appendingPathComponent(library)
+        try FileManager.default.copyItem(at: scaffold.plugins.appendingPathComponent(library), to: installed)
+
+        let app = try AppProcess([
+            "run", "--watch", "--isolation", "none", "--plugins", plugins.path, "--only", "gazorpazorp", "--open",
+            "gazorpazorp://home", "--ui", "json",
+        ])
+        try await app.waitForFrame(route: "gazorpazorp://home") { screenText($0).contains("Welcome, World!") }
+        try app.send([["type": "input", "id": "name", "text": "Morty"], ["type": "tap", "id": "greet"]])
+        try await app.waitForFrame(route: "gazorpazorp://home") { screenText($0).contains("Welcome, Morty!") }
+        try await app.waitFor("notice") { $0["code"] as? String == "watching" }
+        try HotSwapEndToEndTests.install(second.appendingPathComponent(library), at: installed)
+        let swapped = try await app.waitFor("notice") { $0["code"] as? String == "swapped" }
+        #expect(swapped["state"] as? String == "kept", "\(swapped)")
+        #expect((swapped["message"] as? String)?.hasSuffix("(state kept)") == true, "\(swapped)")
+        // The new version greets the kept name with its own words.
+        try await app.waitForFrame(route: "gazorpazorp://home") {
+            screenText($0).contains("Howdy, Morty!") && $0["version"] as? Int == 2
+        }
+        #expect(try await app.finish() == 0)
     }
 
     @Test(

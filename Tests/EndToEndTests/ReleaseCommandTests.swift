@@ -135,6 +135,9 @@ struct ReleaseCommandTests {
             ["release", "Broken", "--library", broken.path], in: home, environment: environment)
         #expect(refused.status == 2, "\(refused.err)")
         #expect(refused.err.contains("not releasing"), "\(refused.err)")
+        // No plugin folder is involved: the fix is about the file given.
+        #expect(refused.err.contains("to fix: give --library a feature's library"), "\(refused.err)")
+        #expect(!refused.err.contains("plugin folder"), "\(refused.err)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).sorted() == ["config", "libBroken.so"])
     }
 }

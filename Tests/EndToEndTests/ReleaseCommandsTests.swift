@@ -8,11 +8,7 @@ import Testing
 struct ReleaseCommandsTests {
     @Test("keygen prints a public key and keeps the private one 0600; trust lists it; publish signs a channel's index")
     func keygenTrustPublish() async throws {
-        let home = try temporaryFolder("release-home")
-        let environment = ["XDG_CONFIG_HOME": home.path + "/config", "XDG_STATE_HOME": home.path + "/state"]
-        let made = try await runToEnd(["keygen", "--name", "acme"], in: home, environment: environment)
-        #expect(made.status == 0, "\(made.err)")
-        let printed = made.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (home, environment, printed) = try await homeWithKey("release-home", key: "acme")
         let folders = ReleaseFolders(environment: environment, home: home.path)
         let key = try ReleaseKeyFile.read("acme", in: folders).get()
         #expect(KeyText.publicKey(printed) == key.publicKey)

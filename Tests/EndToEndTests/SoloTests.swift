@@ -93,6 +93,8 @@ struct SoloTests {
         #expect(key.status == 1)
         #expect(key.err.contains("there is no mock for 'characters.nope'"))
         #expect(key.err.contains("characters.page = default | failing") && key.err.contains("session (state)"))
+        #expect(key.err.contains("variants: characters.detail = default | failing; characters.page"), "\(key.err)")
+        #expect(!key.err.contains("   "), "the list is one line of items separated by '; ', not spaces: \(key.err)")
         let variant = try await runToEnd([
             "solo", "Characters", "--ui", "text", "--no-build", "--mock", "characters.page=slowish", "--isolation",
             isolation,

@@ -197,7 +197,7 @@ struct TerminalUITests {
         try await pane.typeRicksCredentials()
         try pane.send("Enter")
         let list = try await pane.waitFor("Rick Sanchez", "characters://list", "[1 Characters]")
-        #expect(list.contains("esc back · q quit"), "the footer at 80 columns:\n\(list)")
+        #expect(list.contains("esc back · ctrl-c quit"), "the footer at 80 columns:\n\(list)")
         for url in ["characters://nope", "nowhere://at/all"] {
             try pane.send(":", literal: true)
             try pane.send(url, literal: true)

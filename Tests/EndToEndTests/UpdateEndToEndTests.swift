@@ -20,13 +20,18 @@ struct UpdateEndToEndTests {
             let updated = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
             #expect(updated.status == 0, "\(updated.err)")
             #expect(updated.out.contains("installed tick 1 → 2"))
+            // An app running from the folder loaded its libraries at its start: it is told it keeps them.
+            #expect(
+                updated.out.contains(
+                    "note: an app already running from this folder keeps the versions it loaded until it restarts"))
             let two = try await Tick.library(2)
             #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == two)
             #expect(try world.lockEntry()?.sha256 == SHA256Text.of(two))
             #expect(try world.lockEntry()?.installing == nil)
             let listed = try await world.microapp(["versions", "tick", "--plugins", world.plugins])
             #expect(listed.status == 0, "\(listed.err)")
-            #expect(listed.out.contains("* 2  running  from \(url)"))
+            #expect(listed.out.contains("* 2  current  from \(url)"))
+            #expect(listed.out.contains("an app already running keeps the version it loaded until it restarts"))
             #expect(listed.out.contains("  1  kept from the folder"))
 
             let again = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
@@ -35,12 +40,15 @@ struct UpdateEndToEndTests {
             let back = try await world.microapp(["rollback", "Tick", "--plugins", world.plugins])
             #expect(back.status == 0, "\(back.err)")
             #expect(back.out.contains("rolled back tick 2 → 1"))
+            #expect(
+                back.out.contains(
+                    "note: an app already running from this folder keeps running tick 2 until it restarts"))
             let one = try await Tick.library(1)
             #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == one)
             #expect(try world.lockEntry()?.sha256 == SHA256Text.of(one))
             let marked = try await world.microapp(["versions", "tick", "--plugins", world.plugins])
             #expect(marked.out.contains("  2  from \(url)  bad: left by `microapp rollback`"), "\(marked.out)")
-            #expect(marked.out.contains("* 1  running"))
+            #expect(marked.out.contains("* 1  current"))
             let json = try await world.microapp(["versions", "tick", "--plugins", world.plugins, "--json"])
             let rows = json.out.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -68,7 +76,7 @@ struct UpdateEndToEndTests {
         #expect(none.status == 1)
         #expect(none.err.contains("nothing to go back to"))
         let byHand = try await world.microapp(["versions", "tick", "--plugins", world.plugins])
-        #expect(byHand.out.contains("* 1  running  not kept (put in the folder by hand; its manifest says 1)"))
+        #expect(byHand.out.contains("* 1  current  not kept (put in the folder by hand; its manifest says 1)"))
         try await world.publish(2)
         let updated = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
         #expect(updated.status == 0, "\(updated.err)")

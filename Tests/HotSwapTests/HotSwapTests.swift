@@ -73,6 +73,16 @@ struct HotSwapTests {
         #expect(rig.screen.contains("Howdy, Rick taps 3"))
         let swapped = try await rig.notice { $0.code == "swapped" }
         #expect(swapped.feature == "swappy" && swapped.from == 1 && swapped.to == 2 && swapped.milliseconds != nil)
+
+        // The app's copies of new builds go when it quits.
+        let copies = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: rig.swapper.swapsDirectory)) ?? []).filter {
+                $0.hasSuffix(".so")
+            }
+        }
+        #expect(!copies().isEmpty)
+        rig.swapper.quit()
+        #expect(copies().isEmpty, "\(copies())")
     }
 
     @Test(

@@ -35,4 +35,25 @@ struct ConsoleTests {
         #expect(Console.exitCode(for: .ok) == .internalError)
         #expect(Console.exitCode(for: .ok).rawValue != 0)
     }
+
+    @Test(
+        "a host's own name replaces microapp where it is the command, never in a path, file, marker or quoted id",
+        arguments: [
+            ("microapp: `microapp rollback` needs NAME", "hello-host: `hello-host rollback` needs NAME"),
+            ("did you mean `microapp routes`?", "did you mean `hello-host routes`?"),
+            ("swift run microapp solo X", "swift run hello-host solo X"),
+            ("  microapp --help | --version", "  hello-host --help | --version"),
+            ("this microapp was not built from one", "this hello-host was not built from one"),
+            ("a bug in microapp.", "a bug in hello-host."),
+            ("cached in $XDG_CACHE_HOME/microapp.", "cached in $XDG_CACHE_HOME/microapp."),
+            ("~/.local/share/microapp/sdk", "~/.local/share/microapp/sdk"),
+            ("include/microapp.h", "include/microapp.h"),
+            ("microapp-bundle, microapp_entry", "microapp-bundle, microapp_entry"),
+            (#"{"feature":"microapp"}"#, #"{"feature":"microapp"}"#),
+            ("`// microapp: features begin`", "`// microapp: features begin`"),
+        ])
+    func spokenName(written: String, spoken: String) {
+        #expect(ProgramName.spoken(written, as: "hello-host") == spoken)
+        #expect(ProgramName.spoken(written, as: "microapp") == written)
+    }
 }

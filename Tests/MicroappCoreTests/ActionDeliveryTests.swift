@@ -47,14 +47,8 @@ private final class OfferingRoot: Root {
 struct ActionDeliveryTests {
     @Test("what the screen offers reaches the feature; anything else is answered with not-on-screen")
     func onlyOfferedActions() async throws {
-        let source = FeatureSource.linked(Offering.self)
-        let container = Container()
-        let resolution = DependencyResolver.resolve(
-            [Candidate(manifest: source.manifest, path: source.origin, trust: .own)], hostOffers: container.offers)
-        let runtime = AppRuntime(sources: [source], resolution: resolution, container: container)
-        var notices: [Notice] = []
-        runtime.onUpdate = { _, posted in notices += posted }
-        runtime.open("offer://home")
+        let app = LinkedApp(Offering.self, open: "offer://home")
+        let runtime = app.runtime
         let root = try #require(Offering.latest)
 
         let refused: [(Action, String)] = [
@@ -72,7 +66,7 @@ struct ActionDeliveryTests {
         await Task.yield()
 
         #expect(root.received == offered)
-        let errors = notices.filter { $0.code == "not-on-screen" }
+        let errors = app.notices.filter { $0.code == "not-on-screen" }
         #expect(errors.count == refused.count + 1)
         for ((_, reason), notice) in zip(refused, errors) {
             #expect(notice.message.contains(reason), "\(notice.message)")

@@ -6,8 +6,8 @@ struct IsolationDecisionTests {
     typealias Row = (IsolationChoice, LibraryTrust.Origin, LibraryTrust.Lock, Isolation, String)
 
     static let table: [Row] = [
-        (.auto, .repository, .absent, .inProcess, "built from this repository's Plugins/"),
-        (.auto, .repository, .pinned(setting: nil), .inProcess, "built from this repository's Plugins/"),
+        (.auto, .repository, .absent, .inProcess, "built in this repository's own build folder"),
+        (.auto, .repository, .pinned(setting: nil), .inProcess, "built in this repository's own build folder"),
         (.auto, .repository, .pinned(setting: .process), .process, "plugins.lock sets isolation process"),
         (
             .auto, .repository, .untrusted("it is writable by its group"), .process,

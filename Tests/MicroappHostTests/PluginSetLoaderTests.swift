@@ -50,7 +50,9 @@ struct PluginSetLoaderTests {
         var request = PluginSetRequest(locations: Self.repository, directories: [], environment: .process)
         request.isolation = .auto
         let placed = PluginSetLoader.place(Self.check([own, outside]), request)
-        #expect(placed.decisions[own] == IsolationDecision(.inProcess, reason: "built from this repository's Plugins/"))
+        #expect(
+            placed.decisions[own]
+                == IsolationDecision(.inProcess, reason: "built in this repository's own build folder"))
         #expect(placed.decisions[outside] == IsolationDecision(.process, reason: "from the plugin folder /opt/extra"))
         #expect(placed.isolated == [outside])
         #expect(placed.inProcess.allowed == [own])

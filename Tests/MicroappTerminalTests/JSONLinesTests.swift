@@ -110,6 +110,23 @@ import Testing
                 == #"{"type":"error","code":"x","fix":null,"message":"m"}"#)
     }
 
+    @Test("a swap's notice line says what became of the state: kept, reset or none, with the fix for none")
+    func swapNoticeCarriesState() {
+        let swapped = Notice(
+            level: .info, code: "swapped", message: "Profile swapped v1 → v2 in 26 ms (keeps no state)",
+            fix: "give its Root snapshot()", feature: "profile", from: 1, to: 2, milliseconds: 26, state: .keepsNone)
+        #expect(
+            JSONLinesDriver.noticeLine(swapped)
+                == #"{"type":"notice","code":"swapped","feature":"profile","fix":"give its Root snapshot()","from":1,"#
+                + #""message":"Profile swapped v1 → v2 in 26 ms (keeps no state)","milliseconds":26,"state":"none","to":2}"#
+        )
+        #expect(PlainTextRenderer.render(swapped).hasSuffix("(keeps no state) (give its Root snapshot())"))
+        var kept = swapped
+        kept.state = .kept
+        kept.fix = nil
+        #expect(JSONLinesDriver.noticeLine(kept).contains(#""state":"kept""#))
+    }
+
     @Test func runWritesFramesSendsEventsReportsBadLinesAndEndsAtEOF() async throws {
         let driver = FakeDriver(frame: Fixtures.signIn())
         driver.reaction = { driver, event in

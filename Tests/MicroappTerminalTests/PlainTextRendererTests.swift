@@ -144,7 +144,7 @@ import Testing
     func tabsAreListed() {
         let lines = PlainTextRenderer.render(Fixtures.tabbed).split(separator: "\n").map(String.init)
         #expect(lines[1] == "Tabs: [Characters] (tab.characters) · Search (tab.search)")
-        #expect(lines[2] == "Settings (tab.settings)", "tabs flow onto the next line at the width")
+        #expect(lines[2] == "· Settings (tab.settings)", "tabs flow onto the next line, after the separator")
         #expect(lines[3].hasPrefix("────"))
         let wide = PlainTextRenderer.render(Fixtures.tabbed, width: 100).split(separator: "\n").map(String.init)
         #expect(wide[1] == "Tabs: [Characters] (tab.characters) · Search (tab.search) · Settings (tab.settings)")
@@ -169,5 +169,18 @@ import Testing
         #expect(lines.allSatisfy { $0.count <= 20 })
         #expect(lines.contains("one two three four"))
         #expect(lines.contains("five six seven eight"))
+    }
+
+    @Test("the header says the app's own name, and an app without accounts shows no account words")
+    func appNameWithoutAccounts() {
+        var frame = Fixtures.signIn()
+        frame.app = "Hello App"
+        #expect(PlainTextRenderer.render(frame, width: 40).hasPrefix("Hello App · Auth         signed out   v1\n"))
+        frame.hasAccounts = false
+        let header = PlainTextRenderer.render(frame, width: 40).split(separator: "\n")[0]
+        #expect(header == "Hello App · Auth                      v1")
+        #expect(!PlainTextRenderer.render(frame).contains("signed out"))
+        frame.mode = .solo
+        #expect(PlainTextRenderer.render(frame, width: 40).hasPrefix("Hello App · Auth       solo · mocks   v1"))
     }
 }

@@ -48,7 +48,7 @@ import Testing
         #expect(lines[1].hasSuffix(": open URL "))
         #expect(lines[2].hasPrefix(" ───"))
         #expect(lines[3] == "  Characters")
-        #expect(lines[23].hasPrefix(" ↑↓ move · enter select · 1-3 tabs · esc back · q quit"))
+        #expect(lines[23].hasPrefix(" ↑↓ move · 1-3 tabs · esc back · ctrl-c quit"), "enter select goes first at 80")
         #expect(lines[23].hasSuffix("characters://list "))
         #expect(!layout(Fixtures.characters).lines.map(\.text).contains { $0.contains("open URL") })
     }
@@ -150,7 +150,7 @@ import Testing
     }
 
     @Test(
-        "at 80 columns the footer keeps 'esc back · q quit' and the route: where it runs and the least needed keys go first"
+        "at 80 columns the footer keeps 'esc back · ctrl-c quit' and the route: where it runs and the least needed keys go first"
     )
     func footerFitsEightyColumns() {
         var frame = Fixtures.tabbed
@@ -158,7 +158,7 @@ import Testing
         for (log, rollback) in [(false, false), (true, false), (false, true), (true, true)] {
             let footer = ScreenLayout(width: 80, height: 24, color: false, canRollBack: rollback, hasLog: log)
                 .lines(for: frame, focus: Focus(), scrollOffset: 0).lines[23].text
-            #expect(footer.contains("1-3 tabs · esc back · q quit"), "\(footer)")
+            #expect(footer.contains("1-3 tabs · esc back · ctrl-c quit"), "\(footer)")
             #expect(footer.hasSuffix("characters://list "), "\(footer)")
             #expect(!footer.contains("…"), "\(footer)")
             #expect(footer.contains("ctrl-r roll back") == rollback, "\(footer)")
@@ -169,7 +169,7 @@ import Testing
         let wide = ScreenLayout(width: 120, height: 24, color: false).lines(
             for: frame, focus: Focus(), scrollOffset: 0
         ).lines[23].text
-        #expect(wide.contains("↑↓ move · enter select · 1-3 tabs · esc back · q quit"))
+        #expect(wide.contains("↑↓ move · enter select · 1-3 tabs · esc back · ctrl-c quit"))
         #expect(wide.hasSuffix("isolated · characters://list "))
     }
 
@@ -200,6 +200,28 @@ import Testing
         let other = Notice(level: .error, code: "x", message: "Something else failed")
         #expect(layout(Fixtures.signIn(state: .error(panel)), notice: other).lines[23].text.contains("! Something"))
     }
+
+    @Test(
+        "a notice too long for the footer at 100 columns is wrapped, the route left out while it shows, never cut; a short one stands beside the route"
+    )
+    func longNoticeWraps() {
+        let swapped = Notice(
+            level: .info, code: "swapped", message: "Profile swapped v1 → v2 in 26 ms (keeps no state)",
+            fix: "to keep it across swaps, give its Root snapshot() and restore(from:)", state: .keepsNone)
+        for (width, height) in [(100, 24), (50, 12)] {
+            let lines = layout(Fixtures.characters, width: width, height: height, notice: swapped).lines.map(\.text)
+            #expect(lines.count == height)
+            let footer = lines.suffix(3).joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(!footer.contains("…"), "\(lines)")
+            #expect(footer.contains("(keeps no state)") && footer.contains("restore(from:)"), "\(lines)")
+            #expect(lines.last(where: { $0.hasPrefix(" ✓ Profile swapped") }) != nil, "\(lines)")
+        }
+        let short = Notice(level: .info, code: "swapped", message: "Profile swapped v1 → v2 in 26 ms (state kept)")
+        let lines = layout(Fixtures.characters, width: 100, notice: short).lines.map(\.text)
+        #expect(lines[23].hasPrefix(" ✓ Profile swapped v1 → v2 in 26 ms (state kept)"))
+        #expect(lines[23].hasSuffix("characters://list "))
+        #expect(lines[22].hasPrefix(" ───"))
+    }
 }
 
 @Suite struct BuildBoxTests {
@@ -227,4 +249,5 @@ import Testing
         #expect(!text.contains("save to rebuild"), "no save rebuilds without --watch")
         #expect(!text.contains("\u{1B}"))
     }
+
 }

@@ -16,6 +16,14 @@ struct PluginLockTests {
         return folder
     }
 
+    /// `folderWithRealPlugins()` locked: the folder and its libraries' paths.
+    static func lockedFolderWithRealPlugins() throws -> (folder: String, paths: [String]) {
+        let folder = try folderWithRealPlugins()
+        let paths = PluginSet.discover(in: [folder])
+        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        return (folder, paths)
+    }
+
     @Test("with a lock, matching libraries load and a changed one is refused with the fix")
     func changedLibraryRefused() throws {
         let folder = try Self.folderWithRealPlugins()
@@ -51,9 +59,7 @@ struct PluginLockTests {
 
     @Test("with a lock, a library that cannot be read to check it is refused, naming the file, the reason and the fix")
     func unreadableLibraryRefused() throws {
-        let folder = try Self.folderWithRealPlugins()
-        let paths = PluginSet.discover(in: [folder])
-        try PluginLock(images: PluginSet.load(paths).images).write(in: folder)
+        let (folder, paths) = try Self.lockedFolderWithRealPlugins()
         // Tests may run as root, whom no file mode stops: a folder in the library's place cannot be read either.
         let characters = "\(folder)/libCharacters.so"
         try FileManager.default.removeItem(atPath: characters)
@@ -86,7 +92,32 @@ struct PluginLockTests {
         let warning = try #require(unlocked.warnings.first)
         #expect(warning.subject == "\(folder)/plugins.lock")
         #expect(warning.reason.contains("had a plugins.lock before and has none now"))
-        #expect(warning.fix.contains("microapp lock \(folder)") && warning.fix.contains(history.file))
+        #expect(
+            warning.fix.contains("microapp lock \(folder)") && warning.fix.contains("microapp lock \(folder) --forget"))
+
+        // Removed on purpose: forgotten, the folder loads quietly; a folder that no longer exists is forgotten too.
+        let gone = Scratch.folder("lock-history-gone").path
+        try history.record(gone)
+        #expect(history.contains(gone))
+        try FileManager.default.removeItem(atPath: gone)
+        #expect(try history.forget(folder))
+        #expect(!history.contains(folder) && !history.contains(gone), "\(history.folders)")
+        #expect(PluginSet.load(paths, lockHistory: history).warnings.isEmpty)
+        #expect(try !history.forget(folder), "nothing left to forget")
+    }
+
+    @Test("a truncated library in a locked folder is refused as truncated, not as one to lock again")
+    func truncatedLockedLibrary() throws {
+        let (folder, paths) = try Self.lockedFolderWithRealPlugins()
+        let auth = "\(folder)/libAuth.so"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: auth))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: auth))
+        let report = PluginSet.load(paths)
+        let problem = try #require(report.problems.first { $0.subject == auth }, "\(report.problems)")
+        #expect(problem.code == .notSharedObject)
+        #expect(problem.reason.hasPrefix("it is truncated"), "\(problem.reason)")
+        #expect(!problem.fix.contains("microapp lock"), "\(problem.fix)")
+        #expect(report.images.map(\.manifest.id) == ["characters"])
     }
 
     @Test("a folder that never had a lock loads without a warning and is not recorded")

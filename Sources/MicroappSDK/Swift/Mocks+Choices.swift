@@ -29,17 +29,17 @@ extension Mocks {
     /// keys and variants, when a choice names a key or variant the mocks do not have, or a service has no
     /// `default` and none was chosen.
     public func chosenServices(_ choices: [String: String]) throws(MockChoiceError) -> [String: ChosenService] {
-        let list = catalog.map { "  " + $0 }.joined(separator: "\n")
+        let list = catalog.joined(separator: "; ")
         for (key, variant) in choices.sorted(by: { $0.key < $1.key }) {
             if states[key] != nil {
                 throw MockChoiceError(
                     reason: "\(key)=\(variant): \(key) is shared state, which has one mock and no variants",
-                    fix: "choose a variant of a service instead; the mocks are:\n\(list)")
+                    fix: "choose a variant of a service instead; the mocks are: \(list)")
             }
             guard let mock = services[key] else {
                 throw MockChoiceError(
                     reason: "\(key)=\(variant): there is no mock for '\(key)'",
-                    fix: "use one of the mocked keys and its variants:\n\(list)")
+                    fix: "use one of the mocked keys and its variants: \(list)")
             }
             guard mock.variants[variant] != nil else {
                 throw MockChoiceError(

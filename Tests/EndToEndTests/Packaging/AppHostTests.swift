@@ -210,4 +210,24 @@ struct AppHostTests {
         #expect(doctor.status == 0, "\(doctor.err)")
         #expect(doctor.out.contains("hello") && doctor.out.contains("ok"), "\(doctor.out)")
     }
+
+    @Test(
+        "an app's own host speaks its own name, heads its screens with its app's name, shows no account words without sign-in, and says truly why its features are its own"
+    )
+    func speaksItsOwnName() async throws {
+        let host = try await Self.host()
+        let nearMiss = try await runToEnd(["rout"], executable: host)
+        #expect(nearMiss.err.contains("did you mean `hello-host routes`?"), "\(nearMiss.err)")
+        let version = try await runToEnd(["--version"], executable: host)
+        #expect(version.out.hasPrefix("hello-host (MicroappTool 0.1.0, "), "\(version.out)")
+
+        let text = try await runToEnd(["run", "--ui", "text", "--no-build"], executable: host)
+        #expect(text.status == 0, "\(text.err)")
+        let header = text.out.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(header.hasPrefix("Hello App · Hello"), "\(text.out)")
+        #expect(header.hasSuffix("   v1") && !header.contains("signed out"), "\(header)")
+
+        let doctor = try await runToEnd(["doctor", "--no-build"], executable: host)
+        #expect(doctor.out.contains("isolation none (built in this repository's own build folder)"), "\(doctor.out)")
+    }
 }
