@@ -124,7 +124,8 @@ public struct Updater: Sendable {
                 return false
             }
         }
-        let choice = verification.updates(in: offered, installed: running.mapValues(\.version))
+        let choice = verification.updates(
+            in: offered, installed: running.mapValues(\.version), signedBy: verified.signer)
         report.refused += choice.refused
 
         var downloaded: [(Feature, InstalledVersion, [(String, Data)])] = []
@@ -174,7 +175,12 @@ public struct Updater: Sendable {
             recordBytes: recordBytes, signatureBytes: signature, subject: channel.location(of: recordPath),
             trust: trust)
         {
-        case .success(let (verified, _)): release = verified
+        case .success(let (verified, signer)):
+            // The record's own signer too: an index key in scope does not lend its scope to another key's record.
+            if let problem = signer.scopeProblem(feature.id, subject: channel.location(of: recordPath)) {
+                return .failure(problem)
+            }
+            release = verified
         case .failure(let problem): return .failure(problem)
         }
         if let problem = verification.checkRecord(release.record, against: entry, of: feature.id) {

@@ -1,0 +1,97 @@
+import Foundation
+import MicroappPlatform
+import MicroappRelease
+import Testing
+
+/// A second trusted publisher, as an attacker who got a key trusted would use it: `microapp update` with the real
+/// binary, real libraries and real signatures from a channel folder.
+@Suite("Keys scoped to features, end to end")
+struct KeyScopeEndToEndTests {
+    @Test(
+        "a second trusted key publishing the host's auth, another team's tick and its own tock: only tock installs, and the folder is byte for byte unchanged after each refusal"
+    )
+    func onlyTheKeysOwnFeatureInstalls() async throws {
+        let world = try await UpdateWorld.make()
+        // The folder runs acme's tick, the host's auth and team B's tock, each v1, locked.
+        let libraries = [
+            ("tick", try await Tick.library(1)), ("auth", try await Tick.library(1, id: "auth")),
+            ("tock", try await Tick.library(1, id: "tock")),
+        ]
+        var locked: [(String, String, String)] = []
+        for (id, bytes) in libraries {
+            let path = world.plugins + "/lib\(Tick.module(id)).so"
+            try bytes.write(to: URL(fileURLWithPath: path))
+            locked.append((path, id, SHA256Text.of(bytes)))
+        }
+        try PluginLock(libraries: locked).write(in: world.plugins)
+        // Team B's key is trusted for tock alone, through the real binary.
+        let teamB = try ReleaseKeyFile.generate("teamb", in: world.folders).get()
+        let trusted = try await world.microapp(
+            ["trust", KeyText.text(of: teamB.publicKey), "--name", "teamb", "--feature", "tock"])
+        #expect(trusted.status == 0, "\(trusted.err)")
+        let listed = try await world.microapp(["trust", "--list"])
+        #expect(listed.out.contains("teamb \(KeyText.text(of: teamB.publicKey)) tock\n"), "\(listed.out)")
+        #expect(listed.out.contains("acme ed25519:") && listed.out.contains(" tick\n"), "\(listed.out)")
+
+        let channel = world.home + "/teamb-channel"
+        let update = ["update", "--channel", channel, "--plugins", world.plugins]
+        for (feature, version) in [("auth", 99), ("tick", 2)] {
+            try await world.publish(
+                version, library: Data("team B's \(feature)".utf8), key: "teamb", feature: feature, channel: channel)
+            let before = world.pluginFiles()
+            let refused = try await world.microapp(update)
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("may sign only tock, not \(feature)"), "\(refused.err)")
+            #expect(refused.err.contains("to fix:"), "\(refused.err)")
+            #expect(!refused.out.contains("installed"), "\(refused.out)")
+            #expect(world.pluginFiles() == before)
+        }
+
+        try await world.publish(2, key: "teamb", feature: "tock", channel: channel)
+        let updated = try await world.microapp(update)
+        #expect(updated.out.contains("installed tock 1 → 2"), "\(updated.out)\(updated.err)")
+        #expect(!updated.out.contains("installed auth") && !updated.out.contains("installed tick"), "\(updated.out)")
+        #expect(updated.err.components(separatedBy: "may sign only tock").count == 3, "\(updated.err)")
+        #expect(
+            FileManager.default.contents(atPath: world.plugins + "/libTock.so")
+                == (try await Tick.library(2, id: "tock")))
+        #expect(FileManager.default.contents(atPath: world.plugins + "/libAuth.so") == libraries[1].1)
+        #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == libraries[0].1)
+    }
+
+    @Test("a trust list written before scopes is read; its key's releases are refused with the command that scopes it")
+    func anUnscopedEntryIsRefusedWithTheCommandThatScopesIt() async throws {
+        let world = try await UpdateWorld.make()
+        let key = try ReleaseKeyFile.read("acme", in: world.folders).get()
+        let text = KeyText.text(of: key.publicKey)
+        try Data(#"{"keys":{"acme":"\#(text)"}}"#.utf8).write(to: URL(fileURLWithPath: world.folders.trustList))
+        let listed = try await world.microapp(["trust", "--list"])
+        #expect(listed.out.contains("acme \(text) (no feature: trust it again with --feature ID)"), "\(listed.out)")
+        try await world.publish(2)
+        let before = world.pluginFiles()
+        let refused = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("names no feature it may sign"), "\(refused.err)")
+        #expect(refused.err.contains("microapp trust \(text) --name acme --feature tick"), "\(refused.err)")
+        #expect(world.pluginFiles() == before)
+
+        let bare = try await world.microapp(["trust", text, "--name", "acme"])
+        #expect(bare.status == 1)
+        #expect(bare.err.contains("at least one --feature ID"), "\(bare.err)")
+        let scoped = try await world.microapp(["trust", text, "--name", "acme", "--feature", "tick"])
+        #expect(scoped.status == 0, "\(scoped.err)")
+        let updated = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
+        #expect(updated.out.contains("installed tick 1 → 2"), "\(updated.out)\(updated.err)")
+    }
+
+    @Test("trusting a key for the app's own auth says that its releases will replace the app's own")
+    func trustingForAHostFeatureSaysSo() async throws {
+        let world = try await UpdateWorld.make()
+        let key = try ReleaseKeyFile.read("acme", in: world.folders).get()
+        let result = try await world.microapp(
+            ["trust", KeyText.text(of: key.publicKey), "--name", "acme", "--feature", "tick", "--feature", "auth"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("trusted acme for auth, tick"), "\(result.out)")
+        #expect(result.err.contains("auth is this app's own"), "\(result.err)")
+    }
+}
