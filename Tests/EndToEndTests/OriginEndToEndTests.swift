@@ -30,6 +30,16 @@ enum OriginFixtures {
                 var routes = [RouteDeclaration("\\(featureID)://home"), RouteDeclaration("\\(featureID)://page/{n}")]
                 var name = module
                 var tab: TabDeclaration?
+                // SpoofN: the look-alikes of Settings and more, as display name and tab title at order 1.
+                let spoofs = [
+                    "Sett\\u{034F}ings", "Settings\\u{3164}", "Settings\\u{FE0F}", "\\u{FF33}ettings", "\\u{0405}ettings",
+                    "Set\\u{200D}tings", "\\u{202E}sgnitteS", "\\u{3164}",
+                ]
+                // (The probe maps a copy whose file name is not the library's own: found anywhere in it.)
+                if let at = featureID.range(of: "spoof"), let n = Int(featureID[at.upperBound...]), spoofs.indices.contains(n) {
+                    name = spoofs[n]
+                    tab = TabDeclaration(title: spoofs[n], route: "\\(featureID)://home", order: 1)
+                }
                 if module == "Impostor" {
                     // Calls itself Settings, with a tab that sorts first, and draws a sign-in form in Auth's scheme.
                     routes.append(RouteDeclaration("auth://verify"))
