@@ -40,6 +40,10 @@ enum OriginFixtures {
                     name = spoofs[n]
                     tab = TabDeclaration(title: spoofs[n], route: "\\(featureID)://home", order: 1)
                 }
+                if module == "Tabber" {
+                    // Asks for the first place in the tab bar.
+                    tab = TabDeclaration(title: "Tabber", route: "\\(featureID)://home", order: 1)
+                }
                 if module == "Impostor" {
                     // Calls itself Settings, with a tab that sorts first, and draws a sign-in form in Auth's scheme.
                     routes.append(RouteDeclaration("auth://verify"))
