@@ -95,3 +95,42 @@ struct KeyScopeEndToEndTests {
         #expect(result.err.contains("auth is this app's own"), "\(result.err)")
     }
 }
+
+/// A publisher's key rotates, as `microapp rotate` announces it in the channel, with the real binary.
+@Suite("Key rotation, end to end")
+struct KeyRotationEndToEndTests {
+    @Test(
+        "rotate: the next update trusts the new key for the old one's ids and installs its release; the old key's next index is refused"
+    )
+    func rotationTakesOverAndTheOldKeyIsRefused() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        let made = try await world.microapp(["keygen", "--name", "acme2"])
+        #expect(made.status == 0, "\(made.err)")
+        // The publisher's own list follows at once; a person's machine (the list as it was) at its next update.
+        let person = try Data(contentsOf: URL(fileURLWithPath: world.folders.trustList))
+        let rotated = try await world.microapp(["rotate", "acme", "acme2", "--channel", world.channel])
+        #expect(rotated.status == 0, "\(rotated.err)")
+        #expect(rotated.out.contains("the index is signed by acme2"), "\(rotated.out)")
+        #expect(rotated.out.contains("trust: acme's key rotated to"), "\(rotated.out)")
+        try person.write(to: URL(fileURLWithPath: world.folders.trustList))
+        try await world.publish(3, key: "acme2")
+
+        let updated = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
+        #expect(updated.status == 0, "\(updated.err)")
+        #expect(updated.out.contains("trust: acme's key rotated to"), "\(updated.out)")
+        #expect(updated.out.contains("installed tick 1 → 3"), "\(updated.out)")
+        let newKey = KeyText.text(of: try ReleaseKeyFile.read("acme2", in: world.folders).get().publicKey)
+        let listed = try await world.microapp(["trust", "--list"])
+        #expect(listed.out == "acme \(newKey) tick\n", "\(listed.out)")
+
+        // The old key signs another index (its own channel): refused, the folder unchanged.
+        let old = world.home + "/old-key-channel"
+        try await world.publish(4, key: "acme", channel: old)
+        let before = world.pluginFiles()
+        let refused = try await world.microapp(["update", "--channel", old, "--plugins", world.plugins])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("which you do not trust"), "\(refused.err)")
+        #expect(world.pluginFiles() == before)
+    }
+}
