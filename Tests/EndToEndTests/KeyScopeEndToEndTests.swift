@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappPlatform
 import MicroappRelease
 import Testing
@@ -82,6 +83,8 @@ struct KeyScopeEndToEndTests {
         #expect(scoped.status == 0, "\(scoped.err)")
         let updated = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
         #expect(updated.out.contains("installed tick 1 → 2"), "\(updated.out)\(updated.err)")
+        // Pinned because a trusted key signed its bytes, not because anyone read them: it runs isolated.
+        #expect(try world.lockEntry()?.isolation == .process)
     }
 
     @Test("trusting a key for the app's own auth says that its releases will replace the app's own")
