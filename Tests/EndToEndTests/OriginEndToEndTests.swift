@@ -24,6 +24,7 @@ enum OriginFixtures {
             return "Unknown"
         }()
         let featureID = module.lowercased()
+        let startDirectory = FileManager.default.currentDirectoryPath
 
         public enum OriginFeature: Feature {
             public static var manifest: FeatureManifest {
@@ -75,7 +76,11 @@ enum OriginFixtures {
             init(navigation: any NavigationHost) { self.navigation = navigation }
 
             func screen(at location: Location) -> Screen {
-                Screen(
+                if module == "Pwd" {
+                    // Where the child runs: its working directory as the library first sees it.
+                    return Screen(title: "Pwd", content: [.text(Text("cwd=\\(startDirectory)"))])
+                }
+                return Screen(
                     title: "Verify your account",
                     content: [
                         .field(TextField(id: "password", label: "Password", isSecure: true)),
