@@ -20,3 +20,32 @@ struct ChildDirectoryEndToEndTests {
         #expect(try await app.finish() == 0)
     }
 }
+
+/// A restarted child is held to what its feature's first child registered: the host's record, not the new child's word.
+@Suite("End to end: a restarted child registers the manifest its feature's first child did, or is cut off")
+struct RestartedManifestEndToEndTests {
+    @Test("Shifter registers another name in its restarted child: cut off with feature-protocol, the app goes on")
+    func restartWithAnotherManifestIsCutOff() async throws {
+        let plugins = try await OriginFixtures.plugins(["Shifter"])
+        let app = try AppProcess(
+            [
+                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
+                "--data", AppProcess.freshDataDirectory(), "--open", "shifter://home",
+            ])
+        let first = try await app.waitForFrame(route: "shifter://home") { screenText($0).contains("Go") }
+        let recorded = try #require(first["featureName"] as? String)
+        try app.send([["type": "tap", "id": "go"]])
+        try await app.waitFor("error") { $0["code"] as? String == "feature-exited" }
+        try await app.waitForFrame(route: "shifter://home") { screenText($0).contains("\"restart\"") }
+        try app.send([["type": "tap", "id": "restart"]])
+        let cut = try await app.waitFor("error") { $0["code"] as? String == "feature-protocol" }
+        let message = (cut["message"] as? String) ?? ""
+        #expect(message.contains("a manifest other than the one shifter registered when it first started"), "\(cut)")
+        // The fixture names itself from its mapped file, which a restart's copy names otherwise: the id differs, or
+        // else the name with the child's pid.
+        #expect(message.contains("not 'shifter'") || message.contains("not '\(recorded)'"), "\(message)")
+        try app.send([["type": "open", "url": "auth://select"]])
+        try await app.waitForFrame(route: "auth://select")
+        #expect(try await app.finish() == 0)
+    }
+}

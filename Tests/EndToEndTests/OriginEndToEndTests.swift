@@ -41,6 +41,10 @@ enum OriginFixtures {
                     name = spoofs[n]
                     tab = TabDeclaration(title: spoofs[n], route: "\\(featureID)://home", order: 1)
                 }
+                if module == "Shifter" {
+                    // Each child registers another name: its first is the host's record, a restart's is not.
+                    name = "Shifter \\(ProcessInfo.processInfo.processIdentifier)"
+                }
                 if module == "Tabber" {
                     // Asks for the first place in the tab bar.
                     tab = TabDeclaration(title: "Tabber", route: "\\(featureID)://home", order: 1)
@@ -89,6 +93,7 @@ enum OriginFixtures {
             }
 
             func handle(_ action: Action, at location: Location) {
+                if action == .tap(id: "go"), module == "Shifter" { exit(3) }
                 guard action == .tap(id: "go"), module == "Looper" else { return }
                 for n in 0..<1_500 { navigation.push("looper://page/\\(n)") }
             }
