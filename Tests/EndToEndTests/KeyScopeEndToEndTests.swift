@@ -60,6 +60,36 @@ struct KeyScopeEndToEndTests {
         #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == libraries[0].1)
     }
 
+    @Test(
+        "an index entry in its key's scope whose release record another trusted key signed, out of that key's scope, is refused; the folder is unchanged"
+    )
+    func aRecordSignedOutOfScopeIsRefused() async throws {
+        let world = try await UpdateWorld.make()
+        let acme = try ReleaseKeyFile.read("acme", in: world.folders).get()
+        let teamB = try ReleaseKeyFile.generate("teamb", in: world.folders).get()
+        let trusted = try await world.microapp(
+            ["trust", KeyText.text(of: teamB.publicKey), "--name", "teamb", "--feature", "tock"])
+        #expect(trusted.status == 0, "\(trusted.err)")
+        // Team B signs a tick release; acme's index (acme may sign tick) lists it.
+        let library = Data("team B's tick".utf8)
+        let manifest = Data(#"{"id":"tick","version":2}"#.utf8)
+        let release = SignedRelease.make(
+            library: library, libraryName: "libTick.so", manifest: manifest, feature: "tick", version: 2,
+            sdk: .current, key: teamB, now: Date())
+        let folder = world.home + "/releases/teamb-tick-2"
+        #expect(ChannelFolder.writeRelease(release, library: library, manifest: manifest, to: folder) == nil)
+        let publisher = try #require(
+            TrustList().trusting(KeyText.text(of: teamB.publicKey), as: "teamb", for: ["tick"]))
+        _ = try ChannelFolder.publish(folder, to: world.channel, key: acme, trust: publisher, now: Date()).get()
+
+        let before = world.pluginFiles()
+        let refused = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("teamb's key"), "\(refused.err)")
+        #expect(refused.err.contains("may sign only tock, not tick"), "\(refused.err)")
+        #expect(world.pluginFiles() == before)
+    }
+
     @Test("a trust list written before scopes is read; its key's releases are refused with the command that scopes it")
     func anUnscopedEntryIsRefusedWithTheCommandThatScopesIt() async throws {
         let world = try await UpdateWorld.make()
