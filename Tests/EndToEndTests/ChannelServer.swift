@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappDigest
 import MicroappPlatform
 import MicroappRelease
 import MicroappSDK
@@ -97,14 +98,15 @@ struct UpdateWorld {
     }
 
     /// Publishes `feature` (`tick` unless given) at `version` (its real library, unless `library` is given) into
-    /// `channel` (the world's unless given), signed by the key `key` (generated, and trusted by the publisher only,
-    /// when it is not `acme`), built for `sdk`.
+    /// `channel` (the world's unless given), its record signed by the key `key` (generated, and trusted by the
+    /// publisher only, when it is not `acme`) and the index by `index` (the same key unless given), built for `sdk`.
     func publish(
         _ version: Int, library: Data? = nil, key name: String = "acme", sdk: SDKVersion = .current,
-        now: Date = Date(), lifetime: TimeInterval = 3600, feature: String = "tick", channel: String? = nil
+        now: Date = Date(), lifetime: TimeInterval = 3600, feature: String = "tick", channel: String? = nil,
+        index indexName: String? = nil
     ) async throws {
-        let known = try? ReleaseKeyFile.read(name, in: folders).get()
-        let key = try known ?? ReleaseKeyFile.generate(name, in: folders).get()
+        let key = try self.key(name)
+        let indexKey = try indexName.map(self.key) ?? key
         var bytes = library ?? Data()
         if library == nil { bytes = try await Tick.library(version, id: feature) }
         let manifest = Data(#"{"id":"\#(feature)","version":\#(version)}"#.utf8)
@@ -115,8 +117,26 @@ struct UpdateWorld {
         #expect(ChannelFolder.writeRelease(release, library: bytes, manifest: manifest, to: folder) == nil)
         let publisher = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: name, for: [feature]))
         _ = try ChannelFolder.publish(
-            folder, to: channel ?? self.channel, key: key, trust: publisher, now: now, lifetime: lifetime
+            folder, to: channel ?? self.channel, key: indexKey, trust: publisher, now: now, lifetime: lifetime
         ).get()
+    }
+
+    /// The key `name` of the world's keys folder, generated when missing.
+    private func key(_ name: String) throws -> Ed25519.PrivateKey {
+        let known = try? ReleaseKeyFile.read(name, in: folders).get()
+        return try known ?? ReleaseKeyFile.generate(name, in: folders).get()
+    }
+
+    /// Runs `update` of the plugin folder from `channel` (the world's unless given), which must be refused with the
+    /// folder left byte for byte as it was; what it wrote to stderr.
+    func refusedUpdate(from channel: String? = nil) async throws -> String {
+        let before = pluginFiles()
+        let result = try await microapp(["update", "--channel", channel ?? self.channel, "--plugins", plugins])
+        #expect(result.status == 1, "\(result.out)\(result.err)")
+        #expect(result.err.contains("to fix:"), "\(result.err)")
+        #expect(!result.out.contains("installed"), "\(result.out)")
+        #expect(pluginFiles() == before)
+        return result.err
     }
 
     /// Runs the real binary with the person's folders.

@@ -35,21 +35,15 @@ struct KeyScopeEndToEndTests {
         #expect(listed.out.contains("acme ed25519:") && listed.out.contains(" tick\n"), "\(listed.out)")
 
         let channel = world.home + "/teamb-channel"
-        let update = ["update", "--channel", channel, "--plugins", world.plugins]
         for (feature, version) in [("auth", 99), ("tick", 2)] {
             try await world.publish(
                 version, library: Data("team B's \(feature)".utf8), key: "teamb", feature: feature, channel: channel)
-            let before = world.pluginFiles()
-            let refused = try await world.microapp(update)
-            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
-            #expect(refused.err.contains("may sign only tock, not \(feature)"), "\(refused.err)")
-            #expect(refused.err.contains("to fix:"), "\(refused.err)")
-            #expect(!refused.out.contains("installed"), "\(refused.out)")
-            #expect(world.pluginFiles() == before)
+            let refused = try await world.refusedUpdate(from: channel)
+            #expect(refused.contains("may sign only tock, not \(feature)"), "\(refused)")
         }
 
         try await world.publish(2, key: "teamb", feature: "tock", channel: channel)
-        let updated = try await world.microapp(update)
+        let updated = try await world.microapp(["update", "--channel", channel, "--plugins", world.plugins])
         #expect(updated.out.contains("installed tock 1 → 2"), "\(updated.out)\(updated.err)")
         #expect(!updated.out.contains("installed auth") && !updated.out.contains("installed tick"), "\(updated.out)")
         #expect(updated.err.components(separatedBy: "may sign only tock").count == 3, "\(updated.err)")
@@ -65,29 +59,15 @@ struct KeyScopeEndToEndTests {
     )
     func aRecordSignedOutOfScopeIsRefused() async throws {
         let world = try await UpdateWorld.make()
-        let acme = try ReleaseKeyFile.read("acme", in: world.folders).get()
         let teamB = try ReleaseKeyFile.generate("teamb", in: world.folders).get()
         let trusted = try await world.microapp(
             ["trust", KeyText.text(of: teamB.publicKey), "--name", "teamb", "--feature", "tock"])
         #expect(trusted.status == 0, "\(trusted.err)")
         // Team B signs a tick release; acme's index (acme may sign tick) lists it.
-        let library = Data("team B's tick".utf8)
-        let manifest = Data(#"{"id":"tick","version":2}"#.utf8)
-        let release = SignedRelease.make(
-            library: library, libraryName: "libTick.so", manifest: manifest, feature: "tick", version: 2,
-            sdk: .current, key: teamB, now: Date())
-        let folder = world.home + "/releases/teamb-tick-2"
-        #expect(ChannelFolder.writeRelease(release, library: library, manifest: manifest, to: folder) == nil)
-        let publisher = try #require(
-            TrustList().trusting(KeyText.text(of: teamB.publicKey), as: "teamb", for: ["tick"]))
-        _ = try ChannelFolder.publish(folder, to: world.channel, key: acme, trust: publisher, now: Date()).get()
-
-        let before = world.pluginFiles()
-        let refused = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
-        #expect(refused.status == 1)
-        #expect(refused.err.contains("teamb's key"), "\(refused.err)")
-        #expect(refused.err.contains("may sign only tock, not tick"), "\(refused.err)")
-        #expect(world.pluginFiles() == before)
+        try await world.publish(2, library: Data("team B's tick".utf8), key: "teamb", index: "acme")
+        let refused = try await world.refusedUpdate()
+        #expect(refused.contains("teamb's key"), "\(refused)")
+        #expect(refused.contains("may sign only tock, not tick"), "\(refused)")
     }
 
     @Test("a trust list written before scopes is read; its key's releases are refused with the command that scopes it")
@@ -99,12 +79,9 @@ struct KeyScopeEndToEndTests {
         let listed = try await world.microapp(["trust", "--list"])
         #expect(listed.out.contains("acme \(text) (no feature: trust it again with --feature ID)"), "\(listed.out)")
         try await world.publish(2)
-        let before = world.pluginFiles()
-        let refused = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
-        #expect(refused.status == 1)
-        #expect(refused.err.contains("names no feature it may sign"), "\(refused.err)")
-        #expect(refused.err.contains("microapp trust \(text) --name acme --feature tick"), "\(refused.err)")
-        #expect(world.pluginFiles() == before)
+        let refused = try await world.refusedUpdate()
+        #expect(refused.contains("names no feature it may sign"), "\(refused)")
+        #expect(refused.contains("microapp trust \(text) --name acme --feature tick"), "\(refused)")
 
         let bare = try await world.microapp(["trust", text, "--name", "acme"])
         #expect(bare.status == 1)
@@ -160,10 +137,7 @@ struct KeyRotationEndToEndTests {
         // The old key signs another index (its own channel): refused, the folder unchanged.
         let old = world.home + "/old-key-channel"
         try await world.publish(4, key: "acme", channel: old)
-        let before = world.pluginFiles()
-        let refused = try await world.microapp(["update", "--channel", old, "--plugins", world.plugins])
-        #expect(refused.status == 1)
-        #expect(refused.err.contains("which you do not trust"), "\(refused.err)")
-        #expect(world.pluginFiles() == before)
+        let refused = try await world.refusedUpdate(from: old)
+        #expect(refused.contains("which you do not trust"), "\(refused)")
     }
 }
