@@ -63,7 +63,11 @@ let package = Package(
         .target(name: "CommandLineSpec", path: "Sources/CommandLineSpec", swiftSettings: strict),
         // The engine in layers, arrows pointing one way: host (the loading pipeline) → dev loop → platform → core → SDK.
         // Pure logic: manifests, container, resolver, routes, router, runtime, swap handover. No files, no processes.
-        .target(name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict),
+        // Names are compared as people read them by ICU's spoof checker, in the toolchain's lib_FoundationICU.so
+        // (already loaded by Foundation in every process).
+        .target(
+            name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict,
+            linkerSettings: [.linkedLibrary("_FoundationICU")]),
         // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
         .target(
             name: "MicroappPlatform",

@@ -5,8 +5,10 @@ import MicroappSDK
 // loaded feature's tab can show, since only it runs.
 
 extension AppRuntime {
-    /// The tabs of the running features, by their declared order (then title, then id); the one of the feature
-    /// on screen is selected. Empty while signed out.
+    /// The tabs of the running features: the host's own and pinned features' first, then untrusted ones (whatever
+    /// order an untrusted manifest asks for, it never sorts before a tab somebody vouched for), each group by
+    /// declared order (then title, then id). Each carries its feature's origin; the one of the feature on screen is
+    /// selected. Empty while signed out.
     public var tabs: [Frame.Tab] {
         guard session.map({ $0.value != nil }) ?? true else { return [] }
         let onScreen = router.top?.feature
@@ -17,11 +19,15 @@ extension AppRuntime {
                 tab,
                 Frame.Tab(
                     id: Self.tabID(of: manifest.id), title: tab.title, route: tab.route,
-                    selected: manifest.id == onScreen)
+                    selected: manifest.id == onScreen, origin: origin(of: manifest.id))
             )
         }
-        .sorted { ($0.0.order, $0.0.title, $0.1.id) < ($1.0.order, $1.0.title, $1.1.id) }
+        .sorted { rank($0) < rank($1) }
         .map(\.1)
+    }
+
+    private func rank(_ tab: (TabDeclaration, Frame.Tab)) -> (Int, Int, String, String) {
+        (tab.1.untrustedMark == nil ? 0 : 1, tab.0.order, tab.0.title, tab.1.id)
     }
 
     /// `tab.<feature-id>`, the id a `tap` uses to open a feature's tab.

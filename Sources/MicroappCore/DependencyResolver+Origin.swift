@@ -4,7 +4,8 @@ import MicroappSDK
 // running set, so that a library cannot pass its screens off as another's (Auth's sign-in form under `auth://`, a
 // second "Settings" tab). Who keeps a scheme: the feature the host reserves it for; else the feature whose id it is;
 // else the most trusted declaring it, then the earliest. Who keeps a name: the feature the host reserves it for; else
-// the most trusted claiming it, then the earliest. Everyone else is refused (`scheme-taken`, `name-taken`).
+// the most trusted claiming it, then the earliest. Everyone else is refused (`scheme-taken`, `name-taken`; a name that
+// only looks like the other one, `name-confusable`). Names compare as people read them (`NameSkeleton`).
 extension DependencyResolver {
     /// Disables the features that declare routes in a scheme that is not theirs or use a name another feature keeps;
     /// returns the features that keep their schemes (in their order), for the route check that follows.
@@ -54,13 +55,34 @@ extension DependencyResolver {
                 break
             }
         }
-        let holders = ranked.filter { !refusedSchemes.contains($0.manifest.id) }
+        // A feature whose name may not be shown keeps no name either.
+        let holders = ranked.filter { !refusedSchemes.contains($0.manifest.id) && defects(of: $0).isEmpty }
         let refusedNames = checkNames(features, holders: holders, rules: rules, disable: disable)
         return features.filter { !refusedSchemes.contains($0.manifest.id) && !refusedNames.contains($0.manifest.id) }
     }
 
-    /// Refuses every name claim that another feature keeps, and returns who was refused: the holder of each name is
-    /// the feature the host reserves it for, else the first of `holders` (ranked) claiming it.
+    /// The name problems (`name-taken`, `name-confusable`) of `summaries`, features pinned together (what `microapp
+    /// lock` is about to do), by their library's path: the same rules as `resolve`, each feature as `pinned`.
+    public static func nameProblems(_ summaries: [(path: String, manifest: ManifestSummary)], rules: ResolutionRules)
+        -> [(path: String, problem: Problem)]
+    {
+        let features = summaries.map { path, summary in
+            let manifest = FeatureManifest(
+                id: summary.id, version: summary.version, displayName: summary.displayName, routes: [],
+                tab: summary.tab)
+            return Candidate(manifest: manifest, path: path, trust: .pinned)
+        }
+        var problems: [(path: String, problem: Problem)] = []
+        _ = checkNames(features, holders: features, rules: rules) { _, problem in
+            problems.append((problem.subject, problem))
+        }
+        return problems
+    }
+
+    /// Refuses every name that may not be shown (only invisible characters, scripts mixed in a word) and every name
+    /// claim another feature keeps, and returns who was refused: the holder of each name is the feature the host
+    /// reserves it for, else the first of `holders` (ranked) claiming it. Names that read alike but differ
+    /// (`\u{0405}ettings` for "Settings") are `name-confusable`, naming the name they look like.
     private static func checkNames(
         _ features: [Candidate], holders: [Candidate], rules: ResolutionRules, disable: (String, Problem) -> Void
     ) -> Set<String> {
@@ -68,27 +90,58 @@ extension DependencyResolver {
         var refused = Set<String>()
         for feature in features {
             let id = feature.manifest.id
-            for (key, name, kind) in names(of: feature) {
+            let defects = defects(of: feature)
+            let clash = names(of: feature).lazy.compactMap { key, name, kind -> (String, String, String, String)? in
                 let owner = owners[key]
                 let reserved = reservedName(key, rules: rules)
                 // A name nobody kept (its one claimant was refused for its scheme) is not taken.
-                guard owner?.manifest.id != id, owner != nil || reserved != nil else { continue }
+                guard owner?.manifest.id != id, owner != nil || reserved != nil else { return nil }
+                let other =
+                    owner.flatMap { owner in names(of: owner).first { $0.key == key }?.name }
+                    ?? rules.reservedNames.keys.sorted().first { nameKey($0) == key } ?? name
                 let whose =
                     owner.map { "which \($0.manifest.id) (\($0.path)) already uses" }
                     ?? reserved.map { "which the host reserves for its own \($0)" } ?? "which another feature uses"
+                return (name, kind, other, whose)
+            }.first
+            if let (name, kind, other, whose) = clash {
+                // The same letters (case and spaces aside) are the name taken; anything else only looks like it.
+                let same = compact(name.lowercased()) == compact(other.lowercased())
+                let defect = defects.first { $0.name == name }.map { " (it \($0.defect))" } ?? ""
                 disable(
                     id,
                     Problem(
-                        .nameTaken, subject: feature.path,
-                        reason: "\(id) calls itself '\(name)' (its \(kind)), \(whose)",
+                        same ? .nameTaken : .nameConfusable, subject: feature.path,
+                        reason: same
+                            ? "\(id) calls itself '\(name)' (its \(kind)), \(whose)"
+                            : "\(id) calls itself '\(name)' (its \(kind)), which looks like '\(other)'\(defect), \(whose)",
                         fix:
                             "give \(id) a display name and tab title of its own; the names people see tell features apart"
                     ))
                 refused.insert(id)
-                break
+            } else if let (name, kind, defect) = defects.first {
+                disable(
+                    id,
+                    Problem(
+                        .nameConfusable, subject: feature.path,
+                        reason: "\(id)'s \(kind) '\(name)' \(defect): people cannot tell what it reads as",
+                        fix: "give \(id) a \(kind) people can read, in one script per word"))
+                refused.insert(id)
             }
         }
         return refused
+    }
+
+    /// Each name of `feature` that may not be shown at all, with its kind and why.
+    private static func defects(of feature: Candidate) -> [(name: String, kind: String, defect: String)] {
+        var shown = [(feature.manifest.displayName, "display name")]
+        if let tab = feature.manifest.tab { shown.append((tab.title, "tab title")) }
+        return shown.compactMap { name, kind in NameSkeleton.defect(name).map { (name, kind, $0) } }
+    }
+
+    /// `text` without white space.
+    private static func compact(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { !$0.properties.isWhitespace }))
     }
 
     /// Who keeps each name (by its comparison key): the reserved owner when it is among `holders` and may use it,
@@ -144,24 +197,7 @@ extension DependencyResolver {
         return claims.filter { !$0.0.isEmpty }
     }
 
-    /// How names are compared: case, spaces, control and invisible format characters do not tell two names apart
-    /// ("Settings", "settings ", "Sett\u{200B}ings" are one name).
-    static func nameKey(_ name: String) -> String {
-        if name.utf8.allSatisfy({ $0 < 0x80 }) {
-            // ASCII, by its bytes (the same key; Unicode properties cost a table lookup per scalar): lowercase
-            // letters, drop controls and spaces.
-            let bytes = name.utf8.compactMap { byte -> UInt8? in
-                if byte <= 0x20 || byte == 0x7F { return nil }
-                return (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let scalars = name.lowercased().unicodeScalars.filter { scalar in
-            switch scalar.properties.generalCategory {
-            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator: false
-            default: !scalar.properties.isWhitespace
-            }
-        }
-        return String(String.UnicodeScalarView(scalars))
-    }
+    /// How names are compared: as people read them (`NameSkeleton.key`: case, width, spaces, invisible characters
+    /// and look-alike letters of other scripts do not tell two names apart).
+    static func nameKey(_ name: String) -> String { NameSkeleton.key(name) }
 }

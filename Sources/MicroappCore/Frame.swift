@@ -68,7 +68,8 @@ public struct Frame: Codable, Sendable, Equatable {
         public var mark: String { "untrusted · \(feature) from \(folder)" }
     }
 
-    /// One tab of the tab bar. Its JSON form is `{"id":"tab.characters","title":…,"route":…,"selected":…}`.
+    /// One tab of the tab bar. Its JSON form is `{"id":"tab.characters","title":…,"route":…,"selected":…,
+    /// "origin":{"trust":"own","feature":"characters","library":…}}`.
     public struct Tab: Codable, Sendable, Equatable {
         /// `tab.<feature-id>`: a `tap` on it opens the tab.
         public var id: String
@@ -78,14 +79,21 @@ public struct Frame: Codable, Sendable, Equatable {
         public var route: String
         /// True for the tab of the feature on screen.
         public var selected: Bool
+        /// Whose tab it is, as the host knows it (the frame's `origin` of the feature's screens): front ends mark an
+        /// untrusted feature's tab with it. Nil when the host does not know the feature's library.
+        public var origin: Origin?
 
         /// Creates a tab.
-        public init(id: String, title: String, route: String, selected: Bool) {
+        public init(id: String, title: String, route: String, selected: Bool, origin: Origin? = nil) {
             self.id = id
             self.title = title
             self.route = route
             self.selected = selected
+            self.origin = origin
         }
+
+        /// `untrusted · lurker from /home/me/plugins` for an untrusted feature's tab, else nil.
+        public var untrustedMark: String? { origin.flatMap { $0.isUntrusted ? $0.mark : nil } }
     }
 
     /// How an app runs, in frames as data: `"mode":"solo"`.

@@ -36,6 +36,8 @@ public struct ManifestSummary: Codable, Sendable, Equatable {
     public var hasMocks: Bool
     /// What it declares it does beyond its requirements (`network`, `files:scratch`).
     public var capabilities: [Capability]
+    /// Its tab, when it has one (nil in summaries recorded before tabs were kept).
+    public var tab: TabDeclaration?
 
     /// Summarizes `manifest`.
     public init(_ manifest: FeatureManifest) {
@@ -50,5 +52,6 @@ public struct ManifestSummary: Codable, Sendable, Equatable {
         provides = manifest.provides
         hasMocks = manifest.hasMocks
         capabilities = manifest.capabilities
+        tab = manifest.tab
     }
 }

@@ -81,6 +81,8 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
         public static let schemeTaken: Code = "scheme-taken"
         /// `name-taken`.
         public static let nameTaken: Code = "name-taken"
+        /// `name-confusable`.
+        public static let nameConfusable: Code = "name-confusable"
         /// `missing-requirement`.
         public static let missingRequirement: Code = "missing-requirement"
         /// `wrong-type`.

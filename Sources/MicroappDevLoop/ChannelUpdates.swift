@@ -43,14 +43,18 @@ public struct ChannelCheck: Sendable, Equatable {
     public var skipped: [Problem]
     /// Why the check could not run at all (no plugin folder, another update of it under way): nothing changed.
     public var failure: Problem?
+    /// What changed in the person's trust list: key rotations the channel announced and the check followed.
+    public var trusted: [String]
 
     /// A check's outcome.
     public init(
-        installed: [Installed] = [], refused: [Problem] = [], skipped: [Problem] = [], failure: Problem? = nil
+        installed: [Installed] = [], refused: [Problem] = [], skipped: [Problem] = [], failure: Problem? = nil,
+        trusted: [String] = []
     ) {
         self.installed = installed
         self.refused = refused
         self.skipped = skipped
         self.failure = failure
+        self.trusted = trusted
     }
 }

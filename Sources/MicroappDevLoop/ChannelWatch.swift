@@ -105,6 +105,9 @@ public final class ChannelWatch {
                     message: "The check of \(updates.channel) failed: \(failure.reason); nothing changed",
                     fix: failure.fix, detail: [failure.subject]))
         }
+        for note in outcome.trusted {
+            runtime.post(Notice(level: .info, code: "trust-rotated", message: "Following \(updates.channel): \(note)"))
+        }
         for problem in outcome.refused {
             runtime.post(
                 Notice(

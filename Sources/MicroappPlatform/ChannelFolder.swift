@@ -72,15 +72,9 @@ public enum ChannelFolder {
         case .failure(let problem): return .failure(problem)
         }
         var current: ChannelIndex?
-        if let bytes = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.index) {
-            let own = TrustList(keys: ["publisher": KeyText.text(of: key.publicKey)])
-            let signature = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.signature) ?? Data()
-            // The publisher's own index may have expired; it is re-signed now, so only the signature counts here.
-            let verification = ChannelVerification(channel: channel, trust: own, seen: SeenVersions(), sdk: .current)
-            switch verification.verifyIndex(bytes, signature: signature, now: .distantPast) {
-            case .success(let verified): current = verified.index
-            case .failure(let problem): return .failure(problem)
-            }
+        switch ownIndex(of: channel, key: key) {
+        case .success(let found): current = found
+        case .failure(let problem): return .failure(problem)
         }
         let publication: ChannelPublication
         switch ChannelPublication.publish(
@@ -94,6 +88,63 @@ public enum ChannelFolder {
         if let problem = writeRelease(read.release, library: read.library, manifest: read.manifest, to: folder) {
             return .failure(problem)
         }
+        return writeIndex(publication, in: channel)
+    }
+
+    /// Rotates the publisher's key of the channel folder `channel`: `old` (which signed its index) announces `new` in
+    /// `rotations.json`, and the index is re-signed by `new`, one version up. Machines that trust `old` trust `new`
+    /// in its place at their next update (`TrustList.following`); the file after the announcement is returned.
+    public static func rotate(
+        _ channel: String, from old: Ed25519.PrivateKey, to new: Ed25519.PrivateKey, now: Date,
+        lifetime: TimeInterval = ChannelPublication.defaultLifetime
+    ) -> Result<RotationFile, Problem> {
+        let current: ChannelIndex
+        switch ownIndex(of: channel, key: old) {
+        case .success(let found?): current = found
+        case .success(nil):
+            return .failure(
+                Problem(
+                    code: "channel-missing-file", subject: channel + "/" + ChannelLayout.index,
+                    reason: "the channel has no index to re-sign", fix: "publish a release first, then rotate"))
+        case .failure(let problem): return .failure(problem)
+        }
+        let path = channel + "/" + ChannelLayout.rotations
+        var rotations = RotationFile()
+        if let bytes = FileManager.default.contents(atPath: path) {
+            guard let file = RotationFile.decode(bytes) else {
+                return .failure(
+                    Problem(
+                        code: "bad-signed-document", subject: path, reason: "it is not a channel's key rotations",
+                        fix: "restore it from a copy of the channel; the announcements in it must stay"))
+            }
+            rotations = file
+        }
+        rotations = rotations.announcing(new.publicKey, by: old, now: now)
+        // The announcement before the index it explains: a reader between the two follows it, then finds the index.
+        if let problem = writeFiles([(ChannelLayout.rotations, rotations.encoded())], in: channel) {
+            return .failure(problem)
+        }
+        let publication = ChannelPublication.signing(current, key: new, now: now, lifetime: lifetime)
+        return writeIndex(publication, in: channel).map { _ in rotations }
+    }
+
+    /// The index of the channel folder `channel`, checked to be signed by `key` (a publisher never builds on an
+    /// index it did not sign); nil for a channel with no index yet.
+    private static func ownIndex(of channel: String, key: Ed25519.PrivateKey) -> Result<ChannelIndex?, Problem> {
+        guard let bytes = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.index) else {
+            return .success(nil)
+        }
+        let own = TrustList(keys: ["publisher": KeyText.text(of: key.publicKey)])
+        let signature = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.signature) ?? Data()
+        // The publisher's own index may have expired; it is re-signed now, so only the signature counts here.
+        let verification = ChannelVerification(channel: channel, trust: own, seen: SeenVersions(), sdk: .current)
+        return verification.verifyIndex(bytes, signature: signature, now: .distantPast).map { $0.index }
+    }
+
+    /// Writes `publication`'s index and signature into `channel`.
+    private static func writeIndex(_ publication: ChannelPublication, in channel: String) -> Result<
+        ChannelPublication, Problem
+    > {
         // The signature first, then the index: a reader between the two sees a mismatch and retries, never an
         // unsigned index taken for signed.
         if let problem = writeFiles(

@@ -20,6 +20,8 @@ public enum ChannelSource: Sendable, Equatable {
     public static let indexCap = 8 << 20
     /// The most a signature file may weigh (it is three short strings).
     public static let signatureCap = 16 << 10
+    /// The most the key rotations may weigh (a few hundred bytes per rotation).
+    public static let rotationsCap = 1 << 20
 
     /// The channel `text` names: an `http://` or `https://` URL, else a folder (a `file://` URL, or a path relative to
     /// `currentDirectory`).
@@ -57,6 +59,10 @@ public enum ChannelSource: Sendable, Equatable {
         }
         return read(ChannelLayout.signature, limit: Self.signatureCap).map { (index, $0) }
     }
+
+    /// The publisher's key rotations (`rotations.json`), read no further than its cap; a `channel-missing-file`
+    /// problem when the publisher never rotated.
+    public func rotations() -> Result<Data, Problem> { read(ChannelLayout.rotations, limit: Self.rotationsCap) }
 
     /// The file `entry` of a verified index lists, read no further than its size allows and checked against its
     /// hash and size.

@@ -198,6 +198,8 @@ final class IsolatedFactory: PreparingFactory {
     private var first: IsolatedRoot?
     /// The feature-host options every child of this feature gets (`--mocks` in solo).
     private let extra: [String]
+    /// The manifest the first child registered: the host's record, which every later child must register again.
+    private let recorded: FeatureManifest?
 
     init(library: String, executable: String, log: IsolationLog, first: IsolatedRoot, extra: [String] = []) {
         self.extra = extra
@@ -206,18 +208,23 @@ final class IsolatedFactory: PreparingFactory {
         self.executable = executable
         self.log = log
         self.first = first
+        recorded = first.manifest
         origin = library
     }
 
+    /// The root of `child`; a later child's (`recorded`: the first child's manifest) must register that manifest
+    /// again, and its log lines are named by it.
     static func remote(
-        _ library: String, child: IsolatedChild, log: IsolationLog, mocked: Bool = false
+        _ library: String, child: IsolatedChild, log: IsolationLog, mocked: Bool = false,
+        recorded: FeatureManifest? = nil
     ) -> IsolatedRoot {
         let remote = IsolatedRoot(
             library: library, child: child, registry: log.running,
             deadline: RequestWatchdog.deadline(from: log.environment.variables), now: log.environment.now)
         remote.mocked = mocked
+        remote.recorded = recorded
         remote.log = { [weak remote] line in
-            log.write(feature: remote?.manifest?.id ?? (library as NSString).lastPathComponent, line)
+            log.write(feature: remote?.named?.id ?? (library as NSString).lastPathComponent, line)
         }
         return remote
     }
@@ -245,7 +252,8 @@ final class IsolatedFactory: PreparingFactory {
                 library: library, origin: origin, executable: executable, zygote: zygote, environment: environment,
                 extra: extra)
         }
-        let remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
+        let remote = Self.remote(
+            origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
         guard first == nil else { return remote.stop() }
         first = remote
@@ -280,7 +288,8 @@ final class IsolatedFactory: PreparingFactory {
             let child = try Self.newChild(
                 library: library, origin: origin, executable: executable, zygote: log.zygote,
                 environment: log.childEnvironment, extra: extra)
-            remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"))
+            remote = Self.remote(
+                origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
         }
         remote.begin(in: environment)
         return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))

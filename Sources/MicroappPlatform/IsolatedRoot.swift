@@ -49,6 +49,11 @@ public final class IsolatedRoot: SettlingRoot {
     private var tickets: [Int] = []
     /// The kernel's count of out-of-memory kills when the child started, to tell an OOM kill from another SIGKILL.
     private let outOfMemoryKillsAtStart = OutOfMemoryCount.read()
+    /// The manifest the host recorded for the feature (its first child's), which this later child (a restart, a
+    /// rollback) must register again or be cut off; nil for a feature's first child.
+    var recorded: FeatureManifest?
+    /// The manifest the host names the feature by: its record, else what this (first) child registered.
+    var named: FeatureManifest? { recorded ?? manifest }
     /// Called once with the manifest (or why there is none) when the handshake ends.
     var welcomed: ((Result<FeatureManifest, Problem>) -> Void)?
     /// Where the feature's printed lines go (a `log` notice each).
@@ -266,7 +271,7 @@ public final class IsolatedRoot: SettlingRoot {
 
     /// The feature as fault messages name it: its id and library path, which the host vouches for (a display name is
     /// the plugin's own words and may pass for another feature's).
-    private var faultName: String { "\(manifest?.id ?? "the feature") (\(library))" }
+    private var faultName: String { "\(named?.id ?? "the feature") (\(library))" }
 
     // MARK: Root
 
@@ -282,7 +287,7 @@ public final class IsolatedRoot: SettlingRoot {
         if !asked.contains(location) {
             request(.screen(location), about: location)
         }
-        return Self.waiting(manifest?.displayName ?? library, "Starting…")
+        return Self.waiting(named?.displayName ?? library, "Starting…")
     }
 
     /// Tells the child; its answer (the screen there) comes later.
@@ -306,7 +311,7 @@ public final class IsolatedRoot: SettlingRoot {
     /// Why the app waits for this feature: a request in flight.
     public var unsettledReason: String? {
         guard phase != .ended, pending > 0 else { return nil }
-        return "\(manifest?.displayName ?? library) is answering (\(pending) request(s) in flight)"
+        return "\(named?.displayName ?? library) is answering (\(pending) request(s) in flight)"
     }
 
     private func request(_ message: FeatureMessage, about location: Location) {
@@ -346,6 +351,11 @@ public final class IsolatedRoot: SettlingRoot {
             }
             do throws(ManifestError) {
                 let manifest = try ManifestCoding.decode(json)
+                if let recorded, manifest != recorded {
+                    return cutOff(
+                        "a manifest other than the one \(recorded.id) registered when it first started (\(Self.difference(manifest, recorded)))"
+                    )
+                }
                 self.manifest = manifest
                 phase = .welcomed
                 welcomed?(.success(manifest))
@@ -457,6 +467,16 @@ public final class IsolatedRoot: SettlingRoot {
             return cutOff("more than \(MessageBudget.logs) printed lines at once")
         }
         log(line)
+    }
+
+    /// What differs between a later child's manifest and the recorded one, for the cut-off's reason.
+    private static func difference(_ registered: FeatureManifest, _ recorded: FeatureManifest) -> String {
+        if registered.id != recorded.id { return "id '\(registered.id)', not '\(recorded.id)'" }
+        if registered.displayName != recorded.displayName {
+            return "name '\(registered.displayName.sanitized)', not '\(recorded.displayName.sanitized)'"
+        }
+        if registered.routes != recorded.routes { return "other routes" }
+        return "another version, requirements, tab or capabilities"
     }
 
     /// Kills the child for breaking the protocol; its end is reported as `feature-protocol`.

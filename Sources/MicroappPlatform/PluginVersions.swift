@@ -124,9 +124,12 @@ public struct PluginVersions: Sendable {
                 let lock = try PluginLock.load(in: plugins)
                 if var lock {
                     let entry = lock.libraries[name]
+                    // A channel's release is pinned because a trusted key signed its bytes, not because anyone read
+                    // its code: it runs in a sandboxed child unless the entry already says where (`lock --isolation`).
+                    let isolation = entry?.isolation ?? (record.channel == nil ? nil : .process)
                     lock.libraries[name] = PluginLock.Entry(
                         feature: entry?.feature ?? record.feature, sha256: entry?.sha256 ?? record.library.sha256,
-                        isolation: entry?.isolation, grants: entry?.grants, installing: record.library.sha256)
+                        isolation: isolation, grants: entry?.grants, installing: record.library.sha256)
                     try lock.write(in: plugins)
                     try FileReplacement.replace(target, with: staged)
                     lock.libraries[name]?.sha256 = record.library.sha256

@@ -11,7 +11,8 @@ import MicroappSDK
 public struct ProbeCache: Sendable {
     /// What the file holds: each library's digest by path, and a record per digest.
     struct Stored: Codable, Sendable {
-        var version = 2
+        // 3: manifests keep their tab, whose title `lock` checks.
+        var version = 3
         var libraries: [String: String] = [:]
         var records: [String: ProbeRecord] = [:]
     }
@@ -37,7 +38,7 @@ public struct ProbeCache: Sendable {
         let read =
             distrust != nil
             ? nil : try? JSONDecoder().decode(Stored.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-        stored = read.flatMap { $0.version == 2 ? $0 : nil } ?? Stored()
+        stored = read.flatMap { $0.version == 3 ? $0 : nil } ?? Stored()
     }
 
     /// `$XDG_CACHE_HOME/microapp/probe-cache.json`, or under `~/.cache` (under the temporary folder when there is no

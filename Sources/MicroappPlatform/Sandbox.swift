@@ -165,6 +165,12 @@ public enum Sandbox {
             noNewPrivileges: support.no_new_privs != 0)
     }
 
+    /// Makes `folder` (an isolated child's scratch folder) the working directory, whatever started the process: a
+    /// child forked from the zygote starts in the host's (the checkout, say), which no feature should see first.
+    public static func enter(_ folder: String) throws(SystemCallError) {
+        _ = try SystemCall.run("chdir", path: folder) { chdir(folder) }
+    }
+
     /// Applies `policy` to this process for good: limits, no new privileges, no capabilities, Landlock, seccomp. Call it while the
     /// process has one thread, before the plugin is mapped; on error, end the process (it may be partly sandboxed).
     @discardableResult

@@ -89,7 +89,7 @@ public struct Updater: Sendable {
     }
 
     private func run(now: Date, into report: inout UpdateReport) {
-        let trust: TrustList
+        var trust: TrustList
         var seen: SeenVersions
         switch (store.trustList(), store.seenVersions()) {
         case (.success(let list), .success(let record)): (trust, seen) = (list, record)
@@ -97,9 +97,17 @@ public struct Updater: Sendable {
             report.refused.append(problem)
             return
         }
+        let fetched: (index: Data, signature: Data)
+        switch channel.index() {
+        case .success(let found): fetched = found
+        case .failure(let problem):
+            report.refused.append(problem)
+            return
+        }
+        trust = followingRotations(trust, signature: fetched.signature, into: &report)
         let verification = ChannelVerification(channel: channel.name, trust: trust, seen: seen, sdk: sdk)
         let verified: VerifiedIndex
-        switch channel.index().flatMap({ verification.verifyIndex($0.index, signature: $0.signature, now: now) }) {
+        switch verification.verifyIndex(fetched.index, signature: fetched.signature, now: now) {
         case .success(let index): verified = index
         case .failure(let problem):
             report.refused.append(problem)
@@ -124,7 +132,8 @@ public struct Updater: Sendable {
                 return false
             }
         }
-        let choice = verification.updates(in: offered, installed: running.mapValues(\.version))
+        let choice = verification.updates(
+            in: offered, installed: running.mapValues(\.version), signedBy: verified.signer)
         report.refused += choice.refused
 
         var downloaded: [(Feature, InstalledVersion, [(String, Data)])] = []
@@ -144,6 +153,23 @@ public struct Updater: Sendable {
             case .failure(let problem): report.refused.append(problem)
             }
         }
+    }
+
+    /// `trust` after the channel's key rotations, when the index is signed by a key it does not trust: each
+    /// announcement signed by a trusted key hands that name (and its feature ids) to the new key, saved in the
+    /// person's list and told in the report. A channel without rotations leaves `trust` as it is.
+    private func followingRotations(_ trust: TrustList, signature: Data, into report: inout UpdateReport) -> TrustList {
+        guard let signer = try? SignatureFile.decode(signature, subject: "").get(), trust.trusted(signer.key) == nil,
+            case .success(let bytes) = channel.rotations(), let file = RotationFile.decode(bytes)
+        else { return trust }
+        let (rotated, notes) = trust.following(file)
+        guard !notes.isEmpty else { return trust }
+        if let problem = store.save(rotated) {
+            report.refused.append(problem)
+            return trust
+        }
+        report.notes += notes
+        return rotated
     }
 
     /// Downloads and verifies every file of `entry`, a release replacing `feature`: the files as the index lists
@@ -174,7 +200,12 @@ public struct Updater: Sendable {
             recordBytes: recordBytes, signatureBytes: signature, subject: channel.location(of: recordPath),
             trust: trust)
         {
-        case .success(let (verified, _)): release = verified
+        case .success(let (verified, signer)):
+            // The record's own signer too: an index key in scope does not lend its scope to another key's record.
+            if let problem = signer.scopeProblem(feature.id, subject: channel.location(of: recordPath)) {
+                return .failure(problem)
+            }
+            release = verified
         case .failure(let problem): return .failure(problem)
         }
         if let problem = verification.checkRecord(release.record, against: entry, of: feature.id) {

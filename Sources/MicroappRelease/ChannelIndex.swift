@@ -63,6 +63,8 @@ public enum ChannelLayout {
     public static let index = "index.json"
     /// The index's signature.
     public static let signature = "index.json.sig"
+    /// The publisher's key rotations (`RotationFile`), when it rotated its key.
+    public static let rotations = "rotations.json"
 
     /// The folder of one release: `releases/<feature>/<version>`.
     public static func folder(feature: String, version: Int) -> String { "releases/\(feature)/\(version)" }

@@ -45,13 +45,22 @@ public struct ChannelPublication: Sendable, Equatable {
             FileEntry(path: ReleaseLayout.signature, bytes: signature),
         ].map { $0.at(folder + "/" + $0.path) }
         var index = current ?? ChannelIndex(version: 0, expires: now)
-        index.version += 1
-        index.expires = now.addingTimeInterval(lifetime)
         index.features[record.feature, default: []].append(
             ChannelIndex.Entry(version: record.version, sdk: record.sdk, files: files))
+        return .success(signing(index, key: key, now: now, lifetime: lifetime, folder: folder))
+    }
+
+    /// `index` one version up, expiring `lifetime` after now, signed by `key`: a channel's index re-signed by the
+    /// key that replaces its publisher's (`folder` is empty: no release was added).
+    public static func signing(
+        _ index: ChannelIndex, key: Ed25519.PrivateKey, now: Date, lifetime: TimeInterval = defaultLifetime,
+        folder: String = ""
+    ) -> ChannelPublication {
+        var index = index
+        index.version += 1
+        index.expires = now.addingTimeInterval(lifetime)
         let bytes = (try? CanonicalJSON.encode(index)) ?? Data()
-        return .success(
-            ChannelPublication(
-                index: index, indexBytes: bytes, signature: SignatureFile(signing: bytes, with: key), folder: folder))
+        return ChannelPublication(
+            index: index, indexBytes: bytes, signature: SignatureFile(signing: bytes, with: key), folder: folder)
     }
 }

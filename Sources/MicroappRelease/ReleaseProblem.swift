@@ -27,6 +27,8 @@ public enum ReleaseCode: String, Sendable, CaseIterable {
     case notAnUpdate = "not-an-update"
     /// A release record that does not say what the index says of it.
     case releaseMismatch = "release-mismatch"
+    /// A release or index entry of a feature the signing key is not trusted to sign.
+    case keyScope = "key-scope"
 }
 
 extension Problem {

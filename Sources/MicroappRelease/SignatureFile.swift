@@ -44,6 +44,15 @@ public struct Signer: Sendable, Equatable {
     public var name: String
     /// The key's text, `ed25519:<base64>`.
     public var key: String
+    /// The feature ids the person trusts the key to sign (none: an entry written before keys were scoped).
+    public var features: [String]
+
+    /// A signer trusted as `name` with `key`, which may sign `features`.
+    public init(name: String, key: String, features: [String]) {
+        self.name = name
+        self.key = key
+        self.features = features
+    }
 }
 
 extension TrustList {
@@ -58,7 +67,7 @@ extension TrustList {
                     .untrustedKey, subject: subject,
                     reason: "it is signed by key \(signature.keyid) (\(signature.key)), which you do not trust",
                     fix:
-                        "if you know the key is the publisher's, trust it with `microapp trust \(signature.key) --name TEAM`; otherwise do not use this channel"
+                        "if you know the key is the publisher's, trust it for the features it publishes with `microapp trust \(signature.key) --name TEAM --feature ID`; otherwise do not use this channel"
                 ))
         }
         guard let bytes = Data(base64Encoded: signature.signature), key.verifies([UInt8](bytes), for: document)
@@ -70,6 +79,6 @@ extension TrustList {
                         "its signature does not verify against \(name)'s key \(signature.keyid): it was changed after signing, or signed by another key",
                     fix: "do not use it; fetch it again, and tell the publisher if it persists"))
         }
-        return .success(Signer(name: name, key: signature.key))
+        return .success(Signer(name: name, key: signature.key, features: features[name] ?? []))
     }
 }

@@ -32,6 +32,8 @@ public struct UpdateReport: Sendable, Equatable {
     public var refused: [Problem] = []
     /// Newer versions not installed because the folder marks them bad (`marked-bad`).
     public var skipped: [Problem] = []
+    /// What changed in the person's trust list: key rotations the channel announced and the update followed.
+    public var notes: [String] = []
 
     /// An empty report.
     public init() {}

@@ -17,7 +17,8 @@ import MicroappSDK
 /// auth://sign-in
 /// ```
 ///
-/// A signed-in app's frame has its tabs under the header: `Tabs: [Characters] (tab.characters) · Search (tab.search)`.
+/// A signed-in app's frame has its tabs under the header: `Tabs: [Characters] (tab.characters) · Search (tab.search)`
+/// (an untrusted feature's tab followed by the host's mark).
 public enum PlainTextRenderer {
     /// The frame (and the notices after it) as lines joined by `\n`, without a trailing newline.
     public static func render(_ frame: Frame, notices: [Notice] = [], width: Int = 80) -> String {
@@ -33,12 +34,14 @@ public enum PlainTextRenderer {
     }
 
     /// `Tabs: [Characters] (tab.characters) · Search (tab.search)`, the selected tab in brackets, each with the
-    /// id `tap` takes; no line when there are no tabs.
+    /// id `tap` takes, an untrusted feature's with the host's mark (`Lurker (tab.lurker) [untrusted · lurker from
+    /// /plugins]`); no line when there are no tabs.
     static func tabsLine(_ tabs: [Frame.Tab], width: Int) -> [String] {
         guard !tabs.isEmpty else { return [] }
         let parts = tabs.enumerated().map { index, tab in
             let title = tab.title.sanitized
-            return (index == 0 ? "Tabs: " : "") + "\(tab.selected ? "[\(title)]" : title) (\(tab.id.sanitized))"
+            let mark = tab.untrustedMark.map { " [\($0.sanitized)]" } ?? ""
+            return (index == 0 ? "Tabs: " : "") + "\(tab.selected ? "[\(title)]" : title) (\(tab.id.sanitized))\(mark)"
         }
         // A line that wraps goes on with the separator it broke at, so the next one reads as the same list.
         return flowed(parts, separator: " · ", width: width - 2).enumerated().map {

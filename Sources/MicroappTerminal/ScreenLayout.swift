@@ -214,13 +214,15 @@ struct ScreenLayout {
         }
     }
 
-    /// ` [1 Characters]   2 Search   3 Settings` with the address bar's key on the right; the selected tab bold.
+    /// ` [1 Characters]   2 Search   3 Settings` with the address bar's key on the right; the selected tab bold, an
+    /// untrusted feature's followed by the host's `untrusted` mark in its own style, which no title can draw.
     private func tabBarLine(_ tabs: [Frame.Tab], isField: Bool, _ columns: Int) -> StyledLine {
         var line = StyledLine(" ")
         for (index, tab) in tabs.enumerated() {
             let key = index < 9 ? "\(index + 1) " : ""
             let label = key + tab.title.sanitized
             line = line + StyledLine(" ") + (tab.selected ? StyledLine("[\(label)]", .bold) : StyledLine(" \(label) "))
+            if tab.untrustedMark != nil { line = line + StyledLine(" untrusted ", .untrusted) }
             line = line + StyledLine(" ")
         }
         let hint = (isField ? "ctrl-o" : ":") + " open URL "

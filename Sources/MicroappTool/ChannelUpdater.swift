@@ -37,6 +37,7 @@ struct ChannelUpdater: ChannelUpdates {
             }
             check.refused += report.refused
             check.skipped += report.skipped
+            check.trusted += report.notes
         }
         return check
     }

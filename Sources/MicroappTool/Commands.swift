@@ -20,7 +20,8 @@ enum Commands {
         RunCommand.self, RoutesCommand.self, DoctorCommand.self, ProbeCommand.self, SoloCommand.self,
         PreviewCommand.self, NewCommand.self, RemoveCommand.self, SDKCommand.self, LockCommand.self,
         GraphCommand.self, KeysCommand.self, KeygenCommand.self, TrustCommand.self, ReleaseCommand.self,
-        PublishCommand.self, UpdateCommand.self, VersionsCommand.self, RollbackCommand.self, InstallCommand.self,
+        PublishCommand.self, RotateCommand.self, UpdateCommand.self, VersionsCommand.self, RollbackCommand.self,
+        InstallCommand.self,
         BundleCommand.self,
         HelpCommand.self,
     ]

@@ -51,6 +51,13 @@ public struct HostConfiguration: Sendable {
     /// `--grant FEATURE=KEY` and a trusted lock entry's `grants` give more by name.
     public var grants: [String: GrantRule] = [:]
 
+    /// The host's own features, as the rules above name them (sign-in feature, state owners, reserved schemes and
+    /// names): a channel's release of one is taken only from a key whose trust entry names its id.
+    public var hostFeatures: Set<String> {
+        Set(stateOwners.values).union(reservedSchemes.values).union(reservedNames.values)
+            .union(signInFeature.map { [$0] } ?? [])
+    }
+
     /// Describes an app: its name, home route, sign-in fallback and how its services are opened.
     public init(
         name: String, home: String, signInFallback: String? = nil,

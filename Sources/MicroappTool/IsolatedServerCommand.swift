@@ -1,4 +1,5 @@
 import Foundation
+import MicroappCore
 import MicroappPlatform
 
 /// `microapp feature-host --library FILE --scratch DIR [--mocks JSON] [--network granted]` (internal, started by the host with
@@ -31,18 +32,26 @@ enum IsolatedServerCommand {
         }
     }
 
-    /// Confines this process before the library is mapped (`Sandbox.apply` with the feature's policy: read the
+    /// Moves into the scratch folder and confines this process before the library is mapped (`Sandbox.apply` with the
+    /// feature's policy: read the
     /// library's private copy and the runtime, write the scratch folder, network only when the host granted it);
     /// answers why it could not, or nil. `bestEffort` (`MICROAPP_ALLOW_UNSANDBOXED=1`, set by the host for
     /// `--allow-unsandboxed`) skips what the kernel lacks.
     static func applySandbox(library: String, scratch: String, network: Bool, bestEffort: Bool) -> String? {
         var policy = SandboxPolicy.feature(library: library, scratch: scratch, network: network)
         policy.bestEffort = bestEffort
+        func text(_ problem: Problem) -> String { "\(problem.reason); to fix: \(problem.fix)" }
+        do {
+            // Spawned or forked from the zygote, the child starts in its scratch folder.
+            try Sandbox.enter(scratch)
+        } catch {
+            return text(error.problem)
+        }
         do {
             try Sandbox.apply(policy)
             return nil
         } catch {
-            return "\(error.problem.reason); to fix: \(error.problem.fix)"
+            return text(error.problem)
         }
     }
 }

@@ -41,11 +41,11 @@ enum LockCommand: Command {
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        try await run(arguments)
+        try await run(arguments, rules: RunPolicy.rules(arguments, host: host))
     }
 
     @MainActor
-    static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, rules: ResolutionRules) async throws(UsageError) -> ExitCode {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.pluginDirectory.path
         if arguments[forget] { return try forgetting(folder, environment: arguments.environment) }
@@ -60,6 +60,14 @@ enum LockCommand: Command {
         }
         let setting = arguments[isolation]
         guard let examined = await examined(paths, in: folder, arguments: arguments, doing: "locking") else {
+            return .invalidPluginSet
+        }
+        // A pin vouches for what people will read: names that pass for another's, or cannot be read, are not pinned.
+        let named = examined.compactMap { library in library.report.manifest.map { (library.path, $0) } }
+        let misnamed = DependencyResolver.nameProblems(named, rules: rules)
+        guard misnamed.isEmpty else {
+            Console.report(misnamed.map(\.problem))
+            Console.err("microapp: not locking \(folder): fix the libraries above first")
             return .invalidPluginSet
         }
         // Entries keep the isolation they had, unless --isolation sets it; a lock that cannot be read keeps none.

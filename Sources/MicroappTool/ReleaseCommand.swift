@@ -100,7 +100,7 @@ enum ReleaseCommand: Command {
             trust.trusted(release.signature.key) == nil
         {
             Console.err(
-                "note: your key \(keyName) is not in your trust list, and publish takes only releases you trust: run `microapp trust \(release.signature.key) --name \(keyName)` first"
+                "note: your key \(keyName) is not in your trust list, and publish takes only releases you trust: run `microapp trust \(release.signature.key) --name \(keyName) --feature \(record.feature)` first"
             )
         }
         Console.out("next: microapp publish \(folder) --channel DIR --key \(keyName)".sanitized)

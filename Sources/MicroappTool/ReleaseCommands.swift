@@ -34,24 +34,31 @@ enum KeygenCommand: Command {
     }
 }
 
-/// `microapp trust KEY --name TEAM`: adds a publisher's public key to the person's trust list; `--remove TEAM` takes
-/// one off and `--list` shows them.
+/// `microapp trust KEY --name TEAM --feature ID…`: adds a publisher's public key to the person's trust list, for the
+/// features it may sign; `--remove TEAM` takes one off and `--list` shows them.
 enum TrustCommand: Command {
     static let teamName = OptionSpec.value("--name", "TEAM", .text, help: "the name you trust the key under")
+    static let feature = OptionSpec.repeatable(
+        "--feature", "ID", .text, help: "a feature id the key may sign (give one for each; at least one)")
     static let remove = OptionSpec.value(
         "--remove", "TEAM", .text, help: "stop trusting the key trusted as TEAM (a stolen or retired key)")
-    static let list = OptionSpec.flag("--list", help: "print the trusted keys, one `TEAM KEY` per line")
+    static let list = OptionSpec.flag(
+        "--list", help: "print the trusted keys, one `TEAM KEY ID…` per line (the ids each may sign)")
 
     static let declaration = CommandSpec(
         "microapp trust",
-        summary: "trust a publisher's public key (ed25519:<base64>) for channels and releases, under a name",
+        summary: "trust a publisher's public key (ed25519:<base64>) to sign the features you name, under a name",
         operands: [.optional("KEY")],
-        options: [teamName, remove, list],
+        options: [teamName, feature, remove, list],
         discussion: """
-            Adds KEY to $XDG_CONFIG_HOME/microapp/trusted-keys.json under TEAM (replacing what TEAM was). Only
-            indexes and releases signed by a trusted key are used: after --remove TEAM, nothing TEAM's key signed is
-            taken again (what is installed stays until you roll it back). Exit 1 when KEY is not a public key or
-            TEAM is not on the list.
+            Adds KEY to $XDG_CONFIG_HOME/microapp/trusted-keys.json under TEAM (replacing what TEAM was), for the
+            feature ids given with --feature and no others: an index entry or release of another id signed by it is
+            refused before anything is downloaded (key-scope). There are no wildcards; the app's own features (its
+            sign-in, session owner and reserved names) are taken only from a key that names them. A list written
+            before keys were scoped is read, and each of its keys signs nothing until trusted again with --feature.
+            Only indexes and releases signed by a trusted key are used: after --remove TEAM, nothing TEAM's key
+            signed is taken again (what is installed stays until you roll it back). Exit 1 when KEY is not a public
+            key, no --feature is given, or TEAM is not on the list.
             """)
 
     @MainActor
@@ -63,7 +70,11 @@ enum TrustCommand: Command {
         case .failure(let problem): throw UsageError(problem)
         }
         if arguments[list] {
-            for name in current.keys.keys.sorted() { Console.out("\(name) \(current.keys[name]!)") }
+            for name in current.keys.keys.sorted() {
+                let ids = current.features[name] ?? []
+                let scope = ids.isEmpty ? "(no feature: trust it again with --feature ID)" : ids.joined(separator: " ")
+                Console.out("\(name) \(current.keys[name]!) \(scope)".sanitized)
+            }
             return .ok
         }
         if let name = arguments[remove] {
@@ -76,17 +87,35 @@ enum TrustCommand: Command {
             return .ok
         }
         guard let key = arguments.operands.first, arguments.operands.count == 1 else {
-            throw UsageError("trust takes exactly one KEY", fix: "write `microapp trust ed25519:… --name TEAM`")
+            throw UsageError(
+                "trust takes exactly one KEY", fix: "write `microapp trust ed25519:… --name TEAM --feature ID`")
         }
         guard let name = arguments[teamName], ReleaseLayout.isFileName(name) else {
-            throw UsageError("trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM`")
+            throw UsageError("trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM --feature ID`")
         }
-        guard let trusted = current.trusting(key, as: name) else {
+        let ids = arguments[feature]
+        if let bad = ids.first(where: { !ReleaseLayout.isFileName($0) }) {
+            throw UsageError(
+                "'\(bad)' is not a feature id", fix: "write the id its manifest gives, e.g. --feature characters")
+        }
+        guard !ids.isEmpty else {
+            throw UsageError(
+                "trust needs at least one --feature ID: a key is trusted for named features, never for everything",
+                fix: "write `microapp trust \(key) --name \(name) --feature ID` with one --feature per id it may sign")
+        }
+        guard let trusted = current.trusting(key, as: name, for: ids) else {
             throw UsageError(
                 "'\(key)' is not a public key", fix: "copy the line `microapp keygen` printed: ed25519:<base64>")
         }
         if let problem = store.save(trusted) { throw UsageError(problem) }
-        Console.out("trusted \(name): \(key)")
+        let scope = trusted.features[name] ?? []
+        Console.out("trusted \(name) for \(scope.joined(separator: ", ")): \(key)".sanitized)
+        let own = scope.filter(host.hostFeatures.contains)
+        if !own.isEmpty {
+            Console.err(
+                "note: \(own.joined(separator: ", ")) \(own.count == 1 ? "is" : "are") this app's own (sign-in, session, reserved names): \(name)'s releases of \(own.count == 1 ? "it" : "them") will replace the app's own"
+                    .sanitized)
+        }
         return .ok
     }
 }

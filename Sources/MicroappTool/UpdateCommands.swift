@@ -80,6 +80,7 @@ enum UpdateCommand: Command {
         let source = try NameSuggestions.channel(text, currentDirectory: arguments.environment.currentDirectory)
         let updater = UpdateOptions.updater(arguments, channel: source)
         let report = await BlockingWork.run { updater.update(now: Date()) }
+        for note in report.notes { Console.out("trust: \(note)".sanitized) }
         for installed in report.installed {
             Console.out(
                 "installed \(installed.feature) \(installed.from.map(String.init) ?? "?") → \(installed.to): \(installed.library)"

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappDigest
 import MicroappPlatform
 import MicroappRelease
 import MicroappSDK
@@ -90,31 +91,52 @@ struct UpdateWorld {
     static func make() async throws -> UpdateWorld {
         let world = UpdateWorld(home: try temporaryFolder("update-home").path)
         let key = try ReleaseKeyFile.generate("acme", in: world.folders).get()
-        let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "acme"))
+        let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "acme", for: ["tick"]))
         #expect(ReleaseStore(folders: world.folders).save(trust) == nil)
         try TickFolder(world, "plugins").install(try await Tick.library(1))
         return world
     }
 
-    /// Publishes `tick` at `version` (its real library, unless `library` is given) into the channel, signed by the
-    /// key `key` (generated, and trusted by the publisher only, when it is not `acme`), built for `sdk`.
+    /// Publishes `feature` (`tick` unless given) at `version` (its real library, unless `library` is given) into
+    /// `channel` (the world's unless given), its record signed by the key `key` (generated, and trusted by the
+    /// publisher only, when it is not `acme`) and the index by `index` (the same key unless given), built for `sdk`.
     func publish(
         _ version: Int, library: Data? = nil, key name: String = "acme", sdk: SDKVersion = .current,
-        now: Date = Date(), lifetime: TimeInterval = 3600
+        now: Date = Date(), lifetime: TimeInterval = 3600, feature: String = "tick", channel: String? = nil,
+        index indexName: String? = nil
     ) async throws {
-        let known = try? ReleaseKeyFile.read(name, in: folders).get()
-        let key = try known ?? ReleaseKeyFile.generate(name, in: folders).get()
+        let key = try self.key(name)
+        let indexKey = try indexName.map(self.key) ?? key
         var bytes = library ?? Data()
-        if library == nil { bytes = try await Tick.library(version) }
-        let manifest = Data(#"{"id":"tick","version":\#(version)}"#.utf8)
+        if library == nil { bytes = try await Tick.library(version, id: feature) }
+        let manifest = Data(#"{"id":"\#(feature)","version":\#(version)}"#.utf8)
         let release = SignedRelease.make(
-            library: bytes, libraryName: "libTick.so", manifest: manifest, feature: "tick", version: version, sdk: sdk,
-            key: key, now: now)
-        let folder = home + "/releases/\(name)-\(version)"
+            library: bytes, libraryName: "lib\(Tick.module(feature)).so", manifest: manifest, feature: feature,
+            version: version, sdk: sdk, key: key, now: now)
+        let folder = home + "/releases/\(name)-\(feature)-\(version)"
         #expect(ChannelFolder.writeRelease(release, library: bytes, manifest: manifest, to: folder) == nil)
-        let publisher = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: name))
-        _ = try ChannelFolder.publish(folder, to: channel, key: key, trust: publisher, now: now, lifetime: lifetime)
-            .get()
+        let publisher = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: name, for: [feature]))
+        _ = try ChannelFolder.publish(
+            folder, to: channel ?? self.channel, key: indexKey, trust: publisher, now: now, lifetime: lifetime
+        ).get()
+    }
+
+    /// The key `name` of the world's keys folder, generated when missing.
+    private func key(_ name: String) throws -> Ed25519.PrivateKey {
+        let known = try? ReleaseKeyFile.read(name, in: folders).get()
+        return try known ?? ReleaseKeyFile.generate(name, in: folders).get()
+    }
+
+    /// Runs `update` of the plugin folder from `channel` (the world's unless given), which must be refused with the
+    /// folder left byte for byte as it was; what it wrote to stderr.
+    func refusedUpdate(from channel: String? = nil) async throws -> String {
+        let before = pluginFiles()
+        let result = try await microapp(["update", "--channel", channel ?? self.channel, "--plugins", plugins])
+        #expect(result.status == 1, "\(result.out)\(result.err)")
+        #expect(result.err.contains("to fix:"), "\(result.err)")
+        #expect(!result.out.contains("installed"), "\(result.out)")
+        #expect(pluginFiles() == before)
+        return result.err
     }
 
     /// Runs the real binary with the person's folders.
@@ -138,40 +160,44 @@ struct UpdateWorld {
 /// `tick`, a one-screen feature whose manifest says the version it was compiled as: real libraries, compiled once per
 /// test process with swiftc against the SDK `swift test` built.
 enum Tick {
-    /// One compilation per version (two of the same source differ: the scratch path is in the library).
-    private static let built = Mutex<[Int: Task<Data, any Error>]>([:])
+    /// One compilation per feature and version (two of the same source differ: the scratch path is in the library).
+    private static let built = Mutex<[String: Task<Data, any Error>]>([:])
 
-    /// The library of `tick` at `version`.
-    static func library(_ version: Int) async throws -> Data {
+    /// The module (and library) name of the feature `id`: `Tick` for `tick`.
+    static func module(_ id: String) -> String { id.prefix(1).uppercased() + id.dropFirst() }
+
+    /// The library of the one-screen feature `id` (`tick` unless given) at `version`.
+    static func library(_ version: Int, id: String = "tick") async throws -> Data {
+        let module = module(id)
         let task = built.withLock { built in
-            if let task = built[version] { return task }
+            if let task = built["\(id) \(version)"] { return task }
             let task = Task {
-                let folder = try await compilePlugin(module: "Tick", source: source(version))
-                return try Data(contentsOf: folder.appendingPathComponent("libTick.so"))
+                let folder = try await compilePlugin(module: module, source: source(version, id: id, module: module))
+                return try Data(contentsOf: folder.appendingPathComponent("lib\(module).so"))
             }
-            built[version] = task
+            built["\(id) \(version)"] = task
             return task
         }
         return try await task.value
     }
 
-    private static func source(_ version: Int) -> String {
+    private static func source(_ version: Int, id: String, module: String) -> String {
         """
         import MicroappSDK
 
-        public enum TickFeature: Feature {
+        public enum \(module)Feature: Feature {
             public static var manifest: FeatureManifest {
-                FeatureManifest(id: "tick", version: \(version), displayName: "Tick", routes: [RouteDeclaration("tick://home")])
+                FeatureManifest(id: "\(id)", version: \(version), displayName: "\(module)", routes: [RouteDeclaration("\(id)://home")])
             }
-            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { TickRoot() }
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { \(module)Root() }
         }
 
-        @MainActor final class TickRoot: Root {
-            func screen(at location: Location) -> Screen { Screen(title: "Tick", content: [.text(Text("Tick v\(version)"))]) }
+        @MainActor final class \(module)Root: Root {
+            func screen(at location: Location) -> Screen { Screen(title: "\(module)", content: [.text(Text("\(module) v\(version)"))]) }
             func handle(_ action: Action, at location: Location) {}
         }
 
-        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? { MicroappEntry.export(TickFeature.self) }
+        @_cdecl("microapp_entry") public func microappEntry() -> UnsafeRawPointer? { MicroappEntry.export(\(module)Feature.self) }
         """
     }
 }

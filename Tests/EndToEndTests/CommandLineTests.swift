@@ -7,7 +7,7 @@ struct CommandLineTests {
     /// Every command `microapp` accepts.
     static let commands = [
         "run", "solo", "preview", "routes", "graph", "doctor", "new", "remove", "sdk", "probe", "lock", "keys", "help",
-        "keygen", "trust", "release", "publish", "update", "versions", "rollback", "install", "bundle",
+        "keygen", "trust", "release", "publish", "rotate", "update", "versions", "rollback", "install", "bundle",
     ]
 
     @Test("--help explains the commands and exits 0")

@@ -24,12 +24,31 @@ enum OriginFixtures {
             return "Unknown"
         }()
         let featureID = module.lowercased()
+        let startDirectory = FileManager.default.currentDirectoryPath
 
         public enum OriginFeature: Feature {
             public static var manifest: FeatureManifest {
                 var routes = [RouteDeclaration("\\(featureID)://home"), RouteDeclaration("\\(featureID)://page/{n}")]
                 var name = module
                 var tab: TabDeclaration?
+                // SpoofN: the look-alikes of Settings and more, as display name and tab title at order 1.
+                let spoofs = [
+                    "Sett\\u{034F}ings", "Settings\\u{3164}", "Settings\\u{FE0F}", "\\u{FF33}ettings", "\\u{0405}ettings",
+                    "Set\\u{200D}tings", "\\u{202E}sgnitteS", "\\u{3164}",
+                ]
+                // (The probe maps a copy whose file name is not the library's own: found anywhere in it.)
+                if let at = featureID.range(of: "spoof"), let n = Int(featureID[at.upperBound...]), spoofs.indices.contains(n) {
+                    name = spoofs[n]
+                    tab = TabDeclaration(title: spoofs[n], route: "\\(featureID)://home", order: 1)
+                }
+                if module == "Shifter" {
+                    // Each child registers another name: its first is the host's record, a restart's is not.
+                    name = "Shifter \\(ProcessInfo.processInfo.processIdentifier)"
+                }
+                if module == "Tabber" {
+                    // Asks for the first place in the tab bar.
+                    tab = TabDeclaration(title: "Tabber", route: "\\(featureID)://home", order: 1)
+                }
                 if module == "Impostor" {
                     // Calls itself Settings, with a tab that sorts first, and draws a sign-in form in Auth's scheme.
                     routes.append(RouteDeclaration("auth://verify"))
@@ -61,7 +80,11 @@ enum OriginFixtures {
             init(navigation: any NavigationHost) { self.navigation = navigation }
 
             func screen(at location: Location) -> Screen {
-                Screen(
+                if module == "Pwd" {
+                    // Where the child runs: its working directory as the library first sees it.
+                    return Screen(title: "Pwd", content: [.text(Text("cwd=\\(startDirectory)"))])
+                }
+                return Screen(
                     title: "Verify your account",
                     content: [
                         .field(TextField(id: "password", label: "Password", isSecure: true)),
@@ -70,6 +93,7 @@ enum OriginFixtures {
             }
 
             func handle(_ action: Action, at location: Location) {
+                if action == .tap(id: "go"), module == "Shifter" { exit(3) }
                 guard action == .tap(id: "go"), module == "Looper" else { return }
                 for n in 0..<1_500 { navigation.push("looper://page/\\(n)") }
             }

@@ -14,7 +14,8 @@ struct ReleaseCommandTests {
         let made = try await runToEnd(["keygen", "--name", "acme"], in: home, environment: environment)
         #expect(made.status == 0, "\(made.err)")
         let key = made.out.trimmingCharacters(in: .whitespacesAndNewlines)
-        let trusted = try await runToEnd(["trust", key, "--name", "acme"], in: home, environment: environment)
+        let trusted = try await runToEnd(
+            ["trust", key, "--name", "acme", "--feature", "characters"], in: home, environment: environment)
         #expect(trusted.status == 0, "\(trusted.err)")
         return (home, environment, key)
     }
@@ -94,7 +95,7 @@ struct ReleaseCommandTests {
     func removedKeyIsNoLongerTrusted() async throws {
         let (home, environment, key) = try await Self.person()
         let listed = try await runToEnd(["trust", "--list"], in: home, environment: environment)
-        #expect(listed.out == "acme \(key)\n", "\(listed.err)")
+        #expect(listed.out == "acme \(key) characters\n", "\(listed.err)")
         let folder = try await Self.releaseCharacters(in: home, environment)
 
         let removed = try await runToEnd(["trust", "--remove", "acme"], in: home, environment: environment)

@@ -19,10 +19,12 @@ struct ReleaseCommandsTests {
         #expect(again.status == 1)
         #expect(again.err.contains("exists already"))
 
-        let trusted = try await runToEnd(["trust", printed, "--name", "acme"], in: home, environment: environment)
+        let trusted = try await runToEnd(
+            ["trust", printed, "--name", "acme", "--feature", "clock"], in: home, environment: environment)
         #expect(trusted.status == 0, "\(trusted.err)")
         let trust = try ReleaseStore(folders: folders).trustList().get()
         #expect(trust.keys == ["acme": printed])
+        #expect(trust.features == ["acme": ["clock"]])
         let bad = try await runToEnd(["trust", "ed25519:nope", "--name", "x"], in: home, environment: environment)
         #expect(bad.status == 1)
         #expect(bad.err.contains("to fix:"))

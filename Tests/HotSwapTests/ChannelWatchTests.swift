@@ -15,8 +15,13 @@ final class QueuedUpdates: ChannelUpdates {
     private let rejections = Mutex<[String]>([])
     private let checks = Mutex(0)
     let failing: Problem?
+    /// What each check says it changed in the trust list.
+    let trusted: [String]
 
-    init(failing: Problem? = nil) { self.failing = failing }
+    init(failing: Problem? = nil, trusted: [String] = []) {
+        self.failing = failing
+        self.trusted = trusted
+    }
 
     /// The next check installs `build`'s library as `version` of swappy.
     func publish(_ build: Swappy, version: Int) async throws {
@@ -33,7 +38,9 @@ final class QueuedUpdates: ChannelUpdates {
     func check(running: [String: Int]) -> ChannelCheck {
         checks.withLock { $0 += 1 }
         if let failing { return ChannelCheck(failure: failing) }
-        guard let next = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return ChannelCheck() }
+        guard let next = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
+            return ChannelCheck(trusted: trusted)
+        }
         do {
             try LockedSwapTests.drop(next.library, into: folder)
             try LockedSwapTests.lock(folder, to: next.library)
@@ -121,6 +128,20 @@ struct ChannelWatchTests {
         #expect(failed.fix == "check the URL")
         #expect(updates.checkCount == 2)
         #expect(rig.runtime.frame.version == 1)
+    }
+
+    @Test("a key rotation a check followed is told as a trust-rotated notice")
+    func rotationIsTold() async throws {
+        let rig = try await SwapRig()
+        let updates = QueuedUpdates(trusted: ["acme's key rotated to 0123456789abcdef, announced by its old key fedcba"]
+        )
+        let watch = rig.follow(updates)
+        defer { watch.stop() }
+        let told = try await rig.notice { $0.code == "trust-rotated" }
+        #expect(
+            told.message
+                == "Following test-channel: acme's key rotated to 0123456789abcdef, announced by its old key fedcba")
+        #expect(told.level == .info)
     }
 
     @Test("without a channel, a check event is answered with no-channel")

@@ -1,3 +1,4 @@
+import Foundation
 import MicroappCore
 import MicroappSDK
 import Testing
@@ -147,5 +148,55 @@ struct DeepLinkEntryTests {
         #expect(next == "characters://detail/2")
         _ = router.open("characters://detail/2", signedIn: true)
         #expect(router.stack.map(\.url) == ["characters://list", "characters://detail/2"])
+    }
+}
+
+/// An untrusted feature whose tab asks to come first (order −100) with a title of the host's words.
+private enum Intruder: Feature {
+    static let manifest = FeatureManifest(
+        id: "intruder", version: 1, displayName: "Intruder", routes: [RouteDeclaration("intruder://home")],
+        tab: TabDeclaration(title: "Intruder", route: "intruder://home", order: -100))
+    @MainActor static func makeRoot(_ context: FeatureContext) throws -> any Root { PlaceRoot() }
+}
+
+@MainActor
+@Suite("The tab bar says whose each tab is")
+struct TabOriginTests {
+    /// A runtime of Listing (own, order 10), Account (pinned, order 5) and Intruder (untrusted, order −100).
+    static func runtime() -> AppRuntime {
+        let container = Container()
+        container.share(
+            .session(access: .readWrite),
+            ObservableProperty<Session?>(Session(accountID: "1", email: "rick@example.com", name: "Rick")))
+        let sources: [FeatureSource] = [.linked(Intruder.self), .linked(Listing.self), .linked(Account.self)]
+        let trust: [String: FeatureTrust] = ["intruder": .untrusted, "listing": .own, "account": .pinned]
+        let resolution = DependencyResolver.resolve(
+            sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: trust[$0.manifest.id]!) },
+            hostOffers: container.offers)
+        return AppRuntime(sources: sources, resolution: resolution, container: container)
+    }
+
+    @Test("an untrusted tab asking for order -100 comes after the own and pinned ones, and carries its origin")
+    func untrustedTabComesLastWithItsOrigin() {
+        let runtime = Self.runtime()
+        runtime.open("listing://all")
+        let tabs = runtime.frame.tabs
+        #expect(tabs.map(\.id) == ["tab.account", "tab.listing", "tab.intruder"])
+        #expect(tabs.map { $0.origin?.trust } == [.pinned, .own, .untrusted])
+        #expect(tabs.last?.untrustedMark?.hasPrefix("untrusted · intruder from ") == true)
+        #expect(tabs.first?.untrustedMark == nil)
+    }
+
+    @Test("a tab's JSON carries origin in the frame's shape")
+    func tabJSONCarriesOrigin() throws {
+        let runtime = Self.runtime()
+        runtime.open("intruder://home")
+        let data = try JSONEncoder().encode(runtime.frame)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let tabs = try #require(object["tabs"] as? [[String: Any]])
+        let intruder = try #require(tabs.first { $0["id"] as? String == "tab.intruder" })
+        let origin = try #require(intruder["origin"] as? [String: String])
+        #expect(origin == object["origin"] as? [String: String])
+        #expect(origin["trust"] == "untrusted" && origin["feature"] == "intruder")
     }
 }

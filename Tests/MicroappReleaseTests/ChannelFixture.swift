@@ -11,7 +11,13 @@ struct ChannelFixture {
     var files: [String: Data] = [:]
     var index: ChannelIndex?
 
-    var trust: TrustList { TrustList().trusting(KeyText.text(of: key.publicKey), as: "team")! }
+    /// The feature ids the person trusts the key to sign.
+    var scope = ["characters", "search", "settings"]
+
+    var trust: TrustList { TrustList().trusting(KeyText.text(of: key.publicKey), as: "team", for: scope)! }
+
+    /// The key as a verified signature names it.
+    var signer: Signer { Signer(name: "team", key: KeyText.text(of: key.publicKey), features: scope) }
 
     func verification(seen: SeenVersions = SeenVersions(), sdk: SDKVersion = SDKVersion(major: 1, minor: 2))
         -> ChannelVerification

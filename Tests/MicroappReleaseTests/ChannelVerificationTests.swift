@@ -100,7 +100,8 @@ import Testing
         try fixture.publish("characters", 1)
         let stranger = ChannelVerification(
             channel: "https://example.test/stable",
-            trust: TrustList().trusting(KeyText.text(of: Ed25519.PrivateKey.generate()!.publicKey), as: "other")!,
+            trust: TrustList().trusting(
+                KeyText.text(of: Ed25519.PrivateKey.generate()!.publicKey), as: "other", for: ["characters"])!,
             seen: SeenVersions(), sdk: .init(major: 1, minor: 0))
         let result = stranger.verifyIndex(
             fixture.files[ChannelLayout.index]!, signature: fixture.files[ChannelLayout.signature]!, now: fixture.now)

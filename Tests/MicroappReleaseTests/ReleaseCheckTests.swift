@@ -152,7 +152,7 @@ import Testing
         try fixture.publish("settings", 7)
         let index = try #require(fixture.index)
         let choice = fixture.verification(sdk: SDKVersion(major: 1, minor: 2)).updates(
-            in: index, installed: ["characters": 1, "search": 1, "auth": 1])
+            in: index, installed: ["characters": 1, "search": 1, "auth": 1], signedBy: fixture.signer)
         #expect(choice.updates.mapValues(\.version) == ["characters": 3])
         #expect(choice.refused.map(\.code) == ["release-sdk"])
         #expect(choice.refused.first?.subject == "characters 4")

@@ -74,7 +74,7 @@ import Testing
         let store = ReleaseStore(folders: folders)
         #expect(try store.trustList().get() == TrustList())
         let key = try #require(Ed25519.PrivateKey.generate())
-        let list = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "acme"))
+        let list = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "acme", for: ["characters"]))
         #expect(store.save(list) == nil)
         #expect(try store.trustList().get() == list)
         let seen = SeenVersions().seeing(index: 4, from: "c").accepting("characters", version: 2, from: "c")
@@ -91,7 +91,7 @@ import Testing
     /// A release folder written, published into a channel folder twice, and the channel read back verified.
     @Test func aReleasePublishedToAChannelFolderVerifiesFromIt() throws {
         let key = try ReleaseKeyFile.generate("team", in: folders).get()
-        let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "team"))
+        let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "team", for: ["characters"]))
         let work = Scratch.folder("channel-work").path
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         for version in [1, 2] {
@@ -150,7 +150,7 @@ import Testing
 
     @Test func aReleaseFolderWhoseLibraryWasSwappedIsRefused() throws {
         let key = try #require(Ed25519.PrivateKey.generate())
-        let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "team"))
+        let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "team", for: ["characters"]))
         let folder = Scratch.folder("release").path + "/r"
         let library = Data("library".utf8)
         let release = SignedRelease.make(

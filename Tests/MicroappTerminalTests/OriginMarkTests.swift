@@ -54,6 +54,45 @@ struct OriginMarkTests {
         #expect(!PlainTextRenderer.render(Fixtures.signIn()).contains("untrusted"))
     }
 
+    /// The tabbed characters list with an untrusted Lurker tab titled "Settings" appended.
+    static var tabbedWithLurker: Frame {
+        var frame = Fixtures.tabbed
+        frame.tabs.append(
+            Frame.Tab(
+                id: "tab.lurker", title: "Settings", route: "lurker://home", selected: false,
+                origin: Frame.Origin(trust: .untrusted, feature: "lurker", library: "/home/me/plugins/libLurker.so")))
+        return frame
+    }
+
+    @Test("an untrusted feature's tab carries the host's mark in the terminal tab bar and in plain text")
+    func tabMarks() throws {
+        let bar = try #require(
+            ScreenLayout(width: 100, height: 24, color: true).lines(
+                for: Self.tabbedWithLurker, focus: Focus(), scrollOffset: 0
+            ).lines.first { $0.text.contains("1 Characters") })
+        #expect(bar.text.contains("4 Settings  untrusted "), "\(bar.text)")
+        let marks = bar.spans.filter { $0.style == .untrusted }
+        #expect(marks.map(\.text) == [" untrusted "], "only the untrusted tab is marked")
+        let text = PlainTextRenderer.render(Self.tabbedWithLurker, width: 200)
+        #expect(text.contains("Settings (tab.lurker) [untrusted · lurker from /home/me/plugins]"), "\(text)")
+        #expect(text.contains("Settings (tab.settings) ·"), "the host's own Settings has no mark")
+    }
+
+    @Test("a screen title in the header's words stays the feature's text, under the host's header and its mark")
+    func titleImitatingTheHeader() {
+        var frame = Self.impostor
+        frame.featureName = "Settings"
+        frame.screen.title = " Microapps · Settings                                signed out   v1"
+        let lines = ScreenLayout(width: 80, height: 24, color: false).lines(for: frame, focus: Focus(), scrollOffset: 0)
+            .lines.map(\.text)
+        #expect(lines[0].hasPrefix(" Microapps · untrusted · lurker from /home/me/plugins"))
+        #expect(lines[1].hasPrefix(" ─"), "the host's rule separates its header from the feature's screen")
+        #expect(lines.dropFirst(2).contains { $0.contains("Microapps · Settings") }, "the title is drawn in the body")
+        let text = PlainTextRenderer.render(frame).components(separatedBy: "\n")
+        #expect(text[0].hasPrefix("Microapps · untrusted · lurker from /home/me/plugins"))
+        #expect(!text[0].contains("Settings"))
+    }
+
     @MainActor @Test("JSON: the frame carries the origin as data; a frame without one has no field")
     func json() throws {
         let line = JSONLinesDriver.frameLine(Self.impostor)

@@ -166,7 +166,9 @@ struct OutsidePackageTests {
         let key = try await runToEnd(["keygen", "--name", "team"], environment: team)
         #expect(key.status == 0, "\(key.err)")
         let publicKey = key.out.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try await runToEnd(["trust", publicKey, "--name", "team"], environment: team).status == 0)
+        #expect(
+            try await runToEnd(["trust", publicKey, "--name", "team", "--feature", "greeter"], environment: team).status
+                == 0)
         let release = work.appendingPathComponent("greeter-2").path
         let released = try await runToEnd(["release", "-o", release], in: package, environment: team)
         #expect(released.status == 0, "\(released.err)")
@@ -177,7 +179,7 @@ struct OutsidePackageTests {
 
         // The person trusts the team's key, with the installed app.
         let trusted = try await runToEnd(
-            ["trust", publicKey, "--name", "team"], executable: app, environment: person)
+            ["trust", publicKey, "--name", "team", "--feature", "greeter"], executable: app, environment: person)
         #expect(trusted.status == 0, "\(trusted.err)")
 
         // The installed app takes it from the channel, and its next start draws the new version.
