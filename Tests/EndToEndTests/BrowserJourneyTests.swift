@@ -38,25 +38,6 @@ struct WebApp {
     }
 }
 
-extension BrowserPage {
-    /// Waits until the page shows `route` and, if given, `condition` holds.
-    func waitForRoute(_ route: String, _ what: String = "", where condition: String = "true") async throws {
-        try await waitFor(
-            "\(route)\(what.isEmpty ? "" : ": " + what)",
-            "document.body.dataset.route === \(Self.literal(route)) && (\(condition))")
-    }
-
-    /// The selector of the element a feature gave `id` (its `data-id`; never a DOM id of its choosing).
-    static func element(_ id: String, _ tag: String = "") -> String {
-        "\(tag)[data-id=\(literal(id))]"
-    }
-
-    /// JavaScript true when the screen's text contains `text`.
-    static func screenHas(_ text: String) -> String {
-        "document.getElementById('screen').innerText.includes(\(literal(text)))"
-    }
-}
-
 @Suite("End to end: the demo app in a real browser (--ui web, Chromium over the DevTools pipe)")
 struct BrowserJourneyTests {
     @Test(

@@ -309,6 +309,18 @@ struct PageTests {
         #expect(
             try await page.value("document.querySelector('.banner').textContent.includes('run `microapp doctor`')")
                 == true)
+
+        // A problem with the screen on top comes before its frame, stays with it, and leaves when the route changes.
+        served.driver.show(
+            frame, [Notice(level: .error, code: "screen-error", message: "Lab has no screen at lab://x")])
+        served.driver.show(labFrame(route: "lab://x", title: "No such screen", []))
+        try await page.waitForRoute("lab://x")
+        #expect(try await page.value("document.querySelector('.banner[data-code=\"screen-error\"]') !== null") == true)
+        served.driver.show(labFrame(everyElement))
+        try await page.waitForRoute("lab://form")
+        #expect(try await page.value("document.querySelector('.banner[data-code=\"screen-error\"]') === null") == true)
+        #expect(
+            try await page.value("document.querySelector('.banner[data-code=\"plugin-crashed\"]') !== null") == true)
         await served.close()
     }
 

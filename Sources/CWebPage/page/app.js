@@ -552,8 +552,9 @@
   function drawFrame(frame) {
     const previous = state.frame;
     if (previous && previous.route !== frame.route) {
+      // A problem sent before the frame it is about (the app writes notices first) stays with that frame.
       for (const banner of Array.from(page.banners.children)) {
-        if (screenProblems.has(banner.dataset.code)) banner.remove();
+        if (screenProblems.has(banner.dataset.code) && Number(banner.dataset.frames) < state.frames) banner.remove();
       }
     }
     const focusedKey = keyOf(document.activeElement);
@@ -608,6 +609,7 @@
   function showBanner(problem) {
     const banner = make('div', 'banner');
     banner.dataset.code = String(problem.code || 'error');
+    banner.dataset.frames = String(state.frames);
     const words = make('p', 'banner-words');
     words.append(make('span', 'banner-symbol', '!'), isolated(problem.message || ''));
     if (problem.fix) words.append(make('span', 'banner-fix', ' — to fix: '), isolated(problem.fix));
