@@ -123,6 +123,8 @@ struct BrowserJourneyTests {
         try await page.click(BrowserPage.element("cancel-delete", "button"))
         try await page.waitFor("the alert closed", "!document.getElementById('alert').open")
         try await second.waitFor("the alert closed in the second tab", "!document.getElementById('alert').open")
+        try await page.waitFor(
+            "the focus back on the button that asked", "document.activeElement?.dataset.id === 'delete-account'")
 
         // Sign out from the second tab; the next sign-in starts empty and goes home.
         try await second.click(BrowserPage.element("sign-out", "button"))

@@ -48,6 +48,9 @@
     lostFocus: null,
     /** How far each route's screen was scrolled, kept across loading states. */
     scrollByRoute: new Map(),
+    /** What had focus when an alert came, and where focus goes once it is answered. */
+    beforeAlert: null,
+    returnFocus: null,
     /** The route the address bar shows until the person edits it. */
     addressEdited: false,
   };
@@ -508,6 +511,15 @@
     const routeChanged = !previous || previous.route !== frame.route;
     if (focusedKey) state.lostFocus = { key: focusedKey, route: previous ? previous.route : null };
     if (routeChanged && state.lostFocus && state.lostFocus.route !== frame.route) state.lostFocus = null;
+    if (state.returnFocus) {
+      // An alert was answered: focus goes back to what had it when the alert came (the button that asked).
+      const opener = withKey(state.returnFocus);
+      state.returnFocus = null;
+      if (opener && !opener.disabled) {
+        opener.focus();
+        return;
+      }
+    }
     const wanted = state.lostFocus && withKey(state.lostFocus.key);
     if (wanted && !wanted.disabled && !wanted.inert && !wanted.closest('[inert]')) {
       wanted.focus();
@@ -558,6 +570,10 @@
       }
     }
     const focusedKey = keyOf(document.activeElement);
+    const hadAlert = previous?.screen?.state?.type === 'alert';
+    const hasAlert = frame.screen?.state?.type === 'alert';
+    if (hasAlert && !hadAlert) state.beforeAlert = focusedKey;
+    if (hadAlert && !hasAlert) state.returnFocus = state.beforeAlert;
     state.frame = frame;
     state.frames += 1;
     drawChrome(frame);
