@@ -144,6 +144,9 @@ struct PageTests {
                 == "true")
         #expect(try await page.value("document.querySelector('.list-footer').textContent") == "page 1 of 5")
         #expect(
+            try await page.value("document.querySelector('[role=\"listbox\"]').getAttribute('aria-label')")
+                == "A headline", "named by the headline before it")
+        #expect(
             try await page.value("document.querySelector('.stack-horizontal [data-id=\"submit\"]') !== null") == true)
         #expect(try await page.value("document.querySelector('.stack-vertical').textContent") == "In a column")
         // The chrome: the feature's name, the account, the version, Back at depth 1, the tabs.

@@ -208,11 +208,12 @@
 
   /** What drawing one screen needs: the fields kept from the last drawing, the mark for secure fields, fresh ids. */
   class Drawing {
-    constructor(keptFields, mark) {
+    constructor(keptFields, mark, title) {
       this.keptFields = keptFields;
       this.mark = mark;
       this.counter = 0;
-      this.lastText = null;
+      /** What names the next list: the last headline before it, else the screen's title. */
+      this.heading = title;
     }
 
     nextID(prefix) {
@@ -245,7 +246,7 @@
       const style = ['headline', 'body', 'caption', 'error'].includes(text.style) ? text.style : 'body';
       const element = make(style === 'headline' ? 'h2' : 'p', `text text-${style}`, text.value);
       element.dir = 'auto';
-      this.lastText = text.value;
+      if (style === 'headline') this.heading = text.value;
       return element;
     }
 
@@ -332,7 +333,7 @@
       } else {
         const rows = make('div', 'rows');
         rows.setAttribute('role', 'listbox');
-        rows.setAttribute('aria-label', this.lastText ?? list.id);
+        rows.setAttribute('aria-label', this.heading || list.id);
         rows.dataset.key = `list:${list.id}`;
         rows.dataset.id = list.id;
         const columns = Math.max(0, ...items.map((item) => (Array.isArray(item.columns) ? item.columns.length : 0)));
@@ -435,7 +436,7 @@
     if (sameScreen) {
       for (const input of page.body.querySelectorAll('input[data-id]')) keptFields.set(input.dataset.id, input);
     }
-    const drawing = new Drawing(keptFields, isHostScreen(frame) ? null : untrustedMark(frame.origin));
+    const drawing = new Drawing(keptFields, isHostScreen(frame) ? null : untrustedMark(frame.origin), screen.title);
     const content = Array.isArray(screen.content) ? screen.content : [];
     const screenState = screen.state || { type: 'view' };
 
