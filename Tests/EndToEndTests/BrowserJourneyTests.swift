@@ -142,6 +142,7 @@ struct BrowserJourneyTests {
         try await page.waitForRoute(
             "characters://list", where: "document.getElementById('who').textContent === \(BrowserPage.literal(email))")
 
+        #expect(try await page.cspViolations == [])
         #expect(try await app.quit(from: page) == 0)
     }
 }
@@ -238,6 +239,7 @@ struct BrowserHostileStringsTests {
         try await page.click(BrowserPage.element("go", "button"))
         try await page.click("[data-key=\"row:rows:0\"]")
         #expect(try await page.value("window.\(HostileStringsFixture.tripwire) === undefined") == true)
+        #expect(try await page.cspViolations == [])
         #expect(try await app.quit(from: page) == 0)
     }
 }

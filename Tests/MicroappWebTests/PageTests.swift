@@ -158,6 +158,13 @@ struct PageTests {
             "[...document.querySelectorAll('[role=\"tab\"]')].map((tab) => tab.textContent + ':' + tab.getAttribute('aria-selected'))"
         )
         #expect(tabs == ["Lab:true", "Other:false"])
+        #expect(try await page.cspViolations == [])
+        // The check can fail: an inline script is refused by the page's policy, and recorded.
+        try await page.run(
+            "const script = document.createElement('script'); script.textContent = 'window.__ran = true'; document.body.append(script)"
+        )
+        try await page.waitFor("the refusal to be recorded", "window.__cspViolations.length > 0")
+        #expect(try await page.value("window.__ran === undefined") == true)
         await served.close()
     }
 

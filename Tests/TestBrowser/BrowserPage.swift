@@ -26,6 +26,18 @@ public final class BrowserPage: Sendable {
     func prepare() async throws {
         _ = try await browser.send("Page.enable", session: session)
         _ = try await browser.send("Runtime.enable", session: session)
+        // Before any script of the page runs: every Content-Security-Policy violation, for `cspViolations`.
+        let recorder = """
+            window.__cspViolations = [];
+            document.addEventListener('securitypolicyviolation', (event) =>
+              window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`));
+            """
+        _ = try await browser.send("Page.addScriptToEvaluateOnNewDocument", ["source": recorder], session: session)
+    }
+
+    /// What the page's Content-Security-Policy refused since it loaded (a blocked inline style, script, fetch…).
+    public var cspViolations: [String] {
+        get async throws { try await value("window.__cspViolations ?? []") }
     }
 
     /// Another tab in the same browser context (the same cookies), showing `url`.
