@@ -215,14 +215,28 @@ struct PageTests {
         #expect(
             try await page.value("document.querySelector('.error-panel button[data-id=\"retry\"]') !== null") == true)
 
+        // A long screen scrolled to its end: the alert still comes up in view.
+        let rows = (0..<200).map { ListView.Item("Row \($0)") }
+        served.driver.show(labFrame([.list(ListView(id: "long", items: rows))]))
+        try await page.waitFor("the long list", "document.querySelector('[data-key=\"row:long:199\"]')")
+        try await page.run("document.querySelector('[data-key=\"row:long:199\"]').scrollIntoView()")
         let answers = [Button(id: "delete", title: "Delete"), Button(id: "cancel", title: "Cancel")]
         served.driver.show(
             labFrame(
-                everyElement, state: .alert(Alert(title: "Delete?", message: "It cannot be undone.", actions: answers)))
+                [.list(ListView(id: "long", items: rows))],
+                state: .alert(Alert(title: "Delete?", message: "It cannot be undone.", actions: answers)))
         )
         try await page.waitFor("the alert", "document.getElementById('alert').open")
         #expect(try await page.value("document.getElementById('alert').getAttribute('role')") == "alertdialog")
         #expect(try await page.value("document.getElementById('alert-title').textContent") == "Delete?")
+        let inView: Bool = try await page.value(
+            "(() => { const box = document.getElementById('alert').getBoundingClientRect(); return box.top >= 0 && box.bottom <= innerHeight && box.height > 0 })()"
+        )
+        let scrolled: Double = try await page.value(
+            "Math.max(document.getElementById('screen').scrollTop, document.getElementById('screen-scroll')?.scrollTop ?? 0)"
+        )
+        #expect(scrolled > 0, "the screen is scrolled")
+        #expect(inView, "the alert is in view on a scrolled screen")
         #expect(
             try await page.value(
                 "document.getElementById('screen-body').inert && document.getElementById('chrome').inert") == true)

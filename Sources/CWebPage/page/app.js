@@ -24,6 +24,7 @@
     addressInput: byId('address-input'),
     banners: byId('banners'),
     screen: byId('screen'),
+    scroller: byId('screen-scroll'),
     title: byId('screen-title'),
     body: byId('screen-body'),
     alert: byId('alert'),
@@ -537,21 +538,23 @@
     }
   }
 
-  page.screen.addEventListener('scroll', () => {
-    const frame = state.frame;
-    if (frame && frame.screen?.state?.type !== 'loading') state.scrollByRoute.set(frame.route, page.screen.scrollTop);
-  });
-
-  function restoreScroll(frame, previous) {
-    if (frame.screen?.state?.type === 'loading') return;
+  /** Keeps each route's scroll position across redraws: where it was before this one, or, after a loading screen
+   * (which is short and scrolls to the top), where it was before the loading. */
+  function restoreScroll(frame, previous, before) {
+    const loading = (value) => value?.screen?.state?.type === 'loading';
     if (!previous || previous.route !== frame.route) {
-      page.screen.scrollTop = 0;
-      state.scrollByRoute.set(frame.route, 0);
-      return;
+      page.scroller.scrollTop = 0;
+    } else if (!loading(frame)) {
+      const target = loading(previous) ? state.scrollByRoute.get(frame.route) ?? 0 : before;
+      if (page.scroller.scrollTop !== target) page.scroller.scrollTop = target;
     }
-    const kept = state.scrollByRoute.get(frame.route);
-    if (kept !== undefined && page.screen.scrollTop !== kept) page.screen.scrollTop = kept;
+    if (!loading(frame)) state.scrollByRoute.set(frame.route, page.scroller.scrollTop);
   }
+
+  page.scroller.addEventListener('scroll', () => {
+    const frame = state.frame;
+    if (frame && frame.screen?.state?.type !== 'loading') state.scrollByRoute.set(frame.route, page.scroller.scrollTop);
+  });
 
   document.addEventListener('focusin', (event) => {
     if (state.lostFocus && keyOf(event.target) !== state.lostFocus.key) state.lostFocus = null;
@@ -571,6 +574,7 @@
       }
     }
     const focusedKey = keyOf(document.activeElement);
+    const scrolled = page.scroller.scrollTop;
     const hadAlert = previous?.screen?.state?.type === 'alert';
     const hasAlert = frame.screen?.state?.type === 'alert';
     if (hasAlert && !hadAlert) state.beforeAlert = focusedKey;
@@ -580,7 +584,7 @@
     drawChrome(frame);
     drawScreen(frame, previous);
     restoreFocus(frame, previous, focusedKey);
-    restoreScroll(frame, previous);
+    restoreScroll(frame, previous, scrolled);
     document.body.dataset.route = frame.route;
     document.body.dataset.frames = String(state.frames);
   }
