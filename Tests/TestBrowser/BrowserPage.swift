@@ -122,6 +122,12 @@ public final class BrowserPage: Sendable {
 
     /// Clicks the middle of the first element `selector` matches, scrolled into view, with the mouse.
     public func click(_ selector: String) async throws {
+        try await release(at: try await pressMouse(on: selector))
+    }
+
+    /// Presses the mouse button on the middle of the first element `selector` matches (scrolled into view) and
+    /// holds it; the point pressed, for `release(at:)`.
+    public func pressMouse(on selector: String) async throws -> [Double] {
         try await waitFor(selector: selector)
         let point = try await value(
             """
@@ -132,14 +138,20 @@ public final class BrowserPage: Sendable {
               return [box.left + box.width / 2, box.top + box.height / 2];
             })()
             """, as: [Double].self)
-        let position: [String: any Sendable] = ["x": point[0], "y": point[1]]
-        _ = try await browser.send(
-            "Input.dispatchMouseEvent", position.merging(["type": "mouseMoved"]) { $1 }, session: session)
-        for type in ["mousePressed", "mouseReleased"] {
-            _ = try await browser.send(
-                "Input.dispatchMouseEvent",
-                position.merging(["type": type, "button": "left", "clickCount": 1]) { $1 }, session: session)
-        }
+        try await mouse("mouseMoved", at: point)
+        try await mouse("mousePressed", at: point)
+        return point
+    }
+
+    /// Releases the mouse button at `point`.
+    public func release(at point: [Double]) async throws {
+        try await mouse("mouseReleased", at: point)
+    }
+
+    private func mouse(_ type: String, at point: [Double]) async throws {
+        var event: [String: any Sendable] = ["type": type, "x": point[0], "y": point[1]]
+        if type != "mouseMoved" { event.merge(["button": "left", "clickCount": 1]) { $1 } }
+        _ = try await browser.send("Input.dispatchMouseEvent", event, session: session)
     }
 
     /// A key the driver can press.

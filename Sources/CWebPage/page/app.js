@@ -130,6 +130,92 @@
     return null;
   }
 
+  /** Whether `fresh` may take the place of `old` by updating it: same kind of node, same tag, same key and type. */
+  function sameKind(old, fresh) {
+    if (old.nodeType !== fresh.nodeType) return false;
+    if (old.nodeType !== Node.ELEMENT_NODE) return true;
+    if (old.tagName !== fresh.tagName || (old.dataset.key || '') !== (fresh.dataset.key || '')) return false;
+    if (old.tagName === 'INPUT') return old.type === fresh.type;
+    // A keyed element is the same whatever its look (the main button gains a class); others are told by their class.
+    return Boolean(old.dataset.key) || old.className === fresh.className;
+  }
+
+  /** Makes `old` (on screen) look like `fresh` (just drawn) by updating it in place wherever the two trees agree,
+   * so that a redraw keeps the elements a person is using: the focused field with its caret and composition, the
+   * button being pressed (a click whose press and release land on two elements is no click), hover. An element kept
+   * keeps its listeners, which are the fresh one's: only keyed elements have listeners, and the key names what they
+   * send. */
+  function morph(old, fresh) {
+    for (const attribute of Array.from(old.attributes)) {
+      if (!fresh.hasAttribute(attribute.name)) old.removeAttribute(attribute.name);
+    }
+    for (const attribute of Array.from(fresh.attributes)) {
+      if (old.getAttribute(attribute.name) === attribute.value) continue;
+      // A style attribute is the page's own, set through the CSSOM: copied the same way (the CSP refuses the other).
+      if (attribute.name === 'style') {
+        old.style.cssText = fresh.style.cssText;
+      } else {
+        old.setAttribute(attribute.name, attribute.value);
+      }
+    }
+    if (old.tagName === 'INPUT' && old.value !== fresh.value) old.value = fresh.value;
+    morphChildren(old, fresh);
+  }
+
+  /** Walks both lists of children together: a pair of the same kind is updated; an old child the fresh list no
+   * longer has is removed; a fresh child with no old one is inserted. Nothing kept is moved (a moved element loses
+   * its focus and its press). */
+  function morphChildren(old, fresh) {
+    const freshChildren = Array.from(fresh.childNodes);
+    let cursor = old.firstChild;
+    const update = (current, child) => {
+      if (child.nodeType === Node.ELEMENT_NODE) {
+        morph(current, child);
+      } else if (current.data !== child.data) {
+        current.data = child.data;
+      }
+    };
+    freshChildren.forEach((child, index) => {
+      if (cursor && sameKind(cursor, child)) {
+        update(cursor, child);
+        cursor = cursor.nextSibling;
+        return;
+      }
+      let match = null;
+      for (let later = cursor ? cursor.nextSibling : null; later && !match; later = later.nextSibling) {
+        if (sameKind(later, child)) match = later;
+      }
+      const cursorWanted = cursor && freshChildren.slice(index + 1).some((next) => sameKind(cursor, next));
+      if (match && !cursorWanted) {
+        while (cursor !== match) {
+          const gone = cursor;
+          cursor = cursor.nextSibling;
+          gone.remove();
+        }
+        update(cursor, child);
+        cursor = cursor.nextSibling;
+      } else {
+        old.insertBefore(child, cursor);
+      }
+    });
+    while (cursor) {
+      const gone = cursor;
+      cursor = cursor.nextSibling;
+      gone.remove();
+    }
+  }
+
+  /** Puts `children` in `container`: morphed into what is there when `keep`, else in its place. */
+  function place(container, children, keep) {
+    if (!keep) {
+      container.replaceChildren(...children);
+      return;
+    }
+    const fresh = container.cloneNode(false);
+    fresh.append(...children);
+    morph(container, fresh);
+  }
+
   function folderOf(library) {
     if (!library.startsWith('/')) return library;
     const slash = library.lastIndexOf('/');
@@ -182,8 +268,9 @@
     page.tabs.hidden = tabs.length === 0;
     const focused = keyOf(document.activeElement);
     const hasSelected = tabs.some((tab) => tab.selected);
-    page.tablist.replaceChildren(
-      ...tabs.map((tab, index) => {
+    place(
+      page.tablist,
+      tabs.map((tab, index) => {
         const button = make('button', 'tab');
         button.type = 'button';
         button.setAttribute('role', 'tab');
@@ -201,8 +288,11 @@
         button.addEventListener('click', () => send({ type: 'tap', id: tab.id }));
         return button;
       }),
+      true,
     );
-    if (focused && focused.startsWith('tab:')) withKey(focused)?.focus({ preventScroll: true });
+    if (focused && focused.startsWith('tab:') && keyOf(document.activeElement) !== focused) {
+      withKey(focused)?.focus({ preventScroll: true });
+    }
   }
 
   // ---- The feature's screen ---------------------------------------------------------------------------------------
@@ -268,22 +358,18 @@
       const label = make('label', 'field-label', field.label);
       label.htmlFor = id;
       label.dir = 'auto';
-      let input = this.keptFields.get(field.id);
-      const kept = Boolean(input) && input.type === (field.isSecure ? 'password' : 'text');
-      if (!kept) {
-        input = document.createElement('input');
-        input.type = field.isSecure ? 'password' : 'text';
-        input.addEventListener('input', (event) => {
-          if (!event.isComposing) send({ type: 'input', id: input.dataset.id, text: input.value });
-        });
-        input.addEventListener('compositionend', () => send({ type: 'input', id: input.dataset.id, text: input.value }));
-        input.addEventListener('keydown', (event) => {
-          if (event.key === 'Enter' && !event.isComposing) {
-            event.preventDefault();
-            submitAfter(input);
-          }
-        });
-      }
+      const input = document.createElement('input');
+      input.type = field.isSecure ? 'password' : 'text';
+      input.addEventListener('input', (event) => {
+        if (!event.isComposing) send({ type: 'input', id: input.dataset.id, text: input.value });
+      });
+      input.addEventListener('compositionend', () => send({ type: 'input', id: input.dataset.id, text: input.value }));
+      input.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' && !event.isComposing) {
+          event.preventDefault();
+          submitAfter(input);
+        }
+      });
       input.id = id;
       input.className = 'input';
       input.dataset.key = `field:${field.id}`;
@@ -292,12 +378,14 @@
       input.autocomplete = 'off';
       input.spellcheck = false;
       input.dir = 'auto';
-      // A secure field leaves the app as dots: it is never filled with them, only emptied when the app empties it.
+      // The field on screen keeps what a person is typing (focused), and a secure field what was typed until the app
+      // empties it: a secure field leaves the app as dots, and is never filled with them.
+      const shown = this.keptFields.get(field.id);
       const text = field.isSecure ? '' : String(field.text ?? '');
-      if (!kept) {
+      if (shown && shown.type === input.type && (document.activeElement === shown || (field.isSecure && field.text))) {
+        input.value = shown.value;
+      } else {
         input.value = text;
-      } else if (document.activeElement !== input && (!field.isSecure || !field.text)) {
-        if (input.value !== text) input.value = text;
       }
       const described = [];
       container.append(label, input);
@@ -474,7 +562,7 @@
       default:
         parts.push(...drawing.elements(content));
     }
-    page.body.replaceChildren(...parts);
+    place(page.body, parts, sameScreen);
     // The first enabled button is the one Enter in a field taps: it looks like the screen's main action.
     const primary = page.body.querySelector('button.button:not(:disabled)');
     if (primary) primary.classList.add('button-primary');
@@ -494,8 +582,10 @@
     }
     page.alertTitle.textContent = alert.title;
     page.alertMessage.textContent = alert.message;
-    page.alertActions.replaceChildren(
-      ...(alert.actions || []).map((action) => drawing.button({ type: 'button', ...action })),
+    place(
+      page.alertActions,
+      (alert.actions || []).map((action) => drawing.button({ type: 'button', ...action })),
+      page.alert.open,
     );
     page.alertActions.querySelector('button:not(:disabled)')?.classList.add('button-primary');
     // Shown without showModal: Esc must not close it (an alert needs an answer); the rest of the page is inert.
