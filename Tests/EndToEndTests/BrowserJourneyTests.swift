@@ -38,25 +38,6 @@ struct WebApp {
     }
 }
 
-extension BrowserPage {
-    /// Waits until the page shows `route` and, if given, `condition` holds.
-    func waitForRoute(_ route: String, _ what: String = "", where condition: String = "true") async throws {
-        try await waitFor(
-            "\(route)\(what.isEmpty ? "" : ": " + what)",
-            "document.body.dataset.route === \(Self.literal(route)) && (\(condition))")
-    }
-
-    /// The selector of the element a feature gave `id` (its `data-id`; never a DOM id of its choosing).
-    static func element(_ id: String, _ tag: String = "") -> String {
-        "\(tag)[data-id=\(literal(id))]"
-    }
-
-    /// JavaScript true when the screen's text contains `text`.
-    static func screenHas(_ text: String) -> String {
-        "document.getElementById('screen').innerText.includes(\(literal(text)))"
-    }
-}
-
 @Suite("End to end: the demo app in a real browser (--ui web, Chromium over the DevTools pipe)")
 struct BrowserJourneyTests {
     @Test(
@@ -142,6 +123,8 @@ struct BrowserJourneyTests {
         try await page.click(BrowserPage.element("cancel-delete", "button"))
         try await page.waitFor("the alert closed", "!document.getElementById('alert').open")
         try await second.waitFor("the alert closed in the second tab", "!document.getElementById('alert').open")
+        try await page.waitFor(
+            "the focus back on the button that asked", "document.activeElement?.dataset.id === 'delete-account'")
 
         // Sign out from the second tab; the next sign-in starts empty and goes home.
         try await second.click(BrowserPage.element("sign-out", "button"))
@@ -159,6 +142,7 @@ struct BrowserJourneyTests {
         try await page.waitForRoute(
             "characters://list", where: "document.getElementById('who').textContent === \(BrowserPage.literal(email))")
 
+        #expect(try await page.cspViolations == [])
         #expect(try await app.quit(from: page) == 0)
     }
 }
@@ -255,6 +239,7 @@ struct BrowserHostileStringsTests {
         try await page.click(BrowserPage.element("go", "button"))
         try await page.click("[data-key=\"row:rows:0\"]")
         #expect(try await page.value("window.\(HostileStringsFixture.tripwire) === undefined") == true)
+        #expect(try await page.cspViolations == [])
         #expect(try await app.quit(from: page) == 0)
     }
 }

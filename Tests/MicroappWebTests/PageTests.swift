@@ -144,6 +144,9 @@ struct PageTests {
                 == "true")
         #expect(try await page.value("document.querySelector('.list-footer').textContent") == "page 1 of 5")
         #expect(
+            try await page.value("document.querySelector('[role=\"listbox\"]').getAttribute('aria-label')")
+                == "A headline", "named by the headline before it")
+        #expect(
             try await page.value("document.querySelector('.stack-horizontal [data-id=\"submit\"]') !== null") == true)
         #expect(try await page.value("document.querySelector('.stack-vertical').textContent") == "In a column")
         // The chrome: the feature's name, the account, the version, Back at depth 1, the tabs.
@@ -155,6 +158,13 @@ struct PageTests {
             "[...document.querySelectorAll('[role=\"tab\"]')].map((tab) => tab.textContent + ':' + tab.getAttribute('aria-selected'))"
         )
         #expect(tabs == ["Lab:true", "Other:false"])
+        #expect(try await page.cspViolations == [])
+        // The check can fail: an inline script is refused by the page's policy, and recorded.
+        try await page.run(
+            "const script = document.createElement('script'); script.textContent = 'window.__ran = true'; document.body.append(script)"
+        )
+        try await page.waitFor("the refusal to be recorded", "window.__cspViolations.length > 0")
+        #expect(try await page.value("window.__ran === undefined") == true)
         await served.close()
     }
 
@@ -179,6 +189,29 @@ struct PageTests {
         try await served.waitFor(.open(url: "other://home"))
         try await page.click("button[data-id=\"tab.other\"]")
         try await served.waitFor(.action(.tap(id: "tab.other")))
+        // A button held down while the app redraws (here the list's footer changed, nothing moved) is still clicked
+        // when let go: the redraw keeps the element pressed.
+        let pressed = try await page.pressMouse(on: "button[data-id=\"submit\"]")
+        let taps = served.driver.received.filter { $0 == .action(.tap(id: "submit")) }.count
+        var redrawn = everyElement
+        redrawn[7] = .list(
+            ListView(
+                id: "rows",
+                items: [
+                    ListView.Item("Rick", columns: ["Alive", "Human"]), ListView.Item("Morty", columns: ["Alive"]),
+                ],
+                footer: "page 2 of 5", selectedIndex: 1))
+        served.driver.show(labFrame(redrawn, depth: 1))
+        try await page.waitFor("the redraw", "document.querySelector('.list-footer').textContent === 'page 2 of 5'")
+        try await page.release(at: pressed)
+        let deadline = ContinuousClock.now + BrowserPage.patience
+        while served.driver.received.filter({ $0 == .action(.tap(id: "submit")) }).count == taps {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the button pressed across a redraw was not clicked")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         await served.close()
     }
 
@@ -205,14 +238,28 @@ struct PageTests {
         #expect(
             try await page.value("document.querySelector('.error-panel button[data-id=\"retry\"]') !== null") == true)
 
+        // A long screen scrolled to its end: the alert still comes up in view.
+        let rows = (0..<200).map { ListView.Item("Row \($0)") }
+        served.driver.show(labFrame([.list(ListView(id: "long", items: rows))]))
+        try await page.waitFor("the long list", "document.querySelector('[data-key=\"row:long:199\"]')")
+        try await page.run("document.querySelector('[data-key=\"row:long:199\"]').scrollIntoView()")
         let answers = [Button(id: "delete", title: "Delete"), Button(id: "cancel", title: "Cancel")]
         served.driver.show(
             labFrame(
-                everyElement, state: .alert(Alert(title: "Delete?", message: "It cannot be undone.", actions: answers)))
+                [.list(ListView(id: "long", items: rows))],
+                state: .alert(Alert(title: "Delete?", message: "It cannot be undone.", actions: answers)))
         )
         try await page.waitFor("the alert", "document.getElementById('alert').open")
         #expect(try await page.value("document.getElementById('alert').getAttribute('role')") == "alertdialog")
         #expect(try await page.value("document.getElementById('alert-title').textContent") == "Delete?")
+        let inView: Bool = try await page.value(
+            "(() => { const box = document.getElementById('alert').getBoundingClientRect(); return box.top >= 0 && box.bottom <= innerHeight && box.height > 0 })()"
+        )
+        let scrolled: Double = try await page.value(
+            "Math.max(document.getElementById('screen').scrollTop, document.getElementById('screen-scroll')?.scrollTop ?? 0)"
+        )
+        #expect(scrolled > 0, "the screen is scrolled")
+        #expect(inView, "the alert is in view on a scrolled screen")
         #expect(
             try await page.value(
                 "document.getElementById('screen-body').inert && document.getElementById('chrome').inert") == true)
@@ -240,11 +287,11 @@ struct PageTests {
         let served = try await ServedPage.open(search("", rows: []))
         let page = served.page
         try await page.fill("input[data-id=\"query\"]", with: "Mor")
-        try await page.run("document.activeElement.dataset.marker = 'kept'")
+        try await page.run("document.activeElement.keptMarker = 'kept'")
         // The app answers an older edit while the person typed on.
         served.driver.show(search("M", rows: ["Morty Smith"]))
         try await page.waitFor("the results", "document.querySelector('[data-key=\"row:results:0\"]')")
-        #expect(try await page.value("document.activeElement.dataset.marker") == "kept")
+        #expect(try await page.value("document.activeElement.keptMarker") == "kept")
         #expect(try await page.value("document.activeElement.value") == "Mor")
 
         try await page.fill("input[data-id=\"secret\"]", with: "pw")
@@ -309,6 +356,18 @@ struct PageTests {
         #expect(
             try await page.value("document.querySelector('.banner').textContent.includes('run `microapp doctor`')")
                 == true)
+
+        // A problem with the screen on top comes before its frame, stays with it, and leaves when the route changes.
+        served.driver.show(
+            frame, [Notice(level: .error, code: "screen-error", message: "Lab has no screen at lab://x")])
+        served.driver.show(labFrame(route: "lab://x", title: "No such screen", []))
+        try await page.waitForRoute("lab://x")
+        #expect(try await page.value("document.querySelector('.banner[data-code=\"screen-error\"]') !== null") == true)
+        served.driver.show(labFrame(everyElement))
+        try await page.waitForRoute("lab://form")
+        #expect(try await page.value("document.querySelector('.banner[data-code=\"screen-error\"]') === null") == true)
+        #expect(
+            try await page.value("document.querySelector('.banner[data-code=\"plugin-crashed\"]') !== null") == true)
         await served.close()
     }
 

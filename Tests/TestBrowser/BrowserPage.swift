@@ -26,6 +26,18 @@ public final class BrowserPage: Sendable {
     func prepare() async throws {
         _ = try await browser.send("Page.enable", session: session)
         _ = try await browser.send("Runtime.enable", session: session)
+        // Before any script of the page runs: every Content-Security-Policy violation, for `cspViolations`.
+        let recorder = """
+            window.__cspViolations = [];
+            document.addEventListener('securitypolicyviolation', (event) =>
+              window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`));
+            """
+        _ = try await browser.send("Page.addScriptToEvaluateOnNewDocument", ["source": recorder], session: session)
+    }
+
+    /// What the page's Content-Security-Policy refused since it loaded (a blocked inline style, script, fetch…).
+    public var cspViolations: [String] {
+        get async throws { try await value("window.__cspViolations ?? []") }
     }
 
     /// Another tab in the same browser context (the same cookies), showing `url`.
@@ -110,6 +122,12 @@ public final class BrowserPage: Sendable {
 
     /// Clicks the middle of the first element `selector` matches, scrolled into view, with the mouse.
     public func click(_ selector: String) async throws {
+        try await release(at: try await pressMouse(on: selector))
+    }
+
+    /// Presses the mouse button on the middle of the first element `selector` matches (scrolled into view) and
+    /// holds it; the point pressed, for `release(at:)`.
+    public func pressMouse(on selector: String) async throws -> [Double] {
         try await waitFor(selector: selector)
         let point = try await value(
             """
@@ -120,14 +138,20 @@ public final class BrowserPage: Sendable {
               return [box.left + box.width / 2, box.top + box.height / 2];
             })()
             """, as: [Double].self)
-        let position: [String: any Sendable] = ["x": point[0], "y": point[1]]
-        _ = try await browser.send(
-            "Input.dispatchMouseEvent", position.merging(["type": "mouseMoved"]) { $1 }, session: session)
-        for type in ["mousePressed", "mouseReleased"] {
-            _ = try await browser.send(
-                "Input.dispatchMouseEvent",
-                position.merging(["type": type, "button": "left", "clickCount": 1]) { $1 }, session: session)
-        }
+        try await mouse("mouseMoved", at: point)
+        try await mouse("mousePressed", at: point)
+        return point
+    }
+
+    /// Releases the mouse button at `point`.
+    public func release(at point: [Double]) async throws {
+        try await mouse("mouseReleased", at: point)
+    }
+
+    private func mouse(_ type: String, at point: [Double]) async throws {
+        var event: [String: any Sendable] = ["type": type, "x": point[0], "y": point[1]]
+        if type != "mouseMoved" { event.merge(["button": "left", "clickCount": 1]) { $1 } }
+        _ = try await browser.send("Input.dispatchMouseEvent", event, session: session)
     }
 
     /// A key the driver can press.

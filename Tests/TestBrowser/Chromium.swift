@@ -70,6 +70,11 @@ public final class Chromium: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, toBrowser.read, 3)
         posix_spawn_file_actions_adddup2(&actions, fromBrowser.write, 4)
+        // Nothing else of this process reaches the browser: Foundation tells that a process it started has ended by
+        // the end of a socket that process holds, and a browser holding a copy (inherited while another test was
+        // starting a process) would make that process run forever as far as Foundation knows (seen: a test waiting
+        // on a long-finished swiftc).
+        try Self.closeFrom(5, in: &actions)
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
@@ -216,6 +221,21 @@ public final class Chromium: Sendable {
             }
         }
     }()
+
+    /// Adds glibc's `posix_spawn_file_actions_addclosefrom_np(from)` (2.34 and later; declared for _GNU_SOURCE only,
+    /// which Swift's Glibc module does not define, so it is looked up by name).
+    private static func closeFrom(_ from: Int32, in actions: inout posix_spawn_file_actions_t) throws(BrowserError) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            throw BrowserError(
+                "this C library has no posix_spawn_file_actions_addclosefrom_np, which starting chromium needs; "
+                    + "to fix: run the tests on glibc 2.34 or later (Debian 12 has 2.36)")
+        }
+        let status = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, from)
+        guard status == 0 else {
+            throw BrowserError("cannot arrange chromium's descriptors: \(String(cString: strerror(status)))")
+        }
+    }
 
     /// A pipe whose two ends are above the standard descriptors and 3 and 4 (so a dup2 onto 3 or 4 always copies)
     /// and close on exec. (Glibc's pipe2 is not visible to Swift: a process another test starts in the instant before

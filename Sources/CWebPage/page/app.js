@@ -24,6 +24,7 @@
     addressInput: byId('address-input'),
     banners: byId('banners'),
     screen: byId('screen'),
+    scroller: byId('screen-scroll'),
     title: byId('screen-title'),
     body: byId('screen-body'),
     alert: byId('alert'),
@@ -48,6 +49,9 @@
     lostFocus: null,
     /** How far each route's screen was scrolled, kept across loading states. */
     scrollByRoute: new Map(),
+    /** What had focus when an alert came, and where focus goes once it is answered. */
+    beforeAlert: null,
+    returnFocus: null,
     /** The route the address bar shows until the person edits it. */
     addressEdited: false,
   };
@@ -126,6 +130,92 @@
     return null;
   }
 
+  /** Whether `fresh` may take the place of `old` by updating it: same kind of node, same tag, same key and type. */
+  function sameKind(old, fresh) {
+    if (old.nodeType !== fresh.nodeType) return false;
+    if (old.nodeType !== Node.ELEMENT_NODE) return true;
+    if (old.tagName !== fresh.tagName || (old.dataset.key || '') !== (fresh.dataset.key || '')) return false;
+    if (old.tagName === 'INPUT') return old.type === fresh.type;
+    // A keyed element is the same whatever its look (the main button gains a class); others are told by their class.
+    return Boolean(old.dataset.key) || old.className === fresh.className;
+  }
+
+  /** Makes `old` (on screen) look like `fresh` (just drawn) by updating it in place wherever the two trees agree,
+   * so that a redraw keeps the elements a person is using: the focused field with its caret and composition, the
+   * button being pressed (a click whose press and release land on two elements is no click), hover. An element kept
+   * keeps its listeners, which are the fresh one's: only keyed elements have listeners, and the key names what they
+   * send. */
+  function morph(old, fresh) {
+    for (const attribute of Array.from(old.attributes)) {
+      if (!fresh.hasAttribute(attribute.name)) old.removeAttribute(attribute.name);
+    }
+    for (const attribute of Array.from(fresh.attributes)) {
+      if (old.getAttribute(attribute.name) === attribute.value) continue;
+      // A style attribute is the page's own, set through the CSSOM: copied the same way (the CSP refuses the other).
+      if (attribute.name === 'style') {
+        old.style.cssText = fresh.style.cssText;
+      } else {
+        old.setAttribute(attribute.name, attribute.value);
+      }
+    }
+    if (old.tagName === 'INPUT' && old.value !== fresh.value) old.value = fresh.value;
+    morphChildren(old, fresh);
+  }
+
+  /** Walks both lists of children together: a pair of the same kind is updated; an old child the fresh list no
+   * longer has is removed; a fresh child with no old one is inserted. Nothing kept is moved (a moved element loses
+   * its focus and its press). */
+  function morphChildren(old, fresh) {
+    const freshChildren = Array.from(fresh.childNodes);
+    let cursor = old.firstChild;
+    const update = (current, child) => {
+      if (child.nodeType === Node.ELEMENT_NODE) {
+        morph(current, child);
+      } else if (current.data !== child.data) {
+        current.data = child.data;
+      }
+    };
+    freshChildren.forEach((child, index) => {
+      if (cursor && sameKind(cursor, child)) {
+        update(cursor, child);
+        cursor = cursor.nextSibling;
+        return;
+      }
+      let match = null;
+      for (let later = cursor ? cursor.nextSibling : null; later && !match; later = later.nextSibling) {
+        if (sameKind(later, child)) match = later;
+      }
+      const cursorWanted = cursor && freshChildren.slice(index + 1).some((next) => sameKind(cursor, next));
+      if (match && !cursorWanted) {
+        while (cursor !== match) {
+          const gone = cursor;
+          cursor = cursor.nextSibling;
+          gone.remove();
+        }
+        update(cursor, child);
+        cursor = cursor.nextSibling;
+      } else {
+        old.insertBefore(child, cursor);
+      }
+    });
+    while (cursor) {
+      const gone = cursor;
+      cursor = cursor.nextSibling;
+      gone.remove();
+    }
+  }
+
+  /** Puts `children` in `container`: morphed into what is there when `keep`, else in its place. */
+  function place(container, children, keep) {
+    if (!keep) {
+      container.replaceChildren(...children);
+      return;
+    }
+    const fresh = container.cloneNode(false);
+    fresh.append(...children);
+    morph(container, fresh);
+  }
+
   function folderOf(library) {
     if (!library.startsWith('/')) return library;
     const slash = library.lastIndexOf('/');
@@ -178,8 +268,9 @@
     page.tabs.hidden = tabs.length === 0;
     const focused = keyOf(document.activeElement);
     const hasSelected = tabs.some((tab) => tab.selected);
-    page.tablist.replaceChildren(
-      ...tabs.map((tab, index) => {
+    place(
+      page.tablist,
+      tabs.map((tab, index) => {
         const button = make('button', 'tab');
         button.type = 'button';
         button.setAttribute('role', 'tab');
@@ -197,19 +288,23 @@
         button.addEventListener('click', () => send({ type: 'tap', id: tab.id }));
         return button;
       }),
+      true,
     );
-    if (focused && focused.startsWith('tab:')) withKey(focused)?.focus({ preventScroll: true });
+    if (focused && focused.startsWith('tab:') && keyOf(document.activeElement) !== focused) {
+      withKey(focused)?.focus({ preventScroll: true });
+    }
   }
 
   // ---- The feature's screen ---------------------------------------------------------------------------------------
 
   /** What drawing one screen needs: the fields kept from the last drawing, the mark for secure fields, fresh ids. */
   class Drawing {
-    constructor(keptFields, mark) {
+    constructor(keptFields, mark, title) {
       this.keptFields = keptFields;
       this.mark = mark;
       this.counter = 0;
-      this.lastText = null;
+      /** What names the next list: the last headline before it, else the screen's title. */
+      this.heading = title;
     }
 
     nextID(prefix) {
@@ -242,7 +337,7 @@
       const style = ['headline', 'body', 'caption', 'error'].includes(text.style) ? text.style : 'body';
       const element = make(style === 'headline' ? 'h2' : 'p', `text text-${style}`, text.value);
       element.dir = 'auto';
-      this.lastText = text.value;
+      if (style === 'headline') this.heading = text.value;
       return element;
     }
 
@@ -263,22 +358,18 @@
       const label = make('label', 'field-label', field.label);
       label.htmlFor = id;
       label.dir = 'auto';
-      let input = this.keptFields.get(field.id);
-      const kept = Boolean(input) && input.type === (field.isSecure ? 'password' : 'text');
-      if (!kept) {
-        input = document.createElement('input');
-        input.type = field.isSecure ? 'password' : 'text';
-        input.addEventListener('input', (event) => {
-          if (!event.isComposing) send({ type: 'input', id: input.dataset.id, text: input.value });
-        });
-        input.addEventListener('compositionend', () => send({ type: 'input', id: input.dataset.id, text: input.value }));
-        input.addEventListener('keydown', (event) => {
-          if (event.key === 'Enter' && !event.isComposing) {
-            event.preventDefault();
-            submitAfter(input);
-          }
-        });
-      }
+      const input = document.createElement('input');
+      input.type = field.isSecure ? 'password' : 'text';
+      input.addEventListener('input', (event) => {
+        if (!event.isComposing) send({ type: 'input', id: input.dataset.id, text: input.value });
+      });
+      input.addEventListener('compositionend', () => send({ type: 'input', id: input.dataset.id, text: input.value }));
+      input.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' && !event.isComposing) {
+          event.preventDefault();
+          submitAfter(input);
+        }
+      });
       input.id = id;
       input.className = 'input';
       input.dataset.key = `field:${field.id}`;
@@ -287,12 +378,14 @@
       input.autocomplete = 'off';
       input.spellcheck = false;
       input.dir = 'auto';
-      // A secure field leaves the app as dots: it is never filled with them, only emptied when the app empties it.
+      // The field on screen keeps what a person is typing (focused), and a secure field what was typed until the app
+      // empties it: a secure field leaves the app as dots, and is never filled with them.
+      const shown = this.keptFields.get(field.id);
       const text = field.isSecure ? '' : String(field.text ?? '');
-      if (!kept) {
+      if (shown && shown.type === input.type && (document.activeElement === shown || (field.isSecure && field.text))) {
+        input.value = shown.value;
+      } else {
         input.value = text;
-      } else if (document.activeElement !== input && (!field.isSecure || !field.text)) {
-        if (input.value !== text) input.value = text;
       }
       const described = [];
       container.append(label, input);
@@ -329,7 +422,7 @@
       } else {
         const rows = make('div', 'rows');
         rows.setAttribute('role', 'listbox');
-        rows.setAttribute('aria-label', this.lastText ?? list.id);
+        rows.setAttribute('aria-label', this.heading || list.id);
         rows.dataset.key = `list:${list.id}`;
         rows.dataset.id = list.id;
         const columns = Math.max(0, ...items.map((item) => (Array.isArray(item.columns) ? item.columns.length : 0)));
@@ -470,13 +563,13 @@
     if (sameScreen) {
       for (const input of page.body.querySelectorAll('input[data-id]')) keptFields.set(input.dataset.id, input);
     }
-    const drawing = new Drawing(keptFields, isHostScreen(frame) ? null : untrustedMark(frame.origin));
+    const drawing = new Drawing(keptFields, isHostScreen(frame) ? null : untrustedMark(frame.origin), screen.title);
     const screenState = screen.state || { type: 'view' };
 
     page.title.textContent = screen.title;
     page.title.dir = 'auto';
     const parts = screenParts(screen, drawing);
-    page.body.replaceChildren(...parts);
+    place(page.body, parts, sameScreen);
     // The first enabled button is the one Enter in a field taps: it looks like the screen's main action.
     const primary = page.body.querySelector('button.button:not(:disabled)');
     if (primary) primary.classList.add('button-primary');
@@ -496,8 +589,10 @@
     }
     page.alertTitle.textContent = alert.title;
     page.alertMessage.textContent = alert.message;
-    page.alertActions.replaceChildren(
-      ...(alert.actions || []).map((action) => drawing.button({ type: 'button', ...action })),
+    place(
+      page.alertActions,
+      (alert.actions || []).map((action) => drawing.button({ type: 'button', ...action })),
+      page.alert.open,
     );
     page.alertActions.querySelector('button:not(:disabled)')?.classList.add('button-primary');
     // Shown without showModal: Esc must not close it (an alert needs an answer); the rest of the page is inert.
@@ -515,6 +610,15 @@
     const routeChanged = !previous || previous.route !== frame.route;
     if (focusedKey) state.lostFocus = { key: focusedKey, route: previous ? previous.route : null };
     if (routeChanged && state.lostFocus && state.lostFocus.route !== frame.route) state.lostFocus = null;
+    if (state.returnFocus) {
+      // An alert was answered: focus goes back to what had it when the alert came (the button that asked).
+      const opener = withKey(state.returnFocus);
+      state.returnFocus = null;
+      if (opener && !opener.disabled) {
+        opener.focus();
+        return;
+      }
+    }
     const wanted = state.lostFocus && withKey(state.lostFocus.key);
     if (wanted && !wanted.disabled && !wanted.inert && !wanted.closest('[inert]')) {
       wanted.focus();
@@ -531,21 +635,23 @@
     }
   }
 
-  page.screen.addEventListener('scroll', () => {
-    const frame = state.frame;
-    if (frame && frame.screen?.state?.type !== 'loading') state.scrollByRoute.set(frame.route, page.screen.scrollTop);
-  });
-
-  function restoreScroll(frame, previous) {
-    if (frame.screen?.state?.type === 'loading') return;
+  /** Keeps each route's scroll position across redraws: where it was before this one, or, after a loading screen
+   * (which is short and scrolls to the top), where it was before the loading. */
+  function restoreScroll(frame, previous, before) {
+    const loading = (value) => value?.screen?.state?.type === 'loading';
     if (!previous || previous.route !== frame.route) {
-      page.screen.scrollTop = 0;
-      state.scrollByRoute.set(frame.route, 0);
-      return;
+      page.scroller.scrollTop = 0;
+    } else if (!loading(frame)) {
+      const target = loading(previous) ? state.scrollByRoute.get(frame.route) ?? 0 : before;
+      if (page.scroller.scrollTop !== target) page.scroller.scrollTop = target;
     }
-    const kept = state.scrollByRoute.get(frame.route);
-    if (kept !== undefined && page.screen.scrollTop !== kept) page.screen.scrollTop = kept;
+    if (!loading(frame)) state.scrollByRoute.set(frame.route, page.scroller.scrollTop);
   }
+
+  page.scroller.addEventListener('scroll', () => {
+    const frame = state.frame;
+    if (frame && frame.screen?.state?.type !== 'loading') state.scrollByRoute.set(frame.route, page.scroller.scrollTop);
+  });
 
   document.addEventListener('focusin', (event) => {
     if (state.lostFocus && keyOf(event.target) !== state.lostFocus.key) state.lostFocus = null;
@@ -559,17 +665,23 @@
   function drawFrame(frame) {
     const previous = state.frame;
     if (previous && previous.route !== frame.route) {
+      // A problem sent before the frame it is about (the app writes notices first) stays with that frame.
       for (const banner of Array.from(page.banners.children)) {
-        if (screenProblems.has(banner.dataset.code)) banner.remove();
+        if (screenProblems.has(banner.dataset.code) && Number(banner.dataset.frames) < state.frames) banner.remove();
       }
     }
     const focusedKey = keyOf(document.activeElement);
+    const scrolled = page.scroller.scrollTop;
+    const hadAlert = previous?.screen?.state?.type === 'alert';
+    const hasAlert = frame.screen?.state?.type === 'alert';
+    if (hasAlert && !hadAlert) state.beforeAlert = focusedKey;
+    if (hadAlert && !hasAlert) state.returnFocus = state.beforeAlert;
     state.frame = frame;
     state.frames += 1;
     drawChrome(frame);
     drawScreen(frame, previous);
     restoreFocus(frame, previous, focusedKey);
-    restoreScroll(frame, previous);
+    restoreScroll(frame, previous, scrolled);
     document.body.dataset.route = frame.route;
     document.body.dataset.frames = String(state.frames);
   }
@@ -615,6 +727,7 @@
   function showBanner(problem) {
     const banner = make('div', 'banner');
     banner.dataset.code = String(problem.code || 'error');
+    banner.dataset.frames = String(state.frames);
     const words = make('p', 'banner-words');
     words.append(make('span', 'banner-symbol', '!'), isolated(problem.message || ''));
     if (problem.fix) words.append(make('span', 'banner-fix', ' — to fix: '), isolated(problem.fix));
@@ -678,7 +791,7 @@
     if (card.variant) heading.append(make('span', 'card-variant', card.variant));
     const body = make('div', 'card-screen');
     body.inert = true;
-    const drawing = new Drawing(new Map(), null);
+    const drawing = new Drawing(new Map(), null, screen.title);
     const title = make('h2', 'card-title', screen.title);
     title.dir = 'auto';
     body.append(title, ...screenParts(screen, drawing));
