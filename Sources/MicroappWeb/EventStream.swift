@@ -109,6 +109,7 @@ final class EventStreams: Sendable {
     private struct State {
         var streams: [ObjectIdentifier: EventStream] = [:]
         var opening: [[UInt8]] = []
+        var problems: [(code: String, bytes: [UInt8])] = []
         var frame: [UInt8]?
     }
 
@@ -127,6 +128,7 @@ final class EventStreams: Sendable {
         state.withLock { state in
             state.streams[ObjectIdentifier(stream)] = stream
             for event in state.opening { stream.send(event) }
+            for problem in state.problems { stream.send(problem.bytes) }
             if let frame = state.frame { stream.send(frame) }
         }
         return stream
@@ -144,6 +146,9 @@ final class EventStreams: Sendable {
             case .passing: break
             case .frame: state.frame = bytes
             case .opening: state.opening.append(bytes)
+            case .problem(let code):
+                state.problems.append((code, bytes))
+                if state.problems.count > Self.keptProblems { state.problems.removeFirst() }
             }
             // A stream that ended (dropped for falling behind) is forgotten; its connection closes when libmicrohttpd
             // next gets to write to it, or when it has been idle past the limit.
@@ -159,6 +164,16 @@ final class EventStreams: Sendable {
         case frame
         /// Sent to every tab, first, whenever it connects.
         case opening
+        /// A problem: also sent to a tab that connects later (before the frame), until `forget` drops its code.
+        case problem(code: String)
+    }
+
+    /// How many problems a tab that connects later is told of, the latest.
+    static let keptProblems = 16
+
+    /// Problems with `code` are no longer told to tabs that connect (a build that failed, once one succeeded).
+    func forget(code: String) {
+        state.withLock { $0.problems.removeAll { $0.code == code } }
     }
 
     /// A comment line every tab ignores: it keeps idle connections from timing out and finds tabs that are gone.

@@ -123,7 +123,13 @@ public final class WebFrontEnd {
     private var lastFrame: Frame?
 
     private func publish(_ frame: Frame, _ notices: [Notice]) {
-        for notice in notices { streams.broadcast("notice", data: JSONLinesDriver.noticeLine(notice)) }
+        for notice in notices {
+            // A problem is kept for tabs that connect later: those at start (a library that did not load, the crash
+            // a supervised restart reports) come before any tab, and a failed build stands until one succeeds.
+            let kind: EventStreams.Kind = notice.level == .error ? .problem(code: notice.code) : .passing
+            streams.broadcast("notice", data: JSONLinesDriver.noticeLine(notice), kind: kind)
+            if ["built", "swapped", "rolled-back"].contains(notice.code) { streams.forget(code: "build-failed") }
+        }
         guard frame != lastFrame else { return }
         lastFrame = frame
         streams.broadcast("frame", data: JSONLinesDriver.frameLine(frame), kind: .frame)

@@ -239,4 +239,30 @@ final class RecordingApp: AppDriver {
         }
         #expect(draws.withLock { $0 } == 1)
     }
+
+    @Test("a tab that connects late is told the problems posted before it came, but not a failed build since fixed")
+    func lateTabsHearOfProblems() async throws {
+        let app = RecordingApp()
+        let (web, run) = try served(app)
+        defer { run.cancel(); web.stop() }
+        let port = web.address.port
+        app.show(
+            "Sign in",
+            notices: [
+                Notice(level: .error, code: "load-failed", message: "libJunk.so did not load", fix: "rebuild it"),
+                Notice(level: .error, code: "build-failed", message: "Characters did not build", fix: "fix it"),
+                Notice(level: .info, code: "redirect", message: "sign in first"),
+            ])
+        let early = try LoopbackConnection(port: port)
+        early.send(Array(LoopbackConnection.request("GET", "/events", port: port, headers: [cookie(web)]).utf8))
+        let first = await early.read(until: "\"title\":\"Sign in\"")
+        #expect(first.contains(#""code":"load-failed""#) && first.contains(#""code":"build-failed""#))
+        #expect(!first.contains(#""code":"redirect""#), "information is for the tabs open when it happens")
+        app.show("Sign in", notices: [Notice(level: .info, code: "built", message: "Characters built")])
+        let late = try LoopbackConnection(port: port)
+        late.send(Array(LoopbackConnection.request("GET", "/events", port: port, headers: [cookie(web)]).utf8))
+        let second = await late.read(until: "\"title\":\"Sign in\"")
+        #expect(second.contains(#""code":"load-failed""#))
+        #expect(!second.contains(#""code":"build-failed""#))
+    }
 }
