@@ -703,7 +703,8 @@
     line.dataset.code = String(notice.code);
     const symbol = noticeSymbols[notice.code] || '·';
     line.append(make('span', 'notice-symbol', symbol), isolated(notice.message));
-    if (stateWords[notice.state]) {
+    // The badge says what became of the state, unless the host's message already says it in words.
+    if (stateWords[notice.state] && !String(notice.message).includes(`(${stateWords[notice.state]})`)) {
       line.append(make('span', `notice-state notice-state-${notice.state}`, stateWords[notice.state]));
     }
     page.notice.replaceChildren(line);
