@@ -48,30 +48,30 @@ public enum ChannelSource: Sendable, Equatable {
     /// Where the file at `path` (relative to the channel's top) is, for reading and for messages.
     public func location(of path: String) -> String { name + "/" + path }
 
-    /// The index and its signature, each read no further than its cap.
-    public func index() -> Result<(index: Data, signature: Data), Problem> {
+    /// The index and its signature, each read no further than its cap, within `budget`.
+    public func index(within budget: CheckBudget) -> Result<(index: Data, signature: Data), Problem> {
         let index: Data
-        switch read(ChannelLayout.index, limit: Self.indexCap) {
+        switch read(ChannelLayout.index, limit: Self.indexCap, within: budget) {
         case .success(let bytes): index = bytes
         case .failure(let problem): return .failure(problem)
         }
-        return read(ChannelLayout.signature, limit: Self.signatureCap).map { (index, $0) }
+        return read(ChannelLayout.signature, limit: Self.signatureCap, within: budget).map { (index, $0) }
     }
 
     /// The file `entry` of a verified index lists, read no further than its size allows and checked against its
-    /// hash and size.
-    public func file(_ entry: FileEntry) -> Result<Data, Problem> {
+    /// hash and size, within `budget`.
+    public func file(_ entry: FileEntry, within budget: CheckBudget) -> Result<Data, Problem> {
         let subject = location(of: entry.path)
         var download = BoundedDownload(entry: entry, subject: subject)
-        let problem = stream(entry.path, limit: entry.size + 1) { download.append($0) }
+        let problem = stream(entry.path, limit: entry.size + 1, within: budget) { download.append($0) }
         return problem.map { .failure($0) } ?? download.finish()
     }
 
     /// The whole file at `path`, refused past `limit` bytes.
-    private func read(_ path: String, limit: Int) -> Result<Data, Problem> {
+    private func read(_ path: String, limit: Int, within budget: CheckBudget) -> Result<Data, Problem> {
         var bytes = Data()
         let subject = location(of: path)
-        let problem = stream(path, limit: limit + 1) { chunk in
+        let problem = stream(path, limit: limit + 1, within: budget) { chunk in
             guard bytes.count + chunk.count <= limit else {
                 return Problem(
                     code: "channel-file-too-large", subject: subject,
@@ -85,11 +85,14 @@ public enum ChannelSource: Sendable, Equatable {
     }
 
     /// Hands `path`'s bytes to `take` as they arrive, never more than `limit` in all; the first problem (`take`'s or
-    /// the transport's) ends it.
-    private func stream(_ path: String, limit: Int, into take: (Data) -> Problem?) -> Problem? {
+    /// the transport's, or a web transfer's break of `budget`) ends it.
+    private func stream(
+        _ path: String, limit: Int, within budget: CheckBudget, into take: (Data) -> Problem?
+    ) -> Problem? {
         switch self {
         case .folder(let folder): return Self.stream(file: folder + "/" + path, limit: limit, into: take)
-        case .web(let url): return WebDownload.stream(url.appendingPathComponent(path), limit: limit, into: take)
+        case .web(let url):
+            return WebDownload.stream(url.appendingPathComponent(path), limit: limit, budget: budget, into: take)
         }
     }
 

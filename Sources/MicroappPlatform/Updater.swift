@@ -26,6 +26,10 @@ public struct Updater: Sendable {
     /// The probe and its cache, which tell the feature and version of a library with no kept version (one put in
     /// the folder by hand): its manifest as the sandboxed probe read it.
     public var screening: PluginScreening
+    /// The bounds of one check's downloads (its deadline, the floor on speed).
+    public var limits: CheckLimits
+    /// Reads the clock a check's deadline is on.
+    public var clock: @Sendable () -> ContinuousClock.Instant
 
     /// An updater of the plugin folder `plugins` from `channel`, with the person's release files and the host's probe
     /// from `environment`.
@@ -38,6 +42,8 @@ public struct Updater: Sendable {
         self.store = ReleaseStore(folders: ReleaseFolders(environment: environment))
         self.sdk = sdk
         self.screening = screening ?? PluginScreening(environment: environment)
+        self.limits = CheckLimits(environment: environment)
+        self.clock = environment.now
     }
 
     /// A feature the folder runs: its id, version and library.
@@ -68,8 +74,10 @@ public struct Updater: Sendable {
         return found
     }
 
-    /// Checks the channel at `now` and installs what is newer; the report says what moved and what was refused.
-    public func update(now: Date) -> UpdateReport {
+    /// Checks the channel at `now` and installs what is newer, every download within `budget` (nil: a check of its
+    /// own, starting now); the report says what moved and what was refused.
+    public func update(now: Date, within budget: CheckBudget? = nil) -> UpdateReport {
+        let budget = budget ?? CheckBudget(limits, clock: clock)
         guard Files.isDirectory(versions.plugins) else {
             return UpdateReport(
                 refusing: Problem(
@@ -79,7 +87,7 @@ public struct Updater: Sendable {
         // The folder itself is the lock between two updates: a refused update leaves no file behind.
         return FileLock.withExclusiveFolderLock(versions.plugins) { () -> UpdateReport? in
             var report = UpdateReport()
-            run(now: now, into: &report)
+            run(now: now, within: budget, into: &report)
             return report
         }
             ?? UpdateReport(
@@ -88,7 +96,7 @@ public struct Updater: Sendable {
                     fix: "wait for it to finish, then update again"))
     }
 
-    private func run(now: Date, into report: inout UpdateReport) {
+    private func run(now: Date, within budget: CheckBudget, into report: inout UpdateReport) {
         let trust: TrustList
         var seen: SeenVersions
         switch (store.trustList(), store.seenVersions()) {
@@ -99,7 +107,9 @@ public struct Updater: Sendable {
         }
         let verification = ChannelVerification(channel: channel.name, trust: trust, seen: seen, sdk: sdk)
         let verified: VerifiedIndex
-        switch channel.index().flatMap({ verification.verifyIndex($0.index, signature: $0.signature, now: now) }) {
+        switch channel.index(within: budget).flatMap({
+            verification.verifyIndex($0.index, signature: $0.signature, now: now)
+        }) {
         case .success(let index): verified = index
         case .failure(let problem):
             report.refused.append(problem)
@@ -129,7 +139,9 @@ public struct Updater: Sendable {
 
         var downloaded: [(Feature, InstalledVersion, [(String, Data)])] = []
         for feature in choice.updates.keys.sorted() {
-            switch download(choice.updates[feature]!, of: running[feature]!, trust: trust, verification, now: now) {
+            switch download(
+                choice.updates[feature]!, of: running[feature]!, trust: trust, verification, now: now, within: budget)
+            {
             case .success(let release): downloaded.append(release)
             case .failure(let problem): report.refused.append(problem)
             }
@@ -150,11 +162,11 @@ public struct Updater: Sendable {
     /// them, the record signed by a trusted key and saying what the index says, the library named as the running one.
     private func download(
         _ entry: ChannelIndex.Entry, of feature: Feature, trust: TrustList, _ verification: ChannelVerification,
-        now: Date
+        now: Date, within budget: CheckBudget
     ) -> Result<(Feature, InstalledVersion, [(String, Data)]), Problem> {
         var files: [String: Data] = [:]
         for file in entry.files {
-            switch channel.file(file) {
+            switch channel.file(file, within: budget) {
             case .success(let bytes): files[(file.path as NSString).lastPathComponent] = bytes
             case .failure(let problem): return .failure(problem)
             }

@@ -28,9 +28,11 @@ struct ChannelUpdater: ChannelUpdates {
 
     func check(running: [String: Int]) -> ChannelCheck {
         var check = ChannelCheck()
+        // One deadline for the whole check, however many folders it updates.
+        let budget = CheckBudget(CheckLimits(environment: environment), clock: environment.now)
         for folder in Set(folders.values).sorted() {
             let report = Updater(channel: source, plugins: folder, environment: environment, screening: screening)
-                .update(now: Date())
+                .update(now: Date(), within: budget)
             // Only the features this app runs from that folder are swapped in; the others run from the next start.
             check.installed += report.installed.filter { folders[$0.feature] == folder }.map {
                 ChannelCheck.Installed(feature: $0.feature, version: $0.to, library: $0.library)
