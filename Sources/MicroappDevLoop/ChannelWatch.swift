@@ -18,6 +18,8 @@ public final class ChannelWatch {
     /// True while a check runs; a request meanwhile is remembered in `again` and made once it ends.
     private var checking = false
     private var again = false
+    /// When the check under way began.
+    private var checkStarted: ContinuousClock.Instant?
     private var tasks: [Task<Void, Never>] = []
     /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile.
     private var trialFolders: [String: String] = [:]
@@ -36,7 +38,7 @@ public final class ChannelWatch {
 
     /// Starts following: a first check now, then on each trigger; the runtime's stops reach the canary.
     public func start(listeningForSignal: Bool = true) {
-        runtime.onCheckUpdates = { [weak self] in self?.requestCheck() }
+        runtime.onCheckUpdates = { [weak self] in self?.requestCheck(asked: true) }
         runtime.onFeatureStop = { [weak self] feature, stop in self?.featureStopped(feature, stop) }
         if listeningForSignal {
             do {
@@ -44,7 +46,7 @@ public final class ChannelWatch {
                 stopSignal = stop
                 tasks.append(
                     Task { [weak self] in
-                        for await _ in signals { self?.requestCheck() }
+                        for await _ in signals { self?.requestCheck(asked: true) }
                     })
             } catch {
                 runtime.post(
@@ -74,20 +76,37 @@ public final class ChannelWatch {
         runtime.onFeatureStop = nil
     }
 
-    /// Starts a check unless one runs; then one more follows it, so a request is never lost.
-    public func requestCheck() {
+    /// Starts a check unless one runs; then one more follows it, so a request is never lost. A request someone
+    /// `asked` for (the event, the signal) during a check is told so, with how long that check has run: a server
+    /// that trickles holds it until its deadline, and silence then would look like a request ignored.
+    public func requestCheck(asked: Bool = false) {
         guard !checking else {
             again = true
+            if asked, let checkStarted { postUnderWay(since: checkStarted) }
             return
         }
         checking = true
         Task {
             repeat {
                 again = false
+                checkStarted = runtime.options.now()
                 await check()
             } while again
             checking = false
+            checkStarted = nil
         }
+    }
+
+    /// Says a check has been under way since `started`, ends by its deadline, and the request follows it.
+    private func postUnderWay(since started: ContinuousClock.Instant) {
+        let elapsed = runtime.options.now() - started
+        runtime.post(
+            Notice(
+                level: .info, code: "update-check-under-way",
+                message:
+                    "A check of \(updates.channel) has been under way for \(elapsed.components.seconds) s (it ends "
+                    + "within \(updates.deadline.components.seconds) s of its start); another follows it",
+                milliseconds: Int(elapsed.wholeMilliseconds)))
     }
 
     /// One check: the updater's work off the main actor, then each installed release swapped in and put on trial.

@@ -26,6 +26,8 @@ struct ChannelUpdater: ChannelUpdates {
 
     var channel: String { source.name }
 
+    var deadline: Duration { CheckLimits(environment: environment).deadline }
+
     func check(running: [String: Int]) -> ChannelCheck {
         var check = ChannelCheck()
         // One deadline for the whole check, however many folders it updates.

@@ -152,7 +152,7 @@ private let rusageWrapper = #"""
 /// publishing, and a plugin folder running `tick` v1, locked: everything in a scratch folder of its own.
 struct UpdateWorld {
     let home: String
-    let environment: [String: String]
+    private(set) var environment: [String: String]
     let folders: ReleaseFolders
     let channel: String
     let plugins: String
@@ -196,6 +196,13 @@ struct UpdateWorld {
         let publisher = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: name))
         _ = try ChannelFolder.publish(folder, to: channel, key: key, trust: publisher, now: now, lifetime: lifetime)
             .get()
+    }
+
+    /// The same world, its processes given `variables` too.
+    func with(_ variables: [String: String]) -> UpdateWorld {
+        var changed = self
+        changed.environment.merge(variables) { $1 }
+        return changed
     }
 
     /// Runs the real binary with the person's folders.

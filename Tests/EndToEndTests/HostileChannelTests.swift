@@ -34,4 +34,76 @@ struct HostileChannelTests {
             bombed.peakKiB <= ordinary.peakKiB + Self.memoryMargin,
             "peak \(bombed.peakKiB) KiB against a bomb, \(ordinary.peakKiB) KiB for an update")
     }
+
+    /// `update` of `world`'s folder from a server that trickles index.json a byte every 50 ms (20 bytes a second),
+    /// with the check's limits set by their variables.
+    private func trickled(_ world: UpdateWorld, limits: [String: String]) async throws -> (
+        status: Int32, out: String, err: String, peakKiB: Int, cpuSeconds: Double
+    ) {
+        try await ChannelServer.serving(world.home + "/served", hostile: .trickle(path: "index.json", seconds: 0.05)) {
+            server in
+            try await world.with(limits).measured([
+                "update", "--channel", server.baseURL + "/channel", "--plugins", world.plugins,
+            ])
+        }
+    }
+
+    @Test(
+        "a transfer that averages less than the floor is cut with channel-too-slow once past its grace, and nothing changes"
+    )
+    func belowTheFloor() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        let before = world.pluginFiles()
+        let slow = try await trickled(world, limits: ["MICROAPP_MIN_RATE": "1000", "MICROAPP_MIN_RATE_AFTER": "1"])
+        #expect(slow.status == 1, "\(slow.out)\(slow.err)")
+        #expect(slow.err.contains("/channel/index.json: it came at"), "\(slow.err)")
+        #expect(slow.err.contains("below the floor of 1000 (MICROAPP_MIN_RATE)"))
+        #expect(world.pluginFiles() == before)
+    }
+
+    @Test(
+        "a whole check ends by its deadline, however steadily the server trickles, and waiting for it costs no CPU"
+    )
+    func deadline() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        let before = world.pluginFiles()
+        // 20 bytes a second is above this floor: only the 3 s deadline ends it (the index takes ~30 s to trickle).
+        let held = try await trickled(world, limits: ["MICROAPP_MIN_RATE": "1", "MICROAPP_CHECK_DEADLINE": "3"])
+        #expect(held.status == 1, "\(held.out)\(held.err)")
+        #expect(held.err.contains("/channel/index.json: the check did not end within its 3 s"), "\(held.err)")
+        #expect(world.pluginFiles() == before)
+        // The same process's CPU for a check that is refused at once: waiting 3 s added less than a fifth of a second.
+        let quick = try await ChannelServer.serving(world.home + "/served") {
+            server in
+            try await world.measured(["update", "--channel", server.baseURL + "/nothing", "--plugins", world.plugins])
+        }
+        #expect(quick.err.contains("the server answered 404"), "\(quick.err)")
+        #expect(
+            held.cpuSeconds < quick.cpuSeconds + 0.2, "\(held.cpuSeconds) s of CPU held, \(quick.cpuSeconds) s quick")
+    }
+
+    @Test("a check-updates event while a trickled check runs says a check is under way and for how long")
+    func checkUnderWay() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        try await ChannelServer.serving(world.home + "/served", hostile: .trickle(path: "index.json", seconds: 0.05)) {
+            server in
+            let app = try AppProcess(
+                ["run", "--isolation", "none", "--plugins", world.plugins, "--only", "tick", "--ui", "json"]
+                    + ["--channel", server.baseURL + "/channel", "--check-every", "60", "--no-supervise"],
+                environment: world.with(["MICROAPP_MIN_RATE": "1", "MICROAPP_CHECK_DEADLINE": "120"]).environment
+                    .merging(["MICROAPP_TEST_FEATURES": ""]) { $1 })
+            try await app.waitForFrame(route: "tick://home") { screenText($0).contains("Tick v1") }
+            // The check at start is still trickling the index.
+            try app.send([["type": "check-updates"]])
+            let notice = try await app.waitFor("notice") { $0["code"] as? String == "update-check-under-way" }
+            let message = notice["message"] as? String ?? ""
+            #expect(message.hasPrefix("A check of \(server.baseURL)/channel has been under way for "), "\(message)")
+            #expect(message.contains("(it ends within 120 s of its start)"))
+            #expect(notice["milliseconds"] is Int)
+            #expect(try await app.finish() == 0)
+        }
+    }
 }
