@@ -25,9 +25,7 @@ public enum ChannelSource: Sendable, Equatable {
     /// `currentDirectory`).
     public init(_ text: String, currentDirectory: String) {
         let trimmed = text.hasSuffix("/") && text.count > 1 ? String(text.dropLast()) : text
-        if let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            url.host != nil
-        {
+        if let url = Self.webURL(trimmed) {
             self = .web(url)
         } else if let url = URL(string: trimmed), url.isFileURL {
             self = .folder(url.standardizedFileURL.path)
@@ -35,6 +33,16 @@ public enum ChannelSource: Sendable, Equatable {
             let absolute = trimmed.hasPrefix("/") ? trimmed : currentDirectory + "/" + trimmed
             self = .folder(URL(fileURLWithPath: absolute).standardizedFileURL.path)
         }
+    }
+
+    /// `text` as an http(s) URL with a host, its scheme in lower case (scheme names are case-insensitive, RFC 3986:
+    /// `HTTP://` is the same channel as `http://`); nil for anything else.
+    private static func webURL(_ text: String) -> URL? {
+        guard var parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", parts.host != nil
+        else { return nil }
+        parts.scheme = scheme
+        return parts.url
     }
 
     /// The channel as the person names it, canonical: the key of what was seen from it (`SeenVersions`).

@@ -56,13 +56,20 @@ public struct CheckBudget: Sendable {
 
 /// Where one transfer stands against its check's budget, from what it counted: a decision of values, no clock read
 /// and no wait, so a test states the instants.
-struct TransferPace: Sendable {
+public struct TransferPace: Sendable {
     /// When the transfer began.
-    let started: ContinuousClock.Instant
-    let budget: CheckBudget
+    public let started: ContinuousClock.Instant
+    /// The check's budget it counts against.
+    public let budget: CheckBudget
+
+    /// The pace of a transfer that began at `started` within `budget`.
+    public init(started: ContinuousClock.Instant, budget: CheckBudget) {
+        self.started = started
+        self.budget = budget
+    }
 
     /// What to do with a transfer that has `bytes` at `now`.
-    enum Verdict: Equatable {
+    public enum Verdict: Equatable, Sendable {
         /// Go on; look again at this instant (when the floor or the deadline could next be broken) or on news.
         case wait(until: ContinuousClock.Instant)
         /// It averaged less than the floor.
@@ -72,7 +79,7 @@ struct TransferPace: Sendable {
     }
 
     /// The verdict on a transfer that has received `bytes` by `now`.
-    func verdict(bytes: Int, at now: ContinuousClock.Instant) -> Verdict {
+    public func verdict(bytes: Int, at now: ContinuousClock.Instant) -> Verdict {
         if now >= budget.deadline { return .pastDeadline }
         let rate = Double(budget.limits.minimumRate)
         let floorFrom = started + budget.limits.grace
