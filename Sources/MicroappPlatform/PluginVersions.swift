@@ -156,9 +156,11 @@ public struct PluginVersions: Sendable {
     /// one and not marked bad) the running one, as an update would (`activate`), and marks the version it left bad,
     /// so that the next update does not bring it straight back (a later version is installed as usual). A version
     /// named with `wanted` loses its own mark: the person chose it. `reason` is the mark's (a canary says what the
-    /// version did). Answers the version left and the one running now.
+    /// version did). A version signed only by a key `trust` no longer holds is never made running again
+    /// (`distrust(of:under:)`): passed over when none is named, refused when named. Answers the version left and the
+    /// one running now.
     public func rollback(
-        _ feature: String, to wanted: Int?, reason: String = "left by `microapp rollback`", now: Date
+        _ feature: String, to wanted: Int?, reason: String = "left by `microapp rollback`", trust: TrustList, now: Date
     ) -> Result<
         (left: InstalledVersion, running: InstalledVersion), Problem
     > {
@@ -174,7 +176,10 @@ public struct PluginVersions: Sendable {
         let marks = bad(feature)
         let target =
             wanted.map { version in kept.first { $0.version == version } }
-            ?? kept.last { $0.version < current.version && marks.mark(of: $0.version) == nil }
+            ?? kept.last {
+                $0.version < current.version && marks.mark(of: $0.version) == nil
+                    && distrust(of: $0, under: trust) == nil
+            }
         guard let target, target.version != current.version else {
             let versions = kept.map { String($0.version) }.joined(separator: ", ")
             return .failure(
@@ -185,6 +190,7 @@ public struct PluginVersions: Sendable {
                         : "that version is not kept here, or is the one running (kept: \(versions))",
                     fix: "name a kept version with --to VERSION; `microapp versions \(feature)` lists them"))
         }
+        if let problem = distrust(of: target, under: trust) { return .failure(problem) }
         if let problem = activate(target) { return .failure(problem) }
         var marked = marks.marking(current.version, reason: reason, now: now)
         if wanted != nil { marked = marked.clearing(target.version) }

@@ -111,7 +111,9 @@ enum RunCommand: Command {
             in: try PluginLocations.current().directories(arguments),
             crashed: Set(arguments[CommonOptions.skipLibrary])
         ) { folder, trial in
-            ChannelUpdater.reject(trial.feature, bad: trial.version, restored: trial.previous, in: folder)
+            ChannelUpdater.reject(
+                trial.feature, bad: trial.version, restored: trial.previous, in: folder,
+                environment: arguments.environment)
         }
         let set = try await LoadedPluginSet.load(arguments, host: host, services: .live, restored: recovery.restored)
         if arguments[Self.strict] && !set.problems.isEmpty {

@@ -178,13 +178,18 @@ struct UpdateWorld {
     }
 
     /// Publishes `tick` at `version` (its real library, unless `library` is given) into the channel, signed by the
-    /// key `key` (generated, and trusted by the publisher only, when it is not `acme`), built for `sdk`.
+    /// key `key` (generated, and trusted by the publisher only, when it is not `acme`), built for `sdk`, listed in an
+    /// index signed by the key `index` (the release's own when nil).
     func publish(
         _ version: Int, library: Data? = nil, key name: String = "acme", sdk: SDKVersion = .current,
-        now: Date = Date(), lifetime: TimeInterval = 3600
+        now: Date = Date(), lifetime: TimeInterval = 3600, index: String? = nil
     ) async throws {
-        let known = try? ReleaseKeyFile.read(name, in: folders).get()
-        let key = try known ?? ReleaseKeyFile.generate(name, in: folders).get()
+        // The key of that name in the world's release folders, generated the first time.
+        let folders = folders
+        let keyNamed = { (name: String) in
+            try (try? ReleaseKeyFile.read(name, in: folders).get()) ?? ReleaseKeyFile.generate(name, in: folders).get()
+        }
+        let key = try keyNamed(name)
         var bytes = library ?? Data()
         if library == nil { bytes = try await Tick.library(version) }
         let manifest = Data(#"{"id":"tick","version":\#(version)}"#.utf8)
@@ -194,8 +199,9 @@ struct UpdateWorld {
         let folder = home + "/releases/\(name)-\(version)"
         #expect(ChannelFolder.writeRelease(release, library: bytes, manifest: manifest, to: folder) == nil)
         let publisher = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: name))
-        _ = try ChannelFolder.publish(folder, to: channel, key: key, trust: publisher, now: now, lifetime: lifetime)
-            .get()
+        _ = try ChannelFolder.publish(
+            folder, to: channel, key: try index.map(keyNamed) ?? key, trust: publisher, now: now, lifetime: lifetime
+        ).get()
     }
 
     /// The same world, its processes given `variables` too.

@@ -150,6 +150,43 @@ struct UpdateEndToEndTests {
         }
     }
 
+    @Test(
+        "a version signed only by a key later removed is never made running again: rollback passes it over, refuses it by name, and versions marks it untrusted"
+    )
+    func removedKeySticks() async throws {
+        let world = try await UpdateWorld.make()
+        let beta = try ReleaseKeyFile.generate("beta", in: world.folders).get()
+        let store = ReleaseStore(folders: world.folders)
+        let list = try #require(try store.trustList().get().trusting(KeyText.text(of: beta.publicKey), as: "beta"))
+        #expect(store.save(list) == nil)
+        // Release 2 signed by beta alone, in acme's channel.
+        try await world.publish(2, key: "beta", index: "acme")
+        try await ChannelServer.serving(world.home + "/served") { server in
+            let url = server.baseURL + "/channel"
+            let two = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+            #expect(two.out.contains("installed tick 1 → 2"), "\(two.out)\(two.err)")
+            let removed = try await world.microapp(["trust", "--remove", "beta"])
+            #expect(removed.status == 0, "\(removed.err)")
+            try await world.publish(3)
+            let three = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+            #expect(three.out.contains("installed tick 2 → 3"), "\(three.out)\(three.err)")
+
+            let listed = try await world.microapp(["versions", "tick", "--plugins", world.plugins])
+            #expect(
+                listed.out.contains("  2  from \(url)  untrusted: its release record no longer verifies"),
+                "\(listed.out)")
+            #expect(!listed.out.contains("  1  kept from the folder  untrusted"))
+            let named = try await world.microapp(["rollback", "tick", "--to", "2", "--plugins", world.plugins])
+            #expect(named.status == 1)
+            #expect(named.err.contains("tick 2: its release record no longer verifies"), "\(named.err)")
+            #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == (try await Tick.library(3)))
+            let back = try await world.microapp(["rollback", "tick", "--plugins", world.plugins])
+            #expect(back.status == 0, "\(back.err)")
+            #expect(back.out.contains("rolled back tick 3 → 1"), "\(back.out)")
+            #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == (try await Tick.library(1)))
+        }
+    }
+
     @Test("a channel that cannot be reached, or has no index, is named with the reason")
     func unreachable() async throws {
         let world = try await UpdateWorld.make()
