@@ -181,8 +181,11 @@ public final class ChannelWatch {
         Task { await rollBack(feature, failure, swappedIn: true) }
     }
 
-    /// Goes back to the version that ran before (when the new one was swapped in), has the updater take the new one
-    /// back and mark it bad, and says so.
+    /// Has the updater put the plugin folder back to the version that ran before (pinned again in its lock, the new
+    /// one marked bad), then goes back to it in the app (when the new one was swapped in), and says what happened —
+    /// never more than did. The folder goes first: an isolated version restarts in a new child, whose library is
+    /// checked against the lock, which must pin the version restored by then. A version the folder may not run again
+    /// (its key is no longer trusted) is not gone back to at all.
     private func rollBack(
         _ feature: String, _ failure: Canary<ContinuousClock.Instant>.Failure, swappedIn: Bool
     ) async {
@@ -191,18 +194,36 @@ public final class ChannelWatch {
         let work = "the rollback of \(feature) v\(rollback.bad)"
         runtime.hold(work)
         defer { runtime.release(work) }
-        if swappedIn { await runtime.rollingBack(feature) }
         let updates = self.updates
-        if let problem = await BlockingWork.run({
+        let rejected = await BlockingWork.run {
             updates.reject(feature, bad: rollback.bad, restored: rollback.restored)
-        }) {
+        }
+        if let problem = rejected, problem.code == "version-untrusted" {
+            runtime.post(
+                Notice(
+                    level: .error, code: "rollback-failed",
+                    message:
+                        "\(feature) v\(rollback.bad) failed its canary window (\(rollback.reason)) and could not roll "
+                        + "back to v\(rollback.restored): \(problem.reason); \(whatRuns(feature))",
+                    fix: problem.fix, feature: feature))
+            return
+        }
+        if let problem = rejected {
             runtime.post(
                 Notice(
                     level: .error, code: "update-reject-failed",
                     message: "\(feature) v\(rollback.bad) could not be marked bad: \(problem.reason)",
                     fix: problem.fix, feature: feature))
         }
-        runtime.post(rollback.notice)
+        // The runtime says rollback-failed itself, with why and what runs: nothing more is said then.
+        if swappedIn, case .failure = await runtime.rollingBack(feature) { return }
+        if rejected == nil { runtime.post(rollback.notice) }
+    }
+
+    /// What of `feature` runs now, for a notice.
+    private func whatRuns(_ feature: String) -> String {
+        let version = runtime.version(of: feature).map { "v\($0)" } ?? "it"
+        return runtime.isStopped(feature) ? "\(version) stays stopped" : "\(version) keeps running"
     }
 
     /// Clears `feature`'s trial from its folder's record.

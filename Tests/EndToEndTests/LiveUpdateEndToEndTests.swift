@@ -202,6 +202,10 @@ struct LiveUpdateEndToEndTests {
             screenText($0).contains("One 1") && $0["version"] as? Int == 1
         }
         #expect(PluginVersions(plugins: world.plugins).bad("tick").mark(of: 2) != nil)
+        // Said once, and true: no rollback-failed beside it (the lock pins v1 again before v1's child starts).
+        #expect(
+            !app.objects(since: 0).contains { $0["code"] as? String == "rollback-failed" }, "\(app.objects(since: 0))")
+        #expect(try world.lockEntry()?.sha256 == SHA256Text.of(v1))
         #expect(try await app.finish() == 0)
     }
 }
