@@ -121,7 +121,15 @@ public struct Updater: Sendable {
         let running = features()
         var offered = verified.index
         for (feature, entries) in offered.features {
-            let marks = versions.bad(feature)
+            let marks: BadVersions
+            switch versions.marks(of: feature) {
+            case .success(let read): marks = read
+            case .failure(let problem):
+                // Nothing of a feature whose marks cannot be read is installed: any version may be one marked bad.
+                if running[feature] != nil { report.refused.append(problem) }
+                offered.features[feature] = []
+                continue
+            }
             offered.features[feature] = entries.filter { entry in
                 guard let mark = marks.mark(of: entry.version) else { return true }
                 if let installed = running[feature]?.version, entry.version > installed {

@@ -187,6 +187,32 @@ struct UpdateEndToEndTests {
         }
     }
 
+    @Test(
+        "a truncated bad.json does not bring the version it marked back: update and rollback refuse with bad-versions-damaged and the folder stays as it was"
+    )
+    func damagedMarks() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        let url = world.channel
+        let two = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+        #expect(two.out.contains("installed tick 1 → 2"), "\(two.err)")
+        let back = try await world.microapp(["rollback", "tick", "--plugins", world.plugins])
+        #expect(back.out.contains("rolled back tick 2 → 1"), "\(back.err)")
+        let marks = world.plugins + "/.versions/tick/bad.json"
+        let whole = try #require(FileManager.default.contents(atPath: marks))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: marks))
+        let before = world.pluginFiles()
+
+        let again = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+        #expect(again.status == 1, "\(again.out)\(again.err)")
+        #expect(again.err.contains("\(marks): it cannot be read as tick's versions marked bad"), "\(again.err)")
+        #expect(!again.out.contains("installed"))
+        let rolled = try await world.microapp(["rollback", "tick", "--to", "2", "--plugins", world.plugins])
+        #expect(rolled.status == 1)
+        #expect(rolled.err.contains("cannot be read as tick's versions marked bad"), "\(rolled.err)")
+        #expect(world.pluginFiles() == before)
+    }
+
     @Test("a channel that cannot be reached, or has no index, is named with the reason")
     func unreachable() async throws {
         let world = try await UpdateWorld.make()
