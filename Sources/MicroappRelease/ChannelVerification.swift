@@ -15,6 +15,9 @@ public struct VerifiedIndex: Sendable, Equatable {
 /// needs, its version against the installed one and the highest seen, and each file against the index's hash and
 /// size. Every input is a value (bytes, the trust list, the clock's now, what was seen): no file or network here.
 public struct ChannelVerification: Sendable {
+    /// The furthest ahead an index may expire for a host to take it: a year and a day.
+    public static let maximumLifetime: TimeInterval = 366 * 24 * 3600
+
     /// The channel as the person names it (its URL or folder): the key of what was seen from it.
     public var channel: String
     /// The keys the person trusts.
@@ -72,6 +75,17 @@ public struct ChannelVerification: Sendable {
                     reason:
                         "it expired at \(Self.text(index.expires)) (now \(Self.text(now))): an index nobody re-signs may hide newer releases",
                     fix: "ask the publisher to publish again (which re-signs the index), then update again"))
+        }
+        // An index signed to last for decades would make the expiry no defence: it is refused. (A publisher's own
+        // look at its index passes `.distantPast`, where only the signature counts.)
+        guard now == .distantPast || index.expires.timeIntervalSince(now) <= Self.maximumLifetime else {
+            return .failure(
+                Problem(
+                    .indexExpiryTooFar, subject: subject,
+                    reason:
+                        "it expires at \(Self.text(index.expires)), more than \(Int(Self.maximumLifetime / 86400)) days "
+                        + "ahead: an index that never expires lets a server replay it forever",
+                    fix: "ask the publisher to publish again with `--expires-in` of at most 365 days"))
         }
         let highest = seen.index(of: channel)
         guard index.version >= highest else {

@@ -125,6 +125,18 @@ import Testing
         if case .failure(let problem) = result { #expect(problem.reason.contains("2027-01-15T09:00:00Z")) }
     }
 
+    @Test("an index that expires more than a year and a day ahead is refused: its expiry would be no defence")
+    func anIndexThatExpiresTooFarAheadIsRefused() throws {
+        var fixture = ChannelFixture()
+        try fixture.publish("characters", 1, lifetime: ChannelVerification.maximumLifetime)
+        #expect(throws: Never.self) { try verify(fixture).get() }
+        var far = ChannelFixture()
+        try far.publish("characters", 1, lifetime: 3_650_000 * 86400)
+        let result = verify(far)
+        #expect(code(result) == "index-expiry-too-far")
+        if case .failure(let problem) = result { #expect(problem.fix.contains("at most 365 days")) }
+    }
+
     @Test func anOlderIndexReplayedAfterANewerOneIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
