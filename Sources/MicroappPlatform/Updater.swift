@@ -97,6 +97,14 @@ public struct Updater: Sendable {
     }
 
     private func run(now: Date, within budget: CheckBudget, into report: inout UpdateReport) {
+        // The lock is read before anything is fetched or written: a damaged one would refuse the install after
+        // `.versions` had been written.
+        do {
+            _ = try PluginLock.load(in: versions.plugins)
+        } catch {
+            report.refused.append(error)
+            return
+        }
         let trust: TrustList
         var seen: SeenVersions
         switch (store.trustList(), store.seenVersions()) {

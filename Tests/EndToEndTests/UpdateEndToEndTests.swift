@@ -213,6 +213,19 @@ struct UpdateEndToEndTests {
         #expect(world.pluginFiles() == before)
     }
 
+    @Test("a damaged plugins.lock refuses the update before anything is written: no .versions, the folder as it was")
+    func damagedLockFirst() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        try Data("{ not a lock".utf8).write(to: URL(fileURLWithPath: world.plugins + "/plugins.lock"))
+        let before = world.pluginFiles()
+        let refused = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("plugins.lock: it cannot be read"), "\(refused.err)")
+        #expect(world.pluginFiles() == before)
+        #expect(!FileManager.default.fileExists(atPath: world.plugins + "/.versions/tick"))
+    }
+
     @Test("a channel that cannot be reached, or has no index, is named with the reason")
     func unreachable() async throws {
         let world = try await UpdateWorld.make()
