@@ -199,13 +199,9 @@ public final class ChannelWatch {
             updates.reject(feature, bad: rollback.bad, restored: rollback.restored)
         }
         if let problem = rejected, problem.code == "version-untrusted" {
-            runtime.post(
-                Notice(
-                    level: .error, code: "rollback-failed",
-                    message:
-                        "\(feature) v\(rollback.bad) failed its canary window (\(rollback.reason)) and could not roll "
-                        + "back to v\(rollback.restored): \(problem.reason); \(whatRuns(feature))",
-                    fix: problem.fix, feature: feature))
+            runtime.rollbackFailed(
+                feature, named: "\(feature) v\(rollback.bad)",
+                why: "failed its canary window (\(rollback.reason))", to: rollback.restored, problem)
             return
         }
         if let problem = rejected {
@@ -218,12 +214,6 @@ public final class ChannelWatch {
         // The runtime says rollback-failed itself, with why and what runs: nothing more is said then.
         if swappedIn, case .failure = await runtime.rollingBack(feature) { return }
         if rejected == nil { runtime.post(rollback.notice) }
-    }
-
-    /// What of `feature` runs now, for a notice.
-    private func whatRuns(_ feature: String) -> String {
-        let version = runtime.version(of: feature).map { "v\($0)" } ?? "it"
-        return runtime.isStopped(feature) ? "\(version) stays stopped" : "\(version) keeps running"
     }
 
     /// Clears `feature`'s trial from its folder's record.

@@ -35,48 +35,44 @@ struct HostileChannelTests {
             "peak \(bombed.peakKiB) KiB against a bomb, \(ordinary.peakKiB) KiB for an update")
     }
 
-    /// `update` of `world`'s folder from a server that trickles index.json a byte every 50 ms (20 bytes a second),
-    /// with the check's limits set by their variables.
-    private func trickled(_ world: UpdateWorld, limits: [String: String]) async throws -> (
-        status: Int32, out: String, err: String, peakKiB: Int, cpuSeconds: Double
+    /// `update` of a new world's folder (the channel offering v2) from a server that trickles index.json a byte every
+    /// 50 ms (20 bytes a second), with the check's limits set by their variables; the folder must stay as it was.
+    private func trickled(_ limits: [String: String]) async throws -> (
+        world: UpdateWorld, run: (status: Int32, out: String, err: String, peakKiB: Int, cpuSeconds: Double)
     ) {
-        try await ChannelServer.serving(world.home + "/served", hostile: .trickle(path: "index.json", seconds: 0.05)) {
-            server in
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        let before = world.pluginFiles()
+        let run = try await ChannelServer.serving(
+            world.home + "/served", hostile: .trickle(path: "index.json", seconds: 0.05)
+        ) { server in
             try await world.with(limits).measured([
                 "update", "--channel", server.baseURL + "/channel", "--plugins", world.plugins,
             ])
         }
+        #expect(run.status == 1, "\(run.out)\(run.err)")
+        #expect(world.pluginFiles() == before)
+        return (world, run)
     }
 
     @Test(
         "a transfer that averages less than the floor is cut with channel-too-slow once past its grace, and nothing changes"
     )
     func belowTheFloor() async throws {
-        let world = try await UpdateWorld.make()
-        try await world.publish(2)
-        let before = world.pluginFiles()
-        let slow = try await trickled(world, limits: ["MICROAPP_MIN_RATE": "1000", "MICROAPP_MIN_RATE_AFTER": "1"])
-        #expect(slow.status == 1, "\(slow.out)\(slow.err)")
+        let (_, slow) = try await trickled(["MICROAPP_MIN_RATE": "1000", "MICROAPP_MIN_RATE_AFTER": "1"])
         #expect(slow.err.contains("/channel/index.json: it came at"), "\(slow.err)")
         #expect(slow.err.contains("below the floor of 1000 (MICROAPP_MIN_RATE)"))
-        #expect(world.pluginFiles() == before)
     }
 
     @Test(
         "a whole check ends by its deadline, however steadily the server trickles, and waiting for it costs no CPU"
     )
     func deadline() async throws {
-        let world = try await UpdateWorld.make()
-        try await world.publish(2)
-        let before = world.pluginFiles()
         // 20 bytes a second is above this floor: only the 3 s deadline ends it (the index takes ~30 s to trickle).
-        let held = try await trickled(world, limits: ["MICROAPP_MIN_RATE": "1", "MICROAPP_CHECK_DEADLINE": "3"])
-        #expect(held.status == 1, "\(held.out)\(held.err)")
+        let (world, held) = try await trickled(["MICROAPP_MIN_RATE": "1", "MICROAPP_CHECK_DEADLINE": "3"])
         #expect(held.err.contains("/channel/index.json: the check did not end within its 3 s"), "\(held.err)")
-        #expect(world.pluginFiles() == before)
         // The same process's CPU for a check that is refused at once: waiting 3 s added less than a fifth of a second.
-        let quick = try await ChannelServer.serving(world.home + "/served") {
-            server in
+        let quick = try await ChannelServer.serving(world.home + "/served") { server in
             try await world.measured(["update", "--channel", server.baseURL + "/nothing", "--plugins", world.plugins])
         }
         #expect(quick.err.contains("the server answered 404"), "\(quick.err)")
