@@ -103,7 +103,7 @@ enum VersionsCommand: Command {
             With --json, one object per version, newest first: {"feature","version","running","kept","channel",
             "installed","bad","badSince","untrusted"} (channel, installed, bad, badSince and untrusted null when they do
             not apply). A version from a channel whose signed record no longer verifies against your trust list (its
-            key removed with `trust --remove`) is marked untrusted: rollback never runs it again.
+            key taken off it) is marked untrusted: rollback never runs it again.
             """)
 
     /// One version of a feature as `--json` writes it.
