@@ -24,12 +24,23 @@ public final class ChannelWatch {
     /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile.
     private var trialFolders: [String: String] = [:]
     private var stopSignal: (@Sendable () -> Void)?
+    /// How long an in-process Root on trial may take to return before the app is ended (nil: not watched).
+    private let hangDeadline: Duration?
+    /// Ends the app when an in-process Root on trial does not return (made at `start`, on the main thread).
+    private var watchdog: MainThreadWatchdog?
+    /// Where the app's crash report goes (the supervisor's), for the watchdog's.
+    private let crashReport: String?
 
     /// Follows `updates`' channel, swapping with `swapper`; new versions are on trial for `window`; a check every
-    /// `every` (nil: only at start, on the signal and on the event).
+    /// `every` (nil: only at start, on the signal and on the event). With `hangDeadline`, an in-process Root on trial
+    /// that does not return within it ends the app (`MainThreadWatchdog`, its report written to `crashReport`); the
+    /// supervised restart takes it back.
     public init(
-        swapper: HotSwapper, updates: any ChannelUpdates, window: Duration, every: Duration?
+        swapper: HotSwapper, updates: any ChannelUpdates, window: Duration, every: Duration?,
+        hangDeadline: Duration? = nil, crashReport: String? = nil
     ) {
+        self.hangDeadline = hangDeadline
+        self.crashReport = crashReport
         self.swapper = swapper
         self.updates = updates
         self.canary = Canary(window: window)
@@ -40,6 +51,11 @@ public final class ChannelWatch {
     public func start(listeningForSignal: Bool = true) {
         runtime.onCheckUpdates = { [weak self] in self?.requestCheck(asked: true) }
         runtime.onFeatureStop = { [weak self] feature, stop in self?.featureStopped(feature, stop) }
+        if let hangDeadline {
+            let watchdog = MainThreadWatchdog(deadline: hangDeadline, report: crashReport, clock: runtime.options.now)
+            self.watchdog = watchdog
+            runtime.onFeatureCall = { watchdog.calling($0) }
+        }
         if listeningForSignal {
             do {
                 let (signals, stop) = try UpdateSignal.received()
@@ -74,6 +90,7 @@ public final class ChannelWatch {
         stopSignal = nil
         runtime.onCheckUpdates = nil
         runtime.onFeatureStop = nil
+        runtime.onFeatureCall = nil
     }
 
     /// Starts a check unless one runs; then one more follows it, so a request is never lost. A request someone
@@ -163,6 +180,7 @@ public final class ChannelWatch {
                         "\(id) updated v\(swapped.from) → v\(swapped.to) from \(updates.channel); on trial for "
                         + "\(canary.window.components.seconds) s",
                     feature: id, from: swapped.from, to: swapped.to, milliseconds: swapped.milliseconds))
+            if let root = runtime.root(of: id) { watchdog?.arm(id, image: MainThreadWatchdog.image(of: root)) }
             scheduleTrialEnd()
         case .failure(let problem) where problem.code == .routeConflict:
             // Routes are fixed while running: the release stays installed and runs from the next start.
@@ -218,6 +236,7 @@ public final class ChannelWatch {
 
     /// Clears `feature`'s trial from its folder's record.
     private func endTrial(_ feature: String) {
+        watchdog?.disarm(feature)
         guard let folder = trialFolders.removeValue(forKey: feature) else { return }
         CanaryRecord.end(feature, in: folder)
     }

@@ -194,7 +194,9 @@ enum RunCommand: Command {
                         screening: PluginScreening(
                             environment: arguments.environment,
                             allowingUnsandboxed: SandboxCheck.here(arguments).unsandboxed)),
-                    window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery])
+                    window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery],
+                    hangDeadline: RequestWatchdog.deadline(from: arguments.environment.variables),
+                    crashReport: MainThreadWatchdog.reportPath(arguments.environment.variables))
             }
         }
         channel?.start()

@@ -133,24 +133,30 @@ struct LiveUpdateEndToEndTests {
     }
 
     @Test(
-        "an in-process v2 that crashes the app within its window is taken back by the supervised restart: v1 runs again, v2 is marked bad"
-    )
-    func inProcessCrashTakenBackAtRestart() async throws {
+        "an in-process v2 that crashes the app, or hangs its main thread (ended by the watchdog off that thread), within its window is taken back by the supervised restart: v1 runs again, v2 is marked bad",
+        arguments: ["crash", "hang"])
+    func inProcessFailureTakenBackAtRestart(_ button: String) async throws {
         async let first = Self.build(version: 1, greeting: "One")
         async let second = Self.build(version: 2, greeting: "Two", crashes: true)
         let (v1, v2) = try await (first, second)
         let world = try await Self.world(running: v1)
         try await world.publish(2, library: v2)
-        // Supervised: the crash ends the app process, and the supervisor starts it again.
-        let app = try Self.app(world, channel: world.channel, isolation: "none")
+        // Supervised: the crash (or the watchdog) ends the app process, and the supervisor starts it again.
+        let app = try Self.app(
+            world, channel: world.channel, isolation: "none", environment: ["MICROAPP_FEATURE_DEADLINE_MS": "500"])
         // The check at start takes v2.
         try await app.waitForFrame(route: "tick://home") {
             screenText($0).contains("Two 0") && $0["version"] as? Int == 2
         }
-        try app.send([["type": "tap", "id": "crash"]])
+        try app.send([["type": "tap", "id": button]])
         let rolledBack = try await app.waitFor("error") { $0["code"] as? String == "update-rolled-back" }
         #expect(rolledBack["from"] as? Int == 2 && rolledBack["to"] as? Int == 1)
         #expect((rolledBack["message"] as? String ?? "").contains("the app ended (an in-process crash)"))
+        if button == "hang" {
+            // The supervisor traced the end to the hung library from the watchdog's report.
+            let crashed = try await app.waitFor("error") { $0["code"] as? String == "plugin-crashed" }
+            #expect((crashed["message"] as? String ?? "").contains("Hung: tick did not return within 0.5 seconds"))
+        }
         // Not turned off: the restarted app runs v1 from the folder, which the next check leaves alone.
         try await app.waitForFrame(route: "tick://home") {
             screenText($0).contains("One 0") && $0["version"] as? Int == 1
