@@ -21,8 +21,15 @@ public final class ChannelWatch {
     /// When the check under way began.
     private var checkStarted: ContinuousClock.Instant?
     private var tasks: [Task<Void, Never>] = []
-    /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile.
+    /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile (and for `crashGrace`
+    /// after its window).
     private var trialFolders: [String: String] = [:]
+    /// Feature → the version whose window passed and whose record stays on disk for `crashGrace` more.
+    private var graceTrials: [String: Int] = [:]
+    /// How long after its window a crash that ends the app (an in-process one) still counts against a version: its
+    /// record stays in the folder so long, so the supervised restart takes it back and marks it bad. A release that
+    /// crashed 31 s after its swap otherwise crashed every later start unmarked.
+    public static let crashGrace = Duration.seconds(30)
     private var stopSignal: (@Sendable () -> Void)?
     /// How long an in-process Root on trial may take to return before the app is ended (nil: not watched).
     private let hangDeadline: Duration?
@@ -167,6 +174,7 @@ public final class ChannelWatch {
         // `CanaryRecord`); the next start takes it back.
         let folder = (installed.library as NSString).deletingLastPathComponent
         trialFolders[id] = folder
+        graceTrials[id] = nil
         CanaryRecord.begin(
             .init(
                 feature: id, version: installed.version, previous: previous,
@@ -237,6 +245,7 @@ public final class ChannelWatch {
     /// Clears `feature`'s trial from its folder's record.
     private func endTrial(_ feature: String) {
         watchdog?.disarm(feature)
+        graceTrials[feature] = nil
         guard let folder = trialFolders.removeValue(forKey: feature) else { return }
         CanaryRecord.end(feature, in: folder)
     }
@@ -248,9 +257,23 @@ public final class ChannelWatch {
             Task { [weak self] in
                 guard (try? await Task.sleep(until: end, clock: .continuous)) != nil, let self else { return }
                 for trial in self.canary.passed(at: self.runtime.options.now()) {
-                    self.endTrial(trial.feature)
                     self.runtime.post(self.canary.passedNotice(trial))
+                    self.keepRecordForGrace(trial.feature, version: trial.version)
                 }
+            })
+    }
+
+    /// Ends `feature`'s trial in the app (the watchdog lets go) but keeps its record on disk for `crashGrace`:
+    /// a crash that ends the app meanwhile still takes `version` back at the restart.
+    private func keepRecordForGrace(_ feature: String, version: Int) {
+        watchdog?.disarm(feature)
+        graceTrials[feature] = version
+        tasks.append(
+            Task { [weak self] in
+                guard (try? await Task.sleep(for: Self.crashGrace)) != nil, let self,
+                    self.graceTrials[feature] == version
+                else { return }
+                self.endTrial(feature)
             })
     }
 }
