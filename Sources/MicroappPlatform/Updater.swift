@@ -113,7 +113,7 @@ public struct Updater: Sendable {
             report.refused.append(problem)
             return
         }
-        let verification = ChannelVerification(channel: channel.name, trust: trust, seen: seen, sdk: sdk)
+        var verification = ChannelVerification(channel: channel.name, trust: trust, seen: seen, sdk: sdk)
         let verified: VerifiedIndex
         switch channel.index(within: budget).flatMap({
             verification.verifyIndex($0.index, signature: $0.signature, now: now)
@@ -123,7 +123,9 @@ public struct Updater: Sendable {
             report.refused.append(problem)
             return
         }
-        seen = seen.seeing(index: verified.index.version, from: channel.name)
+        let names = verified.recordNames(channel: channel.name)
+        verification.recordNames = names
+        for name in names { seen = seen.seeing(index: verified.index.version, from: name) }
         defer { if let problem = store.save(seen) { report.refused.append(problem) } }
 
         let running = features()
@@ -168,7 +170,7 @@ public struct Updater: Sendable {
             switch install(record, files: files, replacing: feature, now: now) {
             case .success(let installed):
                 report.installed.append(installed)
-                seen = seen.accepting(record.feature, version: record.version, from: channel.name)
+                for name in names { seen = seen.accepting(record.feature, version: record.version, from: name) }
             case .failure(let problem): report.refused.append(problem)
             }
         }

@@ -78,7 +78,8 @@ struct UpdateEndToEndTests {
 
     /// The ways a channel can be tampered with or unusable, each refused.
     enum Tampering: String, CaseIterable, Sendable {
-        case libraryBytes, indexSignature, replayedIndex, expiredIndex, untrustedKey, newerSDK, longerDownload
+        case libraryBytes, indexSignature, replayedIndex, replayedUnderAnotherSpelling, expiredIndex, untrustedKey
+        case newerSDK, longerDownload
     }
 
     @Test(
@@ -117,7 +118,7 @@ struct UpdateEndToEndTests {
             try text.replacingOccurrences(of: "\"version\":1", with: "\"version\":7").write(
                 toFile: index, atomically: true, encoding: .utf8)
             return "its signature does not verify"
-        case .replayedIndex:
+        case .replayedIndex, .replayedUnderAnotherSpelling:
             try await world.publish(2)
             let names = ["index.json", "index.json.sig"]
             let old = try names.map { try Data(contentsOf: URL(fileURLWithPath: world.channel + "/" + $0)) }
@@ -125,7 +126,10 @@ struct UpdateEndToEndTests {
             // Another plugin folder of this person's takes index version 2 from the channel; then version 1 is served.
             let other = TickFolder(world, "other-plugins")
             try other.install(try await Tick.library(1))
-            let first = try await world.microapp(["update", "--channel", url, "--plugins", other.path])
+            // Under another spelling of the same URL the record is the same: the channel is known by its key.
+            let spelling =
+                tampering == .replayedIndex ? url : url.replacingOccurrences(of: "/channel", with: "/./channel")
+            let first = try await world.microapp(["update", "--channel", spelling, "--plugins", other.path])
             #expect(first.status == 0, "\(first.err)")
             for (name, bytes) in zip(names, old) {
                 try bytes.write(to: URL(fileURLWithPath: world.channel + "/" + name))
