@@ -25,11 +25,14 @@ final class ChannelServer: Sendable {
         case gzipBomb(path: String, inflated: Int)
         /// The file's real `Content-Length`, then one byte every `seconds`.
         case trickle(path: String, seconds: Double)
+        /// `302 Found` to `location`.
+        case redirect(path: String, location: String)
 
         var arguments: [String] {
             switch self {
             case .gzipBomb(let path, let inflated): ["gzip", path, String(inflated)]
             case .trickle(let path, let seconds): ["trickle", path, String(seconds)]
+            case .redirect(let path, let location): ["redirect", path, location]
             }
         }
     }
@@ -110,6 +113,12 @@ private let hostileServer = #"""
             global bomb
             if not self.path.endswith(target):
                 return super().do_GET()
+            if mode == "redirect":
+                self.send_response(302)
+                self.send_header("Location", amount)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if mode == "gzip":
                 bomb = bomb or gzip_of_zeros(int(amount))
                 body = bomb

@@ -80,6 +80,23 @@ struct HostileChannelTests {
             held.cpuSeconds < quick.cpuSeconds + 0.2, "\(held.cpuSeconds) s of CPU held, \(quick.cpuSeconds) s quick")
     }
 
+    @Test(
+        "a redirect is followed only to http(s) and at most five times: one to a file, or a loop, is refused and nothing changes",
+        arguments: ["file:///etc/passwd", "/channel/index.json"])
+    func redirects(_ location: String) async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        let before = world.pluginFiles()
+        let result = try await ChannelServer.serving(
+            world.home + "/served", hostile: .redirect(path: "index.json", location: location)
+        ) { server in
+            try await world.microapp(["update", "--channel", server.baseURL + "/channel", "--plugins", world.plugins])
+        }
+        #expect(result.status == 1, "\(result.out)\(result.err)")
+        #expect(result.err.contains("/channel/index.json: it cannot be fetched ("), "\(result.err)")
+        #expect(world.pluginFiles() == before)
+    }
+
     @Test("a check-updates event while a trickled check runs says a check is under way and for how long")
     func checkUnderWay() async throws {
         let world = try await UpdateWorld.make()
