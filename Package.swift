@@ -71,7 +71,7 @@ let package = Package(
         // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
         .target(
             name: "MicroappPlatform",
-            dependencies: ["MicroappCore", "MicroappDigest", "MicroappRelease", "CPlatform", sdk],
+            dependencies: ["MicroappCore", "MicroappDigest", "MicroappRelease", "CPlatform", "CFetch", sdk],
             path: "Sources/MicroappPlatform", swiftSettings: strict),
         // The development loop: watching sources, rebuilding one feature, hot-swap orchestration.
         .target(
@@ -88,6 +88,9 @@ let package = Package(
         .target(
             name: "MicroappDigest", dependencies: ["CCrypto"], path: "Sources/MicroappDigest", swiftSettings: strict),
         .target(name: "CCrypto", path: "Sources/CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        // A channel's HTTP(S) downloads with libcurl's easy interface (Debian's libcurl4-openssl-dev; .ci/run installs
+        // it), not URLSession: no content decoding, every byte counted as it arrives, a deadline the transfer keeps.
+        .target(name: "CFetch", path: "Sources/CFetch", linkerSettings: [.linkedLibrary("curl")]),
         // Releases and channels as The Update Framework teaches, in pure rules: signed release records, a signed
         // channel index with an expiry, trust in named keys, versions that never go back (Ed25519 from libcrypto).
         .target(

@@ -171,19 +171,27 @@ extension AppRuntime {
         let id = running.manifest.id
         switch result {
         case .failure(let problem):
-            let now = features[id]?.version.number ?? running.version.number
-            let state = stopped[id] == nil ? "v\(now) keeps running" : "v\(now) stays stopped"
-            post(
-                Notice(
-                    level: .error, code: "rollback-failed",
-                    message:
-                        "\(running.manifest.displayName) could not roll back to v\(previous.number): "
-                        + "\(problem.reason); \(state)",
-                    fix: problem.fix, feature: id))
+            rollbackFailed(id, named: running.manifest.displayName, to: previous.number, problem)
         case .success(let result):
             previousVersions[id]?.removeLast()
             post(swapNotice(result, verb: "rolled back"))
         }
+    }
+
+    /// Says `rollback-failed`: `feature` (called `name`, `why` when given) could not go back to `version` because of
+    /// `problem`, and what of it runs now.
+    public func rollbackFailed(
+        _ feature: String, named name: String? = nil, why: String? = nil, to version: Int, _ problem: Problem
+    ) {
+        let now = features[feature]?.version.number
+        let state = "\(now.map { "v\($0)" } ?? "it") " + (stopped[feature] == nil ? "keeps running" : "stays stopped")
+        post(
+            Notice(
+                level: .error, code: "rollback-failed",
+                message:
+                    "\(name ?? feature)\(why.map { " \($0) and" } ?? "") could not roll back to v\(version): "
+                    + "\(problem.reason); \(state)",
+                fix: problem.fix, feature: feature))
     }
 
     /// Makes the Root of `version`, restores the running Root's state into it and puts it in place. All or nothing:

@@ -117,6 +117,13 @@ public final class AppRuntime: AppDriver {
     /// Set by whoever watches features on trial (the canary of live updates): hears each stop of a feature's process
     /// after it was recorded.
     public var onFeatureStop: ((_ feature: String, _ stop: FeatureStop) -> Void)?
+    /// Told, on the main actor, the feature whose Root is about to be called in this thread (an action, a screen),
+    /// then nil once it returned: a watchdog off the main thread (`MainThreadWatchdog`) can catch an in-process
+    /// Root that never returns, which nothing on the main actor could.
+    public var onFeatureCall: ((String?) -> Void)?
+
+    /// The Root `feature` runs now, nil when it runs none.
+    public func root(of feature: String) -> (any Root)? { features[feature]?.root }
     /// True after a `quit` event.
     public private(set) var hasQuit = false
 
@@ -188,6 +195,8 @@ public final class AppRuntime: AppDriver {
         case .feature(let id, let location):
             guard let feature = features[id] else { return problemFrame(top.url, nil) }
             if let stop = stopped[id] { return stoppedFrame(feature, stop, at: location) }
+            onFeatureCall?(id)
+            defer { onFeatureCall?(nil) }
             return Frame(
                 feature: id, featureName: feature.manifest.displayName, version: feature.version.number,
                 route: location.url, screen: feature.root.screen(at: location))
@@ -248,7 +257,9 @@ public final class AppRuntime: AppDriver {
             } else if case .feature(let id, let location) = top {
                 // Before the feature handles it: what it does in answer may navigate (see `NavigationGate`).
                 navigationGate.personActed(on: id, at: options.uptime())
+                onFeatureCall?(id)
                 features[id]?.root.handle(action, at: location)
+                onFeatureCall?(nil)
             } else if action == .tap(id: "back") {
                 // The problem and stub screens offer only Back.
                 navigationGate.personNavigated()

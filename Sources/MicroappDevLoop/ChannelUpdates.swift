@@ -1,4 +1,5 @@
 import MicroappCore
+import MicroappPlatform
 
 /// What a running app asks of the updater (`run --channel`): one check of the channel, and taking back a release
 /// that failed its canary. Each call blocks (downloads, hashes, files): `ChannelWatch` makes them off the main actor.
@@ -13,6 +14,14 @@ public protocol ChannelUpdates: Sendable {
     /// Takes back release `bad` of `feature` after its canary failed: its plugin folder and lock back to `restored`,
     /// and `bad` marked never to be installed again (a later version is). Nil when done, else why not.
     func reject(_ feature: String, bad: Int, restored: Int) -> Problem?
+
+    /// How long one check may take in all (`CheckLimits.deadline`).
+    var deadline: Duration { get }
+}
+
+extension ChannelUpdates {
+    /// The standard deadline of a check.
+    public var deadline: Duration { CheckLimits.standard.deadline }
 }
 
 /// What one check of a channel did.

@@ -18,16 +18,36 @@ public final class ChannelWatch {
     /// True while a check runs; a request meanwhile is remembered in `again` and made once it ends.
     private var checking = false
     private var again = false
+    /// When the check under way began.
+    private var checkStarted: ContinuousClock.Instant?
     private var tasks: [Task<Void, Never>] = []
-    /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile.
+    /// The plugin folder of each feature on trial, whose `CanaryRecord` lists it meanwhile (and for `crashGrace`
+    /// after its window).
     private var trialFolders: [String: String] = [:]
+    /// Feature → the version whose window passed and whose record stays on disk for `crashGrace` more.
+    private var graceTrials: [String: Int] = [:]
+    /// How long after its window a crash that ends the app (an in-process one) still counts against a version: its
+    /// record stays in the folder so long, so the supervised restart takes it back and marks it bad. A release that
+    /// crashed 31 s after its swap otherwise crashed every later start unmarked.
+    public static let crashGrace = Duration.seconds(30)
     private var stopSignal: (@Sendable () -> Void)?
+    /// How long an in-process Root on trial may take to return before the app is ended (nil: not watched).
+    private let hangDeadline: Duration?
+    /// Ends the app when an in-process Root on trial does not return (made at `start`, on the main thread).
+    private var watchdog: MainThreadWatchdog?
+    /// Where the app's crash report goes (the supervisor's), for the watchdog's.
+    private let crashReport: String?
 
     /// Follows `updates`' channel, swapping with `swapper`; new versions are on trial for `window`; a check every
-    /// `every` (nil: only at start, on the signal and on the event).
+    /// `every` (nil: only at start, on the signal and on the event). With `hangDeadline`, an in-process Root on trial
+    /// that does not return within it ends the app (`MainThreadWatchdog`, its report written to `crashReport`); the
+    /// supervised restart takes it back.
     public init(
-        swapper: HotSwapper, updates: any ChannelUpdates, window: Duration, every: Duration?
+        swapper: HotSwapper, updates: any ChannelUpdates, window: Duration, every: Duration?,
+        hangDeadline: Duration? = nil, crashReport: String? = nil
     ) {
+        self.hangDeadline = hangDeadline
+        self.crashReport = crashReport
         self.swapper = swapper
         self.updates = updates
         self.canary = Canary(window: window)
@@ -36,15 +56,20 @@ public final class ChannelWatch {
 
     /// Starts following: a first check now, then on each trigger; the runtime's stops reach the canary.
     public func start(listeningForSignal: Bool = true) {
-        runtime.onCheckUpdates = { [weak self] in self?.requestCheck() }
+        runtime.onCheckUpdates = { [weak self] in self?.requestCheck(asked: true) }
         runtime.onFeatureStop = { [weak self] feature, stop in self?.featureStopped(feature, stop) }
+        if let hangDeadline {
+            let watchdog = MainThreadWatchdog(deadline: hangDeadline, report: crashReport, clock: runtime.options.now)
+            self.watchdog = watchdog
+            runtime.onFeatureCall = { watchdog.calling($0) }
+        }
         if listeningForSignal {
             do {
                 let (signals, stop) = try UpdateSignal.received()
                 stopSignal = stop
                 tasks.append(
                     Task { [weak self] in
-                        for await _ in signals { self?.requestCheck() }
+                        for await _ in signals { self?.requestCheck(asked: true) }
                     })
             } catch {
                 runtime.post(
@@ -72,22 +97,40 @@ public final class ChannelWatch {
         stopSignal = nil
         runtime.onCheckUpdates = nil
         runtime.onFeatureStop = nil
+        runtime.onFeatureCall = nil
     }
 
-    /// Starts a check unless one runs; then one more follows it, so a request is never lost.
-    public func requestCheck() {
+    /// Starts a check unless one runs; then one more follows it, so a request is never lost. A request someone
+    /// `asked` for (the event, the signal) during a check is told so, with how long that check has run: a server
+    /// that trickles holds it until its deadline, and silence then would look like a request ignored.
+    public func requestCheck(asked: Bool = false) {
         guard !checking else {
             again = true
+            if asked, let checkStarted { postUnderWay(since: checkStarted) }
             return
         }
         checking = true
         Task {
             repeat {
                 again = false
+                checkStarted = runtime.options.now()
                 await check()
             } while again
             checking = false
+            checkStarted = nil
         }
+    }
+
+    /// Says a check has been under way since `started`, ends by its deadline, and the request follows it.
+    private func postUnderWay(since started: ContinuousClock.Instant) {
+        let elapsed = runtime.options.now() - started
+        runtime.post(
+            Notice(
+                level: .info, code: "update-check-under-way",
+                message:
+                    "A check of \(updates.channel) has been under way for \(elapsed.components.seconds) s (it ends "
+                    + "within \(updates.deadline.components.seconds) s of its start); another follows it",
+                milliseconds: Int(elapsed.wholeMilliseconds)))
     }
 
     /// One check: the updater's work off the main actor, then each installed release swapped in and put on trial.
@@ -134,6 +177,7 @@ public final class ChannelWatch {
         // `CanaryRecord`); the next start takes it back.
         let folder = (installed.library as NSString).deletingLastPathComponent
         trialFolders[id] = folder
+        graceTrials[id] = nil
         CanaryRecord.begin(
             .init(
                 feature: id, version: installed.version, previous: previous,
@@ -147,6 +191,7 @@ public final class ChannelWatch {
                         "\(id) updated v\(swapped.from) → v\(swapped.to) from \(updates.channel); on trial for "
                         + "\(canary.window.components.seconds) s",
                     feature: id, from: swapped.from, to: swapped.to, milliseconds: swapped.milliseconds))
+            if let root = runtime.root(of: id) { watchdog?.arm(id, image: MainThreadWatchdog.image(of: root)) }
             scheduleTrialEnd()
         case .failure(let problem) where problem.code == .routeConflict:
             // Routes are fixed while running: the release stays installed and runs from the next start.
@@ -165,8 +210,11 @@ public final class ChannelWatch {
         Task { await rollBack(feature, failure, swappedIn: true) }
     }
 
-    /// Goes back to the version that ran before (when the new one was swapped in), has the updater take the new one
-    /// back and mark it bad, and says so.
+    /// Has the updater put the plugin folder back to the version that ran before (pinned again in its lock, the new
+    /// one marked bad), then goes back to it in the app (when the new one was swapped in), and says what happened —
+    /// never more than did. The folder goes first: an isolated version restarts in a new child, whose library is
+    /// checked against the lock, which must pin the version restored by then. A version the folder may not run again
+    /// (its key is no longer trusted) is not gone back to at all.
     private func rollBack(
         _ feature: String, _ failure: Canary<ContinuousClock.Instant>.Failure, swappedIn: Bool
     ) async {
@@ -175,22 +223,32 @@ public final class ChannelWatch {
         let work = "the rollback of \(feature) v\(rollback.bad)"
         runtime.hold(work)
         defer { runtime.release(work) }
-        if swappedIn { await runtime.rollingBack(feature) }
         let updates = self.updates
-        if let problem = await BlockingWork.run({
+        let rejected = await BlockingWork.run {
             updates.reject(feature, bad: rollback.bad, restored: rollback.restored)
-        }) {
+        }
+        if let problem = rejected, problem.code == "version-untrusted" {
+            runtime.rollbackFailed(
+                feature, named: "\(feature) v\(rollback.bad)",
+                why: "failed its canary window (\(rollback.reason))", to: rollback.restored, problem)
+            return
+        }
+        if let problem = rejected {
             runtime.post(
                 Notice(
                     level: .error, code: "update-reject-failed",
                     message: "\(feature) v\(rollback.bad) could not be marked bad: \(problem.reason)",
                     fix: problem.fix, feature: feature))
         }
-        runtime.post(rollback.notice)
+        // The runtime says rollback-failed itself, with why and what runs: nothing more is said then.
+        if swappedIn, case .failure = await runtime.rollingBack(feature) { return }
+        if rejected == nil { runtime.post(rollback.notice) }
     }
 
     /// Clears `feature`'s trial from its folder's record.
     private func endTrial(_ feature: String) {
+        watchdog?.disarm(feature)
+        graceTrials[feature] = nil
         guard let folder = trialFolders.removeValue(forKey: feature) else { return }
         CanaryRecord.end(feature, in: folder)
     }
@@ -202,9 +260,23 @@ public final class ChannelWatch {
             Task { [weak self] in
                 guard (try? await Task.sleep(until: end, clock: .continuous)) != nil, let self else { return }
                 for trial in self.canary.passed(at: self.runtime.options.now()) {
-                    self.endTrial(trial.feature)
                     self.runtime.post(self.canary.passedNotice(trial))
+                    self.keepRecordForGrace(trial.feature, version: trial.version)
                 }
+            })
+    }
+
+    /// Ends `feature`'s trial in the app (the watchdog lets go) but keeps its record on disk for `crashGrace`:
+    /// a crash that ends the app meanwhile still takes `version` back at the restart.
+    private func keepRecordForGrace(_ feature: String, version: Int) {
+        watchdog?.disarm(feature)
+        graceTrials[feature] = version
+        tasks.append(
+            Task { [weak self] in
+                guard (try? await Task.sleep(for: Self.crashGrace)) != nil, let self,
+                    self.graceTrials[feature] == version
+                else { return }
+                self.endTrial(feature)
             })
     }
 }

@@ -79,7 +79,7 @@ public enum ChannelFolder {
         let publication: ChannelPublication
         switch ChannelPublication.publish(
             read.release, library: read.library, manifest: read.manifest, onto: current, key: key, now: now,
-            lifetime: lifetime)
+            lifetime: lifetime, channel: (channel as NSString).lastPathComponent)
         {
         case .success(let made): publication = made
         case .failure(let problem): return .failure(problem)

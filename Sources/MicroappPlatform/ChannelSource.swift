@@ -27,9 +27,7 @@ public enum ChannelSource: Sendable, Equatable {
     /// `currentDirectory`).
     public init(_ text: String, currentDirectory: String) {
         let trimmed = text.hasSuffix("/") && text.count > 1 ? String(text.dropLast()) : text
-        if let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            url.host != nil
-        {
+        if let url = Self.webURL(trimmed) {
             self = .web(url)
         } else if let url = URL(string: trimmed), url.isFileURL {
             self = .folder(url.standardizedFileURL.path)
@@ -37,6 +35,16 @@ public enum ChannelSource: Sendable, Equatable {
             let absolute = trimmed.hasPrefix("/") ? trimmed : currentDirectory + "/" + trimmed
             self = .folder(URL(fileURLWithPath: absolute).standardizedFileURL.path)
         }
+    }
+
+    /// `text` as an http(s) URL with a host, its scheme in lower case (scheme names are case-insensitive, RFC 3986:
+    /// `HTTP://` is the same channel as `http://`); nil for anything else.
+    private static func webURL(_ text: String) -> URL? {
+        guard var parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", parts.host != nil
+        else { return nil }
+        parts.scheme = scheme
+        return parts.url
     }
 
     /// The channel as the person names it, canonical: the key of what was seen from it (`SeenVersions`).
@@ -50,34 +58,36 @@ public enum ChannelSource: Sendable, Equatable {
     /// Where the file at `path` (relative to the channel's top) is, for reading and for messages.
     public func location(of path: String) -> String { name + "/" + path }
 
-    /// The index and its signature, each read no further than its cap.
-    public func index() -> Result<(index: Data, signature: Data), Problem> {
+    /// The index and its signature, each read no further than its cap, within `budget`.
+    public func index(within budget: CheckBudget) -> Result<(index: Data, signature: Data), Problem> {
         let index: Data
-        switch read(ChannelLayout.index, limit: Self.indexCap) {
+        switch read(ChannelLayout.index, limit: Self.indexCap, within: budget) {
         case .success(let bytes): index = bytes
         case .failure(let problem): return .failure(problem)
         }
-        return read(ChannelLayout.signature, limit: Self.signatureCap).map { (index, $0) }
+        return read(ChannelLayout.signature, limit: Self.signatureCap, within: budget).map { (index, $0) }
     }
 
     /// The publisher's key rotations (`rotations.json`), read no further than its cap; a `channel-missing-file`
     /// problem when the publisher never rotated.
-    public func rotations() -> Result<Data, Problem> { read(ChannelLayout.rotations, limit: Self.rotationsCap) }
+    public func rotations(within budget: CheckBudget) -> Result<Data, Problem> {
+        read(ChannelLayout.rotations, limit: Self.rotationsCap, within: budget)
+    }
 
     /// The file `entry` of a verified index lists, read no further than its size allows and checked against its
-    /// hash and size.
-    public func file(_ entry: FileEntry) -> Result<Data, Problem> {
+    /// hash and size, within `budget`.
+    public func file(_ entry: FileEntry, within budget: CheckBudget) -> Result<Data, Problem> {
         let subject = location(of: entry.path)
         var download = BoundedDownload(entry: entry, subject: subject)
-        let problem = stream(entry.path, limit: entry.size + 1) { download.append($0) }
+        let problem = stream(entry.path, limit: entry.size + 1, within: budget) { download.append($0) }
         return problem.map { .failure($0) } ?? download.finish()
     }
 
     /// The whole file at `path`, refused past `limit` bytes.
-    private func read(_ path: String, limit: Int) -> Result<Data, Problem> {
+    private func read(_ path: String, limit: Int, within budget: CheckBudget) -> Result<Data, Problem> {
         var bytes = Data()
         let subject = location(of: path)
-        let problem = stream(path, limit: limit + 1) { chunk in
+        let problem = stream(path, limit: limit + 1, within: budget) { chunk in
             guard bytes.count + chunk.count <= limit else {
                 return Problem(
                     code: "channel-file-too-large", subject: subject,
@@ -91,11 +101,14 @@ public enum ChannelSource: Sendable, Equatable {
     }
 
     /// Hands `path`'s bytes to `take` as they arrive, never more than `limit` in all; the first problem (`take`'s or
-    /// the transport's) ends it.
-    private func stream(_ path: String, limit: Int, into take: (Data) -> Problem?) -> Problem? {
+    /// the transport's, or a web transfer's break of `budget`) ends it.
+    private func stream(
+        _ path: String, limit: Int, within budget: CheckBudget, into take: (Data) -> Problem?
+    ) -> Problem? {
         switch self {
         case .folder(let folder): return Self.stream(file: folder + "/" + path, limit: limit, into: take)
-        case .web(let url): return WebDownload.stream(url.appendingPathComponent(path), limit: limit, into: take)
+        case .web(let url):
+            return WebDownload.stream(url.appendingPathComponent(path), limit: limit, budget: budget, into: take)
         }
     }
 

@@ -50,10 +50,26 @@ public struct PluginVersions: Sendable {
         }
     }
 
-    /// The versions of `feature` marked bad (none when there is no file, or it cannot be read).
-    public func bad(_ feature: String) -> BadVersions {
-        Files.contents(root + "/\(feature)/bad.json").flatMap { try? CanonicalJSON.decode(BadVersions.self, from: $0) }
-            ?? BadVersions()
+    /// The versions of `feature` marked bad (none when there is no file, or it cannot be read: for a listing; a
+    /// decision uses `marks(of:)`).
+    public func bad(_ feature: String) -> BadVersions { (try? marks(of: feature).get()) ?? BadVersions() }
+
+    /// The versions of `feature` marked bad: none when there is no file; a problem when it is there and cannot be
+    /// read — a damaged record must not bring a version marked bad back as if it had none.
+    public func marks(of feature: String) -> Result<BadVersions, Problem> {
+        let path = root + "/\(feature)/bad.json"
+        guard Files.exists(path) else { return .success(BadVersions()) }
+        guard let bytes = Files.contents(path), let marks = try? CanonicalJSON.decode(BadVersions.self, from: bytes)
+        else {
+            return .failure(
+                Problem(
+                    code: "bad-versions-damaged", subject: path,
+                    reason: "it cannot be read as \(feature)'s versions marked bad (truncated or edited), so none "
+                        + "of its versions is installed or rolled back to",
+                    fix: "restore the file from a backup; or, knowing which versions were bad, remove it and mark "
+                        + "each again with `microapp rollback \(feature) --to`"))
+        }
+        return .success(marks)
     }
 
     /// Writes `marks` as `feature`'s bad versions.
@@ -159,9 +175,11 @@ public struct PluginVersions: Sendable {
     /// one and not marked bad) the running one, as an update would (`activate`), and marks the version it left bad,
     /// so that the next update does not bring it straight back (a later version is installed as usual). A version
     /// named with `wanted` loses its own mark: the person chose it. `reason` is the mark's (a canary says what the
-    /// version did). Answers the version left and the one running now.
+    /// version did). A version signed only by a key `trust` no longer holds is never made running again
+    /// (`distrust(of:under:)`): passed over when none is named, refused when named. Answers the version left and the
+    /// one running now.
     public func rollback(
-        _ feature: String, to wanted: Int?, reason: String = "left by `microapp rollback`", now: Date
+        _ feature: String, to wanted: Int?, reason: String = "left by `microapp rollback`", trust: TrustList, now: Date
     ) -> Result<
         (left: InstalledVersion, running: InstalledVersion), Problem
     > {
@@ -174,10 +192,17 @@ public struct PluginVersions: Sendable {
                         "the library of \(feature) in \(plugins) is not a version kept in .versions (put there by hand, or changed since)",
                     fix: "nothing to go back to: versions are kept from the first `microapp update` that replaces one"))
         }
-        let marks = bad(feature)
+        let marks: BadVersions
+        switch self.marks(of: feature) {
+        case .success(let read): marks = read
+        case .failure(let problem): return .failure(problem)
+        }
         let target =
             wanted.map { version in kept.first { $0.version == version } }
-            ?? kept.last { $0.version < current.version && marks.mark(of: $0.version) == nil }
+            ?? kept.last {
+                $0.version < current.version && marks.mark(of: $0.version) == nil
+                    && distrust(of: $0, under: trust) == nil
+            }
         guard let target, target.version != current.version else {
             let versions = kept.map { String($0.version) }.joined(separator: ", ")
             return .failure(
@@ -188,6 +213,7 @@ public struct PluginVersions: Sendable {
                         : "that version is not kept here, or is the one running (kept: \(versions))",
                     fix: "name a kept version with --to VERSION; `microapp versions \(feature)` lists them"))
         }
+        if let problem = distrust(of: target, under: trust) { return .failure(problem) }
         if let problem = activate(target) { return .failure(problem) }
         var marked = marks.marking(current.version, reason: reason, now: now)
         if wanted != nil { marked = marked.clearing(target.version) }
@@ -211,10 +237,17 @@ public struct PluginVersions: Sendable {
                 fix: "check that the plugin folder is writable, then update again")
         }
         for (name, bytes) in files {
+            // Written beside, then renamed over: a crash or a full disk leaves the old file or the new one whole,
+            // never a truncated one (a truncated bad.json once read as "nothing marked bad").
             let path = folder + "/" + name
-            unlink(path)
-            if let problem = writeDurably(bytes, to: path, mode: PluginFileName.isPlugin(name) ? 0o755 : 0o644) {
+            let written = folder + "/.writing-" + name
+            if let problem = writeDurably(bytes, to: written, mode: PluginFileName.isPlugin(name) ? 0o755 : 0o644) {
                 return problem
+            }
+            if rename(written, path) != 0 {
+                let code = errno
+                unlink(written)
+                return SystemCallError(call: "rename", path: path, errno: code).problem
             }
         }
         return nil

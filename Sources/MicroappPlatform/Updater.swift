@@ -26,6 +26,10 @@ public struct Updater: Sendable {
     /// The probe and its cache, which tell the feature and version of a library with no kept version (one put in
     /// the folder by hand): its manifest as the sandboxed probe read it.
     public var screening: PluginScreening
+    /// The bounds of one check's downloads (its deadline, the floor on speed).
+    public var limits: CheckLimits
+    /// Reads the clock a check's deadline is on.
+    public var clock: @Sendable () -> ContinuousClock.Instant
 
     /// An updater of the plugin folder `plugins` from `channel`, with the person's release files and the host's probe
     /// from `environment`.
@@ -38,6 +42,8 @@ public struct Updater: Sendable {
         self.store = ReleaseStore(folders: ReleaseFolders(environment: environment))
         self.sdk = sdk
         self.screening = screening ?? PluginScreening(environment: environment)
+        self.limits = CheckLimits(environment: environment)
+        self.clock = environment.now
     }
 
     /// A feature the folder runs: its id, version and library.
@@ -68,8 +74,10 @@ public struct Updater: Sendable {
         return found
     }
 
-    /// Checks the channel at `now` and installs what is newer; the report says what moved and what was refused.
-    public func update(now: Date) -> UpdateReport {
+    /// Checks the channel at `now` and installs what is newer, every download within `budget` (nil: a check of its
+    /// own, starting now); the report says what moved and what was refused.
+    public func update(now: Date, within budget: CheckBudget? = nil) -> UpdateReport {
+        let budget = budget ?? CheckBudget(limits, clock: clock)
         guard Files.isDirectory(versions.plugins) else {
             return UpdateReport(
                 refusing: Problem(
@@ -79,7 +87,7 @@ public struct Updater: Sendable {
         // The folder itself is the lock between two updates: a refused update leaves no file behind.
         return FileLock.withExclusiveFolderLock(versions.plugins) { () -> UpdateReport? in
             var report = UpdateReport()
-            run(now: now, into: &report)
+            run(now: now, within: budget, into: &report)
             return report
         }
             ?? UpdateReport(
@@ -88,7 +96,15 @@ public struct Updater: Sendable {
                     fix: "wait for it to finish, then update again"))
     }
 
-    private func run(now: Date, into report: inout UpdateReport) {
+    private func run(now: Date, within budget: CheckBudget, into report: inout UpdateReport) {
+        // The lock is read before anything is fetched or written: a damaged one would refuse the install after
+        // `.versions` had been written.
+        do {
+            _ = try PluginLock.load(in: versions.plugins)
+        } catch {
+            report.refused.append(error)
+            return
+        }
         var trust: TrustList
         var seen: SeenVersions
         switch (store.trustList(), store.seenVersions()) {
@@ -98,14 +114,14 @@ public struct Updater: Sendable {
             return
         }
         let fetched: (index: Data, signature: Data)
-        switch channel.index() {
+        switch channel.index(within: budget) {
         case .success(let found): fetched = found
         case .failure(let problem):
             report.refused.append(problem)
             return
         }
-        trust = followingRotations(trust, signature: fetched.signature, into: &report)
-        let verification = ChannelVerification(channel: channel.name, trust: trust, seen: seen, sdk: sdk)
+        trust = followingRotations(trust, signature: fetched.signature, within: budget, into: &report)
+        var verification = ChannelVerification(channel: channel.name, trust: trust, seen: seen, sdk: sdk)
         let verified: VerifiedIndex
         switch verification.verifyIndex(fetched.index, signature: fetched.signature, now: now) {
         case .success(let index): verified = index
@@ -113,13 +129,23 @@ public struct Updater: Sendable {
             report.refused.append(problem)
             return
         }
-        seen = seen.seeing(index: verified.index.version, from: channel.name)
+        let names = verified.recordNames(channel: channel.name)
+        verification.recordNames = names
+        for name in names { seen = seen.seeing(index: verified.index.version, from: name) }
         defer { if let problem = store.save(seen) { report.refused.append(problem) } }
 
         let running = features()
         var offered = verified.index
         for (feature, entries) in offered.features {
-            let marks = versions.bad(feature)
+            let marks: BadVersions
+            switch versions.marks(of: feature) {
+            case .success(let read): marks = read
+            case .failure(let problem):
+                // Nothing of a feature whose marks cannot be read is installed: any version may be one marked bad.
+                if running[feature] != nil { report.refused.append(problem) }
+                offered.features[feature] = []
+                continue
+            }
             offered.features[feature] = entries.filter { entry in
                 guard let mark = marks.mark(of: entry.version) else { return true }
                 if let installed = running[feature]?.version, entry.version > installed {
@@ -138,7 +164,9 @@ public struct Updater: Sendable {
 
         var downloaded: [(Feature, InstalledVersion, [(String, Data)])] = []
         for feature in choice.updates.keys.sorted() {
-            switch download(choice.updates[feature]!, of: running[feature]!, trust: trust, verification, now: now) {
+            switch download(
+                choice.updates[feature]!, of: running[feature]!, trust: trust, verification, now: now, within: budget)
+            {
             case .success(let release): downloaded.append(release)
             case .failure(let problem): report.refused.append(problem)
             }
@@ -149,7 +177,7 @@ public struct Updater: Sendable {
             switch install(record, files: files, replacing: feature, now: now) {
             case .success(let installed):
                 report.installed.append(installed)
-                seen = seen.accepting(record.feature, version: record.version, from: channel.name)
+                for name in names { seen = seen.accepting(record.feature, version: record.version, from: name) }
             case .failure(let problem): report.refused.append(problem)
             }
         }
@@ -158,9 +186,11 @@ public struct Updater: Sendable {
     /// `trust` after the channel's key rotations, when the index is signed by a key it does not trust: each
     /// announcement signed by a trusted key hands that name (and its feature ids) to the new key, saved in the
     /// person's list and told in the report. A channel without rotations leaves `trust` as it is.
-    private func followingRotations(_ trust: TrustList, signature: Data, into report: inout UpdateReport) -> TrustList {
+    private func followingRotations(
+        _ trust: TrustList, signature: Data, within budget: CheckBudget, into report: inout UpdateReport
+    ) -> TrustList {
         guard let signer = try? SignatureFile.decode(signature, subject: "").get(), trust.trusted(signer.key) == nil,
-            case .success(let bytes) = channel.rotations(), let file = RotationFile.decode(bytes)
+            case .success(let bytes) = channel.rotations(within: budget), let file = RotationFile.decode(bytes)
         else { return trust }
         let (rotated, notes) = trust.following(file)
         guard !notes.isEmpty else { return trust }
@@ -176,11 +206,11 @@ public struct Updater: Sendable {
     /// them, the record signed by a trusted key and saying what the index says, the library named as the running one.
     private func download(
         _ entry: ChannelIndex.Entry, of feature: Feature, trust: TrustList, _ verification: ChannelVerification,
-        now: Date
+        now: Date, within budget: CheckBudget
     ) -> Result<(Feature, InstalledVersion, [(String, Data)]), Problem> {
         var files: [String: Data] = [:]
         for file in entry.files {
-            switch channel.file(file) {
+            switch channel.file(file, within: budget) {
             case .success(let bytes): files[(file.path as NSString).lastPathComponent] = bytes
             case .failure(let problem): return .failure(problem)
             }

@@ -1,36 +1,81 @@
+import CFetch
 import Foundation
 import MicroappCore
-import Synchronization
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// One HTTP(S) GET of a channel's file with URLSession, bounded: the bytes are taken as they arrive and the transfer
-/// is cancelled as soon as they pass the limit, so a server cannot fill memory or disk by sending more than was
-/// signed for. A connection that goes quiet for `idleTimeout`, or a transfer longer than `totalTimeout`, fails.
+/// One HTTP(S) GET of a channel's file with libcurl's easy interface, bounded: the bytes are counted as they arrive
+/// on the wire and the transfer is stopped as soon as they pass the limit, so a server cannot fill memory or disk by
+/// sending more than was signed for. No content coding is asked for and none is decoded, and a reply that names one
+/// (`Content-Encoding: gzip`) is refused before its body is read: a compressed bomb is never inflated. (Foundation's
+/// URLSession on Linux decodes every reply and queues the decoded bytes faster than they are taken: a 256 KiB gzip
+/// reply cost 320 MB.) The transfer is also held to its check's budget (`CheckBudget`): stopped past the check's
+/// deadline, or when it averages less than the floor. libcurl waits in poll and ticks at least once a second, when the
+/// pace is looked at: waiting costs no CPU. A connection silent for `idleTimeout` fails too.
 enum WebDownload {
     /// How long a connection may stay silent.
-    static let idleTimeout: TimeInterval = 30
-    /// How long one file may take in all.
-    static let totalTimeout: TimeInterval = 600
+    static let idleTimeout = 30
 
     /// Hands the body of `url` (at most `limit` bytes of it) to `take`; a problem naming the URL when it cannot be
-    /// fetched, answers another status than 200, or `take` refuses it. Blocks.
-    static func stream(_ url: URL, limit: Int, into take: (Data) -> Problem?) -> Problem? {
-        let receiver = Receiver(limit: limit)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = idleTimeout
-        configuration.timeoutIntervalForResource = totalTimeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        let session = URLSession(configuration: configuration, delegate: receiver, delegateQueue: nil)
-        session.dataTask(with: url).resume()
-        receiver.done.wait()
-        session.finishTasksAndInvalidate()
-        let outcome = receiver.outcome.withLock { $0 }
+    /// fetched, answers another status than 200 or with a content coding, breaks `budget`, or `take` refuses it.
+    /// Blocks.
+    static func stream(_ url: URL, limit: Int, budget: CheckBudget, into take: (Data) -> Problem?) -> Problem? {
+        let transfer = Transfer(limit: limit, pace: TransferPace(started: budget.clock(), budget: budget))
+        var status = 0
+        var error = [CChar](repeating: 0, count: 512)
+        let total = max(1, (budget.deadline - budget.clock()).wholeMilliseconds + 1000)
+        let end = withExtendedLifetime(transfer) {
+            var hooks = microapp_fetch_hooks(
+                context: Unmanaged.passUnretained(transfer).toOpaque(),
+                header: { context, line, length in
+                    Transfer.from(context).header(
+                        String(decoding: UnsafeRawBufferPointer(start: line, count: length), as: UTF8.self))
+                },
+                body: { context, bytes, length in
+                    Transfer.from(context).body(UnsafeRawBufferPointer(start: bytes, count: length))
+                },
+                tick: { context in Transfer.from(context).tick() })
+            return microapp_fetch(url.absoluteString, idleTimeout, Int(total), &hooks, &status, &error, error.count)
+        }
+        if end == MICROAPP_FETCH_QUIET, transfer.cut == nil, budget.clock() >= budget.deadline {
+            transfer.cut = .pastDeadline
+        }
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let subject = url.absoluteString
-        if let status = outcome.status, status != 200 {
+        if let problem = problem(transfer, end: end, status: status, reason: reason, subject: subject, budget: budget) {
+            return problem
+        }
+        return take(transfer.bytes)
+    }
+
+    /// The problem of a transfer that ended as `end`, nil when its bytes are there to take.
+    private static func problem(
+        _ transfer: Transfer, end: microapp_fetch_end, status: Int, reason: String, subject: String, budget: CheckBudget
+    ) -> Problem? {
+        let slow = "try again on a better connection; a server that sends this slowly on purpose holds updates back"
+        switch transfer.cut {
+        case .tooSlow(let bytes, let seconds):
+            return Problem(
+                code: "channel-too-slow", subject: subject,
+                reason:
+                    "it came at \(Int(Double(bytes) / max(seconds, 0.001))) bytes a second over \(Int(seconds)) s, "
+                    + "below the floor of \(budget.limits.minimumRate) (MICROAPP_MIN_RATE)",
+                fix: slow + " (tell the publisher); for a slow link, lower MICROAPP_MIN_RATE")
+        case .pastDeadline:
+            return Problem(
+                code: "channel-deadline", subject: subject,
+                reason:
+                    "the check did not end within its \(Int(budget.limits.deadline.timeInterval)) s "
+                    + "(MICROAPP_CHECK_DEADLINE)",
+                fix: slow + " (tell the publisher); for a slow link, raise MICROAPP_CHECK_DEADLINE")
+        case .coding(let coding):
+            return Problem(
+                code: "channel-content-coding", subject: subject,
+                reason:
+                    "the server sent it with Content-Encoding: \(coding), a content coding this host neither asks "
+                    + "for nor accepts (the size signed is the size of the file as it is)",
+                fix: "serve the channel's files as they are (turn compression off for them); tell the publisher")
+        case .full, nil: break
+        }
+        if status != 200 && (end == MICROAPP_FETCH_DONE || end == MICROAPP_FETCH_STOPPED) && status != 0 {
             if status == 404 || status == 410 {
                 return Problem(
                     code: "channel-missing-file", subject: subject,
@@ -41,56 +86,90 @@ enum WebDownload {
                 code: "channel-http-status", subject: subject, reason: "the server answered HTTP \(status), not 200",
                 fix: "try again later; tell the channel's publisher if it persists")
         }
-        if let error = outcome.error, !outcome.cutOff {
-            let timedOut = (error as? URLError)?.code == .timedOut
+        switch end {
+        case MICROAPP_FETCH_QUIET:
             return Problem(
-                code: timedOut ? "channel-timeout" : "channel-unreachable", subject: subject,
-                reason: timedOut
-                    ? "the server did not answer within \(Int(idleTimeout)) s"
-                    : "it cannot be fetched (\(error.localizedDescription))",
+                code: "channel-timeout", subject: subject, reason: "the server went quiet for \(idleTimeout) s",
                 fix: "check the URL and your network, and that the server is up; then update again")
+        case MICROAPP_FETCH_FAILED:
+            return Problem(
+                code: "channel-unreachable", subject: subject, reason: "it cannot be fetched (\(reason))",
+                fix: "check the URL and your network, and that the server is up; then update again")
+        default: return nil
         }
-        return take(outcome.bytes)
     }
 
-    /// What a transfer gave: its status, the bytes kept (never more than the limit), and how it ended.
-    struct Outcome: Sendable {
-        var status: Int?
-        var bytes = Data()
-        var cutOff = false
-        var error: (any Error)?
+    /// Why a transfer was stopped before its end.
+    enum Cut: Equatable {
+        case full
+        case coding(String)
+        case tooSlow(bytes: Int, seconds: Double)
+        case pastDeadline
     }
 
-    /// URLSession's delegate for one transfer: keeps at most `limit` bytes and cancels past them.
-    final class Receiver: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// One transfer's state, touched only by libcurl's hooks on the thread that called `stream`.
+    final class Transfer {
         let limit: Int
-        let outcome = Mutex(Outcome())
-        let done = DispatchSemaphore(value: 0)
+        let pace: TransferPace
+        var bytes = Data()
+        var received = 0
+        var status = 0
+        var coding: String?
+        var cut: Cut?
 
-        init(limit: Int) { self.limit = limit }
-
-        func urlSession(
-            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-            completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-        ) {
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 200
-            outcome.withLock { $0.status = status }
-            completionHandler(status == 200 ? .allow : .cancel)
+        init(limit: Int, pace: TransferPace) {
+            self.limit = limit
+            self.pace = pace
         }
 
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let full = outcome.withLock { outcome -> Bool in
-                guard !outcome.cutOff else { return true }
-                outcome.bytes.append(data.prefix(limit - outcome.bytes.count))
-                outcome.cutOff = outcome.bytes.count >= limit
-                return outcome.cutOff
+        static func from(_ context: UnsafeMutableRawPointer?) -> Transfer {
+            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+        }
+
+        /// One header line of a response: its status line starts a response afresh; its end decides whether the
+        /// body is read (a redirect's is libcurl's to skip; only a 200 with no content coding is).
+        func header(_ line: String) -> Int32 {
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.hasPrefix("HTTP/") {
+                status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+                coding = nil
+            } else if let colon = text.firstIndex(of: ":"),
+                text[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "content-encoding"
+            {
+                let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
+                coding = value.isEmpty || value == "identity" ? nil : value
+            } else if text.isEmpty, !(300..<400).contains(status) {
+                if let coding, status == 200 {
+                    cut = .coding(coding)
+                    return 1
+                }
+                return status == 200 ? 0 : 1
             }
-            if full { dataTask.cancel() }
+            return 0
         }
 
-        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            outcome.withLock { $0.error = error }
-            done.signal()
+        /// A chunk of the body as it came: counted, kept up to the limit; past it, the transfer stops.
+        func body(_ chunk: UnsafeRawBufferPointer) -> Int32 {
+            received += chunk.count
+            bytes.append(contentsOf: chunk.prefix(limit - bytes.count))
+            if bytes.count >= limit {
+                cut = .full
+                return 1
+            }
+            return tick()
+        }
+
+        /// The pace looked at: past the deadline, or below the floor, the transfer stops.
+        func tick() -> Int32 {
+            switch pace.verdict(bytes: received, at: pace.budget.clock()) {
+            case .wait: return 0
+            case .tooSlow:
+                cut = .tooSlow(bytes: received, seconds: (pace.budget.clock() - pace.started).timeInterval)
+                return 1
+            case .pastDeadline:
+                cut = .pastDeadline
+                return 1
+            }
         }
     }
 }

@@ -17,6 +17,10 @@ public struct ChannelIndex: Codable, Sendable, Equatable {
     public var expires: Date
     /// Feature id → its releases, oldest first.
     public var features: [String: [Entry]]
+    /// The channel's id as its publisher names it (its folder's name when first published); with the signer's key,
+    /// what a host keys its record of versions seen by, so every URL and mirror of the channel shares one record. Nil
+    /// in an index published before it existed.
+    public var channel: String?
 
     /// One release as the index lists it.
     public struct Entry: Codable, Sendable, Equatable {
@@ -47,10 +51,11 @@ public struct ChannelIndex: Codable, Sendable, Equatable {
     }
 
     /// An index of `features` at `version`, expiring at `expires`.
-    public init(version: Int, expires: Date, features: [String: [Entry]] = [:]) {
+    public init(version: Int, expires: Date, features: [String: [Entry]] = [:], channel: String? = nil) {
         self.version = version
         self.expires = expires
         self.features = features
+        self.channel = channel
     }
 
     /// The newest release of `feature`; nil when the index has none.

@@ -18,10 +18,11 @@ public struct ChannelPublication: Sendable, Equatable {
     public static let defaultLifetime: TimeInterval = 7 * 24 * 3600
 
     /// Publishes `release` (its library and manifest bytes given to be listed) onto `current` (nil for a new
-    /// channel), signed by `key`; a `not-an-update` problem when the channel has that version or a newer one.
+    /// channel, whose id is then `channel`), signed by `key`; a `not-an-update` problem when the channel has that
+    /// version or a newer one. An index without an id (published before ids) gets `channel`.
     public static func publish(
         _ release: SignedRelease, library: Data, manifest: Data, onto current: ChannelIndex?,
-        key: Ed25519.PrivateKey, now: Date, lifetime: TimeInterval = defaultLifetime
+        key: Ed25519.PrivateKey, now: Date, lifetime: TimeInterval = defaultLifetime, channel: String? = nil
     ) -> Result<ChannelPublication, Problem> {
         let record = release.record
         if let latest = current?.latest(record.feature), latest.version >= record.version {
@@ -45,6 +46,7 @@ public struct ChannelPublication: Sendable, Equatable {
             FileEntry(path: ReleaseLayout.signature, bytes: signature),
         ].map { $0.at(folder + "/" + $0.path) }
         var index = current ?? ChannelIndex(version: 0, expires: now)
+        index.channel = index.channel ?? channel
         index.features[record.feature, default: []].append(
             ChannelIndex.Entry(version: record.version, sdk: record.sdk, files: files))
         return .success(signing(index, key: key, now: now, lifetime: lifetime, folder: folder))

@@ -8,6 +8,13 @@ public struct VerifiedIndex: Sendable, Equatable {
     public var index: ChannelIndex
     /// Who signed it.
     public var signer: Signer
+
+    /// The names the channel's record of versions seen is kept under: the channel as the person names it, and,
+    /// when the index names its channel, the signer's key with that id — the same for every URL, spelling and
+    /// mirror of the channel, so an older index is not taken under another spelling.
+    public func recordNames(channel: String) -> [String] {
+        [channel] + (index.channel.map { ["\(signer.key)#\($0)"] } ?? [])
+    }
 }
 
 /// The decisions a host makes about what a channel serves, in the order The Update Framework teaches: the index's
@@ -15,6 +22,9 @@ public struct VerifiedIndex: Sendable, Equatable {
 /// needs, its version against the installed one and the highest seen, and each file against the index's hash and
 /// size. Every input is a value (bytes, the trust list, the clock's now, what was seen): no file or network here.
 public struct ChannelVerification: Sendable {
+    /// The furthest ahead an index may expire for a host to take it: a year and a day.
+    public static let maximumLifetime: TimeInterval = 366 * 24 * 3600
+
     /// The channel as the person names it (its URL or folder): the key of what was seen from it.
     public var channel: String
     /// The keys the person trusts.
@@ -23,6 +33,9 @@ public struct ChannelVerification: Sendable {
     public var seen: SeenVersions
     /// The SDK this host speaks.
     public var sdk: SDKVersion
+    /// The names of the channel's record (`VerifiedIndex.recordNames`), once its index verified: releases are checked
+    /// against the highest seen under any of them.
+    public var recordNames: [String] = []
 
     /// Decisions about `channel` with the given trust, record and SDK.
     public init(channel: String, trust: TrustList, seen: SeenVersions, sdk: SDKVersion) {
@@ -73,7 +86,19 @@ public struct ChannelVerification: Sendable {
                         "it expired at \(Self.text(index.expires)) (now \(Self.text(now))): an index nobody re-signs may hide newer releases",
                     fix: "ask the publisher to publish again (which re-signs the index), then update again"))
         }
-        let highest = seen.index(of: channel)
+        // An index signed to last for decades would make the expiry no defence: it is refused. (A publisher's own
+        // look at its index passes `.distantPast`, where only the signature counts.)
+        guard now == .distantPast || index.expires.timeIntervalSince(now) <= Self.maximumLifetime else {
+            return .failure(
+                Problem(
+                    .indexExpiryTooFar, subject: subject,
+                    reason:
+                        "it expires at \(Self.text(index.expires)), more than \(Int(Self.maximumLifetime / 86400)) days "
+                        + "ahead: an index that never expires lets a server replay it forever",
+                    fix: "ask the publisher to publish again with `--expires-in` of at most 365 days"))
+        }
+        let verified = VerifiedIndex(index: index, signer: signer)
+        let highest = seen.index(ofAny: verified.recordNames(channel: channel))
         guard index.version >= highest else {
             return .failure(
                 Problem(
@@ -84,7 +109,7 @@ public struct ChannelVerification: Sendable {
                         "do not use it; fetch it again from the publisher's own server, and tell the publisher if it persists"
                 ))
         }
-        return .success(VerifiedIndex(index: index, signer: signer))
+        return .success(verified)
     }
 
     /// Whether `entry`, a release of `feature` in a verified index, may replace `installed` (the version running,
@@ -110,7 +135,7 @@ public struct ChannelVerification: Sendable {
                     reason: "version \(installed) is installed, and \(entry.version) is not newer",
                     fix: "nothing to do; a newer release arrives when the publisher publishes one"))
         }
-        if let highest = seen.release(of: feature, from: channel), entry.version < highest {
+        if let highest = seen.release(of: feature, fromAny: [channel] + recordNames), entry.version < highest {
             return .failure(
                 Problem(
                     .releaseRollback, subject: subject,

@@ -13,6 +13,8 @@ public enum ReleaseCode: String, Sendable, CaseIterable {
     case releaseSignature = "release-signature"
     /// The index is past its expiry.
     case indexExpired = "index-expired"
+    /// The index expires further ahead than a host accepts (`ChannelVerification.maximumLifetime`).
+    case indexExpiryTooFar = "index-expiry-too-far"
     /// The index's version is lower than one seen before from the same channel.
     case indexRollback = "index-rollback"
     /// A release older than one seen before of the same feature from the same channel.

@@ -2,7 +2,8 @@ import Foundation
 
 /// What a person's host has seen from each channel, so that versions never go back: the highest index version, and
 /// the highest release of each feature it accepted. Kept in the person's state folder (`channels.json`), keyed by
-/// the channel as the person names it (its URL or folder).
+/// the channel as the person names it (its URL or folder) and by what its signed index names it
+/// (`VerifiedIndex.recordNames`: the signer's key and the channel's id).
 public struct SeenVersions: Codable, Sendable, Equatable {
     /// One channel's record.
     public struct Channel: Codable, Sendable, Equatable {
@@ -43,6 +44,14 @@ public struct SeenVersions: Codable, Sendable, Equatable {
         seen.channels[channel, default: Channel()].features[feature] = max(
             release(of: feature, from: channel) ?? version, version)
         return seen
+    }
+
+    /// The highest index version seen under any of `names` (0 when none).
+    public func index(ofAny names: [String]) -> Int { names.map(index(of:)).max() ?? 0 }
+
+    /// The highest release of `feature` accepted under any of `names`; nil when none.
+    public func release(of feature: String, fromAny names: [String]) -> Int? {
+        names.compactMap { release(of: feature, from: $0) }.max()
     }
 
     /// The record's file bytes (canonical JSON).

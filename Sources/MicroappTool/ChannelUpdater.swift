@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappPlatform
+import MicroappRelease
 
 /// `run --channel URL`: the updater of `microapp update` as the running app's `ChannelUpdates`. Each check updates
 /// the plugin folders the running features were loaded from (an `Updater` per folder: verified, kept in `.versions`,
@@ -26,11 +27,15 @@ struct ChannelUpdater: ChannelUpdates {
 
     var channel: String { source.name }
 
+    var deadline: Duration { CheckLimits(environment: environment).deadline }
+
     func check(running: [String: Int]) -> ChannelCheck {
         var check = ChannelCheck()
+        // One deadline for the whole check, however many folders it updates.
+        let budget = CheckBudget(CheckLimits(environment: environment), clock: environment.now)
         for folder in Set(folders.values).sorted() {
             let report = Updater(channel: source, plugins: folder, environment: environment, screening: screening)
-                .update(now: Date())
+                .update(now: Date(), within: budget)
             // Only the features this app runs from that folder are swapped in; the others run from the next start.
             check.installed += report.installed.filter { folders[$0.feature] == folder }.map {
                 ChannelCheck.Installed(feature: $0.feature, version: $0.to, library: $0.library)
@@ -44,16 +49,25 @@ struct ChannelUpdater: ChannelUpdates {
 
     func reject(_ feature: String, bad: Int, restored: Int) -> Problem? {
         guard let folder = folders[feature] else { return nil }
-        return Self.reject(feature, bad: bad, restored: restored, in: folder)
+        return Self.reject(feature, bad: bad, restored: restored, in: folder, environment: environment)
     }
 
-    /// Puts `feature` in `folder` back to its kept version `restored`, marking the version it leaves (`bad`) bad.
-    static func reject(_ feature: String, bad: Int, restored: Int, in folder: String) -> Problem? {
+    /// Puts `feature` in `folder` back to its kept version `restored`, marking the version it leaves (`bad`) bad;
+    /// never to a version whose key the person's trust list (from `environment`) no longer holds.
+    static func reject(
+        _ feature: String, bad: Int, restored: Int, in folder: String, environment: HostEnvironment
+    ) -> Problem? {
+        let trust: TrustList
+        switch ReleaseStore(folders: ReleaseFolders(environment: environment)).trustList() {
+        case .success(let list): trust = list
+        case .failure(let problem): return problem
+        }
         switch PluginVersions(plugins: folder).rollback(
-            feature, to: restored, reason: "v\(bad) failed its canary window: rolled back to v\(restored)", now: Date())
+            feature, to: restored, reason: "v\(bad) failed its canary window: rolled back to v\(restored)",
+            trust: trust, now: Date())
         {
-        case .success: nil
-        case .failure(let problem): problem
+        case .success: return nil
+        case .failure(let problem): return problem
         }
     }
 }

@@ -150,8 +150,10 @@ enum PublishCommand: Command {
         guard let folder = arguments[channel] else {
             throw UsageError("publish needs --channel DIR", fix: "write `microapp publish \(release) --channel DIR`")
         }
-        guard let lifetime = Double(arguments[days]), lifetime > 0 else {
-            throw UsageError("--expires-in takes a number of days", fix: "write e.g. --expires-in 7")
+        guard let lifetime = Double(arguments[days]), lifetime > 0, lifetime <= 365 else {
+            throw UsageError(
+                "--expires-in takes a number of days from 1 to 365 (hosts refuse an index that expires more than 366 "
+                    + "days ahead)", fix: "write e.g. --expires-in 7")
         }
         let folders = ReleaseFolders(environment: arguments.environment)
         let signing = try NameSuggestions.signingKey(arguments[key], in: folders)

@@ -113,7 +113,9 @@ enum RunCommand: Command {
             in: try PluginLocations.current().directories(arguments),
             crashed: Set(arguments[CommonOptions.skipLibrary])
         ) { folder, trial in
-            ChannelUpdater.reject(trial.feature, bad: trial.version, restored: trial.previous, in: folder)
+            ChannelUpdater.reject(
+                trial.feature, bad: trial.version, restored: trial.previous, in: folder,
+                environment: arguments.environment)
         }
         let set = try await LoadedPluginSet.load(arguments, host: host, services: .live, restored: recovery.restored)
         if arguments[Self.strict] && !set.problems.isEmpty {
@@ -195,7 +197,9 @@ enum RunCommand: Command {
                         screening: PluginScreening(
                             environment: arguments.environment,
                             allowingUnsandboxed: SandboxCheck.here(arguments).unsandboxed)),
-                    window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery])
+                    window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery],
+                    hangDeadline: RequestWatchdog.deadline(from: arguments.environment.variables),
+                    crashReport: MainThreadWatchdog.reportPath(arguments.environment.variables))
             }
         }
         channel?.start()

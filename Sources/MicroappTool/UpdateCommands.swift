@@ -110,7 +110,9 @@ enum VersionsCommand: Command {
             library's bytes are DIR/lib<F>.so's; a library put there by hand, with no kept version, is the version its
             manifest gives (read by the sandboxed probe). Marked versions are never installed again by update.
             With --json, one object per version, newest first: {"feature","version","running","kept","channel",
-            "installed","bad","badSince"} (channel, installed, bad and badSince null when they do not apply).
+            "installed","bad","badSince","untrusted"} (channel, installed, bad, badSince and untrusted null when they do
+            not apply). A version from a channel whose signed record no longer verifies against your trust list (its
+            key taken off it) is marked untrusted: rollback never runs it again.
             """)
 
     /// One version of a feature as `--json` writes it.
@@ -131,6 +133,8 @@ enum VersionsCommand: Command {
         var bad: String?
         /// When it was marked bad.
         var badSince: Date?
+        /// Why it may not run again (its key is no longer trusted), when it may not.
+        var untrusted: String?
 
         func encode(to encoder: any Encoder) throws {
             var object = encoder.container(keyedBy: CodingKeys.self)
@@ -142,9 +146,12 @@ enum VersionsCommand: Command {
             try object.encode(installed.map { ISO8601DateFormatter().string(from: $0) }, forKey: .installed)
             try object.encode(bad, forKey: .bad)
             try object.encode(badSince.map { ISO8601DateFormatter().string(from: $0) }, forKey: .badSince)
+            try object.encode(untrusted, forKey: .untrusted)
         }
 
-        enum CodingKeys: String, CodingKey { case feature, version, running, kept, channel, installed, bad, badSince }
+        enum CodingKeys: String, CodingKey {
+            case feature, version, running, kept, channel, installed, bad, badSince, untrusted
+        }
     }
 
     @MainActor
@@ -157,6 +164,7 @@ enum VersionsCommand: Command {
         let versions = updater.versions
         let kept = versions.kept(feature.id)
         let marks = versions.bad(feature.id)
+        let trust = updater.store.trustList()
         var listed = Set(kept.map(\.version))
         listed.insert(feature.version)
         let rows = listed.sorted(by: >).map { version in
@@ -164,7 +172,13 @@ enum VersionsCommand: Command {
             let mark = marks.mark(of: version)
             return Row(
                 feature: feature.id, version: version, running: version == feature.version, kept: record != nil,
-                channel: record?.channel, installed: record?.installed, bad: mark?.reason, badSince: mark?.marked)
+                channel: record?.channel, installed: record?.installed, bad: mark?.reason, badSince: mark?.marked,
+                untrusted: record.flatMap { record in
+                    switch trust {
+                    case .success(let list): versions.distrust(of: record, under: list)?.reason
+                    case .failure(let problem): problem.reason
+                    }
+                })
         }
         if arguments[CommonOptions.json] {
             rows.forEach(Console.json)
@@ -182,6 +196,7 @@ enum VersionsCommand: Command {
                 line += "  not kept (put in the folder by hand; its manifest says \(row.version))"
             }
             if let bad = row.bad { line += "  bad: \(bad)" }
+            if let untrusted = row.untrusted { line += "  untrusted: \(untrusted)" }
             Console.out(line.sanitized)
         }
         return .ok
@@ -220,7 +235,11 @@ enum RollbackCommand: Command {
         let updater = UpdateOptions.updater(arguments)
         let feature = try UpdateOptions.feature(name, in: updater)
         let target = wanted
-        let outcome = await BlockingWork.run { updater.versions.rollback(feature.id, to: target, now: Date()) }
+        let outcome = await BlockingWork.run {
+            updater.store.trustList().flatMap { trust in
+                updater.versions.rollback(feature.id, to: target, trust: trust, now: Date())
+            }
+        }
         switch outcome {
         case .success(let (left, running)):
             Console.out(

@@ -20,9 +20,30 @@ final class ChannelServer: Sendable {
         baseURL = "http://127.0.0.1:\(port)"
     }
 
-    /// Runs `body` with a server of `folder`'s files, stopping it however `body` ends.
-    static func serving<T: Sendable>(_ folder: String, _ body: (ChannelServer) async throws -> T) async throws -> T {
-        let server = try await offThePool { try start(folder) }
+    /// How a hostile server answers for the one file whose path ends with `path`; every other file is served as is.
+    enum Hostile: Sendable {
+        /// `Content-Encoding: gzip`, the gzip of `inflated` zero bytes (a bomb: about a thousandth of it is sent).
+        case gzipBomb(path: String, inflated: Int)
+        /// The file's real `Content-Length`, then one byte every `seconds`.
+        case trickle(path: String, seconds: Double)
+        /// `302 Found` to `location`.
+        case redirect(path: String, location: String)
+
+        var arguments: [String] {
+            switch self {
+            case .gzipBomb(let path, let inflated): ["gzip", path, String(inflated)]
+            case .trickle(let path, let seconds): ["trickle", path, String(seconds)]
+            case .redirect(let path, let location): ["redirect", path, location]
+            }
+        }
+    }
+
+    /// Runs `body` with a server of `folder`'s files (answering as `hostile` says for one of them), stopping it
+    /// however `body` ends.
+    static func serving<T: Sendable>(
+        _ folder: String, hostile: Hostile? = nil, _ body: (ChannelServer) async throws -> T
+    ) async throws -> T {
+        let server = try await offThePool { try start(folder, hostile: hostile) }
         do {
             let value = try await body(server)
             try await offThePool { server.stop() }
@@ -33,10 +54,15 @@ final class ChannelServer: Sendable {
         }
     }
 
-    private static func start(_ folder: String) throws -> ChannelServer {
+    private static func start(_ folder: String, hostile: Hostile?) throws -> ChannelServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", folder, "0"]
+        process.arguments =
+            if let hostile {
+                ["python3", "-u", "-c", hostileServer, folder] + hostile.arguments
+            } else {
+                ["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", folder, "0"]
+            }
         process.environment = Scratch.childEnvironment()
         let output = privatePipe()
         try process.run(stdin: FileHandle.nullDevice, stdout: output, stderr: FileHandle.nullDevice)
@@ -68,11 +94,75 @@ final class ChannelServer: Sendable {
     }
 }
 
+/// `http.server` with one file answered as an attacker would (`ChannelServer.Hostile`); it prints the line
+/// `http.server` prints once it listens. HTTP/1.1, so a body is delimited by its `Content-Length`.
+private let hostileServer = #"""
+    import http.server, os, sys, time, zlib
+    folder, mode, target, amount = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    bomb = None
+    def gzip_of_zeros(total):
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+        zeros = bytes(1 << 20)
+        return b"".join([packer.compress(zeros) for _ in range(total >> 20)] + [packer.flush()])
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def __init__(self, *arguments, **options):
+            super().__init__(*arguments, directory=folder, **options)
+        def log_message(self, *arguments):
+            pass
+        def do_GET(self):
+            global bomb
+            if not self.path.endswith(target):
+                return super().do_GET()
+            if mode == "redirect":
+                self.send_response(302)
+                self.send_header("Location", amount)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if mode == "gzip":
+                bomb = bomb or gzip_of_zeros(int(amount))
+                body = bomb
+            else:
+                body = open(os.path.join(folder, self.path.lstrip("/")), "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            if mode == "gzip":
+                self.send_header("Content-Encoding", "gzip")
+            self.end_headers()
+            try:
+                if mode == "gzip":
+                    self.wfile.write(body)
+                else:
+                    for byte in body:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(float(amount))
+            except OSError:
+                pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print("Serving HTTP on 127.0.0.1 port %d" % server.server_address[1], flush=True)
+    server.serve_forever()
+    """#
+
+/// Runs argv[1:] as its child (stdin, stdout and stderr passed on), exits with its status, and prints last on stderr
+/// `rusage PEAK-KIB CPU-SECONDS` as wait4 counted them for that child.
+private let rusageWrapper = #"""
+    import os, sys
+    child = os.fork()
+    if child == 0:
+        os.execv(sys.argv[1], sys.argv[1:])
+    _, status, usage = os.wait4(child, 0)
+    sys.stderr.write("\nrusage %d %.3f\n" % (usage.ru_maxrss, usage.ru_utime + usage.ru_stime))
+    sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    """#
+
 /// A person with a trusted publisher's key, a channel folder the publisher fills through the platform's own
 /// publishing, and a plugin folder running `tick` v1, locked: everything in a scratch folder of its own.
 struct UpdateWorld {
     let home: String
-    let environment: [String: String]
+    private(set) var environment: [String: String]
     let folders: ReleaseFolders
     let channel: String
     let plugins: String
@@ -139,9 +229,32 @@ struct UpdateWorld {
         return result.err
     }
 
+    /// The same world, its processes given `variables` too.
+    func with(_ variables: [String: String]) -> UpdateWorld {
+        var changed = self
+        changed.environment.merge(variables) { $1 }
+        return changed
+    }
+
     /// Runs the real binary with the person's folders.
     func microapp(_ arguments: [String]) async throws -> (status: Int32, out: String, err: String) {
         try await runToEnd(arguments, in: URL(fileURLWithPath: home), environment: environment)
+    }
+
+    /// Runs the real binary as `microapp` does, and also says what the kernel counted for it when it ended (wait4's
+    /// rusage): its peak resident memory (VmHWM) in KiB and its CPU time (user and system) in seconds.
+    func measured(_ arguments: [String]) async throws -> (
+        status: Int32, out: String, err: String, peakKiB: Int, cpuSeconds: Double
+    ) {
+        let run = try await runToEnd(
+            ["python3", "-c", rusageWrapper, AppProcess.executable] + arguments, executable: "/usr/bin/env",
+            in: URL(fileURLWithPath: home), environment: environment)
+        let last = run.err.split(separator: "\n").last.map(String.init) ?? ""
+        let fields = last.split(separator: " ")
+        guard fields.count == 3, fields[0] == "rusage", let peak = Int(fields[1]), let cpu = Double(fields[2]) else {
+            throw AppProcessError("the rusage wrapper did not say what it counted: \(run.err)")
+        }
+        return (run.status, run.out, String(run.err.dropLast(last.count + 1)), peak, cpu)
     }
 
     /// Every file under the plugin folder (hidden ones included) with its bytes.

@@ -67,11 +67,12 @@ struct LiveUpdateEndToEndTests {
     /// `run` following `channel` for the plugin folder of `world`, with `isolation`, supervised unless told.
     private static func app(
         _ world: UpdateWorld, channel: String, isolation: String, supervised: Bool = true,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], window: String = "30"
     ) throws -> AppProcess {
         try AppProcess(
             ["run", "--isolation", isolation, "--plugins", world.plugins, "--only", "tick", "--ui", "json"]
-                + ["--channel", channel, "--check-every", "60"] + (supervised ? [] : ["--no-supervise"]),
+                + ["--channel", channel, "--check-every", "60", "--canary-window", window]
+                + (supervised ? [] : ["--no-supervise"]),
             // Only libTick.so: no feature of this repository starts beside it.
             environment: world.environment.merging(["MICROAPP_TEST_FEATURES": ""].merging(environment) { $1 }) { $1 })
     }
@@ -133,24 +134,35 @@ struct LiveUpdateEndToEndTests {
     }
 
     @Test(
-        "an in-process v2 that crashes the app within its window is taken back by the supervised restart: v1 runs again, v2 is marked bad"
-    )
-    func inProcessCrashTakenBackAtRestart() async throws {
+        "an in-process v2 that crashes the app, or hangs its main thread (ended by the watchdog off that thread), within its window, or crashes within the grace after it, is taken back by the supervised restart: v1 runs again, v2 is marked bad",
+        arguments: ["crash", "hang", "crash after the window"])
+    func inProcessFailureTakenBackAtRestart(_ failure: String) async throws {
+        let button = String(failure.prefix { $0 != " " })
         async let first = Self.build(version: 1, greeting: "One")
         async let second = Self.build(version: 2, greeting: "Two", crashes: true)
         let (v1, v2) = try await (first, second)
         let world = try await Self.world(running: v1)
         try await world.publish(2, library: v2)
-        // Supervised: the crash ends the app process, and the supervisor starts it again.
-        let app = try Self.app(world, channel: world.channel, isolation: "none")
+        // Supervised: the crash (or the watchdog) ends the app process, and the supervisor starts it again.
+        let afterWindow = failure.hasSuffix("after the window")
+        let app = try Self.app(
+            world, channel: world.channel, isolation: "none", environment: ["MICROAPP_FEATURE_DEADLINE_MS": "500"],
+            window: afterWindow ? "1" : "30")
         // The check at start takes v2.
         try await app.waitForFrame(route: "tick://home") {
             screenText($0).contains("Two 0") && $0["version"] as? Int == 2
         }
-        try app.send([["type": "tap", "id": "crash"]])
+        // Past its 1 s window, within the 30 s grace after it, a crash that ends the app still counts against v2.
+        if afterWindow { try await app.waitFor("notice") { $0["code"] as? String == "canary-passed" } }
+        try app.send([["type": "tap", "id": button]])
         let rolledBack = try await app.waitFor("error") { $0["code"] as? String == "update-rolled-back" }
         #expect(rolledBack["from"] as? Int == 2 && rolledBack["to"] as? Int == 1)
         #expect((rolledBack["message"] as? String ?? "").contains("the app ended (an in-process crash)"))
+        if button == "hang" {
+            // The supervisor traced the end to the hung library from the watchdog's report.
+            let crashed = try await app.waitFor("error") { $0["code"] as? String == "plugin-crashed" }
+            #expect((crashed["message"] as? String ?? "").contains("Hung: tick did not return within 0.5 seconds"))
+        }
         // Not turned off: the restarted app runs v1 from the folder, which the next check leaves alone.
         try await app.waitForFrame(route: "tick://home") {
             screenText($0).contains("One 0") && $0["version"] as? Int == 1
@@ -202,6 +214,10 @@ struct LiveUpdateEndToEndTests {
             screenText($0).contains("One 1") && $0["version"] as? Int == 1
         }
         #expect(PluginVersions(plugins: world.plugins).bad("tick").mark(of: 2) != nil)
+        // Said once, and true: no rollback-failed beside it (the lock pins v1 again before v1's child starts).
+        #expect(
+            !app.objects(since: 0).contains { $0["code"] as? String == "rollback-failed" }, "\(app.objects(since: 0))")
+        #expect(try world.lockEntry()?.sha256 == SHA256Text.of(v1))
         #expect(try await app.finish() == 0)
     }
 }

@@ -86,7 +86,8 @@ struct UpdateEndToEndTests {
 
     /// The ways a channel can be tampered with or unusable, each refused.
     enum Tampering: String, CaseIterable, Sendable {
-        case libraryBytes, indexSignature, replayedIndex, expiredIndex, untrustedKey, newerSDK, longerDownload
+        case libraryBytes, indexSignature, replayedIndex, replayedUnderAnotherSpelling, expiredIndex, untrustedKey
+        case newerSDK, longerDownload
     }
 
     @Test(
@@ -125,7 +126,7 @@ struct UpdateEndToEndTests {
             try text.replacingOccurrences(of: "\"version\":1", with: "\"version\":7").write(
                 toFile: index, atomically: true, encoding: .utf8)
             return "its signature does not verify"
-        case .replayedIndex:
+        case .replayedIndex, .replayedUnderAnotherSpelling:
             try await world.publish(2)
             let names = ["index.json", "index.json.sig"]
             let old = try names.map { try Data(contentsOf: URL(fileURLWithPath: world.channel + "/" + $0)) }
@@ -133,7 +134,10 @@ struct UpdateEndToEndTests {
             // Another plugin folder of this person's takes index version 2 from the channel; then version 1 is served.
             let other = TickFolder(world, "other-plugins")
             try other.install(try await Tick.library(1))
-            let first = try await world.microapp(["update", "--channel", url, "--plugins", other.path])
+            // Under another spelling of the same URL the record is the same: the channel is known by its key.
+            let spelling =
+                tampering == .replayedIndex ? url : url.replacingOccurrences(of: "/channel", with: "/./channel")
+            let first = try await world.microapp(["update", "--channel", spelling, "--plugins", other.path])
             #expect(first.status == 0, "\(first.err)")
             for (name, bytes) in zip(names, old) {
                 try bytes.write(to: URL(fileURLWithPath: world.channel + "/" + name))
@@ -156,6 +160,82 @@ struct UpdateEndToEndTests {
             try handle.close()
             return "it sent more than the"
         }
+    }
+
+    @Test(
+        "a version signed only by a key later removed is never made running again: rollback passes it over, refuses it by name, and versions marks it untrusted"
+    )
+    func removedKeySticks() async throws {
+        let world = try await UpdateWorld.make()
+        let beta = try ReleaseKeyFile.generate("beta", in: world.folders).get()
+        let store = ReleaseStore(folders: world.folders)
+        let list = try #require(try store.trustList().get().trusting(KeyText.text(of: beta.publicKey), as: "beta", for: ["tick"]))
+        #expect(store.save(list) == nil)
+        // Release 2 signed by beta alone, in acme's channel.
+        try await world.publish(2, key: "beta", index: "acme")
+        try await ChannelServer.serving(world.home + "/served") { server in
+            let url = server.baseURL + "/channel"
+            let two = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+            #expect(two.out.contains("installed tick 1 → 2"), "\(two.out)\(two.err)")
+            let removed = try await world.microapp(["trust", "--remove", "beta"])
+            #expect(removed.status == 0, "\(removed.err)")
+            try await world.publish(3)
+            let three = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+            #expect(three.out.contains("installed tick 2 → 3"), "\(three.out)\(three.err)")
+
+            let listed = try await world.microapp(["versions", "tick", "--plugins", world.plugins])
+            #expect(
+                listed.out.contains("  2  from \(url)  untrusted: its release record no longer verifies"),
+                "\(listed.out)")
+            #expect(!listed.out.contains("  1  kept from the folder  untrusted"))
+            let named = try await world.microapp(["rollback", "tick", "--to", "2", "--plugins", world.plugins])
+            #expect(named.status == 1)
+            #expect(named.err.contains("tick 2: its release record no longer verifies"), "\(named.err)")
+            #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == (try await Tick.library(3)))
+            let back = try await world.microapp(["rollback", "tick", "--plugins", world.plugins])
+            #expect(back.status == 0, "\(back.err)")
+            #expect(back.out.contains("rolled back tick 3 → 1"), "\(back.out)")
+            #expect(FileManager.default.contents(atPath: world.plugins + "/libTick.so") == (try await Tick.library(1)))
+        }
+    }
+
+    @Test(
+        "a truncated bad.json does not bring the version it marked back: update and rollback refuse with bad-versions-damaged and the folder stays as it was"
+    )
+    func damagedMarks() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        let url = world.channel
+        let two = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+        #expect(two.out.contains("installed tick 1 → 2"), "\(two.err)")
+        let back = try await world.microapp(["rollback", "tick", "--plugins", world.plugins])
+        #expect(back.out.contains("rolled back tick 2 → 1"), "\(back.err)")
+        let marks = world.plugins + "/.versions/tick/bad.json"
+        let whole = try #require(FileManager.default.contents(atPath: marks))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: marks))
+        let before = world.pluginFiles()
+
+        let again = try await world.microapp(["update", "--channel", url, "--plugins", world.plugins])
+        #expect(again.status == 1, "\(again.out)\(again.err)")
+        #expect(again.err.contains("\(marks): it cannot be read as tick's versions marked bad"), "\(again.err)")
+        #expect(!again.out.contains("installed"))
+        let rolled = try await world.microapp(["rollback", "tick", "--to", "2", "--plugins", world.plugins])
+        #expect(rolled.status == 1)
+        #expect(rolled.err.contains("cannot be read as tick's versions marked bad"), "\(rolled.err)")
+        #expect(world.pluginFiles() == before)
+    }
+
+    @Test("a damaged plugins.lock refuses the update before anything is written: no .versions, the folder as it was")
+    func damagedLockFirst() async throws {
+        let world = try await UpdateWorld.make()
+        try await world.publish(2)
+        try Data("{ not a lock".utf8).write(to: URL(fileURLWithPath: world.plugins + "/plugins.lock"))
+        let before = world.pluginFiles()
+        let refused = try await world.microapp(["update", "--channel", world.channel, "--plugins", world.plugins])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("plugins.lock: it cannot be read"), "\(refused.err)")
+        #expect(world.pluginFiles() == before)
+        #expect(!FileManager.default.fileExists(atPath: world.plugins + "/.versions/tick"))
     }
 
     @Test("a channel that cannot be reached, or has no index, is named with the reason")

@@ -128,6 +128,8 @@ struct LayerTests {
             "MicroappPlatform", "CPlatform", "CCrypto",
             // The browser front end's C: libmicrohttpd's two variadic calls, and the page's files embedded as bytes.
             "CWebServer", "CWebPage",
+            // libcurl's easy interface for a channel's downloads, which only the platform imports.
+            "CFetch",
             // SHA-256 from libcrypto: a binding of C functions beside the platform, which makes no system call.
             "MicroappDigest",
         ]
@@ -142,7 +144,8 @@ struct LayerTests {
     )
     func onlyThePlatformCallsTheSystem() throws {
         let forbidden = [
-            "import Glibc", "import Musl", "import CPlatform", "Glibc.", "FileManager", "getpid(", "getppid(", "_exit(",
+            "import Glibc", "import Musl", "import CPlatform", "import CFetch", "Glibc.", "FileManager", "getpid(",
+            "getppid(", "_exit(",
             "strerror(", "errno", "isatty(", "kill(", "mkdtemp(", "mkstemps(", "unlink(", "strdup(", "fork(",
             "waitpid(", "usleep(", "tcsetattr(", "sigaction(", "prctl(", "posix_spawn", "dlopen(",
         ]

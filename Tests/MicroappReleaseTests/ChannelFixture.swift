@@ -41,13 +41,14 @@ struct ChannelFixture {
     @discardableResult
     mutating func publish(
         _ feature: String, _ version: Int, sdk: SDKVersion = SDKVersion(major: 1, minor: 0),
-        lifetime: TimeInterval = ChannelPublication.defaultLifetime
+        lifetime: TimeInterval = ChannelPublication.defaultLifetime, channel: String? = nil
     ) throws -> ChannelPublication {
         let release = release(feature, version, sdk: sdk)
         let library = Self.library(feature, version)
         let manifest = Self.manifest(feature, version)
         let publication = try ChannelPublication.publish(
-            release, library: library, manifest: manifest, onto: index, key: key, now: now, lifetime: lifetime
+            release, library: library, manifest: manifest, onto: index, key: key, now: now, lifetime: lifetime,
+            channel: channel
         ).get()
         let folder = publication.folder + "/"
         files[folder + "lib\(feature).so"] = library

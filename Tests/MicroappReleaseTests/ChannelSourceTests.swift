@@ -13,6 +13,9 @@ struct ChannelSourceTests {
         #expect(ChannelSource("../shared/./channel", currentDirectory: "/home/p") == .folder("/home/shared/channel"))
         #expect(ChannelSource("file:///srv/channel", currentDirectory: "/home/p") == .folder("/srv/channel"))
         #expect(
+            ChannelSource("HTTPS://cdn.example.test/stable", currentDirectory: "/") == web,
+            "a scheme's name is case-insensitive")
+        #expect(
             ChannelSource("ftp://example.test/c", currentDirectory: "/") != .web(URL(string: "ftp://example.test/c")!))
     }
 }

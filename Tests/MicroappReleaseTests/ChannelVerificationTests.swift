@@ -126,6 +126,48 @@ import Testing
         if case .failure(let problem) = result { #expect(problem.reason.contains("2027-01-15T09:00:00Z")) }
     }
 
+    @Test("an index that expires more than a year and a day ahead is refused: its expiry would be no defence")
+    func anIndexThatExpiresTooFarAheadIsRefused() throws {
+        var fixture = ChannelFixture()
+        try fixture.publish("characters", 1, lifetime: ChannelVerification.maximumLifetime)
+        #expect(throws: Never.self) { try verify(fixture).get() }
+        var far = ChannelFixture()
+        try far.publish("characters", 1, lifetime: 3_650_000 * 86400)
+        let result = verify(far)
+        #expect(code(result) == "index-expiry-too-far")
+        if case .failure(let problem) = result { #expect(problem.fix.contains("at most 365 days")) }
+    }
+
+    @Test(
+        "a channel is known by its key: an index that names its channel is recorded under the signer's key and that id too, so an older one is refused under any other spelling or mirror of its URL"
+    )
+    func aChannelIsKnownByItsKey() throws {
+        var fixture = ChannelFixture()
+        try fixture.publish("characters", 1, channel: "stable")
+        let old = fixture.files
+        try fixture.publish("characters", 2)
+        let newer = try verify(fixture).get()
+        #expect(newer.index.channel == "stable", "the id stays as first published")
+        let names = newer.recordNames(channel: "https://example.test/stable")
+        #expect(names == ["https://example.test/stable", "\(KeyText.text(of: fixture.key.publicKey))#stable"])
+        var seen = SeenVersions()
+        for name in names { seen = seen.seeing(index: newer.index.version, from: name) }
+        var replay = fixture
+        replay.files = old
+        let mirror = ChannelVerification(
+            channel: "http://127.0.0.1:8080/./stable", trust: fixture.trust, seen: seen, sdk: .init(major: 1, minor: 2))
+        let result = mirror.verifyIndex(
+            old[ChannelLayout.index]!, signature: old[ChannelLayout.signature]!, now: fixture.now)
+        #expect(code(result) == "index-rollback")
+        // A release seen under the key is not taken back under another spelling either.
+        var releases = mirror
+        releases.recordNames = names
+        seen = seen.accepting("characters", version: 2, from: names[1])
+        releases.seen = seen
+        let entry = try #require(try verify(replay).get().index.latest("characters"))
+        #expect(code(releases.checkRelease(entry, of: "characters", installed: nil)) == "release-rollback")
+    }
+
     @Test func anOlderIndexReplayedAfterANewerOneIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)

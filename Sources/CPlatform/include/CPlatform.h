@@ -95,4 +95,8 @@ int microapp_exchange_paths(const char *first, const char *second);
 /// thread of a single-threaded process. Returns 0, or -1 with errno set.
 int microapp_crash_report_install(const char *path);
 
+/// The path of the loaded image (as it was opened) that contains `address`, or NULL. The string is the dynamic
+/// loader's: valid while the image stays loaded (plugin images are never unloaded). Any thread.
+const char *microapp_image_path(const void *address);
+
 #endif

@@ -1,0 +1,36 @@
+#ifndef CFETCH_H
+#define CFETCH_H
+
+#include <stddef.h>
+
+/// What one transfer tells its caller, each on the thread that called microapp_fetch, in order: every header line of
+/// every response (redirects' too), then the final response's body in chunks as they arrive, and the progress
+/// tick at least once a second meanwhile (also while nothing arrives). Each returns nonzero to stop the transfer.
+/// `context` is the caller's, passed back untouched; the bytes are libcurl's, valid only during the call.
+typedef struct microapp_fetch_hooks {
+    void *context;
+    int (*header)(void *context, const char *line, size_t length);
+    int (*body)(void *context, const char *bytes, size_t length);
+    int (*tick)(void *context);
+} microapp_fetch_hooks;
+
+/// How a transfer ended.
+typedef enum microapp_fetch_end {
+    MICROAPP_FETCH_DONE = 0,
+    /// A hook returned nonzero.
+    MICROAPP_FETCH_STOPPED = 1,
+    /// Nothing arrived for `idle_seconds`, or the connection took longer.
+    MICROAPP_FETCH_QUIET = 2,
+    /// Any other failure; its text is in `error`.
+    MICROAPP_FETCH_FAILED = 3,
+} microapp_fetch_end;
+
+/// One GET of `url` (http or https only, redirects too, at most 5, certificates verified) with no content coding
+/// asked for and none decoded: the body handed to `hooks` is the bytes on the wire. Ends by `total_ms` at the latest.
+/// `status` receives the final response's HTTP status (0 when none); `error` (of `error_size` bytes) a text for
+/// MICROAPP_FETCH_FAILED. Blocks; waits in poll, never spins.
+microapp_fetch_end microapp_fetch(
+    const char *url, long idle_seconds, long total_ms, const microapp_fetch_hooks *hooks, long *status, char *error,
+    size_t error_size);
+
+#endif
