@@ -59,9 +59,10 @@ struct SDKCommandTests {
             environment: ["MICROAPP_SDK": sdk.path, "PATH": "/usr/local/bin:/usr/bin:/bin"])
         #expect(result.status == 0, "\(result.err)")
         let next = result.out.components(separatedBy: "\n").drop { !$0.hasPrefix("Next, in") }.dropFirst()
-        let commands = next.map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-            !$0.isEmpty && !$0.hasPrefix("swift ") && !$0.hasPrefix("(")
-        }
+        // Each command is indented by two spaces, what it does under it by six.
+        let commands = next.filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.hasPrefix("swift ") }
         #expect(commands.count == 3, "\(result.out)")
         let executable = URL(fileURLWithPath: AppProcess.executable).resolvingSymlinksInPath().path
         for command in commands {

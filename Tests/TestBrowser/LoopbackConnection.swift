@@ -12,9 +12,13 @@ public final class LoopbackConnection: @unchecked Sendable {
     private let socket: Int32
     private var received = Data()
 
-    /// A connection to 127.0.0.1:`port`.
-    public init(port: UInt16) throws {
+    /// A connection to 127.0.0.1:`port`; `receiveBuffer` bytes of kernel buffer for what arrives, when given (a small
+    /// one makes a reader that never reads fall behind after kilobytes, not megabytes).
+    public init(port: UInt16, receiveBuffer: Int32? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
