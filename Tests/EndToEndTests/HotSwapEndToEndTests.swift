@@ -46,13 +46,22 @@ struct HotSwapEndToEndTests {
         return try await compilePlugin(module: "Drop", sources: [file]).appendingPathComponent("libDrop.so")
     }
 
-    @Test("a new library in a watched folder is swapped in with its state, and scripts see it")
-    func dropInNewBuild() async throws {
-        let first = try await Self.build(greeting: "Hello")
-        let second = try await Self.build(greeting: "Howdy")
-        let plugins = try temporaryFolder("drop-plugins")
+    /// A "Hello" build installed as `libDrop.so` in a new plugin folder named after `folder`, and a "Howdy" build
+    /// beside it to swap in.
+    static func helloInstalledHowdyBuilt(in folder: String) async throws -> (
+        second: URL, plugins: URL, installed: URL
+    ) {
+        let first = try await build(greeting: "Hello")
+        let second = try await build(greeting: "Howdy")
+        let plugins = try temporaryFolder(folder)
         let installed = plugins.appendingPathComponent("libDrop.so")
         try FileManager.default.copyItem(at: first, to: installed)
+        return (second, plugins, installed)
+    }
+
+    @Test("a new library in a watched folder is swapped in with its state, and scripts see it")
+    func dropInNewBuild() async throws {
+        let (second, plugins, installed) = try await Self.helloInstalledHowdyBuilt(in: "drop-plugins")
         let elsewhere = try temporaryFolder("drop-elsewhere")
         let app = try AppProcess([
             "run", "--watch", "--isolation", "none", "--plugins", plugins.path, "--plugins", elsewhere.path, "--only",
@@ -91,11 +100,7 @@ struct HotSwapEndToEndTests {
 
     @Test("in the browser, a new build shows without a reload: the typed name kept, the swap's notice in the footer")
     func swapSeenInThePage() async throws {
-        let first = try await Self.build(greeting: "Hello")
-        let second = try await Self.build(greeting: "Howdy")
-        let plugins = try temporaryFolder("drop-web-plugins")
-        let installed = plugins.appendingPathComponent("libDrop.so")
-        try FileManager.default.copyItem(at: first, to: installed)
+        let (second, plugins, installed) = try await Self.helloInstalledHowdyBuilt(in: "drop-web-plugins")
         let app = try await WebApp.start([
             "run", "--watch", "--no-supervise", "--isolation", "none", "--plugins", plugins.path, "--only", "drop",
         ])
