@@ -23,13 +23,17 @@ let sdk: Target.Dependency = .product(name: "MicroappSDK", package: "MicroappSDK
 // makes, say) sees only the SDK.
 let demoFeatures: Set = ["Auth", "Characters", "Search", "Settings"]
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
-// The suites whose claim is about SwiftPM packaging (a package outside the repository, an app's own host, the SDK grown
-// from source, edit-to-live and adding a feature in a copy of the repository, the shadow build of SwiftPM's plan) each
-// build a fixture afresh, minutes of CPU: they live in Tests/<Target>/Packaging, which `swift test` leaves out.
-// `scripts/test-packaging`, the second step of .ci/run, sets MICROAPP_TEST_PACKAGING=1 (SwiftPM evaluates this file
-// again when the environment changes) and runs only them, in one process that builds each fixture once.
-let packagingTests = Context.environment["MICROAPP_TEST_PACKAGING"] == "1"
-let packagingFolders = packagingTests ? [] : ["Packaging"]
+// The second step of .ci/run, left out of `swift test` (its test phase stays within 45 s on two cores): the suites whose
+// claim is about SwiftPM packaging (a package outside the repository, an app's own host, the SDK grown from source,
+// edit-to-live and adding a feature in a copy of the repository, the shadow build of SwiftPM's plan), each building a
+// fixture afresh, minutes of CPU, in Tests/<Target>/Packaging; and the suites that drive the browser front end in
+// Chromium (the demo's journeys, hostile strings, the gallery, a hot swap, the page's every element), seconds of a
+// browser's CPU each, in Tests/<Target>/Browser. `scripts/test-packaging` and `scripts/test-browser` set
+// MICROAPP_TEST_SECOND_STEP=1 (SwiftPM evaluates this file again when the environment changes: one build serves both)
+// and run only their suites.
+let secondStep = Context.environment["MICROAPP_TEST_SECOND_STEP"] == "1"
+/// The second step's folders of a test target that has them (`Packaging`, `Browser`): left out of `swift test`.
+func secondStepFolders(_ folders: String...) -> [String] { secondStep ? [] : folders }
 
 let featureTargets: [Target] = features.flatMap { name -> [Target] in
     [
@@ -167,11 +171,11 @@ let package = Package(
         .testTarget(
             name: "MicroappWebTests",
             dependencies: ["MicroappWeb", "MicroappCore", "MicroappTerminal", "TestBrowser", "TestScratch", sdk],
-            path: "Tests/MicroappWebTests", swiftSettings: strict),
+            path: "Tests/MicroappWebTests", exclude: secondStepFolders("Browser"), swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MicroappPlatform", "MicroappRelease", "TestBrowser", "TestScratch", "TestServers", sdk],
-            path: "Tests/EndToEndTests", exclude: packagingFolders,
+            path: "Tests/EndToEndTests", exclude: secondStepFolders("Packaging", "Browser"),
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
         .executableTarget(
@@ -195,7 +199,7 @@ let package = Package(
             dependencies: [
                 "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTesting", "TestScratch", sdk,
             ],
-            path: "Tests/HotSwapTests", exclude: packagingFolders,
+            path: "Tests/HotSwapTests", exclude: secondStepFolders("Packaging"),
             swiftSettings: strict),
         .target(
             name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport",
