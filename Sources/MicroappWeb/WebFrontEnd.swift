@@ -77,7 +77,7 @@ public final class WebFrontEnd {
         address.port = server.port
         gate.withLock { $0 = WebGate(token: address.token, port: server.port) }
         self.server = server
-        streams.broadcast("hello", data: Self.json(Hello(app: appName)), kind: .opening)
+        streams.broadcast("hello", data: Self.json(Hello(app: appName, graph: drawing != nil)), kind: .opening)
         driver.onUpdate = { [weak self] frame, notices in self?.publish(frame, notices) }
         publish(driver.frame, [])
     }
@@ -174,9 +174,10 @@ public final class WebFrontEnd {
         }
     }
 
-    /// The first event of every stream: what the page's header names.
+    /// The first event of every stream: what the page's header names, and whether `/graph.svg` draws the app's graph.
     private struct Hello: Encodable {
         let app: String
+        let graph: Bool
     }
 
     private static func json(_ value: some Encodable) -> String {

@@ -172,7 +172,7 @@ final class RecordingApp: AppDriver {
         for tab in tabs {
             let opening = await tab.read(until: "\"title\":\"Sign in\"")
             #expect(opening.contains("Content-Type: text/event-stream"))
-            #expect(opening.contains("event: hello\ndata: {\"app\":\"Test App\"}\n\n"))
+            #expect(opening.contains("event: hello\ndata: {\"app\":\"Test App\",\"graph\":false}\n\n"))
             #expect(opening.contains("event: frame\ndata: {\"type\":\"frame\""))
             #expect(!opening.contains("wubba") && opening.contains("•••••"))
         }
@@ -238,6 +238,11 @@ final class RecordingApp: AppDriver {
             #expect(drawing.contains("<text>auth v1</text>"))
         }
         #expect(draws.withLock { $0 } == 1)
+        // The page is told there is a graph to link to.
+        let stream = try LoopbackConnection(port: port)
+        stream.send(Array(LoopbackConnection.request("GET", "/events", port: port, headers: [cookie(web)]).utf8))
+        let hello = await stream.read(until: "\n\n")
+        #expect(hello.contains(#"event: hello"# + "\n" + #"data: {"app":"Test App","graph":true}"#))
     }
 
     @Test("a tab that connects late is told the problems posted before it came, but not a failed build since fixed")

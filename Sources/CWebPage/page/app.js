@@ -759,6 +759,8 @@
       if (kind === 'hello') {
         state.appName = String(object.app || 'Microapps');
         page.appName.textContent = state.appName;
+        // The host's own link to its drawing of the dependency graph (`run` only): never a feature's URL.
+        byId('graph-link').hidden = object.graph !== true;
       } else if (kind === 'gallery') {
         drawGallery(object);
       } else if (kind === 'frame' && object.type === 'frame') {

@@ -49,6 +49,10 @@ struct BrowserJourneyTests {
         try await page.waitForRoute(
             "auth://select", where: "document.getElementById('who').textContent === 'signed out'")
         #expect(try await page.value("document.getElementById('app-name').textContent") == "Microapps")
+        // The host links its drawing of the app's graph (Graphviz's SVG): each feature is in it.
+        #expect(try await page.value("!document.getElementById('graph-link').hidden"))
+        let drawing: String = try await page.value("fetch('/graph.svg').then(answer => answer.text())")
+        #expect(drawing.contains("<svg") && drawing.contains(">characters v1"), "\(drawing.prefix(300))")
 
         // Sign up, by keyboard in the form: Enter in the last field taps the button after it.
         try await page.click(BrowserPage.element("sign-up", "button"))
@@ -210,13 +214,15 @@ struct BrowserHostileStringsTests {
         #expect(texts.first == "<script>window.\(HostileStringsFixture.tripwire) = true</script>")
         #expect(texts.contains("\u{202E}txt.exe — reversed"))
         #expect(try await page.value("window.\(HostileStringsFixture.tripwire) === undefined") == true)
+        // The host's own link to its graph drawing (#graph-link) is the page's one anchor; nothing a feature wrote is.
         let foreign: [String] = try await page.value(
-            "[...document.querySelectorAll('body img, body iframe, body svg, body a, body b, body script, #screen label:not(.field-label)')].map((element) => element.outerHTML.slice(0, 200))"
+            "[...document.querySelectorAll('body img, body iframe, body svg, body a:not(#graph-link), body b, body script, #screen label:not(.field-label)')].map((element) => element.outerHTML.slice(0, 200))"
         )
         #expect(foreign.isEmpty, "\(foreign)")
         #expect(
             try await page.value(
-                "document.body.querySelectorAll('[href], [src], [onerror], [onload], [onmouseover]').length") == 0)
+                "document.body.querySelectorAll('[href]:not(#graph-link), [src], [onerror], [onload], [onmouseover]').length"
+            ) == 0)
         let huge: Int = try await page.value("document.querySelector('[data-id=\"huge\"]').textContent.length")
         #expect(huge == 1_000_000)
 

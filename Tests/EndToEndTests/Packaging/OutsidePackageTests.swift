@@ -61,7 +61,8 @@ struct OutsidePackageTests {
         #expect(FileManager.default.fileExists(atPath: built.plugins.appendingPathComponent("libGreeter.so").path))
         #expect(
             built.tests.status == 0, "\(built.tests.output.split(separator: "\n").suffix(30).joined(separator: "\n"))")
-        #expect(built.tests.output.contains("Test run with 3 tests"), "\(built.tests.output.suffix(2000))")
+        // The scaffold's four: the greeting, the name kept across a hot swap, the service it provides, the error state.
+        #expect(built.tests.output.contains("Test run with 4 tests"), "\(built.tests.output.suffix(2000))")
 
         // The SDK is where `microapp sdk` says, and is the one this host was built with.
         let sdk = try await runToEnd(["sdk"])
