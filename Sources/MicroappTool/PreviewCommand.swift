@@ -52,12 +52,13 @@ enum PreviewCommand: Command {
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
-        try await run(arguments)
+        if arguments[ui] == .web { return try await PreviewGallery.serve(arguments, command: host.commandName) }
+        return try await run(arguments)
     }
 
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        if arguments[ui] == .web { return try await PreviewGallery.serve(arguments) }
+        if arguments[ui] == .web { return try await PreviewGallery.serve(arguments, command: "microapp") }
         guard (1...2).contains(arguments.operands.count), let name = arguments.operands.first else {
             throw UsageError(
                 "preview takes a FEATURE and optionally a ROUTE",

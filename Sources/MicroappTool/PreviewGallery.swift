@@ -9,8 +9,9 @@ import MicroappTerminal
 /// feature's display name and the `solo` command that opens that screen live) and draws each with the same code that
 /// draws the app.
 enum PreviewGallery {
+    /// Serves the gallery until the page quits; each card's command starts with `command` (the host's own name).
     @MainActor
-    static func serve(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+    static func serve(_ arguments: Arguments, command: String) async throws(UsageError) -> ExitCode {
         guard arguments.operands.count <= 1 else {
             throw UsageError(
                 "preview --ui web takes at most a FEATURE (every route and state of it is drawn)",
@@ -31,7 +32,7 @@ enum PreviewGallery {
                 for item in named where state == "all" || item.preview.state.rawValue == state {
                     let frame = PreviewCommand.frame(item.preview, manifest: manifest)
                     let line = PreviewCommand.jsonLine(frame, name: item.name, preview: item.preview)
-                    let solo = "microapp solo \(manifest.displayName) --open \(item.preview.route) --ui web"
+                    let solo = "\(command) solo \(manifest.displayName) --open \(item.preview.route) --ui web"
                     cards.append(Self.card(line, solo: solo))
                 }
             case .failed(let code):
