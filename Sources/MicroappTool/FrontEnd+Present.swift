@@ -11,7 +11,8 @@ extension FrontEnd {
     @MainActor
     func present(
         _ driver: any AppDriver, appName: String, arguments: Arguments, settleTimeout: Duration, restartFolder: String?,
-        graph: String? = nil, introductions: [(name: String, data: String)] = []
+        graph: String? = nil, introductions: [(name: String, data: String)] = [],
+        actions: [String: WebFrontEnd.Action] = [:], serving: ((WebFrontEnd) -> Void)? = nil
     ) async -> ExitCode {
         guard self == .web else {
             await run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
@@ -27,7 +28,7 @@ extension FrontEnd {
             drawing: graph.map { dot in
                 let folder = arguments.environment.temporaryFolder
                 return { try? GraphLayout.svg(fromDOT: dot, folder: folder) }
-            })
+            }, actions: actions)
         do {
             try web.start()
         } catch {
@@ -35,6 +36,7 @@ extension FrontEnd {
             return .usage
         }
         for introduction in introductions { web.introduce(introduction.name, data: introduction.data) }
+        serving?(web)
         if let record, recorded == nil, let data = try? JSONEncoder().encode(web.address) {
             _ = Files.write(data, to: record)
         }

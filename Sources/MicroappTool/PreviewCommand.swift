@@ -46,7 +46,7 @@ enum PreviewCommand: Command {
             by scripts/update-previews.
             --ui web serves a gallery on 127.0.0.1 (the URL is printed): every preview of FEATURE, or of every
             feature when FEATURE is left out, as cards side by side, filterable by feature and state; each card
-            names the `solo` command that opens that screen live on the feature's mocks.
+            names the `solo` command that opens that screen live on the feature's mocks, and Open live runs it.
             Exit 1 when the feature has no previews (add `previews()` beside its mocks); 2 when they fail.
             """)
 

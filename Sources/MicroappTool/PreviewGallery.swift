@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappHost
+import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
 
@@ -24,6 +25,7 @@ enum PreviewGallery {
             names = try Self.allFeatures(arguments)
         }
         var cards: [String] = []
+        var live: [String: GalleryLiveSolos.Card] = [:]
         var failed: ExitCode?
         for name in names {
             switch try await PreviewCommand.previews(of: name, arguments: arguments) {
@@ -34,6 +36,8 @@ enum PreviewGallery {
                     let line = PreviewCommand.jsonLine(frame, name: item.name, preview: item.preview)
                     let solo = "\(command) solo \(manifest.displayName) --open \(item.preview.route) --ui web"
                     cards.append(Self.card(line, solo: solo))
+                    live["\(manifest.id)/\(item.name)"] = GalleryLiveSolos.Card(
+                        feature: manifest.displayName, route: item.preview.route)
                 }
             case .failed(let code):
                 // One feature without previews does not hide the others' cards; it is said, and the exit says it.
@@ -48,9 +52,28 @@ enum PreviewGallery {
                     title: "Previews",
                     content: [.text(Text("\(cards.count) previews of \(names.count) feature(s)", style: .caption))]),
                 mode: .preview))
+        // A card opened live is a child `solo` of this executable; the page hears of its URL as a `live` event.
+        let (liveEvents, told) = AsyncStream<String>.makeStream()
+        let solos = GalleryLiveSolos(
+            cards: live, executable: FileFacts.executable.path,
+            options: arguments[CommonOptions.plugins].flatMap { ["--plugins", $0] },
+            // The internal marker lets the child take `--end-with-parent`, a hidden option.
+            environment: arguments.environment.variables.merging([Commands.internalMarker: "1"]) { $1 },
+            folder: arguments.environment.temporaryFolder,
+            tell: { told.yield($0) })
+        var telling: Task<Void, Never>?
         let exit = await FrontEnd.web.present(
             still, appName: "Microapps", arguments: arguments, settleTimeout: .seconds(10), restartFolder: nil,
-            introductions: [("gallery", "[" + cards.joined(separator: ",") + "]")])
+            introductions: [("gallery", "[" + cards.joined(separator: ",") + "]")],
+            actions: ["/live": { solos.open($0) }],
+            serving: { web in
+                telling = Task { @MainActor in
+                    for await event in liveEvents { web.introduce("live", data: event) }
+                }
+            })
+        told.finish()
+        telling?.cancel()
+        await BlockingWork.run { solos.stopAll() }
         return exit == .ok ? (failed ?? .ok) : exit
     }
 

@@ -219,7 +219,7 @@ enum RunCommand: Command {
     /// An app process whose supervisor is gone (killed, say) must not live on holding the terminal and the data:
     /// the kernel sends it SIGTERM when the supervisor ends (PR_SET_PDEATHSIG, through a C shim: prctl is variadic),
     /// which the terminal front end answers by putting the terminal back before ending.
-    private static func endWithSupervisor() {
+    static func endWithSupervisor() {
         switch ParentDeath.arm() {
         case .armed: return
         case .parentGone: ParentDeath.endNow(Int32(ExitCode.crashed.rawValue))

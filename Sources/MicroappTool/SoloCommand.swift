@@ -18,6 +18,10 @@ enum SoloCommand: Command {
             (`solo` only — `run` uses the app's real services)
             """)
 
+    /// A solo the gallery started for a card (`preview --ui web`): it ends when the gallery does, however it ends.
+    static let endWithParent = OptionSpec.flag(
+        "--end-with-parent", help: "end when the process that started this one ends", hidden: true)
+
     static let declaration = CommandSpec(
         "microapp solo", summary: "run one feature alone on its own mocks (other features' routes are stubs)",
         operands: [.required("FEATURE")],
@@ -31,7 +35,7 @@ enum SoloCommand: Command {
                     """),
             CommonOptions.noBuild.with(help: "do not build the feature's library first"),
             CommonOptions.noProbe, CommonOptions.isolation, CommonOptions.allowUnsandboxed, CommonOptions.allow,
-            CommonOptions.grant, CommonOptions.strict,
+            CommonOptions.grant, CommonOptions.strict, endWithParent,
             CommonOptions.watch.with(
                 help: """
                     rebuild and hot-swap the feature when its sources or library change (the
@@ -55,6 +59,7 @@ enum SoloCommand: Command {
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+        if arguments[endWithParent] { RunCommand.endWithSupervisor() }
         let ui = arguments.frontEnd
         let settleTimeout = arguments[CommonOptions.settleTimeout]
         let open = arguments.openURL

@@ -30,6 +30,12 @@ public final class WebFrontEnd {
 
     private let driver: any AppDriver
     private let drawing: Drawing?
+    /// The host's own requests beside the app's events, by path (`/live`): POSTs from the page, answered at once.
+    private let actions: [String: Action]
+
+    /// A request of the host's own the page may post (not an app event): called on the server's thread with the body,
+    /// it must answer at once (start work elsewhere) with a status and a JSON body.
+    public typealias Action = @Sendable (_ body: [UInt8]) -> (status: Int, json: String)
     private let appName: String
     private let streams: EventStreams
     private let events: AsyncStream<Event>
@@ -43,9 +49,10 @@ public final class WebFrontEnd {
     /// `/graph.svg` (called once, on the server's thread, when the page first asks for it).
     public init(
         driver: any AppDriver, appName: String, address: Address, backlog: Int = 32 * 1024 * 1024,
-        drawing: (@Sendable () -> String?)? = nil
+        drawing: (@Sendable () -> String?)? = nil, actions: [String: Action] = [:]
     ) {
         self.driver = driver
+        self.actions = actions
         self.drawing = drawing.map(Drawing.init)
         streams = EventStreams(backlog: backlog)
         self.appName = appName
@@ -58,12 +65,18 @@ public final class WebFrontEnd {
         let streams = streams
         let deliver = deliver
         let drawing = drawing
+        let actions = actions
         let gate = Mutex<WebGate?>(nil)
         let server = WebServer { request in
             guard let gate = gate.withLock({ $0 }) else { return .text(503, "starting\n") }
             if request.path == "/graph.svg", gate.check(request) == .pass {
                 guard let svg = drawing?.svg else { return .text(404, "this app has no graph to draw\n") }
                 return .bytes(status: 200, mediaType: "image/svg+xml", body: Array(svg.utf8), headers: [])
+            }
+            if request.method == "POST", let action = actions[request.path], gate.check(request) == .pass {
+                let answer = action(request.body)
+                return .bytes(
+                    status: answer.status, mediaType: "application/json", body: Array(answer.json.utf8), headers: [])
             }
             return Self.answer(request, gate: gate, streams: streams, deliver: deliver)
         }

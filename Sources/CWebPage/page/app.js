@@ -763,6 +763,8 @@
         byId('graph-link').hidden = object.graph !== true;
       } else if (kind === 'gallery') {
         drawGallery(object);
+      } else if (kind === 'live') {
+        showLive(object);
       } else if (kind === 'frame' && object.type === 'frame') {
         drawFrame(object);
       } else if (object.type === 'notice') {
@@ -809,8 +811,33 @@
     }
     const solo = make('p', 'card-solo');
     solo.append(make('span', null, 'Open it live: '), make('code', null, card.solo));
-    element.append(heading, body, solo);
+    // The host starts that command itself when asked, and says the live page's address in a `live` event.
+    const live = make('button', 'chrome-button card-live', 'Open live');
+    live.type = 'button';
+    live.addEventListener('click', () => {
+      live.disabled = true;
+      live.textContent = 'Starting…';
+      fetch('/live', { method: 'POST', body: JSON.stringify({ name: element.dataset.name }) }).catch(() => {});
+    });
+    element.append(heading, body, solo, live);
     return element;
+  }
+
+  /** A card's live app has started (its link, an address of this machine's host) or could not start. */
+  function showLive(live) {
+    const card = Array.from(document.querySelectorAll('#gallery .card')).find((c) => c.dataset.name === live.name);
+    const button = card?.querySelector('.card-live');
+    if (!card || !button) return;
+    const url = String(live.url || '');
+    if (url.startsWith('http://127.0.0.1:')) {
+      const link = make('a', 'chrome-button card-live card-live-link', 'Open live ↗');
+      link.href = url;
+      link.target = '_blank';
+      link.rel = 'noopener';
+      button.replaceWith(link);
+    } else {
+      button.replaceWith(make('p', 'card-live-error', String(live.error || 'It could not start.')));
+    }
   }
 
   /** A filter of the gallery: a labelled choice of every value cards have for `key`, "all" first. */
@@ -883,7 +910,7 @@
       setConnection('', true);
     };
     events.addEventListener('open', opened);
-    for (const kind of ['hello', 'gallery', 'frame', 'notice']) {
+    for (const kind of ['hello', 'gallery', 'live', 'frame', 'notice']) {
       events.addEventListener(kind, (message) => {
         opened();
         receive(kind, message.data);

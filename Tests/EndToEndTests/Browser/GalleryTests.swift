@@ -30,6 +30,17 @@ struct GalleryTests {
         let solo: String = try await page.value("document.querySelector('.card-solo code').textContent")
         #expect(solo.hasPrefix("microapp solo Auth --open auth://") && solo.hasSuffix("--ui web"))
 
+        // A card opens live: the gallery starts `solo` itself and links the live page, at the card's route.
+        let route: String = try await page.value("document.querySelector('#gallery .card .card-route').textContent")
+        try await page.click("#gallery .card .card-live")
+        let href = try await page.waitFor(selector: "#gallery .card a.card-live-link")
+        let live: String = try await page.value("document.querySelector('#gallery .card a.card-live-link').href")
+        #expect(live.hasPrefix("http://127.0.0.1:") && live.contains("?token="), "\(href)")
+        let livePage = try await Chromium.shared().newPage(live)
+        try await livePage.waitForRoute(route, "the card's screen, live on the feature's mocks")
+        await livePage.close()
+        let livePort = try #require(UInt16(live.split(separator: ":")[2].prefix { $0.isNumber }))
+
         try await page.run(
             """
             const select = document.querySelector('select[data-filter=state]');
@@ -43,5 +54,7 @@ struct GalleryTests {
             try await page.value("document.querySelector('.gallery-count').textContent")
                 == "\(alerts) of \(names.count) previews")
         #expect(try await app.quit(from: page) == 0)
+        // The live app ended with the gallery.
+        #expect(throws: (any Error).self) { _ = try LoopbackConnection(port: livePort) }
     }
 }
