@@ -2,10 +2,6 @@ import Foundation
 import MicroappPlatform
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The live apps a gallery's cards open: `POST /live {"name":…}` starts `solo FEATURE --open ROUTE --ui web` (this
 /// same executable, on the feature's mocks) for that card, once; when the child prints its URL, the page is told with a
 /// `live` event (`{"name":…,"url":…}`, or `{"name":…,"error":…}` when it ended or stayed silent). Every child ends
