@@ -110,52 +110,32 @@ func serve(_ folder: String) throws -> (process: Process, url: String) {
 
 /// A running `microapp run --channel … --ui json`, read line by line.
 final class RunningApp {
-    let process = Process()
-    private let input: FileHandle
-    private let output: FileHandle
-    private var buffer = Data()
+    private let piped: PipedProcess
     /// The `milliseconds` of the last `updated` notice: the swap alone, library ready to new Root.
     private(set) var swapMilliseconds: Double = .nan
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input = stdin.fileHandleForWriting
-        output = stdout.fileHandleForReading
+        piped = try PipedProcess(executable, arguments, environment: environment)
     }
 
-    func send(_ line: String) { input.write(Data((line + "\n").utf8)) }
+    func send(_ line: String) { piped.send(line) }
 
     /// Reads lines until a frame of `live` at `version`; false when the app ended first.
     func waitForFrame(version: Int) -> Bool {
-        while true {
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
-                if object["code"] as? String == "updated", let milliseconds = object["milliseconds"] as? Int {
-                    swapMilliseconds = Double(milliseconds)
-                }
-                guard object["type"] as? String == "frame", object["feature"] as? String == "live" else { continue }
-                if object["version"] as? Int == version { return true }
+        let frame = piped.nextLine { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return false
             }
-            let chunk = output.availableData
-            guard !chunk.isEmpty else { return false }
-            buffer.append(chunk)
+            if object["code"] as? String == "updated", let milliseconds = object["milliseconds"] as? Int {
+                swapMilliseconds = Double(milliseconds)
+            }
+            return object["type"] as? String == "frame" && object["feature"] as? String == "live"
+                && object["version"] as? Int == version
         }
+        return frame != nil
     }
 
-    func finish() {
-        try? input.close()
-        process.waitUntilExit()
-    }
+    func finish() { piped.finish() }
 }
 
 /// One mode's timings: `runs` releases published to `channel` and taken by an app run with `isolation`.
@@ -167,7 +147,8 @@ func measure(isolation: String, releases: Releases, home: String, executable: St
     ]
     let folders = ReleaseFolders(environment: environment, home: home)
     guard let key = Ed25519.PrivateKey.generate() else { throw BenchmarkError("no Ed25519 key could be made") }
-    let trust = TrustList(keys: ["bench": KeyText.text(of: key.publicKey)])
+    // Scoped to the feature it publishes: a key signs only the ids its trust entry names.
+    let trust = TrustList(keys: ["bench": KeyText.text(of: key.publicKey)], features: ["bench": ["live"]])
     if let problem = ReleaseStore(folders: folders).save(trust) { throw BenchmarkError(problem.reason) }
     let plugins = home + "/plugins"
     let channel = home + "/channel"

@@ -22,39 +22,8 @@ let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().del
 let clock = ContinuousClock()
 
 /// `microapp solo Characters` with `ui`, its stdin and stdout as pipes.
-func start(_ ui: String) throws -> (process: Process, input: FileHandle, lines: LineReader) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: build + "/microapp")
-    process.arguments = ["solo", "Characters", "--ui", ui, "--no-build", "--isolation", "none"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return (process, input.fileHandleForWriting, LineReader(output.fileHandleForReading))
-}
-
-/// Lines of a pipe, read as they come.
-final class LineReader: @unchecked Sendable {
-    private let handle: FileHandle
-    private var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    /// The next line that satisfies `wanted` (earlier ones are dropped); nil at the end of the output.
-    func next(where wanted: (String) -> Bool) -> String? {
-        while true {
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                if wanted(line) { return line }
-            }
-            let chunk = handle.availableData
-            if chunk.isEmpty { return nil }
-            buffer.append(chunk)
-        }
-    }
+func start(_ ui: String) throws -> PipedProcess {
+    try PipedProcess(build + "/microapp", ["solo", "Characters", "--ui", ui, "--no-build", "--isolation", "none"])
 }
 
 /// Resident memory of `pid` in MiB.
@@ -82,28 +51,27 @@ func isSettledFrame(_ line: String, route: String) -> Bool {
 
 let jsonStart = clock.now
 let json = try start("json")
-_ = json.lines.next { $0.hasPrefix(#"{"type":"frame""#) }
+_ = json.nextLine { $0.hasPrefix(#"{"type":"frame""#) }
 let jsonFirstFrame = seconds(clock.now - jsonStart) * 1000
 var jsonTimes: [Double] = []
 for round in 0..<rounds * 2 {
     let toggle = toggles[round % 2]
     let sent = clock.now
-    json.input.write(Data((toggle.event + "\n").utf8))
-    guard json.lines.next(where: { isSettledFrame($0, route: toggle.route) }) != nil else {
+    json.send(toggle.event)
+    guard json.nextLine(where: { isSettledFrame($0, route: toggle.route) }) != nil else {
         fatalError("the JSON front end ended before showing \(toggle.route)")
     }
     jsonTimes.append(seconds(clock.now - sent) * 1000)
 }
 let jsonMemory = residentMiB(json.process.processIdentifier)
-json.input.closeFile()
-json.process.waitUntilExit()
+json.finish()
 
 // MARK: The browser
 
 let browser = try Chromium.shared()
 let webStart = clock.now
 let web = try start("web")
-guard let opening = web.lines.next(where: { $0.hasPrefix("Open http://") }),
+guard let opening = web.nextLine(where: { $0.hasPrefix("Open http://") }),
     let url = opening.split(separator: " ").dropFirst().first.map(String.init)
 else { fatalError("the web front end printed no URL") }
 let page = try await browser.newPage(url)

@@ -169,7 +169,8 @@ struct UpdateEndToEndTests {
         let world = try await UpdateWorld.make()
         let beta = try ReleaseKeyFile.generate("beta", in: world.folders).get()
         let store = ReleaseStore(folders: world.folders)
-        let list = try #require(try store.trustList().get().trusting(KeyText.text(of: beta.publicKey), as: "beta", for: ["tick"]))
+        let list = try #require(
+            try store.trustList().get().trusting(KeyText.text(of: beta.publicKey), as: "beta", for: ["tick"]))
         #expect(store.save(list) == nil)
         // Release 2 signed by beta alone, in acme's channel.
         try await world.publish(2, key: "beta", index: "acme")
