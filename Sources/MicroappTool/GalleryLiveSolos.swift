@@ -14,7 +14,8 @@ final class GalleryLiveSolos: Sendable {
     }
 
     private let cards: [String: Card]
-    private let command: [String]
+    private let executable: String
+    private let options: [String]
     private let environment: [String: String]
     private let folder: String
     private let tell: @Sendable (_ event: String) -> Void
@@ -29,14 +30,12 @@ final class GalleryLiveSolos: Sendable {
         tell: @escaping @Sendable (_ event: String) -> Void
     ) {
         self.cards = cards
-        command = [executable]
+        self.executable = executable
         self.options = options
         self.environment = environment
         self.folder = folder
         self.tell = tell
     }
-
-    private let options: [String]
 
     /// The answer to the page's `POST /live`, on the server's thread: the child is started here, its URL awaited on a
     /// thread of its own.
@@ -49,8 +48,8 @@ final class GalleryLiveSolos: Sendable {
         let child: ChildProcess
         do {
             let arguments =
-                command + [
-                    "solo", card.feature, "--open", card.route, "--ui", "web", "--port", "0", "--no-build",
+                [
+                    executable, "solo", card.feature, "--open", card.route, "--ui", "web", "--port", "0", "--no-build",
                     "--end-with-parent",
                 ] + options
             let (process, new) = try started.withLock { started throws(SystemCallError) -> (ChildProcess, Bool) in

@@ -56,9 +56,9 @@ enum PreviewCommand: Command {
         return try await run(arguments)
     }
 
+    /// Draws the previews as text or JSON lines (the gallery, `--ui web`, is `PreviewGallery`'s).
     @MainActor
     static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
-        if arguments[ui] == .web { return try await PreviewGallery.serve(arguments, command: "microapp") }
         guard (1...2).contains(arguments.operands.count), let name = arguments.operands.first else {
             throw UsageError(
                 "preview takes a FEATURE and optionally a ROUTE",

@@ -63,9 +63,6 @@ final class EventStream: Sendable {
         }
     }
 
-    /// True once the stream has ended (closed by the app, dropped, or its connection gone).
-    var hasEnded: Bool { state.withLock { $0.ended } }
-
     /// The connection the stream answers; set by the server before the first `read`.
     func attach(to connection: OpaquePointer) {
         let connection = Connection(pointer: connection)

@@ -69,16 +69,8 @@ public final class WebFrontEnd {
         let gate = Mutex<WebGate?>(nil)
         let server = WebServer { request in
             guard let gate = gate.withLock({ $0 }) else { return .text(503, "starting\n") }
-            if request.path == "/graph.svg", gate.check(request) == .pass {
-                guard let svg = drawing?.svg else { return .text(404, "this app has no graph to draw\n") }
-                return .bytes(status: 200, mediaType: "image/svg+xml", body: Array(svg.utf8), headers: [])
-            }
-            if request.method == "POST", let action = actions[request.path], gate.check(request) == .pass {
-                let answer = action(request.body)
-                return .bytes(
-                    status: answer.status, mediaType: "application/json", body: Array(answer.json.utf8), headers: [])
-            }
-            return Self.answer(request, gate: gate, streams: streams, deliver: deliver)
+            return Self.answer(
+                request, gate: gate, streams: streams, deliver: deliver, drawing: drawing, actions: actions)
         }
         guard server.start(port: address.port) else {
             throw StartFailure(
@@ -148,10 +140,11 @@ public final class WebFrontEnd {
         streams.broadcast("frame", data: JSONLinesDriver.frameLine(frame), kind: .frame)
     }
 
-    /// The answer to one request, on the server's thread: the gate first, then the page's files, the event stream, or
-    /// an event posted by the page.
-    nonisolated static func answer(
-        _ request: WebRequest, gate: WebGate, streams: EventStreams, deliver: AsyncStream<Event>.Continuation
+    /// The answer to one request, on the server's thread: the gate first, then the page's files, the event stream, an
+    /// event posted by the page, the graph's drawing, or one of the host's own requests.
+    private nonisolated static func answer(
+        _ request: WebRequest, gate: WebGate, streams: EventStreams, deliver: AsyncStream<Event>.Continuation,
+        drawing: Drawing?, actions: [String: Action]
     ) -> WebResponse {
         switch gate.check(request) {
         case .refuse(let status, let reason, let fix):
@@ -165,6 +158,13 @@ public final class WebFrontEnd {
         switch (request.method, request.path) {
         case ("GET", "/events"):
             return .stream(streams.open())
+        case ("GET", "/graph.svg"):
+            guard let svg = drawing?.svg else { return .text(404, "this app has no graph to draw\n") }
+            return .bytes(status: 200, mediaType: "image/svg+xml", body: Array(svg.utf8), headers: [])
+        case ("POST", let path) where actions[path] != nil:
+            let answer = actions[path]!(request.body)
+            return .bytes(
+                status: answer.status, mediaType: "application/json", body: Array(answer.json.utf8), headers: [])
         case ("POST", "/event"):
             switch EventLineParser.parseJSON(String(decoding: request.body, as: UTF8.self)) {
             case .success(let event):

@@ -71,7 +71,7 @@ struct WebGate: Sendable {
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in
             let byte = UInt8.random(in: 0...255, using: &generator)
-            return String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
         }.joined()
     }
 }
