@@ -2,18 +2,19 @@ import Foundation
 import MicroappPlatform
 import Synchronization
 
-/// The live apps a gallery's cards open: `POST /live {"name":…}` starts `solo FEATURE --open ROUTE --ui web` (this
-/// same executable, on the feature's mocks) for that card, once; when the child prints its URL, the page is told with a
+/// The live apps a gallery's cards open: `POST /live {"name":…}` starts `solo FEATURE --open ROUTE --mock … --ui web`
+/// (this same executable, on the mock variants the card's screen was reached on) for that card, once; when the child prints its URL, the page is told with a
 /// `live` event (`{"name":…,"url":…}`, or `{"name":…,"error":…}` when it ended or stayed silent). Every child ends
 /// with the gallery.
 final class GalleryLiveSolos: Sendable {
-    /// A card the page may ask to open live: its feature's display name and its route.
+    /// A card the page may ask to open live: its feature's display name, its route and its mock variants by key.
     struct Card: Sendable {
         let feature: String
         let route: String
+        let mocks: [String: String]
     }
 
-    private let cards: [String: Card]
+    private let cards: Mutex<[String: Card]>
     private let executable: String
     private let options: [String]
     private let environment: [String: String]
@@ -29,7 +30,7 @@ final class GalleryLiveSolos: Sendable {
         cards: [String: Card], executable: String, options: [String], environment: [String: String], folder: String,
         tell: @escaping @Sendable (_ event: String) -> Void
     ) {
-        self.cards = cards
+        self.cards = Mutex(cards)
         self.executable = executable
         self.options = options
         self.environment = environment
@@ -41,7 +42,9 @@ final class GalleryLiveSolos: Sendable {
     /// thread of its own.
     func open(_ body: [UInt8]) -> (status: Int, json: String) {
         struct Asked: Decodable { let name: String }
-        guard let asked = try? JSONDecoder().decode(Asked.self, from: Data(body)), let card = cards[asked.name] else {
+        guard let asked = try? JSONDecoder().decode(Asked.self, from: Data(body)),
+            let card = cards.withLock({ $0[asked.name] })
+        else {
             return (400, #"{"code":"bad-card","message":"no card of that name","fix":"reload the gallery"}"#)
         }
         let output = folder + "/live-\(UUID().uuidString).txt"
@@ -51,7 +54,7 @@ final class GalleryLiveSolos: Sendable {
                 [
                     executable, "solo", card.feature, "--open", card.route, "--ui", "web", "--port", "0", "--no-build",
                     "--end-with-parent",
-                ] + options
+                ] + card.mocks.sorted { $0.key < $1.key }.flatMap { ["--mock", "\($0.key)=\($0.value)"] } + options
             let (process, new) = try started.withLock { started throws(SystemCallError) -> (ChildProcess, Bool) in
                 if let running = started[asked.name] { return (running.child, false) }
                 let process = try ChildProcess(
@@ -87,6 +90,11 @@ final class GalleryLiveSolos: Sendable {
             Thread.sleep(forTimeInterval: 0.05)
         }
         return event(name: name, error: "solo did not start its page; run the card's command in a terminal to see why")
+    }
+
+    /// The cards as the gallery has them now (a feature rebuilt under `--watch` may have others).
+    func update(_ cards: [String: Card]) {
+        self.cards.withLock { $0 = cards }
     }
 
     /// Ends every child the gallery started and waits for each.

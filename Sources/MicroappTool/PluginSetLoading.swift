@@ -95,14 +95,14 @@ extension FeatureLibrary {
     /// `load`, with a refusal reported on stderr (or as JSON) as every command that runs one feature does: nil then.
     @MainActor
     static func loadReporting(
-        _ name: String, arguments: Arguments, mocks: [String: String]? = nil
+        _ name: String, arguments: Arguments, mocks: [String: String]? = nil, building: Bool = true
     ) async throws(UsageError) -> FeatureLibrary? {
         let locations = PluginLocations.current()
         var request = FeatureRequest(name: name, locations: locations, environment: arguments.environment)
         // A --plugins folder that is not there is a typo: said before anything is built or loaded.
         _ = try locations.directories(arguments)
         request.pluginsFolders = arguments[CommonOptions.plugins]
-        request.buildFirst = !arguments[CommonOptions.noBuild]
+        request.buildFirst = building && !arguments[CommonOptions.noBuild]
         request.isolation = RunPolicy.isolationChoice(arguments)
         request.sandbox = SandboxCheck.here(arguments)
         request.mocks = mocks

@@ -35,6 +35,8 @@ enum PreviewCommand: Command {
         options: [
             state, ui, CommonOptions.port, output, CommonOptions.plugins.with(help: "look for lib<FEATURE>.so in DIR"),
             CommonOptions.noBuild.with(help: "do not build the feature's library first"),
+            CommonOptions.watch.with(
+                help: "with --ui web: a saved source of a feature rebuilds it, and its cards redraw"),
         ],
         discussion: """
             Draws the screens a feature previews (its `static func previews()`, usually made with RootDriver
@@ -46,13 +48,19 @@ enum PreviewCommand: Command {
             by scripts/update-previews.
             --ui web serves a gallery on 127.0.0.1 (the URL is printed): every preview of FEATURE, or of every
             feature when FEATURE is left out, as cards side by side, filterable by feature and state; each card
-            names the `solo` command that opens that screen live on the feature's mocks, and Open live runs it.
+            names the `solo` command that opens that screen live on the mocks it was reached on (`--mock`), and
+            Open live runs it. With --watch, a save in a feature's sources rebuilds it and redraws its cards (a
+            build that fails is shown over them, which stay).
             Exit 1 when the feature has no previews (add `previews()` beside its mocks); 2 when they fail.
             """)
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
         if arguments[ui] == .web { return try await PreviewGallery.serve(arguments, command: host.commandName) }
+        if arguments[CommonOptions.watch] {
+            throw UsageError(
+                "preview --watch redraws the gallery's cards", fix: "add --ui web, or leave out --watch")
+        }
         return try await run(arguments)
     }
 
@@ -73,7 +81,7 @@ enum PreviewCommand: Command {
         let named: [(name: String, preview: ScreenPreview)]
         let manifest: FeatureManifest
         switch try await previews(of: name, arguments: arguments) {
-        case .previews(let loaded, let previews): (manifest, named) = (loaded, previews)
+        case .previews(let loaded, _, let previews): (manifest, named) = (loaded, previews)
         case .failed(let exit): return exit
         }
         let chosen = try choose(named, route: arguments.operands.dropFirst().first, state: state, manifest: manifest)
@@ -93,16 +101,19 @@ enum PreviewCommand: Command {
 
     /// A feature's previews, or the exit code of why there are none (the problem was printed).
     enum Loaded {
-        case previews(FeatureManifest, [(name: String, preview: ScreenPreview)])
+        /// The manifest, the library's path and the previews by file name.
+        case previews(FeatureManifest, library: String, [(name: String, preview: ScreenPreview)])
         case failed(ExitCode)
     }
 
-    /// The previews of the feature `name` with their file names, loaded in this process; a failure was reported on
-    /// stderr.
+    /// The previews of the feature `name` with their file names, loaded in this process (built first unless
+    /// `--no-build` or `building` is false); a failure was reported on stderr.
     @MainActor
-    static func previews(of name: String, arguments: Arguments) async throws(UsageError) -> Loaded {
+    static func previews(of name: String, arguments: Arguments, building: Bool = true) async throws(UsageError)
+        -> Loaded
+    {
         // Loaded without mocks, the library is always an image in this process: previews run its code here.
-        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments),
+        guard let library = try await FeatureLibrary.loadReporting(name, arguments: arguments, building: building),
             let feature = library.feature
         else {
             return .failed(.invalidPluginSet)
@@ -143,7 +154,7 @@ enum PreviewCommand: Command {
             )
             return .failed(.invalidPluginSet)
         }
-        return .previews(manifest, named)
+        return .previews(manifest, library: library.plugin.path, named)
     }
 
     /// `sign-in.alert`, `detail-2.view`, `sign-in.view.field-errors`: the route's path, the state, the variant.
@@ -224,8 +235,8 @@ enum PreviewCommand: Command {
         return .ok
     }
 
-    /// `{"type":"frame",…,"name":"sign-in.alert","state":"alert","variant":null}`: a frame line of `--ui json`
-    /// with the preview's name, state and variant.
+    /// `{"type":"frame",…,"mocks":{},"name":"sign-in.alert","state":"alert","variant":null}`: a frame line of
+    /// `--ui json` with the preview's name, state, variant and the mock variants it was reached on.
     static func jsonLine(_ frame: Frame, name: String, preview: ScreenPreview) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -240,7 +251,7 @@ private struct PreviewLine: Encodable {
     let name: String
     let preview: ScreenPreview
 
-    enum Key: String, CodingKey { case account, name, state, variant }
+    enum Key: String, CodingKey { case account, mocks, name, state, variant }
 
     func encode(to encoder: any Encoder) throws {
         try frame.encode(to: encoder)
@@ -249,5 +260,6 @@ private struct PreviewLine: Encodable {
         try object.encode(name, forKey: .name)
         try object.encode(preview.state.rawValue, forKey: .state)
         try object.encode(preview.variant, forKey: .variant)
+        try object.encode(preview.mocks, forKey: .mocks)
     }
 }

@@ -1,17 +1,33 @@
 import Foundation
 import MicroappCore
+import MicroappDevLoop
 import MicroappHost
 import MicroappPlatform
 import MicroappSDK
 import MicroappTerminal
+import MicroappWeb
 
 /// `microapp preview [FEATURE] --ui web`: every preview of one feature, or of every feature, served as a gallery of
 /// cards in a browser. The page gets the cards as its `gallery` event (each a `preview --ui json` line, with the
 /// feature's display name and the `solo` command that opens that screen live) and draws each with the same code that
-/// draws the app.
-enum PreviewGallery {
+/// draws the app. Under `--watch` a saved source rebuilds its feature, and the gallery is sent again with its cards
+/// drawn by the new build.
+@MainActor
+final class PreviewGallery {
+    /// The gallery's cards by feature id, in the order the features were named.
+    private var cards: [(feature: String, name: String, cards: [String])] = []
+    /// What each card opens live: the `/live` requests' cards.
+    private var live: [String: GalleryLiveSolos.Card] = [:]
+    private let arguments: Arguments
+    /// The host's own command name, which each card's `solo` command starts with.
+    private let command: String
+
+    private init(arguments: Arguments, command: String) {
+        self.arguments = arguments
+        self.command = command
+    }
+
     /// Serves the gallery until the page quits; each card's command starts with `command` (the host's own name).
-    @MainActor
     static func serve(_ arguments: Arguments, command: String) async throws(UsageError) -> ExitCode {
         guard arguments.operands.count <= 1 else {
             throw UsageError(
@@ -24,33 +40,71 @@ enum PreviewGallery {
         } else {
             names = try Self.allFeatures(arguments)
         }
-        var cards: [String] = []
-        var live: [String: GalleryLiveSolos.Card] = [:]
+        let gallery = PreviewGallery(arguments: arguments, command: command)
         var failed: ExitCode?
+        var libraries: [String: String] = [:]
         for name in names {
-            switch try await PreviewCommand.previews(of: name, arguments: arguments) {
-            case .previews(let manifest, let named):
-                let state = arguments[PreviewCommand.state]
-                for item in named where state == "all" || item.preview.state.rawValue == state {
-                    let frame = PreviewCommand.frame(item.preview, manifest: manifest)
-                    let line = PreviewCommand.jsonLine(frame, name: item.name, preview: item.preview)
-                    let solo = "\(command) solo \(manifest.displayName) --open \(item.preview.route) --ui web"
-                    cards.append(Self.card(line, solo: solo))
-                    live["\(manifest.id)/\(item.name)"] = GalleryLiveSolos.Card(
-                        feature: manifest.displayName, route: item.preview.route)
-                }
-            case .failed(let code):
-                // One feature without previews does not hide the others' cards; it is said, and the exit says it.
-                failed = failed ?? code
+            switch try await gallery.load(name, building: true) {
+            case .loaded(let feature, let library): libraries[feature] = library
+            // One feature without previews does not hide the others' cards; it is said, and the exit says it.
+            case .failed(let code): failed = failed ?? code
             }
         }
-        guard !cards.isEmpty else { return failed ?? .usage }
+        guard !gallery.cards.isEmpty else { return failed ?? .usage }
+        let exit = await gallery.present(libraries: arguments[CommonOptions.watch] ? libraries : [:])
+        return exit == .ok ? (failed ?? .ok) : exit
+    }
+
+    /// A feature's cards loaded (its id and library), or the exit code of why there are none (said on stderr).
+    private enum Loaded {
+        case loaded(feature: String, library: String)
+        case failed(ExitCode)
+    }
+
+    /// Loads the previews of the feature `name` (built first when `building`) into its cards, in place of any it
+    /// had.
+    private func load(_ name: String, building: Bool) async throws(UsageError) -> Loaded {
+        switch try await PreviewCommand.previews(of: name, arguments: arguments, building: building) {
+        case .previews(let manifest, let library, let named):
+            let state = arguments[PreviewCommand.state]
+            var drawn: [String] = []
+            for item in named where state == "all" || item.preview.state.rawValue == state {
+                let frame = PreviewCommand.frame(item.preview, manifest: manifest)
+                let line = PreviewCommand.jsonLine(frame, name: item.name, preview: item.preview)
+                let mocks = item.preview.mocks.sorted { $0.key < $1.key }.flatMap {
+                    ["--mock", "\($0.key)=\($0.value)"]
+                }
+                let solo =
+                    ([command, "solo", manifest.displayName, "--open", item.preview.route] + mocks + ["--ui", "web"])
+                    .joined(separator: " ")
+                drawn.append(Self.card(line, solo: solo))
+                live["\(manifest.id)/\(item.name)"] = GalleryLiveSolos.Card(
+                    feature: manifest.displayName, route: item.preview.route, mocks: item.preview.mocks)
+            }
+            if let index = cards.firstIndex(where: { $0.feature == manifest.id }) {
+                cards[index].cards = drawn
+            } else {
+                cards.append((manifest.id, name, drawn))
+            }
+            return .loaded(feature: manifest.id, library: library)
+        case .failed(let code):
+            return .failed(code)
+        }
+    }
+
+    /// The `gallery` event: every card, in order.
+    private var galleryEvent: String { "[" + cards.flatMap(\.cards).joined(separator: ",") + "]" }
+
+    /// Serves the cards until the page quits, and under `--watch` rebuilds the features of `libraries` (by id) when
+    /// their sources are saved.
+    private func present(libraries: [String: String]) async -> ExitCode {
+        let count = cards.reduce(0) { $0 + $1.cards.count }
         let still = StillApp(
             frame: Frame(
                 feature: "microapp", featureName: "Previews", version: 0, route: "microapp://previews",
                 screen: Screen(
                     title: "Previews",
-                    content: [.text(Text("\(cards.count) previews of \(names.count) feature(s)", style: .caption))]),
+                    content: [.text(Text("\(count) previews of \(cards.count) feature(s)", style: .caption))]),
                 mode: .preview))
         // A card opened live is a child `solo` of this executable; the page hears of its URL as a `live` event.
         let (liveEvents, told) = AsyncStream<String>.makeStream()
@@ -62,19 +116,84 @@ enum PreviewGallery {
             folder: arguments.environment.temporaryFolder,
             tell: { told.yield($0) })
         var telling: Task<Void, Never>?
+        var watching: (watcher: SourceWatcher, task: Task<Void, Never>)?
         let exit = await FrontEnd.web.present(
             still, appName: "Microapps", arguments: arguments, settleTimeout: .seconds(10), restartFolder: nil,
-            introductions: [("gallery", "[" + cards.joined(separator: ",") + "]")],
+            introductions: [("gallery", galleryEvent)],
             actions: ["/live": { solos.open($0) }],
             serving: { web in
                 telling = Task { @MainActor in
                     for await event in liveEvents { web.introduce("live", data: event) }
                 }
+                watching = self.watch(libraries, web: web, still: still, solos: solos)
             })
         told.finish()
         telling?.cancel()
+        watching?.watcher.stop()
+        watching?.task.cancel()
         await BlockingWork.run { solos.stopAll() }
-        return exit == .ok ? (failed ?? .ok) : exit
+        return exit
+    }
+
+    /// Under `--watch`: a saved source rebuilds its feature (notices as `run --watch` posts them), and every tab is
+    /// sent the gallery again with the new build's cards.
+    private func watch(_ libraries: [String: String], web: WebFrontEnd, still: StillApp, solos: GalleryLiveSolos)
+        -> (SourceWatcher, Task<Void, Never>)?
+    {
+        let environment = arguments.environment
+        var sources: [String: FeatureSources] = [:]
+        for (feature, library) in libraries {
+            sources[feature] = FeatureSources(library: library, environment: environment)
+        }
+        let rebuilds = SourceRebuilds(sources: sources)
+        guard let watcher = rebuilds.watcher(polling: SourceWatcher.prefersPolling(in: environment)) else {
+            still.post(
+                Notice(
+                    level: .error, code: "not-watching",
+                    message: "--watch: no feature here was built from sources this tool can rebuild",
+                    fix: "run the gallery from the repository (or a feature package) whose features it shows"))
+            return nil
+        }
+        rebuilds.prime()
+        let task = Task { @MainActor [weak self] in
+            for await batch in watcher.changes() {
+                guard let self else { return }
+                if batch.isEmpty {
+                    let names = sources.values.map(\.folder).sorted().joined(separator: ", ")
+                    still.post(
+                        Notice(
+                            level: .info, code: "watching", message: "Watching: saves in \(names) redraw their cards",
+                            detail: rebuilds.directories.sorted()))
+                    continue
+                }
+                await rebuilds.rebuild(
+                    batch, post: still.post, preparing: { _ in { $0 } },
+                    built: { feature, _ in await self.redraw(feature, web: web, still: still, solos: solos) })
+            }
+        }
+        return (watcher, task)
+    }
+
+    /// Loads the new build of `feature` and sends the gallery again.
+    private func redraw(_ feature: String, web: WebFrontEnd, still: StillApp, solos: GalleryLiveSolos) async {
+        guard let name = cards.first(where: { $0.feature == feature })?.name else { return }
+        let loaded = try? await load(name, building: false)
+        guard case .loaded = loaded else {
+            still.post(
+                Notice(
+                    level: .error, code: "previews-failed",
+                    message: "\(name) built, but its previews could not be drawn",
+                    fix: "see the terminal for why; the cards stay as they were", feature: feature))
+            return
+        }
+        solos.update(live)
+        web.introduce("gallery", data: galleryEvent)
+        let count = cards.first { $0.feature == feature }?.cards.count ?? 0
+        still.post(
+            Notice(
+                level: .info, code: "previews-redrawn",
+                message: "\(name): \(count) previews redrawn from the new build",
+                feature: feature))
     }
 
     /// A preview's JSON line with `solo`: the command that opens the screen live.
@@ -86,7 +205,6 @@ enum PreviewGallery {
     }
 
     /// Every feature the tool would run: the names of the libraries it finds.
-    @MainActor
     private static func allFeatures(_ arguments: Arguments) throws(UsageError) -> [String] {
         let locations = PluginLocations.current()
         let directories = try locations.directories(arguments)
@@ -110,5 +228,10 @@ final class StillApp: AppDriver {
 
     func send(_ event: Event) {
         if event == .quit { hasQuit = true }
+    }
+
+    /// Shows `notice` with the frame, as an app posts one.
+    func post(_ notice: Notice) {
+        onUpdate?(frame, [notice])
     }
 }

@@ -819,25 +819,33 @@
       live.textContent = 'Starting…';
       fetch('/live', { method: 'POST', body: JSON.stringify({ name: element.dataset.name }) }).catch(() => {});
     });
-    element.append(heading, body, solo, live);
+    const started = liveCards.get(element.dataset.name);
+    element.append(heading, body, solo, started ? liveResult(started) : live);
     return element;
   }
 
+  /** What each card's live app came to (`live` events by card name): kept, so a redrawn gallery still shows it. */
+  const liveCards = new Map();
+
   /** A card's live app has started (its link, an address of this machine's host) or could not start. */
   function showLive(live) {
+    liveCards.set(String(live.name), live);
     const card = Array.from(document.querySelectorAll('#gallery .card')).find((c) => c.dataset.name === live.name);
     const button = card?.querySelector('.card-live');
-    if (!card || !button) return;
+    if (card && button) button.replaceWith(liveResult(live));
+  }
+
+  /** The link to a card's live app, or why it could not start. */
+  function liveResult(live) {
     const url = String(live.url || '');
     if (url.startsWith('http://127.0.0.1:')) {
       const link = make('a', 'chrome-button card-live card-live-link', 'Open live ↗');
       link.href = url;
       link.target = '_blank';
       link.rel = 'noopener';
-      button.replaceWith(link);
-    } else {
-      button.replaceWith(make('p', 'card-live-error', String(live.error || 'It could not start.')));
+      return link;
     }
+    return make('p', 'card-live-error', String(live.error || 'It could not start.'));
   }
 
   /** A filter of the gallery: a labelled choice of every value cards have for `key`, "all" first. */
@@ -857,11 +865,16 @@
     return container;
   }
 
-  /** Shows every card instead of the app's screen, with filters by feature and by state. */
+  /** Shows every card instead of the app's screen, with filters by feature and by state; drawn again (a feature
+   * rebuilt under `--watch`), the filters keep what the person chose. */
   function drawGallery(cards) {
     if (!Array.isArray(cards)) return;
     document.body.classList.add('gallery-mode');
     const section = byId('gallery') || make('section', 'gallery');
+    const chosenBefore = {};
+    for (const select of section.querySelectorAll('select[data-filter]')) {
+      chosenBefore[select.dataset.filter] = select.value;
+    }
     section.id = 'gallery';
     section.setAttribute('aria-label', 'Previews');
     const grid = make('div', 'gallery-grid');
@@ -887,6 +900,10 @@
       galleryFilter('State', 'state', cards, apply),
       count,
     );
+    for (const select of filters.querySelectorAll('select[data-filter]')) {
+      const before = chosenBefore[select.dataset.filter];
+      if (before && Array.from(select.options).some((option) => option.value === before)) select.value = before;
+    }
     section.replaceChildren(filters, grid);
     if (!section.isConnected) page.screen.after(section);
     apply();

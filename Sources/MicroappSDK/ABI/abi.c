@@ -3,9 +3,10 @@
 // A minor bump appends a line here; scripts/check-sdk-abi checks the list against the header's version.
 #include "microapp.h"
 
-#if MICROAPP_SDK_MAJOR != 1 || MICROAPP_SDK_MINOR != 1
+#if MICROAPP_SDK_MAJOR != 1 || MICROAPP_SDK_MINOR != 2
 #error "microapp.h changed the SDK version: define its version symbol below (one per minor of the major)"
 #endif
 
 __attribute__((visibility("default"))) const char microapp_sdk_1_0[] = "1.0";
 __attribute__((visibility("default"))) const char microapp_sdk_1_1[] = "1.1";
+__attribute__((visibility("default"))) const char microapp_sdk_1_2[] = "1.2";

@@ -42,12 +42,21 @@ public struct ScreenPreview: Sendable, Equatable {
     public var variant: String?
     /// The screen as the feature draws it.
     public var screen: Screen
+    /// The mock variants it was reached on, by service key id (`auth.sign-in` → `failing`); empty for the defaults.
+    /// Added in SDK 1.2: `microapp solo --mock` opens the screen live on the same ones.
+    public var mocks: [String: String] = [:]
 
     /// A preview of `screen` at `route`.
     public init(_ route: String, variant: String? = nil, _ screen: Screen) {
         self.route = route
         self.variant = variant
         self.screen = screen
+    }
+
+    /// A preview of `screen` at `route`, reached on the mock variants `mocks` (added in SDK 1.2).
+    public init(_ route: String, variant: String? = nil, mocks: [String: String], _ screen: Screen) {
+        self.init(route, variant: variant, screen)
+        self.mocks = mocks
     }
 
     /// The state the screen is in.

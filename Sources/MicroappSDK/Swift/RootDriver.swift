@@ -49,6 +49,8 @@ public final class RootDriver {
     public private(set) var openedElsewhere: [String] = []
     /// How many times the feature asked for a redraw.
     public var invalidations: Int { redraws.count }
+    /// The mock variants chosen by key id when the driver was made on the feature's mocks; what previews carry.
+    private var mockChoices: [String: String] = [:]
     private let routes: [(pattern: RoutePattern, declaration: String)]
     private let redraws = RedrawSignal()
 
@@ -68,6 +70,7 @@ public final class RootDriver {
         try self.init(
             manifest: F.manifest, dependencies: dependencies, open: url, restoring: snapshot, clock: clock,
             makeRoot: { try F.makeRoot($0) })
+        mockChoices = choices
     }
 
     /// Makes `feature`'s Root with `dependencies` and `clock`, restores `snapshot` if given, and shows `url`.
@@ -157,7 +160,7 @@ public final class RootDriver {
 
     /// The screen on top now, as a preview (with `variant` to tell it from others of its route and state).
     public func preview(_ variant: String? = nil) -> ScreenPreview {
-        ScreenPreview(location.url, variant: variant, screen)
+        ScreenPreview(location.url, variant: variant, mocks: mockChoices, screen)
     }
 
     /// The current screen once `predicate` holds for it, checking now and after each redraw the feature asks

@@ -40,7 +40,7 @@ extern "C" {
 /** Major version of the SDK (Swift API): a plugin built against another major is refused. */
 #define MICROAPP_SDK_MAJOR 1
 /** Minor version of the SDK: a plugin built against a minor up to the host's loads. */
-#define MICROAPP_SDK_MINOR 1
+#define MICROAPP_SDK_MINOR 2
 
 #define MICROAPP_SDK_PASTE_(major, minor) microapp_sdk_##major##_##minor
 #define MICROAPP_SDK_PASTE(major, minor) MICROAPP_SDK_PASTE_(major, minor)
