@@ -11,8 +11,7 @@ extension FrontEnd {
     @MainActor
     func present(
         _ driver: any AppDriver, appName: String, arguments: Arguments, settleTimeout: Duration, restartFolder: String?,
-        graph: String? = nil, introductions: [(name: String, data: String)] = [],
-        actions: [String: WebFrontEnd.Action] = [:], serving: ((WebFrontEnd) -> Void)? = nil
+        graph: String? = nil, actions: [String: WebFrontEnd.Action] = [:], serving: ((WebFrontEnd) -> Void)? = nil
     ) async -> ExitCode {
         guard self == .web else {
             await run(driver, settleTimeout: settleTimeout, environment: arguments.environment.variables)
@@ -35,7 +34,6 @@ extension FrontEnd {
             Console.err(error)
             return .usage
         }
-        for introduction in introductions { web.introduce(introduction.name, data: introduction.data) }
         serving?(web)
         if let record, recorded == nil, let data = try? JSONEncoder().encode(web.address) {
             _ = Files.write(data, to: record)

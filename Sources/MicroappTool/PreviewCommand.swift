@@ -199,12 +199,14 @@ enum PreviewCommand: Command {
         return inState
     }
 
-    /// The preview as a frame: the header says `preview · alert` (and the variant), the footer the route.
+    /// The preview as a frame: the header says `preview · alert` (and the variant), the footer the route; its
+    /// `mocks` are the variants other than the defaults it was reached on (`characters.page=failing`).
     static func frame(_ preview: ScreenPreview, manifest: FeatureManifest) -> Frame {
         let detail = ([preview.state.rawValue] + [preview.variant].compactMap { $0 }).joined(separator: " · ")
         return Frame(
             feature: manifest.id, featureName: manifest.displayName, version: manifest.version, route: preview.route,
-            screen: preview.screen, mode: .preview, modeDetail: detail)
+            screen: preview.screen, mode: .preview, mocks: preview.mocks.map { "\($0.key)=\($0.value)" }.sorted(),
+            modeDetail: detail)
     }
 
     /// Writes `NAME.txt` per preview into `folder`; with `replacing`, removes the `.txt` files no preview wrote.
@@ -235,8 +237,8 @@ enum PreviewCommand: Command {
         return .ok
     }
 
-    /// `{"type":"frame",…,"mocks":{},"name":"sign-in.alert","state":"alert","variant":null}`: a frame line of
-    /// `--ui json` with the preview's name, state, variant and the mock variants it was reached on.
+    /// `{"type":"frame",…,"name":"sign-in.alert","state":"alert","variant":null}`: a frame line of `--ui json`
+    /// with the preview's name, state and variant (its `mocks` are the variants it was reached on).
     static func jsonLine(_ frame: Frame, name: String, preview: ScreenPreview) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -251,7 +253,7 @@ private struct PreviewLine: Encodable {
     let name: String
     let preview: ScreenPreview
 
-    enum Key: String, CodingKey { case account, mocks, name, state, variant }
+    enum Key: String, CodingKey { case account, name, state, variant }
 
     func encode(to encoder: any Encoder) throws {
         try frame.encode(to: encoder)
@@ -260,6 +262,5 @@ private struct PreviewLine: Encodable {
         try object.encode(name, forKey: .name)
         try object.encode(preview.state.rawValue, forKey: .state)
         try object.encode(preview.variant, forKey: .variant)
-        try object.encode(preview.mocks, forKey: .mocks)
     }
 }

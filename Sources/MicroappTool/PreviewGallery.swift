@@ -119,9 +119,9 @@ final class PreviewGallery {
         var watching: (watcher: SourceWatcher, task: Task<Void, Never>)?
         let exit = await FrontEnd.web.present(
             still, appName: "Microapps", arguments: arguments, settleTimeout: .seconds(10), restartFolder: nil,
-            introductions: [("gallery", galleryEvent)],
             actions: ["/live": { solos.open($0) }],
             serving: { web in
+                web.introduce("gallery", data: self.galleryEvent, replacing: true)
                 telling = Task { @MainActor in
                     for await event in liveEvents { web.introduce("live", data: event) }
                 }
@@ -187,7 +187,7 @@ final class PreviewGallery {
             return
         }
         solos.update(live)
-        web.introduce("gallery", data: galleryEvent)
+        web.introduce("gallery", data: galleryEvent, replacing: true)
         let count = cards.first { $0.feature == feature }?.cards.count ?? 0
         still.post(
             Notice(

@@ -100,12 +100,13 @@ final class EventStream: Sendable {
     }
 }
 
-/// Every open event stream of one app, and what a tab that connects is sent first: the app's introduction and the
-/// current frame. Two tabs on one app see the same events in the same order.
+/// Every open event stream of one app, and what a tab that connects is sent first: the app's introduction, the
+/// latest of what is replaced (the status line, a redrawn gallery), the problems and the current frame. Two tabs on one app see the same events in the same order.
 final class EventStreams: Sendable {
     private struct State {
         var streams: [ObjectIdentifier: EventStream] = [:]
         var opening: [[UInt8]] = []
+        var latest: [(key: String, bytes: [UInt8])] = []
         var problems: [(code: String, bytes: [UInt8])] = []
         var frame: [UInt8]?
     }
@@ -125,6 +126,7 @@ final class EventStreams: Sendable {
         state.withLock { state in
             state.streams[ObjectIdentifier(stream)] = stream
             for event in state.opening { stream.send(event) }
+            for event in state.latest { stream.send(event.bytes) }
             for problem in state.problems { stream.send(problem.bytes) }
             if let frame = state.frame { stream.send(frame) }
         }
@@ -143,6 +145,9 @@ final class EventStreams: Sendable {
             case .passing: break
             case .frame: state.frame = bytes
             case .opening: state.opening.append(bytes)
+            case .latest(let key):
+                state.latest.removeAll { $0.key == key }
+                state.latest.append((key, bytes))
             case .problem(let code):
                 state.problems.append((code, bytes))
                 if state.problems.count > Self.keptProblems { state.problems.removeFirst() }
@@ -161,6 +166,8 @@ final class EventStreams: Sendable {
         case frame
         /// Sent to every tab, first, whenever it connects.
         case opening
+        /// Sent to every tab that connects later, after the opening events, until one with the same key replaces it.
+        case latest(key: String)
         /// A problem: also sent to a tab that connects later (before the frame), until `forget` drops its code.
         case problem(code: String)
     }

@@ -88,9 +88,10 @@ public final class WebFrontEnd {
     }
 
     /// Sends every tab, now and whenever one connects, the event `name` with `data` (one JSON object), after the
-    /// app's introduction: what a page needs beside the frames (the preview gallery's cards, say).
-    public func introduce(_ name: String, data: String) {
-        streams.broadcast(name, data: data, kind: .opening)
+    /// app's introduction: what a page needs beside the frames (the preview gallery's cards, say). With `replacing`,
+    /// a tab that connects later gets only the latest `name` event.
+    public func introduce(_ name: String, data: String, replacing: Bool = false) {
+        streams.broadcast(name, data: data, kind: replacing ? .latest(key: name) : .opening)
     }
 
     /// The URL to open: the bound address with the token.
@@ -127,11 +128,18 @@ public final class WebFrontEnd {
 
     private var lastFrame: Frame?
 
+    /// Notices that say what the app does from then on, not what just happened: a tab that connects later gets them.
+    static let standing: Set<String> = ["watching"]
+
     private func publish(_ frame: Frame, _ notices: [Notice]) {
         for notice in notices {
             // A problem is kept for tabs that connect later: those at start (a library that did not load, the crash
-            // a supervised restart reports) come before any tab, and a failed build stands until one succeeds.
-            let kind: EventStreams.Kind = notice.level == .error ? .problem(code: notice.code) : .passing
+            // a supervised restart reports) come before any tab, and a failed build stands until one succeeds. What
+            // the app is doing from then on (`Watching: …`) is told to later tabs too; other news only to tabs open.
+            let kind: EventStreams.Kind =
+                notice.level == .error
+                ? .problem(code: notice.code)
+                : Self.standing.contains(notice.code) ? .latest(key: notice.code) : .passing
             streams.broadcast("notice", data: JSONLinesDriver.noticeLine(notice), kind: kind)
             if ["built", "swapped", "rolled-back"].contains(notice.code) { streams.forget(code: "build-failed") }
         }

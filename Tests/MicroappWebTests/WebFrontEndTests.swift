@@ -245,7 +245,9 @@ final class RecordingApp: AppDriver {
         #expect(hello.contains(#"event: hello"# + "\n" + #"data: {"app":"Test App","graph":true}"#))
     }
 
-    @Test("a tab that connects late is told the problems posted before it came, but not a failed build since fixed")
+    @Test(
+        "a tab that connects late is told the problems posted before it came (not a failed build since fixed) and what the app is doing (watching), not passing news"
+    )
     func lateTabsHearOfProblems() async throws {
         let app = RecordingApp()
         let (web, run) = try served(app)
@@ -257,6 +259,7 @@ final class RecordingApp: AppDriver {
                 Notice(level: .error, code: "load-failed", message: "libJunk.so did not load", fix: "rebuild it"),
                 Notice(level: .error, code: "build-failed", message: "Characters did not build", fix: "fix it"),
                 Notice(level: .info, code: "redirect", message: "sign in first"),
+                Notice(level: .info, code: "watching", message: "Watching: saves in Characters rebuild"),
             ])
         let early = try LoopbackConnection(port: port)
         early.send(Array(LoopbackConnection.request("GET", "/events", port: port, headers: [cookie(web)]).utf8))
@@ -269,5 +272,7 @@ final class RecordingApp: AppDriver {
         let second = await late.read(until: "\"title\":\"Sign in\"")
         #expect(second.contains(#""code":"load-failed""#))
         #expect(!second.contains(#""code":"build-failed""#))
+        #expect(second.contains(#""code":"watching""#) && !second.contains(#""code":"redirect""#))
+        #expect(!second.contains(#""code":"built""#), "a build that succeeded is news for the tabs open then")
     }
 }
