@@ -48,7 +48,7 @@ enum PreviewCommand: Command {
             by scripts/update-previews.
             --ui web serves a gallery on 127.0.0.1 (the URL is printed): every preview of FEATURE, or of every
             feature when FEATURE is left out, as cards side by side, filterable by feature and state; each card
-            names the `solo` command that opens that screen live on the mocks it was reached on (`--mock`), and
+            names the `solo` command that opens that screen live on the mock variants it was reached on, and
             Open live runs it. With --watch, a save in a feature's sources rebuilds it and redraws its cards (a
             build that fails is shown over them, which stay).
             Exit 1 when the feature has no previews (add `previews()` beside its mocks); 2 when they fail.
