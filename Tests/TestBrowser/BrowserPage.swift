@@ -58,6 +58,13 @@ public final class BrowserPage: Sendable {
             "the document of \(url) to load", "location.href !== 'about:blank' && document.readyState === 'complete'")
     }
 
+    /// Draws the page as a window `width` × `height` CSS pixels wide would (a phone: 390 × 844).
+    public func resize(width: Int, height: Int) async throws {
+        _ = try await browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": false], session: session)
+    }
+
     /// Closes the tab (and its browser context when the page made its own).
     public func close() async {
         _ = try? await browser.send("Target.closeTarget", ["targetId": target])

@@ -427,7 +427,7 @@
         rows.dataset.id = list.id;
         const columns = Math.max(0, ...items.map((item) => (Array.isArray(item.columns) ? item.columns.length : 0)));
         // Each row spans the list's columns (a subgrid), so titles and columns line up as in the terminal.
-        rows.style.gridTemplateColumns = `${'minmax(0, max-content) '.repeat(columns + 1)}1fr`;
+        rows.style.setProperty('--list-columns', `${'minmax(0, max-content) '.repeat(columns + 1)}1fr`);
         const focusable = Number.isInteger(list.selectedIndex) && list.selectedIndex < items.length ? list.selectedIndex : 0;
         items.forEach((item, index) => {
           const row = make('div', 'row');

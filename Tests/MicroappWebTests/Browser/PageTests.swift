@@ -168,6 +168,39 @@ struct PageTests {
         await served.close()
     }
 
+    @Test(
+        "in a phone-wide window nothing reaches past its edge: the chrome wraps, a row's columns wrap, every tab shows")
+    func narrowWindowFits() async throws {
+        let wide = ListView.Item(
+            "Abadango Cluster Princess of the Seventh Moon", columns: ["Alive", "Alien", "Abadango", "Episodes: 51"])
+        let served = try await ServedPage.open(
+            labFrame(
+                title: "A title long enough to wrap on a phone-wide window",
+                everyElement + [.list(ListView(id: "wide", items: [wide, wide]))], depth: 1))
+        let page = served.page
+        try await page.resize(width: 390, height: 844)
+        try await page.waitFor("the narrow layout", "window.innerWidth === 390")
+        #expect(try await page.value("document.documentElement.scrollWidth") <= 390)
+        // Every box drawn ends inside the window (the tab list scrolls within its own box, which must fit too).
+        let outside: [String] = try await page.value(
+            """
+            [...document.querySelectorAll('body *')].filter((element) => {
+              const box = element.getBoundingClientRect();
+              return box.width > 0 && box.right > window.innerWidth + 0.5 && !element.closest('[role="tablist"]');
+            }).map((element) => element.tagName + '.' + element.className)
+            """)
+        #expect(outside == [])
+        let tabs: [Bool] = try await page.value(
+            "[...document.querySelectorAll('[role=\"tab\"]')].map((tab) => tab.getBoundingClientRect().right <= 390)")
+        #expect(tabs == [true, true])
+        // A row's columns go under its title instead of off the side.
+        let title = "document.querySelector('[data-key=\"row:wide:0\"] .cell-title').getBoundingClientRect()"
+        let column =
+            "document.querySelector('[data-key=\"row:wide:0\"] .cell:not(.cell-title)').getBoundingClientRect()"
+        #expect(try await page.value("\(column).top >= \(title).bottom - 1"))
+        await served.close()
+    }
+
     @Test("taps, edits, Enter in a field, rows, Esc, the address bar and tabs reach the app as its events")
     func eventsReachTheApp() async throws {
         let served = try await ServedPage.open(labFrame(everyElement, depth: 1))
