@@ -28,6 +28,8 @@ public final class WatchLoop {
     private var rebuilding: Set<String> = []
     /// Whether the watchers poll instead of using inotify (`SourceWatcher.prefersPolling(in:)`).
     private let polling: Bool
+    /// The environment's clock, which the watchers measure quiet periods on.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id);
     /// relative paths are from `environment`'s current directory.
@@ -42,6 +44,7 @@ public final class WatchLoop {
         self.sources = sources
         self.loaded = Set(loaded.map { FeatureSources.absolute($0, from: here) })
         polling = SourceWatcher.prefersPolling(in: environment)
+        now = environment.now
         for path in self.loaded { seen[path] = FileStamp.of(path: path) }
     }
 
@@ -51,8 +54,8 @@ public final class WatchLoop {
     /// Starts watching; call `stop()` when the app ends.
     public func start() {
         let libraries = SourceWatcher(
-            directories: libraryDirectories, recursive: false, polling: polling, accept: { PluginFileName.isPlugin($0) }
-        )
+            directories: libraryDirectories, recursive: false, polling: polling, now: now,
+            accept: { PluginFileName.isPlugin($0) })
         watchers.append(libraries)
         let folders = sourceDirectories
         if !folders.isEmpty {
@@ -68,7 +71,9 @@ public final class WatchLoop {
             // and a save during a build is caught by `NewestBuild`: a short quiet period is enough (a library being
             // linked keeps the default, so it is not read half written).
             watchers.append(
-                SourceWatcher(directories: folders, debounce: .milliseconds(15), polling: polling, accept: isSource))
+                SourceWatcher(
+                    directories: folders, debounce: .milliseconds(15), polling: polling, now: now,
+                    accept: isSource))
             sources.values.forEach(Self.primeShadow)
         }
         for watcher in watchers {
@@ -99,7 +104,7 @@ public final class WatchLoop {
             ? "new builds swap in" : "saves in \(names.joined(separator: ", ")) rebuild, new builds swap in"
         swapper.runtime.post(
             Notice(
-                level: .info, code: "watching", message: "Watching: \(what)",
+                level: .info, code: .watching, message: "Watching: \(what)",
                 detail: sourceDirectories.sorted() + libraryDirectories))
     }
 
@@ -135,7 +140,7 @@ public final class WatchLoop {
             let names = unchanged.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
             swapper.runtime.post(
                 Notice(
-                    level: .info, code: "unchanged",
+                    level: .info, code: .unchanged,
                     message: "\(names) saved: nothing new to build (the same bytes as last built)",
                     feature: sources.first { $0.value.contains(first) }?.key, detail: unchanged))
         }
@@ -143,7 +148,7 @@ public final class WatchLoop {
         for (id, watched) in changed.sorted(by: { $0.key < $1.key }) {
             let name = watched.folder
             swapper.runtime.post(
-                Notice(level: .info, code: "building", message: "Building \(name)…", feature: id))
+                Notice(level: .info, code: .building, message: "Building \(name)…", feature: id))
             let written = watched.builder.library(of: name)
             rebuilding.insert(written)
             // Each build is checked against the sources as they are when it ends: one of bytes saved over meanwhile
@@ -168,7 +173,7 @@ public final class WatchLoop {
             guard let prepared else {
                 swapper.runtime.post(
                     Notice(
-                        level: .error, code: "build-failed",
+                        level: .error, code: .buildFailed,
                         message:
                             "\(name) did not build (\(outcome.method), \(outcome.milliseconds) ms\(skipped)): \(outcome.errors.first ?? "see the compiler output")",
                         fix: "fix the errors and save again; the running version stays", feature: id,
@@ -177,7 +182,7 @@ public final class WatchLoop {
             }
             swapper.runtime.post(
                 Notice(
-                    level: .info, code: "built",
+                    level: .info, code: .built,
                     message:
                         "\(name) built in \(outcome.milliseconds) ms (\(([outcome.method] + outcome.steps).joined(separator: ", "))\(skipped))",
                     feature: id, milliseconds: outcome.milliseconds))

@@ -75,7 +75,7 @@ public final class WebFrontEnd {
         guard server.start(port: address.port) else {
             throw StartFailure(
                 problem: Problem(
-                    code: "web-port", subject: "127.0.0.1:\(address.port)",
+                    code: .webPort, subject: "127.0.0.1:\(address.port)",
                     reason: "the app cannot be served there: the port is taken or not allowed",
                     fix: "pick another with --port PORT, or leave --port out for any free one"))
         }
@@ -133,7 +133,7 @@ public final class WebFrontEnd {
             // a supervised restart reports) come before any tab, and a failed build stands until one succeeds.
             let kind: EventStreams.Kind = notice.level == .error ? .problem(code: notice.code) : .passing
             streams.broadcast("notice", data: JSONLinesDriver.noticeLine(notice), kind: kind)
-            if ["built", "swapped", "rolled-back"].contains(notice.code) { streams.forget(code: "build-failed") }
+            if notice.endsBuildFailure { streams.forget(code: Problem.Code.buildFailed.rawValue) }
         }
         guard frame != lastFrame else { return }
         lastFrame = frame
@@ -172,7 +172,7 @@ public final class WebFrontEnd {
                 return .bytes(status: 204, mediaType: "text/plain", body: [], headers: [])
             case .failure(let failure):
                 let line = JSONLinesDriver.errorLine(
-                    code: "bad-event", message: "the posted body is not an event: \(failure.reason)",
+                    code: .badEvent, message: "the posted body is not an event: \(failure.reason)",
                     fix: "post one JSON event, e.g. \(EventLineParser.jsonExample)")
                 return .bytes(
                     status: 400, mediaType: "application/json", body: Array(line.utf8), headers: [])
