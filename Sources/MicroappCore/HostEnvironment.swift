@@ -3,8 +3,9 @@ import Foundation
 /// What a host reads from the world it runs in: its environment variables, its home and temporary folders, its
 /// current directory and its two clocks. One value, made once by a composition root (an app's `main.swift`, a child
 /// process's own entry: `HostEnvironment.process` from the platform) and passed down, so nothing below reads
-/// `ProcessInfo`, a clock or the temporary folder ambiently (the layer test bans the spellings) and a test states the
-/// environment it runs in instead of setting variables for a whole process.
+/// `ProcessInfo`, a clock or the temporary folder ambiently and a test states the environment it runs in instead of
+/// setting variables for a whole process. The layer test bans the spellings; the few places that keep a live clock of
+/// their own (a system wait's deadline, the terminal's timing of what a person sees) are named there, each with why.
 public struct HostEnvironment: Sendable {
     /// The environment variables (`MICROAPP_ZYGOTE`, `XDG_CACHE_HOME`, …).
     public var variables: [String: String]

@@ -218,8 +218,8 @@ struct LayerTests {
             "the SDK a plugin's own tests link: it has no host environment; a test's settle deadline is real time",
         "Sources/MicroappSDK/Swift/Feature.swift":
             "the SDK's live default for a plugin's debounce clock (a plugin's test passes its own)",
-        "Sources/MicroappCore/RequestWatchdog.swift":
-            "the live default of a clock every caller may replace (its tests pass a manual one)",
+        "Sources/MicroappPlatform/IsolatedRoot.swift":
+            "a child's request deadlines are sleeps on the kernel's clock: the watchdog's live clock (tests pass theirs)",
         "Sources/MicroappTerminal/TerminalUI.swift":
             "the terminal times what a person sees (how long a notice stays) on the wall of the room, not the host's",
         "Sources/MicroappTerminal/LineSession.swift":
