@@ -109,7 +109,9 @@ func measure(
     let container = Container()
     let resolution = DependencyResolver.resolve(
         [Candidate(manifest: first.manifest, path: first.path, trust: .own)], hostOffers: container.offers)
-    let runtime = AppRuntime(sources: [.plugin(first)], resolution: resolution, container: container)
+    let runtime = AppRuntime(
+        sources: [.plugin(first)], resolution: resolution, container: container,
+        options: AppRuntime.Options(now: { .now }))
     let swapper = HotSwapper(
         runtime: runtime, libraries: HotSwapper.libraries(of: [first]), probe: probe, swapsDirectory: work + "/swaps")
     swapper.isolation = isolation

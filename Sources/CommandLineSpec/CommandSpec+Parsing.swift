@@ -18,6 +18,9 @@ public struct ParsedCommand: Sendable {
 }
 
 /// A mistake on the command line: what is wrong and how to write it instead.
+///
+/// A command-line mistake as this module, which sees no host types, tells it; a host tells it as its one shape of such
+/// mistakes (the tool: `Problem.usage`, code `usage`).
 public struct CommandLineError: Error, CustomStringConvertible, Equatable {
     /// What is wrong, naming the word.
     public let message: String

@@ -47,7 +47,7 @@ extension AppRuntime {
     private func refuse(_ feature: String, _ step: WireNavigation, because reason: String) {
         post(
             Notice(
-                level: .error, code: "navigation-refused",
+                level: .error, code: .navigationRefused,
                 message: "\(feature) asked to \(Self.describe(step)) \(reason); the person stays where they are",
                 fix: "a feature navigates only from its own screen on top, in answer to the person's action there",
                 feature: feature))

@@ -52,7 +52,7 @@ extension AppRuntime {
             let seconds = options.stopLimit.window.components.seconds
             post(
                 Notice(
-                    level: .error, code: "feature-off",
+                    level: .error, code: .featureOff,
                     message: "\(name) is off: it stopped \(recent.count) times within \(seconds) s",
                     fix: "fix \(stop.library) and start the app again; the other features run on", feature: id))
         }
@@ -70,7 +70,7 @@ extension AppRuntime {
         guard !state.isOff else {
             post(
                 Notice(
-                    level: .error, code: "feature-off", message: "\(feature.manifest.displayName) is off for this run",
+                    level: .error, code: .featureOff, message: "\(feature.manifest.displayName) is off for this run",
                     fix: "fix \(state.stop.library) and start the app again", feature: id))
             return
         }
@@ -106,13 +106,13 @@ extension AppRuntime {
         case .success:
             post(
                 Notice(
-                    level: .info, code: "feature-restarted",
+                    level: .info, code: .featureRestarted,
                     message: "\(id) restarted (v\(feature.version.number))", feature: id))
             showTop()
         case .failure(let problem):
             post(
                 Notice(
-                    level: .error, code: "restart-failed",
+                    level: .error, code: .restartFailed,
                     message: "\(id) could not restart: \(problem.reason); it stays stopped",
                     fix: problem.fix, feature: id))
         }

@@ -136,7 +136,7 @@ extension AppRuntime {
         guard let (running, previous) = rollbackTarget(feature) else {
             return .failure(
                 Problem(
-                    code: "no-previous-version", subject: feature, reason: "it has no previous version to go back to",
+                    code: .noPreviousVersion, subject: feature, reason: "it has no previous version to go back to",
                     fix: "rollback works after a swap"))
         }
         let result =
@@ -152,7 +152,7 @@ extension AppRuntime {
         guard let running = features[feature], let previous = previousVersions[feature]?.last else {
             post(
                 Notice(
-                    level: .error, code: "no-previous-version",
+                    level: .error, code: .noPreviousVersion,
                     message: "\(feature) has no previous version to go back to",
                     fix: "rollback works after a hot swap (`microapp run --watch`)", feature: feature))
             return nil
@@ -187,7 +187,7 @@ extension AppRuntime {
         let state = "\(now.map { "v\($0)" } ?? "it") " + (stopped[feature] == nil ? "keeps running" : "stays stopped")
         post(
             Notice(
-                level: .error, code: "rollback-failed",
+                level: .error, code: .rollbackFailed,
                 message:
                     "\(name ?? feature)\(why.map { " \($0) and" } ?? "") could not roll back to v\(version): "
                     + "\(problem.reason); \(state)",
@@ -221,7 +221,7 @@ extension AppRuntime {
                 state = .reset
                 post(
                     Notice(
-                        level: .error, code: "state-reset",
+                        level: .error, code: .stateReset,
                         message:
                             "\(running.manifest.displayName) v\(version.number) could not take the state: \(error)",
                         fix: "its screens started fresh; make restore(from:) tolerate older snapshots", feature: id))
@@ -280,7 +280,7 @@ extension AppRuntime {
             fix = "to keep it across swaps, give its Root snapshot() and restore(from:)"
         }
         return Notice(
-            level: .info, code: verb == "swapped" ? "swapped" : "rolled-back",
+            level: .info, code: verb == "swapped" ? .swapped : .rolledBack,
             message: "\(name) \(verb) v\(result.from) → v\(result.to) in \(result.milliseconds) ms (\(state))",
             fix: fix, feature: result.feature, from: result.from, to: result.to, milliseconds: result.milliseconds,
             state: result.state)

@@ -33,7 +33,7 @@ public final class AppRuntime: AppDriver {
             name: String = "Microapps", home: String? = nil, mode: Frame.Mode = .run, mocks: [String] = [],
             foreign: ForeignRoutes? = nil, stopLimit: StopLimit = StopLimit(),
             uptime: (@Sendable () -> Duration)? = nil, isolation: [String: Isolation] = [:],
-            now: (@Sendable () -> ContinuousClock.Instant)? = nil
+            now: @escaping @Sendable () -> ContinuousClock.Instant
         ) {
             self.name = name
             self.home = home
@@ -41,8 +41,7 @@ public final class AppRuntime: AppDriver {
             self.mocks = mocks
             self.foreign = foreign
             self.stopLimit = stopLimit
-            // The live clock unless the host passes its environment's: the one default, as RequestWatchdog's.
-            let now = now ?? { ContinuousClock().now }
+            // The host's clock (its environment's `now`): the core reads none of its own.
             self.now = now
             let began = now()
             self.uptime = uptime ?? { now() - began }
@@ -129,14 +128,14 @@ public final class AppRuntime: AppDriver {
 
     /// Starts every sound feature of `resolution` from `images`, providers first.
     public convenience init(
-        images: [any LoadedPlugin], resolution: Resolution, container: Container, options: Options = Options()
+        images: [any LoadedPlugin], resolution: Resolution, container: Container, options: Options
     ) {
         self.init(
             sources: images.map(FeatureSource.plugin), resolution: resolution, container: container, options: options)
     }
 
     /// Starts every sound feature of `resolution` from `sources` (plugins or linked-in types), providers first.
-    public init(sources: [FeatureSource], resolution: Resolution, container: Container, options: Options = Options()) {
+    public init(sources: [FeatureSource], resolution: Resolution, container: Container, options: Options) {
         self.container = container
         self.options = options
         self.grants = resolution.grants
@@ -249,7 +248,7 @@ public final class AppRuntime: AppDriver {
             if let reason = frame.screen.refusal(of: action) {
                 post(
                     Notice(
-                        level: .error, code: "not-on-screen", message: "\(reason); nothing was done",
+                        level: .error, code: .notOnScreen, message: "\(reason); nothing was done",
                         fix: "act on an element of the latest frame", feature: top.feature))
             } else if case .feature(let id, _) = top, stopped[id] != nil {
                 navigationGate.personNavigated()
@@ -290,7 +289,7 @@ public final class AppRuntime: AppDriver {
         if case .feature(let id, _) = router.top, stopped[id] == nil, case .error(let panel) = frame.screen.state {
             post(
                 Notice(
-                    level: .error, code: "screen-error",
+                    level: .error, code: .screenError,
                     message: panel.message.isEmpty ? panel.title : panel.message,
                     fix: "go back, or open another route (`microapp routes` lists them)", feature: id))
         }
@@ -302,7 +301,7 @@ public final class AppRuntime: AppDriver {
         } else {
             post(
                 Notice(
-                    level: .info, code: "no-back", message: "This is the first screen; there is nothing to go back to"))
+                    level: .info, code: .noBack, message: "This is the first screen; there is nothing to go back to"))
         }
     }
 
@@ -329,7 +328,7 @@ public final class AppRuntime: AppDriver {
         guard let onCheckUpdates else {
             return post(
                 Notice(
-                    level: .error, code: "no-channel", message: "This app follows no channel: nothing to check",
+                    level: .error, code: .noChannel, message: "This app follows no channel: nothing to check",
                     fix: "start it with `microapp run --channel URL`"))
         }
         onCheckUpdates()

@@ -54,7 +54,7 @@ public struct Canary<Instant: InstantProtocol>: Sendable where Instant.Duration 
         /// The notice a person reads: feature, bad version, the one restored, why.
         public var notice: Notice {
             Notice(
-                level: .error, code: "update-rolled-back",
+                level: .error, code: .updateRolledBack,
                 message:
                     "\(feature) v\(bad) was rolled back to v\(restored): \(reason) within its canary window; "
                     + "v\(bad) is marked bad and will not be installed again",
@@ -102,7 +102,7 @@ public struct Canary<Instant: InstantProtocol>: Sendable where Instant.Duration 
     /// The notice of a trial that passed.
     public func passedNotice(_ trial: Trial) -> Notice {
         Notice(
-            level: .info, code: "canary-passed",
+            level: .info, code: .canaryPassed,
             message: "\(trial.feature) v\(trial.version) passed its canary window (\(window.components.seconds) s)",
             feature: trial.feature, from: trial.previous, to: trial.version)
     }

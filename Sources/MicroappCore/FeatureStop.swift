@@ -35,14 +35,14 @@ public struct FeatureStop: Sendable, Equatable {
 
     /// The stable code of the JSON `error` line: `feature-crashed`, `feature-exited`, `feature-killed`,
     /// `feature-hung` or `feature-protocol`.
-    public var code: String {
+    public var code: Problem.Code {
         switch cause {
-        case .crashed: "feature-crashed"
-        case .exited: "feature-exited"
-        case .killed, .outOfMemory: "feature-killed"
-        case .hung: "feature-hung"
-        case .protocolViolation: "feature-protocol"
-        case .startFailed: "start-failed"
+        case .crashed: .featureCrashed
+        case .exited: .featureExited
+        case .killed, .outOfMemory: .featureKilled
+        case .hung: .featureHung
+        case .protocolViolation: .featureProtocol
+        case .startFailed: .startFailed
         }
     }
 

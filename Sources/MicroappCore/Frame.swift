@@ -163,12 +163,28 @@ public struct Notice: Codable, Sendable, Equatable {
     public var state: SwapState?
 
     /// The code of a line an isolated feature printed (`{"type":"log"}` in JSON lines).
-    public static let logCode = "log"
+    public static let logCode = Problem.Code.log.rawValue
+
+    /// True for news that a build or version now runs (`built`, `swapped`, `rolled-back`): a failed build's notice,
+    /// kept on screen until then, goes.
+    public var endsBuildFailure: Bool {
+        level == .info && [Problem.Code.built, .swapped, .rolledBack].contains(Problem.Code(rawValue: code))
+    }
 
     /// True for news of work still going on (`building`), not of something done.
-    public var isProgress: Bool { level == .info && code == "building" }
+    public var isProgress: Bool { level == .info && code == Problem.Code.building.rawValue }
 
-    /// Creates a notice.
+    /// Creates a notice with one of the codes of the catalogue (`Problem+Codes.swift`).
+    public init(
+        level: Level, code: Problem.Code, message: String, fix: String? = nil, feature: String? = nil, from: Int? = nil,
+        to: Int? = nil, milliseconds: Int? = nil, detail: [String]? = nil, state: SwapState? = nil
+    ) {
+        self.init(
+            level: level, code: code.rawValue, message: message, fix: fix, feature: feature, from: from, to: to,
+            milliseconds: milliseconds, detail: detail, state: state)
+    }
+
+    /// Creates a notice whose code was read as text (a child's line, a decoded frame).
     public init(
         level: Level, code: String, message: String, fix: String? = nil, feature: String? = nil, from: Int? = nil,
         to: Int? = nil, milliseconds: Int? = nil, detail: [String]? = nil, state: SwapState? = nil

@@ -1,8 +1,11 @@
+import Foundation
+
 /// What a host reads from the world it runs in: its environment variables, its home and temporary folders, its
-/// current directory and its clock. One value, made once by a composition root (an app's `main.swift`, a child
+/// current directory and its two clocks. One value, made once by a composition root (an app's `main.swift`, a child
 /// process's own entry: `HostEnvironment.process` from the platform) and passed down, so nothing below reads
-/// `ProcessInfo` or a clock ambiently and a test states the environment it runs in instead of setting variables
-/// for a whole process.
+/// `ProcessInfo`, a clock or the temporary folder ambiently and a test states the environment it runs in instead of
+/// setting variables for a whole process. The layer test bans the spellings; the few places that keep a live clock of
+/// their own (a system wait's deadline, the terminal's timing of what a person sees) are named there, each with why.
 public struct HostEnvironment: Sendable {
     /// The environment variables (`MICROAPP_ZYGOTE`, `XDG_CACHE_HOME`, …).
     public var variables: [String: String]
@@ -14,17 +17,21 @@ public struct HostEnvironment: Sendable {
     public var currentDirectory: String
     /// Reads the clock durations are measured on (elapsed times, deadlines).
     public var now: @Sendable () -> ContinuousClock.Instant
+    /// Reads the wall clock dates are written from (a release's signing time, an install's date, an index's expiry).
+    public var date: @Sendable () -> Date
 
-    /// An environment of `variables`, `home`, `temporaryFolder` and `currentDirectory`, timed by `now`.
+    /// An environment of `variables`, `home`, `temporaryFolder` and `currentDirectory`, timed by `now` and dated by
+    /// `date`.
     public init(
         variables: [String: String], home: String?, temporaryFolder: String, currentDirectory: String,
-        now: @escaping @Sendable () -> ContinuousClock.Instant
+        now: @escaping @Sendable () -> ContinuousClock.Instant, date: @escaping @Sendable () -> Date
     ) {
         self.variables = variables
         self.home = home.flatMap(Self.absolute)
         self.temporaryFolder = temporaryFolder
         self.currentDirectory = currentDirectory
         self.now = now
+        self.date = date
     }
 
     /// The variable `name`, nil when it is unset or empty (an empty value means "not set" to every reader here).
@@ -43,7 +50,13 @@ public struct HostEnvironment: Sendable {
     /// path, else its default under the home folder. A relative path is invalid and ignored, as the specification
     /// says. Nil when neither is there.
     public func folder(_ base: XDGFolder) -> String? {
-        self[base.variable].flatMap(Self.absolute) ?? home.map { $0 + "/" + base.defaultUnderHome }
+        Self.folder(base, variables: variables, home: home)
+    }
+
+    /// `folder(_:)` of an environment that has only `variables` and `home`.
+    public static func folder(_ base: XDGFolder, variables: [String: String], home: String?) -> String? {
+        variables[base.variable].flatMap { $0.isEmpty ? nil : absolute($0) }
+            ?? home.flatMap(absolute).map { $0 + "/" + base.defaultUnderHome }
     }
 
     /// `path` as an absolute path: itself when it is one, else resolved against the current directory.

@@ -9,8 +9,9 @@ import MicroappSDK
 /// people through the host (`ManifestError`, `RouteError`, `DependencyError`) adopt `ProblemDescribing` in
 /// extensions here, so the plugin-facing API does not grow for a concern of the host's.
 public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertible {
-    /// A stable machine-readable code (`bad-manifest`, `usage`); the `code` of JSON `error` lines. The loader's and
-    /// the resolver's codes are named below; a host adds its own as `"its-code"` or as a static let of its own.
+    /// A stable machine-readable code (`bad-manifest`, `usage`); the `code` of JSON `error` lines. Every code the
+    /// package reports is named in the one catalogue, `Problem+Codes.swift`, with what it means; a host adds its own
+    /// as a static let in an extension of its own.
     public struct Code: RawRepresentable, ExpressibleByStringInterpolation, Codable, Sendable, Hashable,
         CustomStringConvertible
     {
@@ -20,7 +21,7 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
         /// The code spelled `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// The code spelled by the literal (`"usage"`, or interpolated: `"sdk-\(state)"`).
+        /// The code spelled by the literal: a host's own (`"storage-\(kind)"`); the package's are named.
         public init(stringLiteral value: String) { rawValue = value }
 
         /// Decodes the code from its raw string.
@@ -36,83 +37,6 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
 
         /// The raw string.
         public var description: String { rawValue }
-
-        /// `not-found`.
-        public static let notFound: Code = "not-found"
-        /// `not-shared-object`.
-        public static let notSharedObject: Code = "not-shared-object"
-        /// `unsafe-permissions`.
-        public static let unsafePermissions: Code = "unsafe-permissions"
-        /// `lock-mismatch`.
-        public static let lockMismatch: Code = "lock-mismatch"
-        /// `lock-missing`.
-        public static let lockMissing: Code = "lock-missing"
-        /// `untrusted-file`.
-        public static let untrustedFile: Code = "untrusted-file"
-        /// `probe-crashed`.
-        public static let probeCrashed: Code = "probe-crashed"
-        /// `probe-hung`.
-        public static let probeHung: Code = "probe-hung"
-        /// `probe-failed`.
-        public static let probeFailed: Code = "probe-failed"
-        /// `load-failed`.
-        public static let loadFailed: Code = "load-failed"
-        /// `no-entry-symbol`.
-        public static let noEntrySymbol: Code = "no-entry-symbol"
-        /// `null-descriptor`.
-        public static let nullDescriptor: Code = "null-descriptor"
-        /// `abi-mismatch`.
-        public static let abiMismatch: Code = "abi-mismatch"
-        /// `short-descriptor`.
-        public static let shortDescriptor: Code = "short-descriptor"
-        /// `sdk-mismatch`.
-        public static let sdkMismatch: Code = "sdk-mismatch"
-        /// `bad-manifest`.
-        public static let badManifest: Code = "bad-manifest"
-        /// `register-failed`.
-        public static let registerFailed: Code = "register-failed"
-        /// `register-hung`.
-        public static let registerHung: Code = "register-hung"
-        /// `duplicate-feature`.
-        public static let duplicateFeature: Code = "duplicate-feature"
-        /// `route-conflict`.
-        public static let routeConflict: Code = "route-conflict"
-        /// `scheme-taken`.
-        public static let schemeTaken: Code = "scheme-taken"
-        /// `name-taken`.
-        public static let nameTaken: Code = "name-taken"
-        /// `name-confusable`.
-        public static let nameConfusable: Code = "name-confusable"
-        /// `missing-requirement`.
-        public static let missingRequirement: Code = "missing-requirement"
-        /// `wrong-type`.
-        public static let wrongType: Code = "wrong-type"
-        /// `wrong-access`.
-        public static let wrongAccess: Code = "wrong-access"
-        /// `wrong-shape`.
-        public static let wrongShape: Code = "wrong-shape"
-        /// `second-owner`.
-        public static let secondOwner: Code = "second-owner"
-        /// `second-sign-in`.
-        public static let secondSignIn: Code = "second-sign-in"
-        /// `duplicate-provider`.
-        public static let duplicateProvider: Code = "duplicate-provider"
-        /// `dependency-cycle`.
-        public static let cycle: Code = "dependency-cycle"
-        /// `provider-disabled`.
-        public static let providerDisabled: Code = "provider-disabled"
-        /// `start-failed`.
-        public static let startFailed: Code = "start-failed"
-        /// `unknown-capability`.
-        public static let unknownCapability: Code = "unknown-capability"
-        /// `capability-not-allowed`.
-        public static let capabilityNotAllowed: Code = "capability-not-allowed"
-        /// `sandbox-missing`.
-        public static let sandboxMissing: Code = "sandbox-missing"
-        /// `mock-choice`.
-        public static let mockChoice: Code = "mock-choice"
-        /// `not-granted`.
-        public static let notGranted: Code = "not-granted"
     }
 
     /// The kind of problem; its raw value is the `code` of JSON `error` lines.
@@ -132,9 +56,16 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
         self.fix = fix
     }
 
-    /// Creates a problem: `Problem(code: "usage", …)`.
+    /// Creates a problem: `Problem(code: .usage, …)`.
     public init(code: Code, subject: String, reason: String, fix: String) {
         self.init(code, subject: subject, reason: reason, fix: fix)
+    }
+
+    /// A mistake on the command line (`usage`, exit 1), the one shape of every such mistake: `message` names the word at
+    /// fault (an option, a value, an operand), `fix` how to write it instead. The tool's `UsageError`, the loading
+    /// pipeline's options and the parser's refusals (`CommandLineError`, in a module below this one) all become this.
+    public static func usage(_ message: String, fix: String) -> Problem {
+        Problem(.usage, subject: "", reason: message, fix: fix)
     }
 
     /// `subject: reason`, or the reason alone when there is no subject.
@@ -149,7 +80,7 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
 
     /// The error notice the terminal shows in its footer and `--ui json` writes as
     /// `{"type":"error","code":…,"fix":…,"message":…}`.
-    public var notice: Notice { Notice(level: .error, code: code.rawValue, message: message, fix: fix) }
+    public var notice: Notice { Notice(level: .error, code: code, message: message, fix: fix) }
 }
 
 /// An error a person may see: it says what, why and how to fix it as a `Problem`.
@@ -165,19 +96,19 @@ extension Problem: ProblemDescribing {
 
 extension MockChoiceError: ProblemDescribing {
     /// A `mock-choice` problem; the reason names the key and the variant.
-    public var problem: Problem { Problem(code: "mock-choice", subject: "", reason: reason, fix: fix) }
+    public var problem: Problem { Problem(code: .mockChoice, subject: "", reason: reason, fix: fix) }
 }
 
 extension ManifestError: ProblemDescribing {
     /// A `bad-manifest` problem about the feature's manifest.
-    public var problem: Problem { Problem(code: "bad-manifest", subject: "manifest", reason: reason, fix: fix) }
+    public var problem: Problem { Problem(code: .badManifest, subject: "manifest", reason: reason, fix: fix) }
 }
 
 extension RouteError: ProblemDescribing {
     /// A `bad-route` problem about the quoted URL or pattern.
     public var problem: Problem {
         Problem(
-            code: "bad-route", subject: "'\(url)'", reason: reason,
+            code: .badRoute, subject: "'\(url)'", reason: reason,
             fix: "write it as feature://path: a lowercase scheme, no empty segments, parameters as {name}")
     }
 }
@@ -185,6 +116,6 @@ extension RouteError: ProblemDescribing {
 extension DependencyError: ProblemDescribing {
     /// A `dependency` problem about the key asked for.
     public var problem: Problem {
-        Problem(code: "dependency", subject: "dependency '\(key)'", reason: reason, fix: fix)
+        Problem(code: .dependency, subject: "dependency '\(key)'", reason: reason, fix: fix)
     }
 }

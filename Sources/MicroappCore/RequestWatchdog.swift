@@ -36,10 +36,11 @@ public final class RequestWatchdog {
     /// The request that expired first, nil while none has: the child's end is reported as hung on it.
     public private(set) var expiredRequest: String?
 
-    /// A watchdog with `deadline` on `clock`; `expired` runs on the main actor, at most once. At a deadline,
-    /// `excuse` says why the child may not be hung (see `Excuse`), or nil when nothing excuses it.
+    /// A watchdog with `deadline` on `clock` (the platform's live one, or a test's); `expired` runs on the main actor,
+    /// at most once. At a deadline, `excuse` says why the child may not be hung (see `Excuse`), or nil when nothing
+    /// excuses it.
     public init(
-        deadline: Duration = RequestWatchdog.defaultDeadline, clock: any Clock<Duration> = ContinuousClock(),
+        deadline: Duration = RequestWatchdog.defaultDeadline, clock: any Clock<Duration>,
         excuse: @escaping () async -> Excuse? = { nil }, expired: @escaping (String) -> Void
     ) {
         self.deadline = deadline

@@ -61,21 +61,21 @@ public struct Router: Sendable {
             if let stub = stub(for: url) { return stub }
             let problem = unknownRoute(url)
             showProblem(url, problem)
-            return Notice(level: .error, code: problem.code.rawValue, message: problem.reason, fix: problem.fix)
+            return Notice(level: .error, code: problem.code, message: problem.reason, fix: problem.fix)
         }
         if let reason = disabled[match.entry.feature] {
             let problem = Problem(
                 reason.code, subject: url, reason: "\(match.entry.feature) is not running: \(reason.reason)",
                 fix: reason.fix)
             showProblem(url, problem)
-            return Notice(level: .error, code: "feature-disabled", message: problem.reason, fix: problem.fix)
+            return Notice(level: .error, code: .featureDisabled, message: problem.reason, fix: problem.fix)
         }
         if match.entry.declaration.requiresSession && !signedIn, let signIn = table.signInRoute {
             pendingAfterSignIn = url
             let location = Location(url: signIn.pattern.description, pattern: signIn.pattern.description)
             push(.feature(signIn.feature, location))
             return Notice(
-                level: .info, code: "redirect", message: "Sign in to continue to \(url)")
+                level: .info, code: .redirect, message: "Sign in to continue to \(url)")
         }
         if match.entry.declaration.requiresSession && !signedIn && table.signInRoute == nil,
             let foreign, let signIn = foreign.signIn
@@ -84,7 +84,7 @@ public struct Router: Sendable {
             let name = foreign.featureName(for: signIn)
             push(.stub(url: signIn, feature: name))
             return Notice(
-                level: .info, code: "redirect",
+                level: .info, code: .redirect,
                 message: "Sign in to continue to \(url) (\(name) is not loaded: the session comes from the mocks)")
         }
         if stack.isEmpty, let entry = table.entryRoute(of: match.entry.feature),
@@ -155,7 +155,7 @@ public struct Router: Sendable {
         guard !table.entries.contains(where: { $0.pattern.scheme == scheme }) else { return nil }
         let name = foreign.featureName(for: url)
         push(.stub(url: url, feature: name))
-        return Notice(level: .info, code: "stub", message: "→ would open \(url) (\(name) is not loaded)")
+        return Notice(level: .info, code: .stub, message: "→ would open \(url) (\(name) is not loaded)")
     }
 
     private func requiresSession(_ entry: StackEntry) -> Bool {

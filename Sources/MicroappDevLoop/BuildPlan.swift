@@ -21,7 +21,7 @@ struct BuildPlan: Sendable {
     static func read(_ path: String) -> BuildPlan? {
         guard let stamp = FileStamp.of(path: path) else { return nil }
         if let cached = cache.withLock({ $0[path] }), cached.stamp == stamp { return cached.plan }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        guard let text = Files.text(path) else { return nil }
         let plan = BuildPlan(manifest: text)
         cache.withLock { $0[path] = (stamp, plan) }
         return plan

@@ -74,7 +74,7 @@ public final class ChannelWatch {
             } catch {
                 runtime.post(
                     Notice(
-                        level: .error, code: "no-update-signal",
+                        level: .error, code: .noUpdateSignal,
                         message: "SIGUSR1 cannot ask for a check: \(error.problem.reason)",
                         fix: "send {\"type\":\"check-updates\"} instead, or wait for the next periodic check"))
             }
@@ -126,7 +126,7 @@ public final class ChannelWatch {
         let elapsed = runtime.options.now() - started
         runtime.post(
             Notice(
-                level: .info, code: "update-check-under-way",
+                level: .info, code: .updateCheckUnderWay,
                 message:
                     "A check of \(updates.channel) has been under way for \(elapsed.components.seconds) s (it ends "
                     + "within \(updates.deadline.components.seconds) s of its start); another follows it",
@@ -144,24 +144,24 @@ public final class ChannelWatch {
         if let failure = outcome.failure {
             runtime.post(
                 Notice(
-                    level: .error, code: "update-check-failed",
+                    level: .error, code: .updateCheckFailed,
                     message: "The check of \(updates.channel) failed: \(failure.reason); nothing changed",
                     fix: failure.fix, detail: [failure.subject]))
         }
         for note in outcome.trusted {
-            runtime.post(Notice(level: .info, code: "trust-rotated", message: "Following \(updates.channel): \(note)"))
+            runtime.post(Notice(level: .info, code: .trustRotated, message: "Following \(updates.channel): \(note)"))
         }
         for problem in outcome.refused {
             runtime.post(
                 Notice(
-                    level: .error, code: "update-refused",
+                    level: .error, code: .updateRefused,
                     message: "\(problem.subject): refused: \(problem.reason); nothing changed", fix: problem.fix))
         }
         if outcome.installed.isEmpty && outcome.refused.isEmpty && outcome.failure == nil {
             // Said, so a person (and a script) knows the check ran; what was passed over as bad is in the detail.
             runtime.post(
                 Notice(
-                    level: .info, code: "update-checked",
+                    level: .info, code: .updateChecked,
                     message: "Checked \(updates.channel): nothing new to install",
                     detail: outcome.skipped.isEmpty ? nil : outcome.skipped.map { "\($0.subject): \($0.reason)" }))
         }
@@ -186,7 +186,7 @@ public final class ChannelWatch {
         case .success(let swapped):
             runtime.post(
                 Notice(
-                    level: .info, code: "updated",
+                    level: .info, code: .updated,
                     message:
                         "\(id) updated v\(swapped.from) → v\(swapped.to) from \(updates.channel); on trial for "
                         + "\(canary.window.components.seconds) s",
@@ -227,7 +227,7 @@ public final class ChannelWatch {
         let rejected = await BlockingWork.run {
             updates.reject(feature, bad: rollback.bad, restored: rollback.restored)
         }
-        if let problem = rejected, problem.code == "version-untrusted" {
+        if let problem = rejected, problem.code == .versionUntrusted {
             runtime.rollbackFailed(
                 feature, named: "\(feature) v\(rollback.bad)",
                 why: "failed its canary window (\(rollback.reason))", to: rollback.restored, problem)
@@ -236,7 +236,7 @@ public final class ChannelWatch {
         if let problem = rejected {
             runtime.post(
                 Notice(
-                    level: .error, code: "update-reject-failed",
+                    level: .error, code: .updateRejectFailed,
                     message: "\(feature) v\(rollback.bad) could not be marked bad: \(problem.reason)",
                     fix: problem.fix, feature: feature))
         }

@@ -44,7 +44,7 @@ public struct FeatureFolders: Sendable, Equatable {
 
     /// The longest folder that holds every file SwiftPM lists for `module` (its target's folder, or one in it).
     private static func plannedFolder(of module: String, in buildDirectory: String) -> String? {
-        guard let list = try? String(contentsOfFile: buildDirectory + "/\(module).build/sources", encoding: .utf8)
+        guard let list = Files.text(buildDirectory + "/\(module).build/sources")
         else { return nil }
         let folders = list.split(separator: "\n").map {
             ($0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) as NSString).deletingLastPathComponent

@@ -50,7 +50,7 @@ package struct FeatureList: Sendable, Equatable {
 
     /// The list in `repository`'s Package.swift; nil when it cannot be read or has no markers.
     package static func read(repository: URL) -> FeatureList? {
-        guard let text = try? String(contentsOf: manifestURL(in: repository), encoding: .utf8) else { return nil }
+        guard let text = Files.text(manifestURL(in: repository).path) else { return nil }
         return FeatureList(manifest: text)
     }
 
@@ -92,7 +92,7 @@ package struct FeatureList: Sendable, Equatable {
                 ? "has no \(missing.joined(separator: ", ")) folder" : "is missing"
             problems.append(
                 Problem(
-                    code: "feature-folder-missing", subject: "Plugins/\(name)",
+                    code: .featureFolderMissing, subject: "Plugins/\(name)",
                     reason:
                         "Package.swift lists the feature \(name), but its folder \(what): SwiftPM stops every build of the package (invalid custom path 'Plugins/\(name)/\(missing[0])')",
                     fix:
@@ -103,7 +103,7 @@ package struct FeatureList: Sendable, Equatable {
         where Self.isVisible(folder, in: environment) && !declared.contains(folder) {
             problems.append(
                 Problem(
-                    code: "feature-not-listed", subject: "Plugins/\(folder)",
+                    code: .featureNotListed, subject: "Plugins/\(folder)",
                     reason:
                         "the folder is not in Package.swift's feature list: SwiftPM does not build it and the app does not load it",
                     fix:

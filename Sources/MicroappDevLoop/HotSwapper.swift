@@ -161,7 +161,7 @@ public final class HotSwapper {
             ? "the SDK changed: restart the host (\(problem.reason))" : problem.reason
         runtime.post(
             Notice(
-                level: .error, code: problem.code.rawValue,
+                level: .error, code: problem.code,
                 message: "\(id ?? problem.subject): new build refused: \(reason)\(running)",
                 fix: problem.code == .sdkMismatch ? "restart the host" : problem.fix, feature: id))
         return .failure(problem)

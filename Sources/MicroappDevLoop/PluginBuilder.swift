@@ -269,7 +269,7 @@ public struct PluginBuilder: Sendable {
     /// True when the Swift files of the feature's sources folder are those SwiftPM planned with.
     private func sourcesUnchanged(feature: String) -> Bool {
         let list = buildDirectory + "/\(feature).build/sources"
-        guard let planned = try? String(contentsOfFile: list, encoding: .utf8) else { return false }
+        guard let planned = Files.text(list) else { return false }
         let present = Set(Self.sources(in: folders(of: feature).sources))
         let listed = Set(
             planned.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) })

@@ -61,7 +61,7 @@ struct ShadowBuild {
 
     /// True when the shadow compiled every file with today's arguments at least once.
     var isPrimed: Bool {
-        (try? String(contentsOfFile: folder + "/primed", encoding: .utf8)) == stamp
+        Files.text(folder + "/primed") == stamp
     }
 
     /// Runs `body` holding the shadow's file lock, so no two builds of it (in this process or another) overlap; nil
@@ -83,7 +83,7 @@ struct ShadowBuild {
         let sources = CompiledSources(
             record: folder + "/sources.json", objects: CompiledSources.objects(inOutputFileMap: outputFileMap))
         let result = sources.compiling { PluginBuilder.run(command, in: repository) }
-        if result.0 == 0 { try? stamp.write(toFile: folder + "/primed", atomically: true, encoding: .utf8) }
+        if result.0 == 0 { try? Files.replace(folder + "/primed", with: Data(stamp.utf8)) }
         return result
     }
 
@@ -92,13 +92,13 @@ struct ShadowBuild {
     /// the link instead of the load. Nil when the object list cannot be read or written.
     func linkArguments(writing output: String) -> [String]? {
         guard let list = link.firstIndex(where: { $0.hasPrefix("@") }), let objects = objectPaths(),
-            let planned = try? String(contentsOfFile: String(link[list].dropFirst()), encoding: .utf8),
+            let planned = Files.text(String(link[list].dropFirst())),
             let out = link.firstIndex(of: "-o"), out + 1 < link.count
         else { return nil }
         let lines = planned.split(separator: "\n").map { objects[String($0)] ?? String($0) }
         let shadowList = folder + "/Objects.LinkFileList"
         do {
-            try (lines.joined(separator: "\n") + "\n").write(toFile: shadowList, atomically: true, encoding: .utf8)
+            try Files.replace(shadowList, with: Data((lines.joined(separator: "\n") + "\n").utf8))
         } catch { return nil }
         var arguments = link
         arguments[list] = "@" + shadowList

@@ -30,8 +30,8 @@ package final class SourceRebuilds {
         sources.values.forEach(Self.primeShadow)
     }
 
-    /// Watches the sources; nil when there are none.
-    package func watcher(polling: Bool) -> SourceWatcher? {
+    /// Watches the sources (quiet periods measured on `now`); nil when there are none.
+    package func watcher(polling: Bool, now: @escaping @Sendable () -> ContinuousClock.Instant) -> SourceWatcher? {
         let folders = directories
         guard !folders.isEmpty else { return nil }
         let isSource: @Sendable (String) -> Bool = { path in
@@ -41,7 +41,8 @@ package final class SourceRebuilds {
         }
         // An editor's save is one event or two within a millisecond (truncate and write, or write and rename), and a
         // save during a build is caught by `NewestBuild`: a short quiet period is enough.
-        return SourceWatcher(directories: folders, debounce: .milliseconds(15), polling: polling, accept: isSource)
+        return SourceWatcher(
+            directories: folders, debounce: .milliseconds(15), polling: polling, now: now, accept: isSource)
     }
 
     /// Rebuilds each feature with an edited source among `paths`, posting its notices with `post`. Each new library
@@ -66,7 +67,7 @@ package final class SourceRebuilds {
             let names = unchanged.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
             post(
                 Notice(
-                    level: .info, code: "unchanged",
+                    level: .info, code: .unchanged,
                     message: "\(names) saved: nothing new to build (the same bytes as last built)",
                     feature: sources.first { $0.value.contains(first) }?.key, detail: unchanged))
         }
@@ -74,7 +75,7 @@ package final class SourceRebuilds {
         let changed = sources.filter { _, watched in edited.contains(where: watched.contains) }
         for (id, watched) in changed.sorted(by: { $0.key < $1.key }) {
             let name = watched.folder
-            post(Notice(level: .info, code: "building", message: "Building \(name)…", feature: id))
+            post(Notice(level: .info, code: .building, message: "Building \(name)…", feature: id))
             let library = watched.builder.library(of: name)
             rebuilding.insert(library)
             // Each build is checked against the sources as they are when it ends: one of bytes saved over meanwhile
@@ -97,7 +98,7 @@ package final class SourceRebuilds {
             guard let prepared else {
                 post(
                     Notice(
-                        level: .error, code: "build-failed",
+                        level: .error, code: .buildFailed,
                         message:
                             "\(name) did not build (\(outcome.method), \(outcome.milliseconds) ms\(skipped)): \(outcome.errors.first ?? "see the compiler output")",
                         fix: "fix the errors and save again; the running version stays", feature: id,
@@ -106,7 +107,7 @@ package final class SourceRebuilds {
             }
             post(
                 Notice(
-                    level: .info, code: "built",
+                    level: .info, code: .built,
                     message:
                         "\(name) built in \(outcome.milliseconds) ms (\(([outcome.method] + outcome.steps).joined(separator: ", "))\(skipped))",
                     feature: id, milliseconds: outcome.milliseconds))

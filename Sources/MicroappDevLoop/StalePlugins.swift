@@ -87,7 +87,7 @@ package struct StalePlugins {
         if stale.count == 1 {
             return build(stale, product: stale[0].name, replayable: !stale[0].sharedChanged)
         }
-        let started = Date()
+        let started = environment.date()
         var failed: [(StaleFeature, String)] = []
         for (index, feature) in stale.enumerated() {
             log(
@@ -95,7 +95,7 @@ package struct StalePlugins {
             )
             if let output = buildProduct(feature.name) { failed.append((feature, output)) }
         }
-        log(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
+        log(String(format: "microapp: plugins built in %.1f s", environment.date().timeIntervalSince(started)))
         guard !failed.isEmpty else { return nil }
         return failure(of: failed.map(\.0), output: failed.map(\.1).joined(separator: "\n"), in: locations.repository)
     }
@@ -128,10 +128,10 @@ package struct StalePlugins {
         }
         let problems = list.problems(in: repository, environment: environment)
         for problem in problems { log("microapp: \(problem.text)") }
-        let missing = problems.filter { $0.code == "feature-folder-missing" }
+        let missing = problems.filter { $0.code == .featureFolderMissing }
         guard let first = missing.first else { return nil }
         return Notice(
-            level: .error, code: first.code.rawValue,
+            level: .error, code: first.code,
             message:
                 "no plugin was built: \(missing.map(\.message).joined(separator: "; ")); the libraries built before run",
             fix: first.fix, detail: missing.map(\.text))
@@ -142,7 +142,7 @@ package struct StalePlugins {
     /// Package.swift declares its features in a list that `microapp new` and `microapp remove` edit, so SwiftPM, which
     /// caches its evaluation of the manifest by the file's contents, sees every feature added or removed by itself.
     private func build(_ stale: [StaleFeature], product: String, replayable: Bool) -> Notice? {
-        let started = Date()
+        let started = environment.date()
         // One feature changed in its own folder, same files: replay SwiftPM's own compile and link commands for it
         // (what --watch does), skipping SwiftPM's planning. A library never built, a change in a shared module (it
         // must be rebuilt first), anything else, or a failed replay (for the full diagnostics) goes to swift build.
@@ -153,7 +153,7 @@ package struct StalePlugins {
             return nil
         }
         guard let output = buildProduct(product) else {
-            log(String(format: "microapp: plugins built in %.1f s", Date().timeIntervalSince(started)))
+            log(String(format: "microapp: plugins built in %.1f s", environment.date().timeIntervalSince(started)))
             return nil
         }
         return failure(of: stale, output: output, in: locations.repository)
@@ -163,12 +163,12 @@ package struct StalePlugins {
     /// (the failure is told on the log).
     private func buildProduct(_ product: String) -> String? {
         guard let repository = locations.repository else { return nil }
-        let started = Date()
+        let started = environment.date()
         let result = run(product: product, in: repository)
         guard result.status == 0 else {
             report(
                 Problem(
-                    code: "build-failed", subject: "", reason: "`\(result.command)` failed (exit \(result.status))",
+                    code: .buildFailed, subject: "", reason: "`\(result.command)` failed (exit \(result.status))",
                     fix: "fix the compiler errors above; the libraries built before still load")
             )
             return result.output
@@ -188,7 +188,7 @@ package struct StalePlugins {
         if !old.isEmpty { runs.append("the library built before runs for \(old.joined(separator: ", "))") }
         if !missing.isEmpty { runs.append("\(missing.joined(separator: ", ")) has no library and does not run") }
         return Notice(
-            level: .error, code: "build-failed",
+            level: .error, code: .buildFailed,
             message:
                 "\(stale.map(\.name).joined(separator: ", ")) did not build at start (swift build): \(errors.first ?? "see the compiler output"); \(runs.joined(separator: "; "))",
             fix: "\(runs.joined(separator: "; ")); fix the errors and start again (under --watch, a save rebuilds)",
@@ -222,7 +222,7 @@ package struct StalePlugins {
         } catch {
             report(
                 Problem(
-                    code: "build-not-started", subject: "",
+                    code: .buildNotStarted, subject: "",
                     reason: "could not start `swift build`: \(error.problem.reason)",
                     fix: "put the Swift toolchain on PATH"))
             return (-1, "", "swift build")

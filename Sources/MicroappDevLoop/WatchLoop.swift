@@ -23,6 +23,8 @@ public final class WatchLoop {
     private var started = 0
     /// Whether the watchers poll instead of using inotify (`SourceWatcher.prefersPolling(in:)`).
     private let polling: Bool
+    /// The environment's clock, which the watchers measure quiet periods on.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     /// Watches `libraryDirectories` for new builds, and the sources of the features in `sources` (by feature id);
     /// relative paths are from `environment`'s current directory.
@@ -37,16 +39,17 @@ public final class WatchLoop {
         rebuilds = SourceRebuilds(sources: sources)
         self.loaded = Set(loaded.map { FeatureSources.absolute($0, from: here) })
         polling = SourceWatcher.prefersPolling(in: environment)
+        now = environment.now
         for path in self.loaded { seen[path] = FileStamp.of(path: path) }
     }
 
     /// Starts watching; call `stop()` when the app ends.
     public func start() {
         let libraries = SourceWatcher(
-            directories: libraryDirectories, recursive: false, polling: polling, accept: { PluginFileName.isPlugin($0) }
-        )
+            directories: libraryDirectories, recursive: false, polling: polling, now: now,
+            accept: { PluginFileName.isPlugin($0) })
         watchers.append(libraries)
-        if let sources = rebuilds.watcher(polling: polling) {
+        if let sources = rebuilds.watcher(polling: polling, now: now) {
             rebuilds.prime()
             watchers.append(sources)
         }
@@ -78,7 +81,7 @@ public final class WatchLoop {
             ? "new builds swap in" : "saves in \(names.joined(separator: ", ")) rebuild, new builds swap in"
         swapper.runtime.post(
             Notice(
-                level: .info, code: "watching", message: "Watching: \(what)",
+                level: .info, code: .watching, message: "Watching: \(what)",
                 detail: rebuilds.directories.sorted() + libraryDirectories))
     }
 

@@ -97,7 +97,7 @@ package struct FeatureLibrary {
         let (beside, leftover) = locations.libraries(
             in: [locations.pluginDirectory.path], environment: request.environment)
         if let leftover, !explicit.contains(where: isWanted), leftover.names.contains(where: isWanted) {
-            throw Problem(code: "usage", subject: "", reason: leftover.message, fix: leftover.fix)
+            throw Problem.usage(leftover.message, fix: leftover.fix)
         }
         let files = explicit + beside
         let lookup =
@@ -227,16 +227,16 @@ package struct FeatureLibrary {
         _ name: String, folder: String?, folders: [String], loaded: [PluginImage], in directories: [String]
     ) -> Problem {
         if let folder {
-            return Problem(
-                code: "usage", subject: "", reason: "Plugins/\(folder) has no library yet",
+            return Problem.usage(
+                "Plugins/\(folder) has no library yet",
                 fix: "build it with `swift build --product \(folder)` (or run microapp without --no-build)")
         }
         let inRepository = folders.isEmpty ? "none" : folders.joined(separator: ", ")
         let libraries = loaded.map { "\($0.manifest.id) (\($0.manifest.displayName))" }
         let names = folders + loaded.flatMap { [$0.manifest.displayName, $0.manifest.id] }
         let meant = NearMiss.closest(to: name, among: names).map { "did you mean '\($0)'? Otherwise " } ?? ""
-        return Problem(
-            code: "usage", subject: "", reason: "no feature is called '\(name)'",
+        return Problem.usage(
+            "no feature is called '\(name)'",
             fix:
                 "\(meant)use one of the features in Plugins/: \(inRepository); or of the libraries loaded from \(directories.joined(separator: ", ")): \(libraries.isEmpty ? "none" : libraries.joined(separator: ", "))"
         )

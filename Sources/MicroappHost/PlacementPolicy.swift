@@ -31,8 +31,8 @@ package enum PlacementPolicy {
     /// host's keys and the loaded features' services): granting it would do nothing, and a typo would pass unnoticed.
     package static func ungranted(_ grants: [GrantOption], offered: Set<String>) -> Problem? {
         guard let grant = grants.first(where: { !offered.contains($0.key) }) else { return nil }
-        return Problem(
-            code: "usage", subject: "", reason: "--grant \(grant.feature)=\(grant.key): nobody offers '\(grant.key)'",
+        return Problem.usage(
+            "--grant \(grant.feature)=\(grant.key): nobody offers '\(grant.key)'",
             fix: "name a key `microapp keys` lists: \(offered.sorted().joined(separator: ", "))")
     }
 }

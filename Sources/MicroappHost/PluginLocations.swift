@@ -60,9 +60,8 @@ package struct PluginLocations: BuildFolders, Sendable {
         for folder in folders {
             let kind = FileFacts.kind(of: folder)
             guard kind != .folder else { continue }
-            throw Problem(
-                code: "usage", subject: "",
-                reason: "\(option) \(folder): \(kind == .file ? "is a file, not a folder" : "no such folder")",
+            throw Problem.usage(
+                "\(option) \(folder): \(kind == .file ? "is a file, not a folder" : "no such folder")",
                 fix:
                     "name the folder that holds the lib<Feature>.so files (a package's .build/debug, say); check the spelling"
             )
@@ -145,5 +144,5 @@ package struct LeftoverLibraries: Sendable {
     }
 
     /// The note for people on stderr (`microapp: note: …` and the fix) and the terminal's footer.
-    package var note: Problem { Problem(code: "skipped-libraries", subject: "", reason: message, fix: fix) }
+    package var note: Problem { Problem(code: .skippedLibraries, subject: "", reason: message, fix: fix) }
 }

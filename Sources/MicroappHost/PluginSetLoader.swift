@@ -142,8 +142,8 @@ package enum PluginSetLoader {
             guard !only.isEmpty else { return self }
             let known = Set(images.map(\.manifest.id) + isolated.map(\.manifest.id))
             if let id = only.first(where: { !known.contains($0) }) {
-                throw Problem(
-                    code: "usage", subject: "", reason: "--only \(id): no loaded plugin has that id",
+                throw Problem.usage(
+                    "--only \(id): no loaded plugin has that id",
                     fix: "use one of: \(known.sorted().joined(separator: ", "))")
             }
             var loaded = self

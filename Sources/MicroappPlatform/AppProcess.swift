@@ -44,7 +44,7 @@ package enum AppProcess {
         } catch {
             return .notStarted(
                 Problem(
-                    code: "app-not-started", subject: executable,
+                    code: .appNotStarted, subject: executable,
                     reason: "could not start the app process (\(executable)): \(error.problem.reason)",
                     fix: "check that \(executable) runs"))
         }

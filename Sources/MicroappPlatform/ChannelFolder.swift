@@ -18,7 +18,7 @@ public enum ChannelFolder {
     {
         if FileFacts.exists(folder) {
             return Problem(
-                code: "release-exists", subject: folder, reason: "a release folder is never written over",
+                code: .releaseExists, subject: folder, reason: "a release folder is never written over",
                 fix: "remove it first, or raise the feature's version and make a new release")
         }
         return writeFiles(
@@ -38,7 +38,7 @@ public enum ChannelFolder {
         else {
             return .failure(
                 Problem(
-                    code: "not-a-release", subject: folder,
+                    code: .notARelease, subject: folder,
                     reason: "it has no \(ReleaseLayout.record) and \(ReleaseLayout.signature)",
                     fix: "name a folder `microapp release` wrote"))
         }
@@ -104,7 +104,7 @@ public enum ChannelFolder {
         case .success(nil):
             return .failure(
                 Problem(
-                    code: "channel-missing-file", subject: channel + "/" + ChannelLayout.index,
+                    code: .channelMissingFile, subject: channel + "/" + ChannelLayout.index,
                     reason: "the channel has no index to re-sign", fix: "publish a release first, then rotate"))
         case .failure(let problem): return .failure(problem)
         }
@@ -114,7 +114,7 @@ public enum ChannelFolder {
             guard let file = RotationFile.decode(bytes) else {
                 return .failure(
                     Problem(
-                        code: "bad-signed-document", subject: path, reason: "it is not a channel's key rotations",
+                        code: .badDocument, subject: path, reason: "it is not a channel's key rotations",
                         fix: "restore it from a copy of the channel; the announcements in it must stay"))
             }
             rotations = file
@@ -178,7 +178,7 @@ public enum ChannelFolder {
             return nil
         } catch {
             return Problem(
-                code: "release-write", subject: folder, reason: "its files could not be written (\(error))",
+                code: .releaseWrite, subject: folder, reason: "its files could not be written (\(error))",
                 fix: "check that the folder is writable and the disk has room")
         }
     }

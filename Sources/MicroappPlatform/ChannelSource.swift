@@ -90,7 +90,7 @@ public enum ChannelSource: Sendable, Equatable {
         let problem = stream(path, limit: limit + 1, within: budget) { chunk in
             guard bytes.count + chunk.count <= limit else {
                 return Problem(
-                    code: "channel-file-too-large", subject: subject,
+                    code: .channelFileTooLarge, subject: subject,
                     reason: "it is larger than the \(limit) bytes a channel's \(path) may be",
                     fix: "check that the URL names a channel; tell the publisher if it does")
             }
@@ -119,7 +119,7 @@ public enum ChannelSource: Sendable, Equatable {
             let code = errno
             if code == ENOENT {
                 return Problem(
-                    code: "channel-missing-file", subject: path, reason: "the channel has no such file",
+                    code: .channelMissingFile, subject: path, reason: "the channel has no such file",
                     fix: "check the channel's folder (`microapp publish` writes it); tell the publisher if it is theirs"
                 )
             }

@@ -48,14 +48,14 @@ package struct ELFDynamicSection: Sendable, Equatable {
         case .success(let read): section = read
         case .failure(let error):
             throw Problem(
-                code: "elf-unreadable", subject: path, reason: "its dynamic section cannot be read: \(error.reason)",
+                code: .elfUnreadable, subject: path, reason: "its dynamic section cannot be read: \(error.reason)",
                 fix: "rebuild it; only a 64-bit ELF file that the linker wrote can be installed")
         }
         guard section.runpath != runpath else { return }
         let wanted = Array(runpath.utf8)
         guard let place = section.runpathBytes, wanted.count <= place.count else {
             throw Problem(
-                code: "runpath-not-rewritable", subject: path,
+                code: .runpathNotRewritable, subject: path,
                 reason: section.runpath == nil
                     ? "it has no RUNPATH to point at \(runpath)"
                     : section.runpathBytes == nil

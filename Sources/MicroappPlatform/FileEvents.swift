@@ -47,10 +47,13 @@ package final class FileEvents {
         return true
     }
 
-    /// The changes reported until now, waiting up to `milliseconds` for the first; empty when none came.
-    package func next(waitingUpTo milliseconds: Int32) -> [Change] {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        _ = poll(&poller, 1, max(0, milliseconds))
+    /// The changes reported until now, waiting up to `timeout` (nil: for ever) for the first, or until `wake` is
+    /// signalled; empty when none came.
+    package func next(waitingUpTo timeout: Duration?, orUntil wake: WakeSignal? = nil) -> [Change] {
+        var pollers = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        if let wake { pollers.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)) }
+        _ = try? SystemCall.run("poll") { poll(&pollers, nfds_t(pollers.count), WakeSignal.milliseconds(timeout)) }
+        if let wake, pollers[1].revents != 0 { _ = wake.take() }
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         guard count > 0 else { return [] }
         return buffer.withUnsafeBytes { bytes in

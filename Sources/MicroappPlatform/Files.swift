@@ -1,8 +1,8 @@
 import Foundation
 
 /// The file operations the layers above the platform need (the dev loop's builds, the tool's scaffolding and removal,
-/// the SDK's installation), in one place: they call these, never `FileManager` or the C library, so the layer test
-/// can hold them to it. Each is the plain operation, answering nil, false or an empty list where it cannot.
+/// the SDK's installation), in one place: they call these, never `FileManager`, Foundation's readers and writers of
+/// files or the C library, and the layer test holds them to it (`onlyThePlatformCallsTheSystem`). Each is the plain operation, answering nil, false or an empty list where it cannot.
 package enum Files {
     /// True when something is at `path` (a symbolic link is followed).
     package static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
@@ -35,6 +35,19 @@ package enum Files {
 
     /// The bytes of the file at `path`, nil when it cannot be read.
     package static func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    /// The text of the file at `path` (UTF-8), nil when it cannot be read or is not text.
+    package static func text(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+    /// Makes `data` the file at `path`, whole or not at all (written beside it, then renamed over it); throws why not.
+    package static func replace(_ path: String, with data: Data) throws {
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// Writes `data` as the file at `path` in place (made with the umask's mode, or emptied first); throws why not.
+    package static func create(_ path: String, with data: Data) throws {
+        try data.write(to: URL(fileURLWithPath: path))
+    }
 
     /// Writes `data` as the file at `path` with its modification date set to `modified`; false when it could not.
     @discardableResult

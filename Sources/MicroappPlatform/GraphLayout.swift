@@ -19,7 +19,7 @@ public enum GraphLayout {
         guard Files.write(Data(dot.utf8), to: input) else {
             throw Failure(
                 problem: Problem(
-                    code: "graph-layout", subject: folder, reason: "cannot write the graph's DOT text there",
+                    code: .graphLayout, subject: folder, reason: "cannot write the graph's DOT text there",
                     fix: "set TMPDIR to a writable folder"))
         }
         defer { try? Files.remove(input) }
@@ -29,14 +29,14 @@ public enum GraphLayout {
         } catch {
             throw Failure(
                 problem: Problem(
-                    code: "graph-layout", subject: "dot", reason: "Graphviz's `dot` cannot be started (\(error))",
+                    code: .graphLayout, subject: "dot", reason: "Graphviz's `dot` cannot be started (\(error))",
                     fix: "install Graphviz (`sudo apt-get install graphviz`), or use --format dot"))
         }
         guard outcome.termination == .exited(0), outcome.text.contains("<svg") else {
             let said = String(decoding: outcome.error, as: UTF8.self).split(separator: "\n").first.map(String.init)
             throw Failure(
                 problem: Problem(
-                    code: "graph-layout", subject: "dot",
+                    code: .graphLayout, subject: "dot",
                     reason: "Graphviz's `dot` did not draw the graph (\(said ?? "\(outcome.termination)"))",
                     fix: "check `dot -V` works, or use --format dot and lay it out yourself"))
         }

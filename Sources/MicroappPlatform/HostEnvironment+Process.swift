@@ -7,8 +7,9 @@ import MicroappCore
 
 extension HostEnvironment {
     /// This process's environment as the system gives it: `ProcessInfo`'s variables, the home folder (`$HOME` when it
-    /// is an absolute path, else the password database's), `$TMPDIR` (else `/tmp`), the current directory and the
-    /// continuous clock. The one place the package reads them; a composition root makes it once and passes it down.
+    /// is an absolute path, else the password database's), `$TMPDIR` (else `/tmp`), the current directory, the
+    /// continuous clock and the wall clock. The one place the package reads them; a composition root makes it once and
+    /// passes it down.
     public static var process: HostEnvironment {
         let variables = ProcessInfo.processInfo.environment
         let home = variables["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? passwordHome()
@@ -16,7 +17,8 @@ extension HostEnvironment {
         return HostEnvironment(
             variables: variables, home: home,
             temporaryFolder: temporary.count > 1 && temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary,
-            currentDirectory: FileManager.default.currentDirectoryPath, now: { ContinuousClock().now })
+            currentDirectory: FileManager.default.currentDirectoryPath, now: { ContinuousClock().now },
+            date: { Date() })
     }
 
     /// This user's home folder from the password database, for a process started without `HOME`.

@@ -27,7 +27,7 @@ package struct InstallStaging: Sendable {
             }
         } catch {
             throw Problem(
-                code: "install-not-written", subject: staging,
+                code: .installNotWritten, subject: staging,
                 reason: "the folder to write the install in cannot be made: \(error.localizedDescription)",
                 fix: "choose a prefix in a folder you can write, or make \(parent) writable")
         }
@@ -43,7 +43,7 @@ package struct InstallStaging: Sendable {
             try FileManager.default.copyItem(atPath: real, toPath: destination)
         } catch {
             throw Problem(
-                code: "install-not-written", subject: destination,
+                code: .installNotWritten, subject: destination,
                 reason: "\(real) could not be copied: \(error.localizedDescription)",
                 fix: "check that \(real) is readable and the prefix's disk has room")
         }
@@ -64,7 +64,7 @@ package struct InstallStaging: Sendable {
                 atPath: destination, contents: data, attributes: [.posixPermissions: permissions])
         else {
             throw Problem(
-                code: "install-not-written", subject: destination, reason: "it could not be written",
+                code: .installNotWritten, subject: destination, reason: "it could not be written",
                 fix: "check that the prefix's disk has room")
         }
         return InstallRecord.File(path: relative, size: data.count, source: "")
@@ -85,7 +85,7 @@ package struct InstallStaging: Sendable {
         } catch {
             remove()
             throw Problem(
-                code: "install-not-placed", subject: target, reason: error.problem.reason, fix: fix)
+                code: .installNotPlaced, subject: target, reason: error.problem.reason, fix: fix)
         }
     }
 
@@ -113,13 +113,13 @@ package enum InstallTarget: Sendable, Equatable {
             if let record = InstallRecord.load(layout.record) { return .success(.earlier(record)) }
             return .failure(
                 Problem(
-                    code: "install-prefix", subject: prefix,
+                    code: .installPrefix, subject: prefix,
                     reason: "the folder exists and is not an earlier install (it has no \(InstalledLayout.recordName))",
                     fix: "choose a new or empty folder as --prefix; an install replaces only an earlier install"))
         default:
             return .failure(
                 Problem(
-                    code: "install-prefix", subject: prefix, reason: "it is a file, not a folder",
+                    code: .installPrefix, subject: prefix, reason: "it is a file, not a folder",
                     fix: "choose a new or empty folder as --prefix"))
         }
     }
@@ -146,7 +146,7 @@ package enum NeededLibraries {
             case .failure(let error):
                 return .failure(
                     Problem(
-                        code: "elf-unreadable", subject: file,
+                        code: .elfUnreadable, subject: file,
                         reason: "its dynamic section cannot be read: \(error.reason)",
                         fix: "rebuild it with `swift build`; only ELF files the linker wrote can be installed"))
             }
@@ -176,7 +176,7 @@ package enum FolderArchive {
         let arguments = ["tar", "-I", "gzip -1", "-cf", partial, "-C", parent, (folder as NSString).lastPathComponent]
         if FileFacts.kind(of: file) == .folder {
             throw Problem(
-                code: "bundle-not-written", subject: file, reason: "it is a folder, not an archive",
+                code: .bundleNotWritten, subject: file, reason: "it is a folder, not an archive",
                 fix: "name a new .tar.gz file, or leave out .tar.gz to bundle into a folder")
         }
         let outcome: ChildProcess.Outcome
@@ -185,18 +185,18 @@ package enum FolderArchive {
             outcome = try ChildProcess(arguments, output: .capture, error: .output).wait()
         } catch let error as SystemCallError {
             throw Problem(
-                code: "bundle-not-written", subject: file, reason: "`tar` could not start: \(error.problem.reason)",
+                code: .bundleNotWritten, subject: file, reason: "`tar` could not start: \(error.problem.reason)",
                 fix: "install tar (Debian's `tar` package), or bundle into a folder with -o DIR")
         } catch {
             throw Problem(
-                code: "bundle-not-written", subject: file,
+                code: .bundleNotWritten, subject: file,
                 reason: "its folder cannot be made: \(error.localizedDescription)",
                 fix: "check that you may write \((file as NSString).deletingLastPathComponent)")
         }
         guard outcome.termination == .exited(0) else {
             try? Files.remove(partial)
             throw Problem(
-                code: "bundle-not-written", subject: file,
+                code: .bundleNotWritten, subject: file,
                 reason: "`\(arguments.joined(separator: " "))` failed: \(outcome.text.suffix(400))",
                 fix: "check that you may write \((file as NSString).deletingLastPathComponent) and its disk has room")
         }
@@ -205,7 +205,7 @@ package enum FolderArchive {
         } catch {
             try? Files.remove(partial)
             throw Problem(
-                code: "bundle-not-written", subject: file, reason: error.problem.reason,
+                code: .bundleNotWritten, subject: file, reason: error.problem.reason,
                 fix: "check that you may write \((file as NSString).deletingLastPathComponent)")
         }
     }

@@ -45,7 +45,7 @@ final class IsolatedChild: Sendable {
     ) throws(StartFailure) -> IsolatedChild {
         _ = LeftoverFolders.sweptOnce
         // The host's pid in the name: a later host removes the folder if this one was killed (`LeftoverFolders`).
-        var template = Array((NSTemporaryDirectory() + "/microapp-feature-\(getpid())-XXXXXX").utf8CString)
+        var template = Array((HostScratch.folder + "/microapp-feature-\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw .system(SystemCallError(call: "mkdtemp", errno: errno)) }
         let folder = String(cString: made)
         let scratch = folder + "/scratch"
@@ -171,7 +171,7 @@ final class IsolatedChild: Sendable {
     }
 
     /// Where `pin()` keeps its links: one folder per host process.
-    private static var pinnedFolder: String { NSTemporaryDirectory() + "/microapp-pinned-\(getpid())" }
+    private static var pinnedFolder: String { HostScratch.folder + "/microapp-pinned-\(getpid())" }
 
     /// Removes the pinned copies (the app is quitting).
     static func removePinned() { try? FileManager.default.removeItem(atPath: pinnedFolder) }

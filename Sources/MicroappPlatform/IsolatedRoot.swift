@@ -40,7 +40,7 @@ public final class IsolatedRoot: SettlingRoot {
     /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child,
     /// unless it waits for the host's answer to its own service call, or a busy machine keeps it from a CPU.
     private lazy var watchdog = RequestWatchdog(
-        deadline: deadline, excuse: { [weak self] in await self?.excuse() }
+        deadline: deadline, clock: ContinuousClock(), excuse: { [weak self] in await self?.excuse() }
     ) { [weak self] _ in self?.child.kill() }
     private let deadline: Duration
     /// The run's registry of running children, which this one is in until it ends.

@@ -17,7 +17,7 @@ public enum LeftoverFolders {
     /// the temporary folder, on a thread of its own: a temporary folder of thousands of entries takes milliseconds to
     /// list, which nothing waits for.
     static let sweptOnce: Void = {
-        Thread.detachNewThread { removeStale(in: NSTemporaryDirectory()) }
+        Thread.detachNewThread { removeStale(in: HostScratch.folder) }
     }()
 
     /// Removes the leftover folders in `directory` whose names start with one of `prefixes` followed by the pid of a

@@ -124,7 +124,7 @@ public struct LibraryCopy: Sendable, Equatable {
                 Problem(
                     .loadFailed, subject: original,
                     reason: "no private folder could be made for its copy (\(error.problem.reason))",
-                    fix: "make the temporary folder (\(NSTemporaryDirectory())) writable"))
+                    fix: "make the temporary folder (\(HostScratch.folder)) writable"))
         }
     }
 
@@ -141,7 +141,7 @@ public struct LibraryCopy: Sendable, Equatable {
     public static let loadedFolderPrefix = "microapp-loaded-"
 
     private static let copies = Atomic<Int>(0)
-    /// Where `make(_:)` makes its folder: the temporary folder, unless `keepCopies(in:)` named another.
+    /// Where `make(_:)` makes its folder: `HostScratch`'s, unless `keepCopies(in:)` named another.
     private static let parent = Mutex<String?>(nil)
 
     /// Makes this process's folder of loaded copies inside `folder` (a private folder someone else removes when this
@@ -152,7 +152,7 @@ public struct LibraryCopy: Sendable, Equatable {
     /// process exits (mapped copies stay mapped); one left by a killed process goes with the next host's sweep of
     /// `LeftoverFolders`, started here too.
     private static let loadedFolder: Result<String, SystemCallError> = {
-        let base = parent.withLock { $0 } ?? NSTemporaryDirectory()
+        let base = parent.withLock { $0 } ?? HostScratch.folder
         var template = Array((base + "/\(loadedFolderPrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { return .failure(SystemCallError(call: "mkdtemp", errno: errno)) }
         atexit { LibraryCopy.removeLoadedFolder() }

@@ -18,7 +18,7 @@ extension PluginVersions {
             let signature = Files.contents(folder + "/" + ReleaseLayout.signature)
         else {
             return Problem(
-                code: "version-untrusted", subject: subject,
+                code: .versionUntrusted, subject: subject,
                 reason: "its signed release record is missing from \(folder)", fix: fix)
         }
         switch SignedRelease.verify(
@@ -28,7 +28,7 @@ extension PluginVersions {
         case .success: return nil
         case .failure(let problem):
             return Problem(
-                code: "version-untrusted", subject: subject,
+                code: .versionUntrusted, subject: subject,
                 reason: "its release record no longer verifies: \(problem.reason)", fix: fix)
         }
     }

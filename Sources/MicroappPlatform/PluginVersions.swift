@@ -63,7 +63,7 @@ public struct PluginVersions: Sendable {
         else {
             return .failure(
                 Problem(
-                    code: "bad-versions-damaged", subject: path,
+                    code: .badVersionsDamaged, subject: path,
                     reason: "it cannot be read as \(feature)'s versions marked bad (truncated or edited), so none "
                         + "of its versions is installed or rolled back to",
                     fix: "restore the file from a backup; or, knowing which versions were bad, remove it and mark "
@@ -128,7 +128,7 @@ public struct PluginVersions: Sendable {
         let source = library(of: record)
         guard let bytes = Files.contents(source), FileEntry(path: name, bytes: bytes) == record.library else {
             return Problem(
-                code: "kept-version-damaged", subject: source,
+                code: .keptVersionDamaged, subject: source,
                 reason: "its bytes are not the ones installed as \(record.feature) \(record.version)",
                 fix: "remove \(folder(record.feature, record.version)) and install the version again from its channel")
         }
@@ -159,7 +159,7 @@ public struct PluginVersions: Sendable {
                 return error.problem
             } catch {
                 return Problem(
-                    code: "update-write", subject: plugins,
+                    code: .updateWrite, subject: plugins,
                     reason: "\(PluginLock.fileName) could not be written (\(error))",
                     fix: "check that the plugin folder is writable, then update again")
             }
@@ -167,7 +167,7 @@ public struct PluginVersions: Sendable {
         unlink(staged)
         return outcome
             ?? Problem(
-                code: "update-write", subject: Self.updateLock(plugins), reason: "the update lock cannot be opened",
+                code: .updateWrite, subject: Self.updateLock(plugins), reason: "the update lock cannot be opened",
                 fix: "check that the plugin folder is writable, then update again")
     }
 
@@ -187,7 +187,7 @@ public struct PluginVersions: Sendable {
         guard let current = running().compactMap(\.version).first(where: { $0.feature == feature }) else {
             return .failure(
                 Problem(
-                    code: "no-rollback", subject: feature,
+                    code: .noRollback, subject: feature,
                     reason:
                         "the library of \(feature) in \(plugins) is not a version kept in .versions (put there by hand, or changed since)",
                     fix: "nothing to go back to: versions are kept from the first `microapp update` that replaces one"))
@@ -207,7 +207,7 @@ public struct PluginVersions: Sendable {
             let versions = kept.map { String($0.version) }.joined(separator: ", ")
             return .failure(
                 Problem(
-                    code: "no-rollback", subject: "\(feature) \(wanted.map(String.init) ?? "")",
+                    code: .noRollback, subject: "\(feature) \(wanted.map(String.init) ?? "")",
                     reason: wanted == nil
                         ? "no version older than \(current.version) is kept, unmarked (kept: \(versions))"
                         : "that version is not kept here, or is the one running (kept: \(versions))",
@@ -233,7 +233,7 @@ public struct PluginVersions: Sendable {
             try Files.makeDirectory(folder)
         } catch {
             return Problem(
-                code: "update-write", subject: folder, reason: "it cannot be made (\(error))",
+                code: .updateWrite, subject: folder, reason: "it cannot be made (\(error))",
                 fix: "check that the plugin folder is writable, then update again")
         }
         for (name, bytes) in files {

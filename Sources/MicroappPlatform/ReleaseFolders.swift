@@ -26,18 +26,20 @@ public struct ReleaseFolders: Sendable, Equatable {
     /// The folders `environment` names, by the one XDG rule (`HostEnvironment.folder`); with neither the variable nor
     /// a home folder, under the temporary folder (whose files are checked like any other).
     public init(environment: HostEnvironment) {
-        func base(_ folder: XDGFolder) -> String {
-            environment.folder(folder) ?? (environment.temporaryFolder + "/" + folder.defaultUnderHome)
-        }
-        self.init(config: base(.config) + "/microapp", state: base(.state) + "/microapp")
+        self.init(variables: environment.variables, home: environment.home, otherwise: environment.temporaryFolder)
     }
 
     /// The folders the environment `variables` and the person's `home` name (as `init(environment:)`).
     public init(environment variables: [String: String], home: String) {
-        self.init(
-            environment: HostEnvironment(
-                variables: variables, home: home, temporaryFolder: home, currentDirectory: home,
-                now: { ContinuousClock().now }))
+        self.init(variables: variables, home: home, otherwise: home)
+    }
+
+    private init(variables: [String: String], home: String?, otherwise: String) {
+        func base(_ folder: XDGFolder) -> String {
+            HostEnvironment.folder(folder, variables: variables, home: home)
+                ?? (otherwise + "/" + folder.defaultUnderHome)
+        }
+        self.init(config: base(.config) + "/microapp", state: base(.state) + "/microapp")
     }
 
     /// The folder of key pairs.

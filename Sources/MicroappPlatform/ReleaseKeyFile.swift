@@ -19,7 +19,7 @@ public enum ReleaseKeyFile {
         guard let key = Ed25519.PrivateKey.generate() else {
             return .failure(
                 Problem(
-                    code: "key-generation", subject: path, reason: "libcrypto could not make an Ed25519 key",
+                    code: .keyGeneration, subject: path, reason: "libcrypto could not make an Ed25519 key",
                     fix: "check that OpenSSL's libcrypto 3 is installed (Debian: libssl3), then try again"))
         }
         do throws(SystemCallError) {
@@ -30,7 +30,7 @@ public enum ReleaseKeyFile {
         } catch  where error.errno == EEXIST {
             return .failure(
                 Problem(
-                    code: "key-exists", subject: error.path ?? path, reason: "a key named \(name) exists already",
+                    code: .keyExists, subject: error.path ?? path, reason: "a key named \(name) exists already",
                     fix: "use that key, or choose another name; a key is never overwritten"))
         } catch {
             return .failure(error.problem)
@@ -49,7 +49,7 @@ public enum ReleaseKeyFile {
             if code == ENOENT {
                 return .failure(
                     Problem(
-                        code: "no-key", subject: path, reason: "there is no key named \(name)",
+                        code: .noKey, subject: path, reason: "there is no key named \(name)",
                         fix: "make one with `microapp keygen --name \(name)`"))
             }
             return .failure(SystemCallError(call: "open", path: path, errno: code).problem)
@@ -62,7 +62,7 @@ public enum ReleaseKeyFile {
         guard facts.st_mode & 0o077 == 0, facts.st_uid == getuid() else {
             return .failure(
                 Problem(
-                    code: "key-open-to-others", subject: path,
+                    code: .keyOpenToOthers, subject: path,
                     reason:
                         "the private key is readable or writable by others (mode \(String(facts.st_mode & 0o777, radix: 8))) or not yours",
                     fix: "make it yours alone with `chmod 600 \(path)`; if others may have read it, make a new key"))
@@ -85,13 +85,13 @@ public enum ReleaseKeyFile {
 
     private static func badName(_ name: String) -> Problem {
         Problem(
-            code: "bad-key-name", subject: "'\(name)'", reason: "a key's name is letters, digits, '-', '_' and '.'",
+            code: .badKeyName, subject: "'\(name)'", reason: "a key's name is letters, digits, '-', '_' and '.'",
             fix: "choose a name such as `team` or `acme-release`")
     }
 
     private static func notAKey(_ path: String) -> Problem {
         Problem(
-            code: "bad-key", subject: path, reason: "it is not a private key file (one line, ed25519-private:<base64>)",
+            code: .badKey, subject: path, reason: "it is not a private key file (one line, ed25519-private:<base64>)",
             fix: "restore it from your backup, or make a new key with `microapp keygen`")
     }
 

@@ -62,7 +62,7 @@ public struct ReleaseStore: Sendable {
     private func unreadable(_ path: String) -> Problem {
         let seen = path == folders.seenVersions
         return Problem(
-            code: "bad-release-file", subject: path,
+            code: .badReleaseFile, subject: path,
             reason: "it cannot be read as the JSON the host writes there (at most \(Self.fileCap) bytes)",
             fix: seen
                 ? "put back the record before the last check: `cp \(Self.previous(path)) \(path)` (removing it "
@@ -78,7 +78,7 @@ public struct ReleaseStore: Sendable {
         } catch {
             return (error as? ProblemDescribing)?.problem
                 ?? Problem(
-                    code: "bad-release-file", subject: path, reason: "it could not be written (\(error))",
+                    code: .badReleaseFile, subject: path, reason: "it could not be written (\(error))",
                     fix: "check the permissions of its folder")
         }
     }

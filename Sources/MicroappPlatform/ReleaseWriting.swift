@@ -18,7 +18,7 @@ extension ChannelFolder {
         else {
             return .failure(
                 Problem(
-                    code: "release-library-changed", subject: library.original,
+                    code: .releaseLibraryChanged, subject: library.original,
                     reason: "its private copy could not be read back as it was examined",
                     fix: "make the release again; check that the temporary folder is not shared or full"))
         }

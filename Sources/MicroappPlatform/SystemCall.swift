@@ -23,7 +23,7 @@ public struct SystemCallError: Error, Sendable, Equatable, ProblemDescribing {
     /// A `system-call` problem: the call and the C library's words for the error, with a fix for the usual causes.
     public var problem: Problem {
         Problem(
-            code: "system-call", subject: path ?? "", reason: "\(call) failed: \(words) (errno \(errno))", fix: fix)
+            code: .systemCall, subject: path ?? "", reason: "\(call) failed: \(words) (errno \(errno))", fix: fix)
     }
 
     /// The C library's words for the error (`Permission denied`).

@@ -81,7 +81,7 @@ public struct Updater: Sendable {
         guard Files.isDirectory(versions.plugins) else {
             return UpdateReport(
                 refusing: Problem(
-                    code: "no-plugin-folder", subject: versions.plugins, reason: "there is no such folder",
+                    code: .noPluginFolder, subject: versions.plugins, reason: "there is no such folder",
                     fix: "name the app's plugin folder with --plugins DIR"))
         }
         // The folder itself is the lock between two updates: a refused update leaves no file behind.
@@ -92,7 +92,7 @@ public struct Updater: Sendable {
         }
             ?? UpdateReport(
                 refusing: Problem(
-                    code: "update-busy", subject: versions.plugins, reason: "another update of this folder is running",
+                    code: .updateBusy, subject: versions.plugins, reason: "another update of this folder is running",
                     fix: "wait for it to finish, then update again"))
     }
 
@@ -151,7 +151,7 @@ public struct Updater: Sendable {
                 if let installed = running[feature]?.version, entry.version > installed {
                     report.skipped.append(
                         Problem(
-                            code: "marked-bad", subject: "\(feature) \(entry.version)",
+                            code: .markedBad, subject: "\(feature) \(entry.version)",
                             reason: "this plugin folder marked it bad: \(mark.reason)",
                             fix: "nothing to do: a later version is installed when the channel has one"))
                 }
@@ -221,7 +221,7 @@ public struct Updater: Sendable {
         else {
             return .failure(
                 Problem(
-                    code: "release-incomplete", subject: channel.location(of: recordPath),
+                    code: .releaseIncomplete, subject: channel.location(of: recordPath),
                     reason: "the index lists no signed record or no library for \(feature.id) \(entry.version)",
                     fix: "tell the publisher; publishing the release again lists all its files"))
         }
@@ -245,7 +245,7 @@ public struct Updater: Sendable {
         guard release.record.library.path == name else {
             return .failure(
                 Problem(
-                    code: "release-renamed", subject: "\(feature.id) \(entry.version)",
+                    code: .releaseRenamed, subject: "\(feature.id) \(entry.version)",
                     reason:
                         "its library is \(release.record.library.path), and this folder runs \(feature.id) as \(name)",
                     fix: "install it by hand: remove \(feature.library.path) and copy the new library in"))

@@ -54,21 +54,21 @@ enum WebDownload {
         switch transfer.cut {
         case .tooSlow(let bytes, let seconds):
             return Problem(
-                code: "channel-too-slow", subject: subject,
+                code: .channelTooSlow, subject: subject,
                 reason:
                     "it came at \(Int(Double(bytes) / max(seconds, 0.001))) bytes a second over \(Int(seconds)) s, "
                     + "below the floor of \(budget.limits.minimumRate) (MICROAPP_MIN_RATE)",
                 fix: slow + " (tell the publisher); for a slow link, lower MICROAPP_MIN_RATE")
         case .pastDeadline:
             return Problem(
-                code: "channel-deadline", subject: subject,
+                code: .channelDeadline, subject: subject,
                 reason:
                     "the check did not end within its \(Int(budget.limits.deadline.timeInterval)) s "
                     + "(MICROAPP_CHECK_DEADLINE)",
                 fix: slow + " (tell the publisher); for a slow link, raise MICROAPP_CHECK_DEADLINE")
         case .coding(let coding):
             return Problem(
-                code: "channel-content-coding", subject: subject,
+                code: .channelContentCoding, subject: subject,
                 reason:
                     "the server sent it with Content-Encoding: \(coding), a content coding this host neither asks "
                     + "for nor accepts (the size signed is the size of the file as it is)",
@@ -78,22 +78,22 @@ enum WebDownload {
         if status != 200 && (end == MICROAPP_FETCH_DONE || end == MICROAPP_FETCH_STOPPED) && status != 0 {
             if status == 404 || status == 410 {
                 return Problem(
-                    code: "channel-missing-file", subject: subject,
+                    code: .channelMissingFile, subject: subject,
                     reason: "the server answered \(status): no such file",
                     fix: "check the channel's URL (its top, where index.json is); tell the publisher if it is right")
             }
             return Problem(
-                code: "channel-http-status", subject: subject, reason: "the server answered HTTP \(status), not 200",
+                code: .channelHttpStatus, subject: subject, reason: "the server answered HTTP \(status), not 200",
                 fix: "try again later; tell the channel's publisher if it persists")
         }
         switch end {
         case MICROAPP_FETCH_QUIET:
             return Problem(
-                code: "channel-timeout", subject: subject, reason: "the server went quiet for \(idleTimeout) s",
+                code: .channelTimeout, subject: subject, reason: "the server went quiet for \(idleTimeout) s",
                 fix: "check the URL and your network, and that the server is up; then update again")
         case MICROAPP_FETCH_FAILED:
             return Problem(
-                code: "channel-unreachable", subject: subject, reason: "it cannot be fetched (\(reason))",
+                code: .channelUnreachable, subject: subject, reason: "it cannot be fetched (\(reason))",
                 fix: "check the URL and your network, and that the server is up; then update again")
         default: return nil
         }

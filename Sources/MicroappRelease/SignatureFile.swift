@@ -59,7 +59,7 @@ extension TrustList {
     /// Checks that `signature` is a trusted key's over `document` (at `subject`): the signer, or an `untrusted-key`
     /// problem, or a problem with `failure`'s code when the signature does not verify.
     public func verify(
-        _ document: Data, signature: SignatureFile, subject: String, failure: ReleaseCode
+        _ document: Data, signature: SignatureFile, subject: String, failure: Problem.Code
     ) -> Result<Signer, Problem> {
         guard let (name, key) = trusted(signature.key) else {
             return .failure(

@@ -24,7 +24,7 @@ public final class JSONLinesDriver {
             frame: Self.frameLine, notice: Self.noticeLine, parse: EventLineParser.parseJSON,
             badLine: { number, line, reason in
                 Self.errorLine(
-                    code: "bad-event",
+                    code: .badEvent,
                     message: "input line \(number) is not an event: \(reason): \(line.truncated(toWidth: 80))",
                     fix: "write one JSON event per line, e.g. \(EventLineParser.jsonExample)")
             })
@@ -56,8 +56,8 @@ public final class JSONLinesDriver {
     }
 
     /// `{"type":"error","code":…,"fix":…,"message":…}`; `fix` is null when there is none.
-    public nonisolated static func errorLine(code: String, message: String, fix: String?) -> String {
-        line(type: "error", MessageBody(code: code, message: message, fix: fix, alwaysFix: true))
+    public nonisolated static func errorLine(code: Problem.Code, message: String, fix: String?) -> String {
+        line(type: "error", MessageBody(code: code.rawValue, message: message, fix: fix, alwaysFix: true))
     }
 
     /// Encodes `body` with sorted keys and puts `"type"` first; one line, slashes not escaped.

@@ -116,7 +116,7 @@ final class LineSession {
     /// was still going on.
     private func notSettled(_ event: Event, _ reason: String) -> Notice {
         Notice(
-            level: .error, code: "not-settled",
+            level: .error, code: .notSettled,
             message:
                 "\(event.summary) was not delivered: the app did not settle within \(settleTimeout.seconds) s (\(reason))",
             fix:

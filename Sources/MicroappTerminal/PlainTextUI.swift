@@ -27,7 +27,7 @@ public final class PlainTextUI {
             badLine: { number, line, reason in
                 PlainTextRenderer.render(
                     Notice(
-                        level: .error, code: "bad-event", message: "input line \(number) is not a command: \(reason)",
+                        level: .error, code: .badEvent, message: "input line \(number) is not a command: \(reason)",
                         fix: "one per line: \(EventLineParser.commandHelp)"))
             })
         session = LineSession(

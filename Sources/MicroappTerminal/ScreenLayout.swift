@@ -315,9 +315,9 @@ struct ScreenLayout {
 extension Notice {
     /// Codes of news that something went well (a swap, a build, an update): the footer ticks them. Other information
     /// (a redirect, nothing to go back to, a stub) is not a success and gets a plain mark.
-    static let successCodes: Set<String> = [
-        "swapped", "rolled-back", "built", "updated", "update-checked", "canary-passed", "feature-restarted",
-    ]
+    static let successCodes = Set(
+        [Problem.Code.swapped, .rolledBack, .built, .updated, .updateChecked, .canaryPassed, .featureRestarted].map(
+            \.rawValue))
 
     /// True for news that something went well (see `successCodes`).
     var isSuccess: Bool { level == .info && Self.successCodes.contains(code) }

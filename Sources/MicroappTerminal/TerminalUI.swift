@@ -215,10 +215,10 @@ public final class TerminalUI {
     func show(_ notices: [Notice]) {
         let notices = log.take(notices)
         for notice in notices {
-            switch notice.code {
-            case "build-failed": buildFailure = notice
-            case "built", "swapped", "rolled-back": buildFailure = nil
-            default: break
+            if notice.code == Problem.Code.buildFailed.rawValue {
+                buildFailure = notice
+            } else if notice.endsBuildFailure {
+                buildFailure = nil
             }
         }
         if let shown = notices.last(where: { $0.level == .error }) ?? notices.last {

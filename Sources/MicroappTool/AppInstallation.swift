@@ -53,7 +53,7 @@ struct InstallSource: Sendable {
         guard FileFacts.kind(of: executable) == .file else {
             throw UsageError(
                 Problem(
-                    code: "install-no-build", subject: folder.path,
+                    code: .installNoBuild, subject: folder.path,
                     reason: "there is no \(configuration) build of \(name) (no \(executable))",
                     fix:
                         "run `swift build -c \(configuration)` in \(repository.path) first (it builds the host and every feature), or install another build with --configuration"
@@ -100,7 +100,7 @@ enum AppInstallation {
             let target = canonicalPrefix(prefix)
             if target == real || target.hasPrefix(real + "/") {
                 return Problem(
-                    code: "install-prefix", subject: prefix,
+                    code: .installPrefix, subject: prefix,
                     reason: "it is inside the checkout's build folder \(build), which SwiftPM rewrites and cleans",
                     fix: "choose a prefix outside .build, e.g. --prefix ~/.local/microapp")
             }
@@ -153,7 +153,7 @@ enum AppInstallation {
                 try lock.write(in: pluginFolder)
             } catch {
                 throw Problem(
-                    code: "install-not-written", subject: pluginFolder,
+                    code: .installNotWritten, subject: pluginFolder,
                     reason: "its lock could not be written: \(error)",
                     fix: "check that the prefix's disk has room")
             }
@@ -166,7 +166,7 @@ enum AppInstallation {
             }
             let record = InstallRecord(
                 host: name, hostVersion: HelpText.version, configuration: source.configuration,
-                installed: ISO8601DateFormatter().string(from: Date()), files: files,
+                installed: ISO8601DateFormatter().string(from: arguments.environment.date()), files: files,
                 system: needed.system.sorted())
             _ = try staging.write(record.encoded(), to: InstalledLayout.recordName)
             try staging.place()

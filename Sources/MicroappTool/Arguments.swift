@@ -63,7 +63,7 @@ public struct UsageError: ProblemDescribing, CustomStringConvertible {
 
     /// A `usage` problem whose message names the word at fault.
     public init(_ message: String, fix: String) {
-        problem = Problem(code: "usage", subject: "", reason: message, fix: fix)
+        problem = .usage(message, fix: fix)
     }
 
     /// Another error's problem (a setting or file the app cannot use), told the same way.

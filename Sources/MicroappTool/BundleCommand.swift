@@ -48,7 +48,7 @@ enum BundleCommand: Command {
             let known = source.plugins.map { FeatureLibrary.stem(of: $0) }.sorted().joined(separator: ", ")
             throw UsageError(
                 Problem(
-                    code: "bundle-unknown-feature", subject: name,
+                    code: .bundleUnknownFeature, subject: name,
                     reason: "the \(source.configuration) build has no lib\(name).so",
                     fix: known.isEmpty ? "build the features first" : "name one of: \(known)"))
         }
@@ -69,7 +69,7 @@ enum BundleCommand: Command {
                     let bundle = BundleDescription(
                         feature: .init(id: manifest.id, name: manifest.displayName, version: manifest.version),
                         host: .init(name: host, version: HelpText.version, configuration: source.configuration),
-                        launcher: stem, created: ISO8601DateFormatter().string(from: Date()))
+                        launcher: stem, created: ISO8601DateFormatter().string(from: arguments.environment.date()))
                     description = bundle
                     return [
                         .init(path: stem, data: Data(bundle.script.utf8), permissions: 0o755),

@@ -24,14 +24,14 @@ enum CanaryRecovery {
                 if !crashed.contains(library) {
                     notices.append(
                         Notice(
-                            level: .info, code: "canary-cut-short",
+                            level: .info, code: .canaryCutShort,
                             message:
                                 "\(trial.feature) v\(trial.version)'s trial ended with the app, not by a crash of it: "
                                 + "v\(trial.version) keeps running", feature: trial.feature))
                 } else if let problem = reject(folder, trial) {
                     notices.append(
                         Notice(
-                            level: .error, code: "update-reject-failed",
+                            level: .error, code: .updateRejectFailed,
                             message: "\(trial.feature) v\(trial.version) could not be taken back: \(problem.reason)",
                             fix: problem.fix, feature: trial.feature))
                 } else {

@@ -35,7 +35,7 @@ struct ChannelUpdater: ChannelUpdates {
         let budget = CheckBudget(CheckLimits(environment: environment), clock: environment.now)
         for folder in Set(folders.values).sorted() {
             let report = Updater(channel: source, plugins: folder, environment: environment, screening: screening)
-                .update(now: Date(), within: budget)
+                .update(now: environment.date(), within: budget)
             // Only the features this app runs from that folder are swapped in; the others run from the next start.
             check.installed += report.installed.filter { folders[$0.feature] == folder }.map {
                 ChannelCheck.Installed(feature: $0.feature, version: $0.to, library: $0.library)
@@ -64,7 +64,7 @@ struct ChannelUpdater: ChannelUpdates {
         }
         switch PluginVersions(plugins: folder).rollback(
             feature, to: restored, reason: "v\(bad) failed its canary window: rolled back to v\(restored)",
-            trust: trust, now: Date())
+            trust: trust, now: environment.date())
         {
         case .success: return nil
         case .failure(let problem): return problem

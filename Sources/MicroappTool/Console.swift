@@ -49,7 +49,7 @@ enum Console {
         /// An `output-failed` problem: the output above is incomplete.
         var problem: Problem {
             Problem(
-                code: "output-failed", subject: "", reason: "could not write a \(type) as JSON: \(reason)",
+                code: .outputFailed, subject: "", reason: "could not write a \(type) as JSON: \(reason)",
                 fix: "this is a bug in microapp; report it with the command you ran (the output above is incomplete)")
         }
     }

@@ -80,7 +80,7 @@ enum LockCommand: Command {
         } catch {
             Console.err(
                 Problem(
-                    code: "lock-not-written", subject: "",
+                    code: .lockNotWritten, subject: "",
                     reason: "could not write \(folder)/\(PluginLock.fileName): \(error)",
                     fix: "check the folder's permissions")
             )
@@ -93,7 +93,7 @@ enum LockCommand: Command {
         } catch {
             Console.err(
                 Problem(
-                    code: "lock-history-not-written", subject: "",
+                    code: .lockHistoryNotWritten, subject: "",
                     reason: "could not write \(history.file): \(error.localizedDescription)",
                     fix: "make its folder writable, or a deleted \(PluginLock.fileName) in \(folder) goes unnoticed"),
                 label: "warning"
@@ -122,7 +122,7 @@ enum LockCommand: Command {
         } catch {
             throw UsageError(
                 Problem(
-                    code: "lock-history-not-written", subject: "",
+                    code: .lockHistoryNotWritten, subject: "",
                     reason: "could not write \(history.file): \(error.localizedDescription)",
                     fix: "make its folder writable"))
         }

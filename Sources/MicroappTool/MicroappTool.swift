@@ -14,6 +14,7 @@ public enum MicroappTool {
         host: HostConfiguration, environment: HostEnvironment = .process,
         words: [String] = Array(CommandLine.arguments.dropFirst())
     ) async -> Int32 {
+        HostScratch.use(environment)
         // The template CPlatform forked before main, for a run with isolated features: it serves and reads nothing.
         if Zygote.isEarlyTemplate { return await zygote(host: host, environment: environment) }
         if words == ["zygote"], environment[Commands.internalMarker] == "1" {

@@ -11,7 +11,7 @@ enum NameSuggestions {
         switch ReleaseKeyFile.read(name, in: folders) {
         case .success(let key): return key
         case .failure(var problem):
-            guard problem.code == "no-key" else { throw UsageError(problem) }
+            guard problem.code == .noKey else { throw UsageError(problem) }
             let keys = Files.names(in: folders.keys).filter { $0.hasSuffix(".key") }.map { String($0.dropLast(4)) }
             if let meant = NearMiss.closest(to: name, among: keys) {
                 problem.fix = "did you mean --key \(meant)? Otherwise \(problem.fix)"
@@ -31,9 +31,8 @@ enum NameSuggestions {
             if !schemes.contains(scheme), scheme.allSatisfy({ $0.isLetter }) {
                 let meant = NearMiss.closest(to: scheme, among: schemes)
                 throw UsageError(
-                    Problem(
-                        code: "usage", subject: "",
-                        reason: "--channel \(text): \(scheme):// is not a channel's scheme (http, https or file)",
+                    Problem.usage(
+                        "--channel \(text): \(scheme):// is not a channel's scheme (http, https or file)",
                         fix: meant.map { "did you mean `\($0)\(text[separator.lowerBound...])`?" }
                             ?? "write an http(s):// URL or a folder"))
             }

@@ -110,7 +110,7 @@ enum NewCommand: Command {
     /// Writes `manifest` as `root`'s Package.swift (atomically); on failure removes `folder` (when given) and says why.
     static func writeManifest(_ manifest: String, in root: URL, undoing folder: URL?) throws(UsageError) {
         do {
-            try manifest.write(to: FeatureList.manifestURL(in: root), atomically: true, encoding: .utf8)
+            try Files.replace(FeatureList.manifestURL(in: root).path, with: Data(manifest.utf8))
         } catch {
             if let folder { try? Files.remove(folder.path) }
             throw UsageError(
@@ -127,7 +127,7 @@ enum NewCommand: Command {
             for (path, contents) in files {
                 let file = folder.appendingPathComponent(path)
                 try Files.makeDirectory(file.deletingLastPathComponent().path)
-                try contents.write(to: file, atomically: true, encoding: .utf8)
+                try Files.replace(file.path, with: Data(contents.utf8))
             }
         } catch {
             try? Files.remove(folder.path)

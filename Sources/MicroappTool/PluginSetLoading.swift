@@ -34,7 +34,7 @@ extension LoadedPluginSet {
         } catch {
             return .failure(
                 Problem(
-                    code: "usage", subject: "", reason: "the app's services could not be opened: \(error)",
+                    code: .usage, subject: "", reason: "the app's services could not be opened: \(error)",
                     fix: "this is a bug in microapp: report it with this message"))
         }
     }

@@ -125,7 +125,7 @@ enum PreviewCommand: Command {
         } catch {
             Console.err(
                 Problem(
-                    code: "previews-failed", subject: "",
+                    code: .previewsFailed, subject: "",
                     reason: "the previews of \(manifest.displayName) failed: \(error)",
                     fix:
                         "run `swift test --filter \(manifest.displayName)` and make \(library.typeName).previews() reach each state"
@@ -136,7 +136,7 @@ enum PreviewCommand: Command {
         guard !all.isEmpty else {
             Console.err(
                 Problem(
-                    code: "no-previews", subject: "", reason: "\(manifest.displayName) has no previews",
+                    code: .noPreviews, subject: "", reason: "\(manifest.displayName) has no previews",
                     fix:
                         "add `@MainActor public static func previews() async throws -> [ScreenPreview]` to \(library.typeName), built with RootDriver over its mocks (see Plugins/Auth/Sources/Previews.swift)"
                 )
@@ -147,7 +147,7 @@ enum PreviewCommand: Command {
         if let clash = Dictionary(grouping: named, by: \.name).first(where: { $0.value.count > 1 }) {
             Console.err(
                 Problem(
-                    code: "preview-name-clash", subject: "",
+                    code: .previewNameClash, subject: "",
                     reason: "\(manifest.displayName) has \(clash.value.count) previews named \(clash.key)",
                     fix: "give each preview of one route and state its own variant: `session.preview(\"field errors\")`"
                 )
@@ -223,13 +223,13 @@ enum PreviewCommand: Command {
             }
             for item in rendered {
                 let path = (folder as NSString).appendingPathComponent(item.name + ".txt")
-                try (PlainTextRenderer.render(item.frame) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                try Files.replace(path, with: Data((PlainTextRenderer.render(item.frame) + "\n").utf8))
                 Console.out(path)
             }
         } catch {
             Console.err(
                 Problem(
-                    code: "previews-not-written", subject: "",
+                    code: .previewsNotWritten, subject: "",
                     reason: "could not write previews to \(folder): \(error)",
                     fix: "check the folder's permissions"))
             return .usage

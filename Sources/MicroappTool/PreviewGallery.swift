@@ -146,10 +146,12 @@ final class PreviewGallery {
             sources[feature] = FeatureSources(library: library, environment: environment)
         }
         let rebuilds = SourceRebuilds(sources: sources)
-        guard let watcher = rebuilds.watcher(polling: SourceWatcher.prefersPolling(in: environment)) else {
+        guard
+            let watcher = rebuilds.watcher(polling: SourceWatcher.prefersPolling(in: environment), now: environment.now)
+        else {
             still.post(
                 Notice(
-                    level: .error, code: "not-watching",
+                    level: .error, code: .notWatching,
                     message: "--watch: no feature here was built from sources this tool can rebuild",
                     fix: "run the gallery from the repository (or a feature package) whose features it shows"))
             return nil
@@ -162,7 +164,7 @@ final class PreviewGallery {
                     let names = sources.values.map(\.folder).sorted().joined(separator: ", ")
                     still.post(
                         Notice(
-                            level: .info, code: "watching", message: "Watching: saves in \(names) redraw their cards",
+                            level: .info, code: .watching, message: "Watching: saves in \(names) redraw their cards",
                             detail: rebuilds.directories.sorted()))
                     continue
                 }
@@ -181,7 +183,7 @@ final class PreviewGallery {
         guard case .loaded = loaded else {
             still.post(
                 Notice(
-                    level: .error, code: "previews-failed",
+                    level: .error, code: .previewsFailed,
                     message: "\(name) built, but its previews could not be drawn",
                     fix: "see the terminal for why; the cards stay as they were", feature: feature))
             return
@@ -191,7 +193,7 @@ final class PreviewGallery {
         let count = cards.first { $0.feature == feature }?.cards.count ?? 0
         still.post(
             Notice(
-                level: .info, code: "previews-redrawn",
+                level: .info, code: .previewsRedrawn,
                 message: "\(name): \(count) previews redrawn from the new build",
                 feature: feature))
     }

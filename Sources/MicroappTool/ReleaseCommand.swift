@@ -84,7 +84,7 @@ enum ReleaseCommand: Command {
         let release: SignedRelease
         switch ChannelFolder.writeRelease(
             of: copy, as: libraryName, manifest: manifestBytes, feature: manifest.id, version: manifest.version,
-            sdk: sdk, key: signing, now: Date(), to: folder)
+            sdk: sdk, key: signing, now: environment.date(), to: folder)
         {
         case .success(let written): release = written
         case .failure(let problem): throw UsageError(problem)
@@ -117,7 +117,7 @@ enum ReleaseCommand: Command {
             }
             throw UsageError(
                 Problem(
-                    code: "release-no-package", subject: name,
+                    code: .releaseNoPackage, subject: name,
                     reason:
                         "no package here or above has Plugins/\(name) or Sources/\(name), and this microapp was not built from one that does",
                     fix:
@@ -134,14 +134,14 @@ enum ReleaseCommand: Command {
         } catch {
             throw UsageError(
                 Problem(
-                    code: "build-not-started", subject: package,
+                    code: .buildNotStarted, subject: package,
                     reason: "could not start `swift build`: \(error.problem.reason)",
                     fix: "put the Swift toolchain on PATH, or give a built library with --library FILE"))
         }
         guard result.status == 0 else {
             throw UsageError(
                 Problem(
-                    code: "build-failed", subject: package,
+                    code: .buildFailed, subject: package,
                     reason: "`\(result.command)` failed (exit \(result.status))",
                     fix: "fix the compiler errors above, then make the release again"))
         }
@@ -149,7 +149,7 @@ enum ReleaseCommand: Command {
         guard FileFacts.exists(library) else {
             throw UsageError(
                 Problem(
-                    code: "release-no-library", subject: library,
+                    code: .releaseNoLibrary, subject: library,
                     reason: "`\(result.command)` succeeded but wrote no such library",
                     fix:
                         "declare the product \(name) as `.library(name: \"\(name)\", type: .dynamic, …)` in Package.swift"
@@ -229,13 +229,13 @@ enum ReleaseCommand: Command {
         guard let manifest = report.manifest else {
             return .failure(
                 Problem(
-                    code: "release-no-manifest", subject: path, reason: "the probe found no manifest in it",
+                    code: .releaseNoManifest, subject: path, reason: "the probe found no manifest in it",
                     fix: "run `microapp probe \(path)` to see what it registers"))
         }
         guard manifest.version >= 1 else {
             return .failure(
                 Problem(
-                    code: "release-no-version", subject: path,
+                    code: .releaseNoVersion, subject: path,
                     reason:
                         "its manifest gives feature \(manifest.id) version \(manifest.version), and releases are numbered from 1 up",
                     fix: "set `version:` in the feature's manifest to 1 or more, then make the release again"))
@@ -244,7 +244,7 @@ enum ReleaseCommand: Command {
         else {
             return .failure(
                 Problem(
-                    code: "release-bad-name", subject: path,
+                    code: .releaseBadName, subject: path,
                     reason: "its feature id '\(manifest.id)' or its file name cannot name a file in a release",
                     fix: "give the feature a plain id (letters, digits, '-') and the library a name like libNAME.so"))
         }
@@ -254,14 +254,14 @@ enum ReleaseCommand: Command {
         case .success(let versions):
             return .failure(
                 Problem(
-                    code: "release-sdk", subject: path,
+                    code: .releaseSDK, subject: path,
                     reason: "it needs \(versions.isEmpty ? "no" : "\(versions.count)") SDK versions, not one",
                     fix: "rebuild it against one MicroappSDK, with `MicroappEntry.export(MyFeature.self)` in its entry")
             )
         case .failure(let error):
             return .failure(
                 Problem(
-                    code: "release-sdk", subject: path, reason: "its SDK version cannot be read: \(error.reason)",
+                    code: .releaseSDK, subject: path, reason: "its SDK version cannot be read: \(error.reason)",
                     fix: "give a library SwiftPM built against MicroappSDK"))
         }
     }

@@ -163,7 +163,8 @@ enum PublishCommand: Command {
         case .failure(let problem): throw UsageError(problem)
         }
         switch ChannelFolder.publish(
-            release, to: folder, key: signing, trust: trust, now: Date(), lifetime: lifetime * 24 * 3600)
+            release, to: folder, key: signing, trust: trust, now: arguments.environment.date(),
+            lifetime: lifetime * 24 * 3600)
         {
         case .success(let publication):
             Console.out("published \(publication.folder) in \(folder): index version \(publication.index.version)")

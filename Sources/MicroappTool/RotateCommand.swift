@@ -46,7 +46,9 @@ enum RotateCommand: Command {
             }
         }
         let rotations: RotationFile
-        switch ChannelFolder.rotate(folder, from: keys[0], to: keys[1], now: Date(), lifetime: lifetime * 24 * 3600) {
+        switch ChannelFolder.rotate(
+            folder, from: keys[0], to: keys[1], now: arguments.environment.date(), lifetime: lifetime * 24 * 3600)
+        {
         case .success(let file): rotations = file
         case .failure(let problem): throw UsageError(problem)
         }

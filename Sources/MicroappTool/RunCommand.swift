@@ -146,7 +146,7 @@ enum RunCommand: Command {
             Console.report(problems)
             Console.err(
                 Problem(
-                    code: "nothing-to-run", subject: "", reason: "no feature is left to run",
+                    code: .nothingToRun, subject: "", reason: "no feature is left to run",
                     fix: "build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"))
             return .invalidPluginSet
         }
@@ -158,7 +158,7 @@ enum RunCommand: Command {
         if let leftover = set.leftover {
             runtime.announce([
                 Notice(
-                    level: .info, code: "skipped-libraries", message: leftover.message, fix: leftover.fix,
+                    level: .info, code: .skippedLibraries, message: leftover.message, fix: leftover.fix,
                     detail: leftover.libraries.map(\.file))
             ])
             if ui != .json { Console.err(leftover.note, label: "note") }
@@ -166,7 +166,7 @@ enum RunCommand: Command {
         if let crash = arguments[Self.crashNotice] {
             runtime.announce([
                 Notice(
-                    level: .error, code: "plugin-crashed", message: crash,
+                    level: .error, code: .pluginCrashed, message: crash,
                     fix: "run `microapp doctor`, fix the plugin and start again")
             ])
         }
@@ -226,7 +226,7 @@ enum RunCommand: Command {
         case .failed(let reason):
             Console.err(
                 Problem(
-                    code: "no-parent-death-signal", subject: "",
+                    code: .noParentDeathSignal, subject: "",
                     reason: "cannot ask to end with the supervisor (prctl PR_SET_PDEATHSIG: \(reason))",
                     fix: "run with --no-supervise")
             )

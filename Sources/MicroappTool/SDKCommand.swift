@@ -48,7 +48,7 @@ enum SDKCommand: Command {
         case .missing, .different:
             Console.err(
                 Problem(
-                    code: "sdk-\(state == .missing ? "missing" : "stale")", subject: installation.folder.path,
+                    code: state == .missing ? .sdkMissing : .sdkStale, subject: installation.folder.path,
                     reason: state == .missing
                         ? "the SDK \(installation.version) is not installed there"
                         : "the SDK there differs from the one this host was built with",

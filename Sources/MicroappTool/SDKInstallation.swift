@@ -21,7 +21,7 @@ struct SDKInstallation {
     init(repository: URL, environment: HostEnvironment) throws(UsageError) {
         self.repository = repository
         let header = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include/microapp.h")
-        guard let text = try? String(contentsOf: header, encoding: .utf8), let version = Self.version(inHeader: text)
+        guard let text = Files.text(header.path), let version = Self.version(inHeader: text)
         else {
             throw UsageError(
                 "cannot read the SDK's version from \(header.path)",
@@ -152,7 +152,7 @@ struct SDKInstallation {
                 for file in files {
                     let url = temporary.appendingPathComponent(file.path)
                     try Files.makeDirectory(url.deletingLastPathComponent().path)
-                    try file.contents.write(to: url)
+                    try Files.create(url.path, with: file.contents)
                 }
                 try Self.rename(temporary, to: contents)
             }

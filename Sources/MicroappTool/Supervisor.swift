@@ -23,7 +23,7 @@ enum Supervisor {
         } catch {
             Console.err(
                 Problem(
-                    code: "no-temporary-folder", subject: "",
+                    code: .noTemporaryFolder, subject: "",
                     reason: "cannot make a temporary folder in \(base) for the supervisor (\(error.words))",
                     fix: "set TMPDIR to a writable folder, or run with --no-supervise")
             )
@@ -102,7 +102,7 @@ enum Supervisor {
         }
         Console.err(
             Problem(
-                code: "app-crashed", subject: "",
+                code: .appCrashed, subject: "",
                 reason: "the app crashed (\(headline)) outside any plugin, so it cannot be isolated",
                 fix: "report it with " + (kept ?? "the command line and what you did (no crash report was written)")))
     }

@@ -46,7 +46,7 @@ enum UpdateOptions {
             let running = features.isEmpty ? "no feature" : features.keys.sorted().joined(separator: ", ")
             throw UsageError(
                 Problem(
-                    code: "no-such-feature", subject: name,
+                    code: .noSuchFeature, subject: name,
                     reason: "\(updater.versions.plugins) runs no such feature (it runs \(running))",
                     fix: "name a feature by its id or its library's name, or the folder with --plugins DIR"))
         }
@@ -79,7 +79,8 @@ enum UpdateCommand: Command {
         }
         let source = try NameSuggestions.channel(text, currentDirectory: arguments.environment.currentDirectory)
         let updater = UpdateOptions.updater(arguments, channel: source)
-        let report = await BlockingWork.run { updater.update(now: Date()) }
+        let now = arguments.environment.date()
+        let report = await BlockingWork.run { updater.update(now: now) }
         for note in report.notes { Console.out("trust: \(note)".sanitized) }
         for installed in report.installed {
             Console.out(
@@ -235,9 +236,10 @@ enum RollbackCommand: Command {
         let updater = UpdateOptions.updater(arguments)
         let feature = try UpdateOptions.feature(name, in: updater)
         let target = wanted
+        let now = arguments.environment.date()
         let outcome = await BlockingWork.run {
             updater.store.trustList().flatMap { trust in
-                updater.versions.rollback(feature.id, to: target, trust: trust, now: Date())
+                updater.versions.rollback(feature.id, to: target, trust: trust, now: now)
             }
         }
         switch outcome {

@@ -75,7 +75,7 @@ public final class WebFrontEnd {
         guard server.start(port: address.port) else {
             throw StartFailure(
                 problem: Problem(
-                    code: "web-port", subject: "127.0.0.1:\(address.port)",
+                    code: .webPort, subject: "127.0.0.1:\(address.port)",
                     reason: "the app cannot be served there: the port is taken or not allowed",
                     fix: "pick another with --port PORT, or leave --port out for any free one"))
         }
@@ -129,7 +129,7 @@ public final class WebFrontEnd {
     private var lastFrame: Frame?
 
     /// Notices that say what the app does from then on, not what just happened: a tab that connects later gets them.
-    static let standing: Set<String> = ["watching"]
+    static let standing: Set<Problem.Code> = [.watching]
 
     private func publish(_ frame: Frame, _ notices: [Notice]) {
         for notice in notices {
@@ -139,9 +139,9 @@ public final class WebFrontEnd {
             let kind: EventStreams.Kind =
                 notice.level == .error
                 ? .problem(code: notice.code)
-                : Self.standing.contains(notice.code) ? .latest(key: notice.code) : .passing
+                : Self.standing.contains(Problem.Code(rawValue: notice.code)) ? .latest(key: notice.code) : .passing
             streams.broadcast("notice", data: JSONLinesDriver.noticeLine(notice), kind: kind)
-            if ["built", "swapped", "rolled-back"].contains(notice.code) { streams.forget(code: "build-failed") }
+            if notice.endsBuildFailure { streams.forget(code: Problem.Code.buildFailed.rawValue) }
         }
         guard frame != lastFrame else { return }
         lastFrame = frame
@@ -180,7 +180,7 @@ public final class WebFrontEnd {
                 return .bytes(status: 204, mediaType: "text/plain", body: [], headers: [])
             case .failure(let failure):
                 let line = JSONLinesDriver.errorLine(
-                    code: "bad-event", message: "the posted body is not an event: \(failure.reason)",
+                    code: .badEvent, message: "the posted body is not an event: \(failure.reason)",
                     fix: "post one JSON event, e.g. \(EventLineParser.jsonExample)")
                 return .bytes(
                     status: 400, mediaType: "application/json", body: Array(line.utf8), headers: [])

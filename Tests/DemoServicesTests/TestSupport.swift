@@ -94,6 +94,6 @@ extension HostEnvironment {
     static func stated(_ variables: [String: String]) -> HostEnvironment {
         HostEnvironment(
             variables: variables, home: variables["HOME"], temporaryFolder: "/nonexistent/tmp",
-            currentDirectory: "/nonexistent/here", now: { ContinuousClock().now })
+            currentDirectory: "/nonexistent/here", now: { ContinuousClock().now }, date: { Date() })
     }
 }

@@ -15,14 +15,14 @@ struct FileSystemCallTests {
         let events = try #require(FileEvents())
         #expect(events.watch(folder))
         #expect(!events.watch(folder + "/missing"))
-        #expect(events.next(waitingUpTo: 0).isEmpty)
+        #expect(events.next(waitingUpTo: .zero).isEmpty)
         try Data("a".utf8).write(to: URL(fileURLWithPath: folder + "/A.swift"))
         try Data("b".utf8).write(to: URL(fileURLWithPath: folder + "/.B.swift.tmp"))
         try FileManager.default.moveItem(atPath: folder + "/.B.swift.tmp", toPath: folder + "/B.swift")
         try FileManager.default.createDirectory(atPath: folder + "/Screens", withIntermediateDirectories: false)
         var changes: [FileEvents.Change] = []
         // Every write above happened before this read, so the reports are queued: the loop only drains them.
-        for _ in 0..<10 { changes += events.next(waitingUpTo: 100) }
+        for _ in 0..<10 { changes += events.next(waitingUpTo: .milliseconds(100)) }
         #expect(changes.contains(.init(path: folder + "/A.swift", isFolder: false, appeared: false)))
         #expect(changes.contains(.init(path: folder + "/B.swift", isFolder: false, appeared: true)))
         #expect(changes.contains(.init(path: folder + "/Screens", isFolder: true, appeared: true)))

@@ -18,7 +18,7 @@ final class SwapRig {
         let container = Container()
         runtime = AppRuntime(
             images: [image], resolution: PluginSet.resolve([image], container: container, trust: { _ in .own }),
-            container: container)
+            container: container, options: AppRuntime.Options(now: { .now }))
         let folder = Scratch.folder("swaps").path
         swapper = HotSwapper(
             runtime: runtime, libraries: HotSwapper.libraries(of: [image]),

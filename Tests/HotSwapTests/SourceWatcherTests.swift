@@ -21,8 +21,8 @@ struct SourceWatcherTests {
         try FileManager.default.createDirectory(atPath: folder + "/Screens", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let watcher = SourceWatcher(
-            directories: [folder], debounce: .milliseconds(100), polling: polling,
-            accept: { $0.hasSuffix(".swift") })
+            directories: [folder], debounce: .milliseconds(100), polling: polling, pollInterval: .milliseconds(50),
+            now: { .now }, accept: { $0.hasSuffix(".swift") })
         let batches = Batches()
         let stream = watcher.changes()
         let reader = Task.detached {
@@ -94,14 +94,34 @@ struct SourceWatcherTests {
         }
     }
 
-    @Test("a file in a folder made after the watch started is seen", arguments: [false, true])
+    @Test(
+        "a file in a folder made after the watch started is seen, also when it was written before the folder's watch began",
+        arguments: [false, true])
     func newFolder(polling: Bool) async throws {
         try await Self.watching(polling: polling) { folder, batches in
-            try FileManager.default.createDirectory(atPath: folder + "/New", withIntermediateDirectories: true)
-            // Let the watch see the folder before the file inside it.
-            try await Task.sleep(for: .milliseconds(polling ? 700 : 100))
-            try "let c = 1".write(toFile: folder + "/New/C.swift", atomically: true, encoding: .utf8)
-            try await Self.until { batches().contains { $0.contains(folder + "/New/C.swift") } }
+            // No pause between the two: the file may be there before the watch sees its folder.
+            try FileManager.default.createDirectory(atPath: folder + "/New/Deeper", withIntermediateDirectories: true)
+            try "let c = 1".write(toFile: folder + "/New/Deeper/C.swift", atomically: true, encoding: .utf8)
+            try await Self.until { batches().contains { $0.contains(folder + "/New/Deeper/C.swift") } }
+            try "let d = 1".write(toFile: folder + "/New/D.swift", atomically: true, encoding: .utf8)
+            try await Self.until { batches().contains { $0.contains(folder + "/New/D.swift") } }
+        }
+    }
+
+    @Test("stop ends the stream at once: the watch waits on its events and the stop, not on a timer")
+    func stopEndsTheStream() async throws {
+        let folder = Scratch.folder("watch-stop").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for polling in [false, true] {
+            // A poll an hour apart and no events: only the stop can end the wait.
+            let watcher = SourceWatcher(
+                directories: [folder], polling: polling, pollInterval: .seconds(3600), now: { .now },
+                accept: { _ in true })
+            let stream = watcher.changes()
+            var batches = stream.makeAsyncIterator()
+            #expect(await batches.next() == [])
+            watcher.stop()
+            #expect(await batches.next() == nil)
         }
     }
 }

@@ -53,7 +53,7 @@ struct HostConfigurationTests {
         let runtime = AppRuntime(
             images: [], resolution: PluginSet.resolve([], container: Container(), trust: { _ in .own }),
             container: Container(),
-            options: AppRuntime.Options(name: "Portal", home: "portal://home"))
+            options: AppRuntime.Options(name: "Portal", home: "portal://home", now: { .now }))
         #expect(runtime.frame.featureName == "Portal")
     }
 }

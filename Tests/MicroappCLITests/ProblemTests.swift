@@ -37,7 +37,7 @@ private let samples: [any ProblemDescribing] = [
 /// The error types that are not told to people as problems, and why.
 private let notProblems: Set<String> = [
     "ServiceError",  // the plugin boundary's code and message, shown by features in their own screens
-    "CommandLineError",  // its module sees no host types; the CLI turns it into a UsageError
+    "CommandLineError",  // its module sees no host types; the CLI tells it as `Problem.usage`, the one usage shape
     "ValueRejection",  // why a value is not of its option's kind: parsing makes it a CommandLineError naming the option
     "ELFReadError",  // a clause the loader puts into an `sdk-mismatch` Problem's reason, never shown alone
     "StartFailure",  // why a feature's child did not start: turned into a Problem, or its cause rethrown

@@ -1,3 +1,4 @@
+import Foundation
 import MicroappCore
 
 extension HostEnvironment {
@@ -9,6 +10,6 @@ extension HostEnvironment {
     ) -> HostEnvironment {
         HostEnvironment(
             variables: variables, home: home, temporaryFolder: temporaryFolder, currentDirectory: currentDirectory,
-            now: { ContinuousClock().now })
+            now: { ContinuousClock().now }, date: { Date() })
     }
 }

@@ -17,7 +17,7 @@ struct FrameChromeTests {
 
     @Test("a host's notices say its own command, and a feature's printed lines are left as they are")
     func noticesSpeakTheHostsName() async {
-        var options = AppRuntime.Options()
+        var options = AppRuntime.Options(now: { .now })
         options.spoken = { $0.replacingOccurrences(of: "`microapp ", with: "`hello-host ") }
         let app = LinkedApp(StatelessV1.self, open: "counter://home", options: options)
         app.runtime.send(.rollback(feature: "counter"))

@@ -1,3 +1,4 @@
+import Foundation
 import MicroappCore
 import Testing
 
@@ -7,7 +8,7 @@ struct HostEnvironmentTests {
     static func environment(_ variables: [String: String], home: String? = "/home/rick") -> HostEnvironment {
         HostEnvironment(
             variables: variables, home: home, temporaryFolder: "/scratch", currentDirectory: "/work/here",
-            now: { ContinuousClock().now })
+            now: { ContinuousClock().now }, date: { Date() })
     }
 
     @Test("an XDG folder is the variable's absolute path, else its default under home: a relative one is ignored")

@@ -38,7 +38,8 @@ struct HostScreenTests {
         let container = Container()
         let resolution = DependencyResolver.resolve(
             [Candidate(manifest: source.manifest, path: source.origin, trust: .own)], hostOffers: container.offers)
-        let runtime = AppRuntime(sources: [source], resolution: resolution, container: container)
+        let runtime = AppRuntime(
+            sources: [source], resolution: resolution, container: container, options: AppRuntime.Options(now: { .now }))
         let box = NoticeBox()
         runtime.onUpdate = { _, posted in box.notices += posted }
         return (

@@ -148,6 +148,8 @@ struct LayerTests {
             "getppid(", "_exit(",
             "strerror(", "errno", "isatty(", "kill(", "mkdtemp(", "mkstemps(", "unlink(", "strdup(", "fork(",
             "waitpid(", "usleep(", "tcsetattr(", "sigaction(", "prctl(", "posix_spawn", "dlopen(",
+            // Foundation's readers and writers of files: `Files` is the one place (its doc says so).
+            "contentsOfFile", "String(contentsOf", "Data(contentsOf", "write(to", "write(toFile", "atomically:",
         ]
         var found: [String] = []
         for folder in Self.abovePlatform {
@@ -190,5 +192,107 @@ struct LayerTests {
             ])
         let core = try Self.sources("Sources/MicroappCore")
         #expect(Self.uses(["ContinuousClock.now", "Date()", ".now - ", "= .now"], in: core) == [])
+    }
+
+    /// Every folder of Swift code the package ships: each module of Sources/ and the hosts' own.
+    static let shipped =
+        abovePlatform + [
+            "Sources/MicroappPlatform", "Sources/MicroappDigest", "hosts/microapp/Services",
+            "hosts/microapp/Services/Accounts", "hosts/microapp/Services/App", "hosts/microapp/Services/Characters",
+            "hosts/microapp/Services/Files", "hosts/microapp/Services/Storage",
+        ]
+
+    /// Spellings that read a clock or the temporary folder ambiently, or wait on a timer instead of an event.
+    static let ambientSpellings = [
+        "ContinuousClock()", "ContinuousClock.now", "Date()", "NSTemporaryDirectory", "Thread.sleep", "usleep(",
+    ]
+
+    /// Files allowed a spelling of `ambientSpellings`, each with why. Everything else takes its clocks and temporary
+    /// folder from the `HostEnvironment` its composition root made, and waits on events.
+    static let allowedAmbient: [String: String] = [
+        "Sources/MicroappPlatform/HostEnvironment+Process.swift":
+            "the one place a composition root's environment is read from the process: its clocks among the rest",
+        "Sources/MicroappPlatform/ChildProcess.swift":
+            "a child's wait has a deadline on the kernel's own clock: the time `poll` waits is real time",
+        "Sources/MicroappSDK/Swift/RootDriver.swift":
+            "the SDK a plugin's own tests link: it has no host environment; a test's settle deadline is real time",
+        "Sources/MicroappSDK/Swift/Feature.swift":
+            "the SDK's live default for a plugin's debounce clock (a plugin's test passes its own)",
+        "Sources/MicroappPlatform/IsolatedRoot.swift":
+            "a child's request deadlines are sleeps on the kernel's clock: the watchdog's live clock (tests pass theirs)",
+        "Sources/MicroappTerminal/TerminalUI.swift":
+            "the terminal times what a person sees (how long a notice stays) on the wall of the room, not the host's",
+        "Sources/MicroappTerminal/LineSession.swift":
+            "a scripted session's settle timeout is real time: it waits for a person's app to settle",
+        "Sources/MicroappTool/GalleryLiveSolos.swift":
+            "the gallery waits for another process to print its URL into a file, which no event announces",
+        "hosts/microapp/Services/Accounts/RecentSearchStore.swift":
+            "the demo app's own data: when a search was made is a fact of its records, written as they are",
+        "hosts/microapp/Services/Accounts/AccountStore.swift":
+            "the demo app's own data: when an account was made is a fact of its records, written as they are",
+    ]
+
+    @Test(
+        "no module reads a clock or the temporary folder of its own, or sleeps instead of waiting on an event: each exception is named with why"
+    )
+    func timeAndPlacesAreInjected() throws {
+        var found: [String] = []
+        for folder in Self.shipped {
+            found += try Self.uses(Self.ambientSpellings, in: Self.sources(folder)).map { "\(folder)/\($0)" }
+        }
+        let files = Set(found.map { String($0.prefix { $0 != ":" }) })
+        #expect(found.filter { use in Self.allowedAmbient[String(use.prefix { $0 != ":" })] == nil } == [])
+        #expect(
+            Set(Self.allowedAmbient.keys).subtracting(files).sorted() == [], "no longer ambient: take it off the list")
+    }
+
+    /// Process-wide mutable state (a static `Mutex`, `Atomic` or stored `static var`), each with why it is not a value
+    /// a composition root makes and passes down.
+    static let processWideState: [String: String] = [
+        "Sources/MicroappSDK/Swift/Entry.swift liveRegistrars":
+            "the C entry point has no context argument: the features registered through it are found by the symbol's key",
+        "Sources/MicroappPlatform/LibraryStore.swift swept":
+            "once per process and store: a start that stores many libraries lists the store's folder once",
+        "Sources/MicroappPlatform/LibraryCopy.swift copies":
+            "the names of copies in this process's one folder of loaded copies, unique for the process's life",
+        "Sources/MicroappPlatform/LibraryCopy.swift parent":
+            "the supervised app's copies go in its supervisor's folder: one folder per process, removed at its exit",
+        "Sources/MicroappPlatform/HostScratch.swift chosen":
+            "the temporary folder the process's pid-named folders are in, told once by the composition root",
+        "Sources/MicroappPlatform/Zygote.swift earlyTaken":
+            "the template CPlatform forked before main is one per process and is taken once",
+        "Sources/MicroappPlatform/UpdateSignal.swift listener":
+            "a signal's handler is the process's: SIGUSR1 reaches one listener",
+        "Sources/MicroappPlatform/UpdateSignal.swift installed":
+            "a signal's handler is the process's: installed once",
+        "Sources/MicroappDevLoop/BuildPlan.swift cache":
+            "SwiftPM's plan read once per build folder and stamp, whichever of the loop's builders asks",
+        "Sources/MicroappTool/ProgramName.swift current":
+            "the name every message of the process says its command with, set once by the tool's dispatch",
+        "Sources/MicroappTool/Console.swift outputFailed":
+            "stdout is the process's: a failed write anywhere makes the exit code 70",
+        "Sources/MicroappTerminal/TerminalMode.swift exitHandlerInstalled":
+            "the handler that gives the person's terminal back at exit is the process's, installed once",
+    ]
+
+    @Test("process-wide mutable state is only where it is named, each with why")
+    func processWideStateIsNamed() throws {
+        var found: [String] = []
+        for folder in Self.shipped {
+            for file in try Self.sources(folder) {
+                for line in file.code.split(separator: "\n") where !line.contains("@TaskLocal") {
+                    let words = line.split(whereSeparator: { " :=<(".contains($0) })
+                    guard let index = words.firstIndex(of: "static"), index + 2 < words.count else { continue }
+                    let (kind, name) = (words[index + 1], String(words[index + 2]))
+                    // Stored: an `=` before any `{` (a computed `static var x: T { … }` holds nothing).
+                    let declaration = line.drop { $0 != "=" && $0 != "{" }
+                    let stored = kind == "var" && declaration.first == "="
+                    let locked = kind == "let" && (line.contains("= Mutex") || line.contains("= Atomic"))
+                    if stored || locked { found.append("\(folder)/\(file.name) \(name)") }
+                }
+            }
+        }
+        #expect(found.filter { Self.processWideState[$0] == nil } == [])
+        #expect(Set(Self.processWideState.keys).subtracting(found).sorted() == [], "gone: take it off the list")
     }
 }

@@ -8,7 +8,8 @@ final class LinkedApp {
     let runtime: AppRuntime
     private(set) var notices: [Notice] = []
 
-    init(_ feature: any Feature.Type, open url: String, options: AppRuntime.Options = AppRuntime.Options()) {
+    init(_ feature: any Feature.Type, open url: String, options: AppRuntime.Options = AppRuntime.Options(now: { .now }))
+    {
         let source = FeatureSource.linked(feature)
         let container = Container()
         let resolution = DependencyResolver.resolve(

@@ -71,7 +71,7 @@ private final class Harness {
         let clock = clock
         runtime = AppRuntime(
             sources: sources, resolution: resolution, container: container,
-            options: AppRuntime.Options(uptime: { clock.now.offset }))
+            options: AppRuntime.Options(uptime: { clock.now.offset }, now: { .now }))
         runtime.onUpdate = { [weak self] _, posted in self?.notices += posted }
         runtime.open("pager://home")
     }

@@ -167,7 +167,8 @@ struct ProviderSwapTests {
             sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers
         )
         #expect(resolution.problems.isEmpty)
-        let runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
+        let runtime = AppRuntime(
+            sources: sources, resolution: resolution, container: container, options: AppRuntime.Options(now: { .now }))
         runtime.open("visitor://home")
         return runtime
     }

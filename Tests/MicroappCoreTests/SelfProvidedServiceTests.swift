@@ -97,7 +97,8 @@ struct SelfProvidedServiceTests {
         let resolution = DependencyResolver.resolve(
             [Candidate(manifest: source.manifest, path: source.origin, trust: .own)], hostOffers: container.offers)
         #expect(resolution.problems.isEmpty, "\(resolution.problems)")
-        let runtime = AppRuntime(sources: [source], resolution: resolution, container: container)
+        let runtime = AppRuntime(
+            sources: [source], resolution: resolution, container: container, options: AppRuntime.Options(now: { .now }))
         #expect(runtime.startProblems.isEmpty, "\(runtime.startProblems)")
         runtime.open("echo://home")
         return runtime

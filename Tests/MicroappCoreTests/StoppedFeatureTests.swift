@@ -130,7 +130,7 @@ private final class Harness {
         let clock = clock
         runtime = AppRuntime(
             sources: sources, resolution: resolution, container: container,
-            options: AppRuntime.Options(stopLimit: limit, uptime: { clock.now.offset }))
+            options: AppRuntime.Options(stopLimit: limit, uptime: { clock.now.offset }, now: { .now }))
         runtime.onUpdate = { [weak self] _, posted in self?.notices += posted }
         #expect(resolution.problems.isEmpty)
         if let url { runtime.open(url) }

@@ -124,7 +124,8 @@ private final class Rig {
         let resolution = DependencyResolver.resolve(
             sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers
         )
-        runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
+        runtime = AppRuntime(
+            sources: sources, resolution: resolution, container: container, options: AppRuntime.Options(now: { .now }))
         runtime.onUpdate = { [weak self] _, posted in self?.notices += posted }
         runtime.open("echo://home")
     }

@@ -51,7 +51,8 @@ struct TabsTests {
         let resolution = DependencyResolver.resolve(
             sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers
         )
-        runtime = AppRuntime(sources: sources, resolution: resolution, container: container)
+        runtime = AppRuntime(
+            sources: sources, resolution: resolution, container: container, options: AppRuntime.Options(now: { .now }))
     }
 
     @Test("a signed-in frame lists the declared tabs by order, the feature on screen's selected, none for Gate")
@@ -173,7 +174,8 @@ struct TabOriginTests {
         let resolution = DependencyResolver.resolve(
             sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: trust[$0.manifest.id]!) },
             hostOffers: container.offers)
-        return AppRuntime(sources: sources, resolution: resolution, container: container)
+        return AppRuntime(
+            sources: sources, resolution: resolution, container: container, options: AppRuntime.Options(now: { .now }))
     }
 
     @Test("an untrusted tab asking for order -100 comes after the own and pinned ones, and carries its origin")

@@ -136,10 +136,6 @@ import Testing
             subject: "index.json", trust: fixture.trust)
         #expect(code(index) == "bad-signed-document")
     }
-
-    @Test func everyRefusalHasItsOwnCode() {
-        #expect(Set(ReleaseCode.allCases.map(\.rawValue)).count == ReleaseCode.allCases.count)
-    }
 }
 
 @Suite struct UpdateChoiceTests {

@@ -1,3 +1,4 @@
+import Foundation
 import MicroappCore
 import MicroappPlatform
 import Testing
@@ -35,7 +36,7 @@ struct TransferPaceTests {
             CheckLimits(
                 environment: HostEnvironment(
                     variables: variables, home: nil, temporaryFolder: "/tmp", currentDirectory: "/",
-                    now: { .now }))
+                    now: { .now }, date: { Date() }))
         }
         #expect(limits([:]) == .standard)
         #expect(limits(["MICROAPP_CHECK_DEADLINE": "0", "MICROAPP_MIN_RATE": "fast"]) == .standard)

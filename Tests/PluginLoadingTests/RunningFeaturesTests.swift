@@ -30,7 +30,7 @@ struct RunningFeaturesTests {
         func environment(_ variables: [String: String]) -> HostEnvironment {
             HostEnvironment(
                 variables: variables, home: "/home/rick", temporaryFolder: "/scratch", currentDirectory: "/here",
-                now: { ContinuousClock().now })
+                now: { ContinuousClock().now }, date: { Date() })
         }
         let set = environment(["XDG_CACHE_HOME": "/c", "XDG_STATE_HOME": "/s"])
         #expect(ProbeCache.defaultFile(in: set) == "/c/microapp/probe-cache.json")
@@ -44,7 +44,7 @@ struct RunningFeaturesTests {
     func childEnvironmentIsTheRuns() {
         let host = HostEnvironment(
             variables: ["PATH": "/stated/bin", "LANG": "C.UTF-8", "TOKEN": "secret"], home: nil,
-            temporaryFolder: "/scratch", currentDirectory: "/here", now: { ContinuousClock().now })
+            temporaryFolder: "/scratch", currentDirectory: "/here", now: { ContinuousClock().now }, date: { Date() })
         let child = ChildLaunch.featureEnvironment(host)
         #expect(child["PATH"] == "/stated/bin" && child["LANG"] == "C.UTF-8" && child["TOKEN"] == nil)
         #expect(child["MICROAPP_ALLOW_UNSANDBOXED"] == nil)

@@ -46,7 +46,7 @@ func runMonolith() async -> Int32 {
         sources.map { Candidate(manifest: $0.manifest, path: $0.origin, trust: .own) }, hostOffers: container.offers)
     let runtime = AppRuntime(
         sources: sources, resolution: resolution, container: container,
-        options: AppRuntime.Options(home: DemoContainer.home))
+        options: AppRuntime.Options(home: DemoContainer.home, now: environment.now))
     runtime.open(options.value("--open"))
     await frontEnd.run(runtime, environment: environment.variables)
     return 0

@@ -20,5 +20,10 @@ public struct ConfigurationError: ProblemDescribing, Sendable, Equatable, Custom
     public var description: String { "microapp: \(problem.text)" }
 
     /// A `bad-configuration` problem about the setting's value.
-    public var problem: Problem { Problem(code: "bad-configuration", subject: subject, reason: reason, fix: fix) }
+    public var problem: Problem { Problem(code: .badConfiguration, subject: subject, reason: reason, fix: fix) }
+}
+
+extension Problem.Code {
+    /// The demo app's own code: a setting (`--data`, the characters URL) whose value it cannot use.
+    public static let badConfiguration: Self = "bad-configuration"
 }
