@@ -51,7 +51,7 @@ final class PreviewGallery {
             }
         }
         guard !gallery.cards.isEmpty else { return failed ?? .usage }
-        let exit = await gallery.present(libraries: arguments[CommonOptions.watch] ? libraries : [:])
+        let exit = await gallery.present(watching: arguments[CommonOptions.watch] ? libraries : nil)
         return exit == .ok ? (failed ?? .ok) : exit
     }
 
@@ -95,9 +95,9 @@ final class PreviewGallery {
     /// The `gallery` event: every card, in order.
     private var galleryEvent: String { "[" + cards.flatMap(\.cards).joined(separator: ",") + "]" }
 
-    /// Serves the cards until the page quits, and under `--watch` rebuilds the features of `libraries` (by id) when
-    /// their sources are saved.
-    private func present(libraries: [String: String]) async -> ExitCode {
+    /// Serves the cards until the page quits, and under `--watch` rebuilds the features of `watching` (their
+    /// libraries by feature id) when their sources are saved.
+    private func present(watching libraries: [String: String]?) async -> ExitCode {
         let count = cards.reduce(0) { $0 + $1.cards.count }
         let still = StillApp(
             frame: Frame(
@@ -125,7 +125,7 @@ final class PreviewGallery {
                 telling = Task { @MainActor in
                     for await event in liveEvents { web.introduce("live", data: event) }
                 }
-                watching = self.watch(libraries, web: web, still: still, solos: solos)
+                if let libraries { watching = self.watch(libraries, web: web, still: still, solos: solos) }
             })
         told.finish()
         telling?.cancel()

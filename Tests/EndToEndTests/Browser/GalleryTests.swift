@@ -20,6 +20,8 @@ struct GalleryTests {
         let app = try await WebApp.start(["preview", "Auth"])
         let page = try await Chromium.shared().newPage(app.url)
         try await page.waitFor("the cards", "document.querySelectorAll('#gallery .card').length > 0")
+        // Without --watch nothing is watched, and nothing is wrong: no problem over the cards.
+        #expect(try await page.value("document.getElementById('banners').children.length") == 0)
         let drawn: [String] = try await page.value(
             "Array.from(document.querySelectorAll('#gallery .card')).map(card => card.dataset.name)")
         #expect(Set(drawn) == Set(names.map { "auth/\($0)" }))
