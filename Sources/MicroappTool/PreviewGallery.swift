@@ -12,9 +12,9 @@ import MicroappTerminal
 enum PreviewGallery {
     /// Serves the gallery until the page quits; each card's command starts with `command` (the host's own name).
     @MainActor
-    static func serve(_ arguments: Arguments, command: String) async throws(UsageError) -> ExitCode {
+    static func serve(_ arguments: Arguments, command: String) async throws(Problem) -> ExitCode {
         guard arguments.operands.count <= 1 else {
-            throw UsageError(
+            throw Problem.usage(
                 "preview --ui web takes at most a FEATURE (every route and state of it is drawn)",
                 fix: "write `microapp preview --ui web` for every feature, or `microapp preview Characters --ui web`")
         }
@@ -87,7 +87,7 @@ enum PreviewGallery {
 
     /// Every feature the tool would run: the names of the libraries it finds.
     @MainActor
-    private static func allFeatures(_ arguments: Arguments) throws(UsageError) -> [String] {
+    private static func allFeatures(_ arguments: Arguments) throws(Problem) -> [String] {
         let locations = PluginLocations.current()
         let directories = try locations.directories(arguments)
         let found = locations.libraries(in: directories, environment: arguments.environment).paths
