@@ -62,8 +62,8 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
     }
 
     /// A mistake on the command line (`usage`, exit 1), the one shape of every such mistake: `message` names the word at
-    /// fault (an option, a value, an operand), `fix` how to write it instead. The tool's `UsageError`, the loading
-    /// pipeline's options and the parser's refusals (`CommandLineError`, in a module below this one) all become this.
+    /// fault (an option, a value, an operand), `fix` how to write it instead. The tool's commands, the loading
+    /// pipeline's options and the parser's refusals (`CommandLineError`, in a module below this one) all throw this.
     public static func usage(_ message: String, fix: String) -> Problem {
         Problem(.usage, subject: "", reason: message, fix: fix)
     }

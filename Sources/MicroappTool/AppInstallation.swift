@@ -26,7 +26,7 @@ struct InstallSource: Sendable {
 
     /// The source the running host names: its checkout's build folder of `arguments`' configuration, or its install.
     /// Refused when that build folder has no host (it was not built).
-    static func find(_ arguments: Arguments) throws(UsageError) -> InstallSource {
+    static func find(_ arguments: Arguments) throws(Problem) -> InstallSource {
         let current = PluginLocations.current()
         let name = FileFacts.executable.lastPathComponent
         let wanted = arguments[configuration]
@@ -36,7 +36,7 @@ struct InstallSource: Sendable {
                     .path)
             let built = record?.configuration ?? current.configuration
             if let wanted, wanted != built {
-                throw UsageError(
+                throw Problem.usage(
                     "this \(name) is an installed \(built) build: it installs itself as it is",
                     fix: "leave out --configuration, or run `swift run -c \(wanted) \(name) …` in its checkout")
             }
@@ -51,13 +51,12 @@ struct InstallSource: Sendable {
             : current.executableDirectory.deletingLastPathComponent().appendingPathComponent(configuration)
         let executable = folder.appendingPathComponent(name).path
         guard FileFacts.kind(of: executable) == .file else {
-            throw UsageError(
-                Problem(
-                    code: .installNoBuild, subject: folder.path,
-                    reason: "there is no \(configuration) build of \(name) (no \(executable))",
-                    fix:
-                        "run `swift build -c \(configuration)` in \(repository.path) first (it builds the host and every feature), or install another build with --configuration"
-                ))
+            throw Problem(
+                code: .installNoBuild, subject: folder.path,
+                reason: "there is no \(configuration) build of \(name) (no \(executable))",
+                fix:
+                    "run `swift build -c \(configuration)` in \(repository.path) first (it builds the host and every feature), or install another build with --configuration"
+            )
         }
         let locations = PluginLocations(executableDirectory: folder, repository: repository)
         let plugins = locations.libraries(in: [folder.path], environment: arguments.environment).paths
@@ -115,14 +114,14 @@ enum AppInstallation {
     static func install(
         _ source: InstallSource, plugins: [String], at prefix: String, arguments: Arguments, doing: String,
         extras: ([String: ManifestSummary]) -> [Extra] = { _ in [] }
-    ) async throws(UsageError) -> Installed? {
-        if let problem = refusal(of: prefix, source: source) { throw UsageError(problem) }
+    ) async throws(Problem) -> Installed? {
+        if let problem = refusal(of: prefix, source: source) { throw problem }
         let name = (source.executable as NSString).lastPathComponent
         let names = Set(plugins.map { ($0 as NSString).lastPathComponent })
         let needed: (found: [(name: String, path: String)], system: [String])
         switch NeededLibraries.resolve([source.executable] + plugins, provided: names) {
         case .success(let resolved): needed = resolved
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
         let staging = try makeStaging(for: prefix)
         Console.err("microapp: \(doing) \(name) (\(source.configuration)) in \(prefix)")
@@ -173,7 +172,7 @@ enum AppInstallation {
             return Installed(record: record, manifests: manifests)
         } catch {
             staging.remove()
-            throw UsageError(error)
+            throw error.problem
         }
     }
 
@@ -183,11 +182,11 @@ enum AppInstallation {
             ? String(format: "%.1f MB", Double(bytes) / Double(1 << 20)) : "\(max(1, (bytes + 1023) / 1024)) KB"
     }
 
-    private static func makeStaging(for prefix: String) throws(UsageError) -> InstallStaging {
+    private static func makeStaging(for prefix: String) throws(Problem) -> InstallStaging {
         do {
             return try InstallStaging.make(for: prefix)
         } catch {
-            throw UsageError(error)
+            throw error.problem
         }
     }
 

@@ -22,7 +22,7 @@ public struct Arguments {
     /// Parses `words` (the command line without the program's name) by the declaration of its command among
     /// `commands`, to run in `environment`; hidden options count only when `environment` carries
     /// `Commands.internalMarker`.
-    init(_ words: [String], commands: CommandSet = .builtIn, environment: HostEnvironment) throws(UsageError) {
+    init(_ words: [String], commands: CommandSet = .builtIn, environment: HostEnvironment) throws(Problem) {
         self.words = words
         self.environment = environment
         var rest = words[...]
@@ -35,16 +35,16 @@ public struct Arguments {
         }
         guard let spec = commands.spec(named: command) else {
             if let meant = NearMiss.closest(to: command, among: commands.names) {
-                throw UsageError(
+                throw Problem.usage(
                     "unknown command '\(command)'",
                     fix: "did you mean `microapp \(meant)`? (`microapp --help` lists them)")
             }
-            throw UsageError("unknown command '\(command)'", fix: "run `microapp --help` to see the commands")
+            throw Problem.usage("unknown command '\(command)'", fix: "run `microapp --help` to see the commands")
         }
         do {
             parsed = try spec.parse(Array(rest), allowingHidden: environment[Commands.internalMarker] == "1")
         } catch {
-            throw UsageError(error.message, fix: error.fix)
+            throw Problem.usage(error.message, fix: error.fix)
         }
     }
 
@@ -54,21 +54,4 @@ public struct Arguments {
 
     /// True when `--help` (or `-h`) was given.
     var asksForHelp: Bool { self[CommandSpec.helpOption] }
-}
-
-/// A mistake on the command line: what, and how to write it instead. Exit code 1.
-public struct UsageError: ProblemDescribing, CustomStringConvertible {
-    /// The `usage` problem: the word at fault, the reason and the fix.
-    public let problem: Problem
-
-    /// A `usage` problem whose message names the word at fault.
-    public init(_ message: String, fix: String) {
-        problem = .usage(message, fix: fix)
-    }
-
-    /// Another error's problem (a setting or file the app cannot use), told the same way.
-    public init(_ error: some ProblemDescribing) { problem = error.problem }
-
-    /// `microapp: what: why` and `  to fix: …` on the next line.
-    public var description: String { "microapp: \(problem.text)" }
 }

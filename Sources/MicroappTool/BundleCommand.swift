@@ -32,13 +32,13 @@ enum BundleCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
-            throw UsageError(
+            throw Problem.usage(
                 "bundle takes one feature", fix: "write e.g. `microapp bundle Characters -o characters.tar.gz`")
         }
         guard let given = arguments[output], !given.isEmpty else {
-            throw UsageError(
+            throw Problem.usage(
                 "bundle needs -o FILE.tar.gz or -o DIR", fix: "write e.g. `microapp bundle \(name) -o \(name).tar.gz`")
         }
         let source = try InstallSource.find(arguments)
@@ -46,11 +46,10 @@ enum BundleCommand: Command {
             let library = source.plugins.first(where: { FeatureLibrary.stem(of: $0).lowercased() == name.lowercased() })
         else {
             let known = source.plugins.map { FeatureLibrary.stem(of: $0) }.sorted().joined(separator: ", ")
-            throw UsageError(
-                Problem(
-                    code: .bundleUnknownFeature, subject: name,
-                    reason: "the \(source.configuration) build has no lib\(name).so",
-                    fix: known.isEmpty ? "build the features first" : "name one of: \(known)"))
+            throw Problem(
+                code: .bundleUnknownFeature, subject: name,
+                reason: "the \(source.configuration) build has no lib\(name).so",
+                fix: known.isEmpty ? "build the features first" : "name one of: \(known)")
         }
         let stem = FeatureLibrary.stem(of: library)
         let path = URL(fileURLWithPath: arguments.environment.absolutePath(given)).standardizedFileURL.path
@@ -84,7 +83,7 @@ enum BundleCommand: Command {
             do {
                 try await BlockingWork.run { () throws(Problem) in try FolderArchive.write(folder, to: archive.file) }
             } catch {
-                throw UsageError(error)
+                throw error.problem
             }
             let packed = FileFacts.size(of: archive.file) ?? 0
             sizes += " unpacked, \(AppInstallation.megabytes(packed)) packed"

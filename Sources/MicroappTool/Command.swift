@@ -8,9 +8,9 @@ public protocol Command: SendableMetatype {
     static var declaration: CommandSpec { get }
 
     /// Does the command: `arguments` were parsed by `declaration` (with `--help` answered already); answers the exit
-    /// code. A `UsageError` is printed and exits 1.
+    /// code. A `Problem` thrown (`Problem.usage` for a mistake on the command line) is printed and exits 1.
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode
 }
 
 extension Command {

@@ -14,33 +14,33 @@ struct FeatureScaffold {
     let note: String?
 
     /// Checks `name` against Swift's rules and the names already taken (`existing` folders in Plugins/).
-    init(name: String, existing: [String]) throws(UsageError) {
+    init(name: String, existing: [String]) throws(Problem) {
         let fix = "use an UpperCamelCase Swift identifier such as Profile or UserSettings"
-        guard let first = name.first else { throw UsageError("the feature name is empty", fix: fix) }
+        guard let first = name.first else { throw Problem.usage("the feature name is empty", fix: fix) }
         guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
             let bad = name.filter { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_")) }
-            throw UsageError(
+            throw Problem.usage(
                 "'\(name)' is not a valid Swift identifier: it contains \(bad.map { "'\($0)'" }.joined(separator: ", ")) (only A-Z, a-z, 0-9 and _ may be used)",
                 fix: fix)
         }
         guard !first.isNumber else {
-            throw UsageError("'\(name)' is not a valid Swift identifier: it starts with a digit", fix: fix)
+            throw Problem.usage("'\(name)' is not a valid Swift identifier: it starts with a digit", fix: fix)
         }
         guard !Self.keywords.contains(name) else {
-            throw UsageError("'\(name)' is a Swift keyword, so it cannot name a module or type", fix: fix)
+            throw Problem.usage("'\(name)' is a Swift keyword, so it cannot name a module or type", fix: fix)
         }
         guard !existing.contains(name) else {
-            throw UsageError(
+            throw Problem.usage(
                 "Plugins/\(name) already exists", fix: "choose another name, or remove Plugins/\(name) first")
         }
         let id = name.lowercased().replacingOccurrences(of: "_", with: "-")
         if let taken = Self.takenNames(existing).first(where: { $0.lowercased() == name.lowercased() }) {
-            throw UsageError(
+            throw Problem.usage(
                 "'\(name)' is taken: the package already has a module or target named \(taken)",
                 fix: "choose another name")
         }
         if let clash = existing.first(where: { $0.lowercased().replacingOccurrences(of: "_", with: "-") == id }) {
-            throw UsageError(
+            throw Problem.usage(
                 "feature id '\(id)' is taken by Plugins/\(clash) (ids are lowercased names)",
                 fix: "choose a name that differs from \(clash) by more than letter case")
         }

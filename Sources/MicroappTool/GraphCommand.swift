@@ -79,7 +79,7 @@ enum GraphCommand: Command {
     }
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         let format = arguments[Self.format]
         let set = try await LoadedPluginSet.load(arguments, host: host)
         defer { set.endIsolated() }

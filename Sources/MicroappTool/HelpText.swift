@@ -62,7 +62,7 @@ enum HelpCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         Console.out(HelpText(commands: CommandSet(host: host)).text(for: arguments))
         return .ok
     }

@@ -24,7 +24,7 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func routes(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         let set = try await LoadedPluginSet.load(arguments, host: host)
         defer { set.endIsolated() }
         let rows = set.placements.flatMap { placement in
@@ -91,7 +91,7 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func doctor(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func doctor(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         let directories = arguments.operands.isEmpty ? nil : arguments.operands
         let set = try await LoadedPluginSet.load(arguments, host: host, directories: directories)
         defer { set.endIsolated() }
@@ -163,11 +163,11 @@ enum InspectCommands {
     }
 
     @MainActor
-    static func probe(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+    static func probe(_ arguments: Arguments) async throws(Problem) -> ExitCode {
         // A standby probe is always the sandboxed probe process (both flags are internal).
         if arguments[ProbeCommand.sandboxed] || arguments[ProbeCommand.standby] { return try probeHere(arguments) }
         guard arguments.operands.count == 1, let file = arguments.operands.first else {
-            throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
+            throw Problem.usage("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
         }
         // The library runs in a sandboxed child only: here it is read once into a private copy, which the child maps.
         let sandbox = SandboxCheck.here(arguments)
@@ -189,7 +189,7 @@ enum InspectCommands {
     /// The sandboxed probe process (`probe --sandboxed`, started by a host): sandboxes itself while it has one
     /// thread, then loads the library, registers it and draws its first screens; prints the report.
     @MainActor
-    private static func probeHere(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    private static func probeHere(_ arguments: Arguments) throws(Problem) -> ExitCode {
         let file: String
         if arguments[ProbeCommand.standby] {
             // Started ahead of time by a host that swaps plugins: the library's path arrives on stdin; none (the
@@ -198,7 +198,7 @@ enum InspectCommands {
             file = line
         } else {
             guard arguments.operands.count == 1, let operand = arguments.operands.first else {
-                throw UsageError("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
+                throw Problem.usage("probe takes exactly one FILE", fix: "write `microapp probe path/to/libFeature.so`")
             }
             file = operand
         }
@@ -251,7 +251,7 @@ enum RoutesCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         try await InspectCommands.routes(arguments, host: host)
     }
 }
@@ -276,7 +276,7 @@ enum DoctorCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         try await InspectCommands.doctor(arguments, host: host)
     }
 }
@@ -300,7 +300,7 @@ enum ProbeCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         try await InspectCommands.probe(arguments)
     }
 }

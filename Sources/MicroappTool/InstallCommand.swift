@@ -28,9 +28,9 @@ enum InstallCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         guard let given = arguments[prefix], !given.isEmpty else {
-            throw UsageError(
+            throw Problem.usage(
                 "install needs --prefix DIR", fix: "write e.g. `microapp install --prefix ~/.local/microapp`")
         }
         let prefix = URL(fileURLWithPath: arguments.environment.absolutePath(given)).standardizedFileURL.path

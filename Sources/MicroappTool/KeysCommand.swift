@@ -52,7 +52,7 @@ enum KeysCommand: Command {
     }
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         let set = try await LoadedPluginSet.load(arguments, host: host)
         defer { set.endIsolated() }
         let rows = offers(set)

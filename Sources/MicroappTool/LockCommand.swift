@@ -40,12 +40,12 @@ enum LockCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         try await run(arguments, rules: RunPolicy.rules(arguments, host: host))
     }
 
     @MainActor
-    static func run(_ arguments: Arguments, rules: ResolutionRules) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, rules: ResolutionRules) async throws(Problem) -> ExitCode {
         let locations = PluginLocations.current()
         let folder = arguments.operands.first ?? locations.pluginDirectory.path
         if arguments[forget] { return try forgetting(folder, environment: arguments.environment) }
@@ -55,7 +55,7 @@ enum LockCommand: Command {
         let paths = found.paths
         if let leftover = found.leftover { Console.err(leftover.note, label: "note") }
         guard !paths.isEmpty else {
-            throw UsageError(
+            throw Problem.usage(
                 "no plugin libraries in \(folder)", fix: "build them first (`swift build`) or name another folder")
         }
         let setting = arguments[isolation]
@@ -110,7 +110,7 @@ enum LockCommand: Command {
     }
 
     /// `lock DIR --forget`: the record of locked folders forgets `folder` (and the folders that no longer exist).
-    private static func forgetting(_ folder: String, environment: HostEnvironment) throws(UsageError) -> ExitCode {
+    private static func forgetting(_ folder: String, environment: HostEnvironment) throws(Problem) -> ExitCode {
         let history = LockHistory(environment: environment)
         do {
             let forgotten = try history.forget(folder)
@@ -120,11 +120,10 @@ enum LockCommand: Command {
                     : "\(folder) was not remembered as locked: nothing to forget")
             return .ok
         } catch {
-            throw UsageError(
-                Problem(
-                    code: .lockHistoryNotWritten, subject: "",
-                    reason: "could not write \(history.file): \(error.localizedDescription)",
-                    fix: "make its folder writable"))
+            throw Problem(
+                code: .lockHistoryNotWritten, subject: "",
+                reason: "could not write \(history.file): \(error.localizedDescription)",
+                fix: "make its folder writable")
         }
     }
 

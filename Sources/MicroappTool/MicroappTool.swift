@@ -48,7 +48,7 @@ public enum MicroappTool {
     @MainActor
     static func dispatch(_ words: [String], host: HostConfiguration, environment: HostEnvironment) async -> ExitCode {
         ProgramName.use(host.commandName)
-        do throws(UsageError) {
+        do throws(Problem) {
             if words.first == "--version" {
                 Console.out(HelpText.versionLine)
                 return .ok
@@ -63,7 +63,7 @@ public enum MicroappTool {
             guard let command = commands.command(named: arguments.command)?.type else { return .usage }
             return try await command.run(arguments, host: host)
         } catch {
-            Console.err(error.description)
+            Console.err(error)
             return .usage
         }
     }

@@ -36,19 +36,19 @@ enum NewCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         try run(arguments)
     }
 
-    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments) throws(Problem) -> ExitCode {
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
-            throw UsageError("new takes exactly one NAME", fix: "write e.g. `microapp new Profile`")
+            throw Problem.usage("new takes exactly one NAME", fix: "write e.g. `microapp new Profile`")
         }
         if let directory = arguments[Self.package] {
             return try package(name, in: directory, environment: arguments.environment)
         }
         guard let root = repositoryRoot(from: arguments.environment.currentDirectory) else {
-            throw UsageError(
+            throw Problem.usage(
                 "no repository here to add a feature to",
                 fix: "run `microapp new` in the repository (the folder with Package.swift and Plugins/)")
         }
@@ -56,12 +56,12 @@ enum NewCommand: Command {
         let folder = URL(fileURLWithPath: FeatureFolders.folder(of: name, in: root.path))
         let folderExists = Files.exists(folder.path)
         if list.declared.contains(name) && !folderExists {
-            throw UsageError(
+            throw Problem.usage(
                 "Package.swift already lists the feature \(name), but Plugins/\(name) is missing",
                 fix: "`swift run microapp remove \(name)` takes the line out first; or restore the folder")
         }
         if folderExists && !list.declared.contains(name) {
-            throw UsageError(
+            throw Problem.usage(
                 "Plugins/\(name) already exists, but Package.swift's feature list does not name it",
                 fix:
                     "add the line \"\(name)\", to Package.swift between `\(FeatureList.beginMarker)` and `\(FeatureList.endMarker)` to build the folder that is there, or choose another name"
@@ -96,9 +96,9 @@ enum NewCommand: Command {
     }
 
     /// The feature list of `root`'s Package.swift, or a usage error saying there is none to add to.
-    static func featureList(in root: URL) throws(UsageError) -> FeatureList {
+    static func featureList(in root: URL) throws(Problem) -> FeatureList {
         guard let list = FeatureList.read(repository: root) else {
-            throw UsageError(
+            throw Problem.usage(
                 "\(root.appendingPathComponent("Package.swift").path) declares no feature list",
                 fix:
                     "list the features in it one `\"Name\",` a line between `\(FeatureList.beginMarker)` and `\(FeatureList.endMarker)`, as this repository's Package.swift does"
@@ -108,12 +108,12 @@ enum NewCommand: Command {
     }
 
     /// Writes `manifest` as `root`'s Package.swift (atomically); on failure removes `folder` (when given) and says why.
-    static func writeManifest(_ manifest: String, in root: URL, undoing folder: URL?) throws(UsageError) {
+    static func writeManifest(_ manifest: String, in root: URL, undoing folder: URL?) throws(Problem) {
         do {
             try Files.replace(FeatureList.manifestURL(in: root).path, with: Data(manifest.utf8))
         } catch {
             if let folder { try? Files.remove(folder.path) }
-            throw UsageError(
+            throw Problem.usage(
                 "could not write \(FeatureList.manifestURL(in: root).path): \(error)",
                 fix: "check that Package.swift can be written")
         }
@@ -122,7 +122,7 @@ enum NewCommand: Command {
     /// Writes `files` into `folder`; on failure removes `folder` again and says why, naming it `label`.
     private static func write(
         _ files: [(path: String, contents: String)], to folder: URL, named label: String, fix: String
-    ) throws(UsageError) {
+    ) throws(Problem) {
         do {
             for (path, contents) in files {
                 let file = folder.appendingPathComponent(path)
@@ -131,19 +131,19 @@ enum NewCommand: Command {
             }
         } catch {
             try? Files.remove(folder.path)
-            throw UsageError("could not write \(label): \(error)", fix: fix)
+            throw Problem.usage("could not write \(label): \(error)", fix: fix)
         }
     }
 
     /// `new NAME --package DIR`: installs the SDK when it is not there yet, then writes the feature as a package of
     /// its own into `directory` (which must be new or empty; a relative one is from `environment`'s current directory).
-    static func package(_ name: String, in directory: String, environment: HostEnvironment) throws(UsageError)
+    static func package(_ name: String, in directory: String, environment: HostEnvironment) throws(Problem)
         -> ExitCode
     {
         let scaffold = try FeatureScaffold(name: name, existing: [])
         let folder = URL(fileURLWithPath: environment.absolutePath(directory)).standardizedFileURL
         guard Files.names(in: folder.path).isEmpty else {
-            throw UsageError(
+            throw Problem.usage(
                 "\(folder.path) is not empty", fix: "choose a new or empty folder for the package, e.g. ./\(name)")
         }
         let installation = try SDKCommand.current(environment)

@@ -11,14 +11,14 @@ extension LoadedPluginSet {
     static func load(
         _ arguments: Arguments, host: HostConfiguration, directories extra: [String]? = nil,
         services: HostConfiguration.ServicesUse = .inspection, restored: Set<String> = []
-    ) async throws(UsageError) -> LoadedPluginSet {
+    ) async throws(Problem) -> LoadedPluginSet {
         var request = try PluginSetRequest(arguments, host: host, directories: extra, services: services)
         // A library the canary took back runs at its earlier version, even if the supervisor turned it off.
         request.skippedLibraries.subtract(restored)
         do {
             return try await PluginSetLoader.load(request) { await openServices(host, services, arguments) }
         } catch {
-            throw UsageError(error)
+            throw error.problem
         }
     }
 
@@ -48,7 +48,7 @@ extension PluginSetRequest {
     init(
         _ arguments: Arguments, host: HostConfiguration, directories extra: [String]?,
         services: HostConfiguration.ServicesUse
-    ) throws(UsageError) {
+    ) throws(Problem) {
         let locations = PluginLocations.current()
         let directories: [String]
         do {
@@ -59,7 +59,7 @@ extension PluginSetRequest {
                 directories = try locations.directories(adding: arguments[CommonOptions.plugins])
             }
         } catch {
-            throw UsageError(error)
+            throw error.problem
         }
         self.init(locations: locations, directories: directories, environment: arguments.environment)
         let environment = arguments.environment
@@ -96,7 +96,7 @@ extension FeatureLibrary {
     @MainActor
     static func loadReporting(
         _ name: String, arguments: Arguments, mocks: [String: String]? = nil, building: Bool = true
-    ) async throws(UsageError) -> FeatureLibrary? {
+    ) async throws(Problem) -> FeatureLibrary? {
         let locations = PluginLocations.current()
         var request = FeatureRequest(name: name, locations: locations, environment: arguments.environment)
         // A --plugins folder that is not there is a typo: said before anything is built or loaded.
@@ -111,13 +111,13 @@ extension FeatureLibrary {
         do {
             loaded = try await load(request)
         } catch {
-            throw UsageError(error)
+            throw error.problem
         }
         switch loaded {
         case .success(let library): return library
         case .failure(let problem) where problem.code == .mockChoice:
             // A child's answer to the --mock choices: the usage error the in-process check gives.
-            throw UsageError(problem.reason, fix: problem.fix)
+            throw Problem.usage(problem.reason, fix: problem.fix)
         case .failure(let problem):
             Console.report([problem])
             return nil
@@ -128,11 +128,11 @@ extension FeatureLibrary {
 extension PluginLocations {
     /// The plugin folders to load: beside the executable, then each `--plugins DIR` of `arguments`, each once; one
     /// that is not a folder is a usage error.
-    func directories(_ arguments: Arguments) throws(UsageError) -> [String] {
+    func directories(_ arguments: Arguments) throws(Problem) -> [String] {
         do {
             return try directories(adding: arguments[CommonOptions.plugins])
         } catch {
-            throw UsageError(error)
+            throw error.problem
         }
     }
 }

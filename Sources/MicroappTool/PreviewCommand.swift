@@ -55,10 +55,10 @@ enum PreviewCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         if arguments[ui] == .web { return try await PreviewGallery.serve(arguments, command: host.commandName) }
         if arguments[CommonOptions.watch] {
-            throw UsageError(
+            throw Problem.usage(
                 "preview --watch redraws the gallery's cards", fix: "add --ui web, or leave out --watch")
         }
         return try await run(arguments)
@@ -66,9 +66,9 @@ enum PreviewCommand: Command {
 
     /// Draws the previews as text or JSON lines (the gallery, `--ui web`, is `PreviewGallery`'s).
     @MainActor
-    static func run(_ arguments: Arguments) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments) async throws(Problem) -> ExitCode {
         guard (1...2).contains(arguments.operands.count), let name = arguments.operands.first else {
-            throw UsageError(
+            throw Problem.usage(
                 "preview takes a FEATURE and optionally a ROUTE",
                 fix: "write e.g. `microapp preview Characters characters://list --state all`")
         }
@@ -76,7 +76,7 @@ enum PreviewCommand: Command {
         let json = arguments[ui] == .json
         let output = arguments[Self.output]
         if output != nil && json {
-            throw UsageError("--output writes text files", fix: "leave out --ui json, or --output")
+            throw Problem.usage("--output writes text files", fix: "leave out --ui json, or --output")
         }
         let named: [(name: String, preview: ScreenPreview)]
         let manifest: FeatureManifest
@@ -109,7 +109,7 @@ enum PreviewCommand: Command {
     /// The previews of the feature `name` with their file names, loaded in this process (built first unless
     /// `--no-build` or `building` is false); a failure was reported on stderr.
     @MainActor
-    static func previews(of name: String, arguments: Arguments, building: Bool = true) async throws(UsageError)
+    static func previews(of name: String, arguments: Arguments, building: Bool = true) async throws(Problem)
         -> Loaded
     {
         // Loaded without mocks, the library is always an image in this process: previews run its code here.
@@ -173,7 +173,7 @@ enum PreviewCommand: Command {
 
     private static func choose(
         _ named: [(name: String, preview: ScreenPreview)], route: String?, state: String, manifest: FeatureManifest
-    ) throws(UsageError) -> [(name: String, preview: ScreenPreview)] {
+    ) throws(Problem) -> [(name: String, preview: ScreenPreview)] {
         var chosen = named
         if let route {
             let pattern = try? RoutePattern(route)
@@ -183,7 +183,7 @@ enum PreviewCommand: Command {
             }
             guard !chosen.isEmpty else {
                 let routes = Array(Set(named.map(\.preview.route))).sorted()
-                throw UsageError(
+                throw Problem.usage(
                     "\(manifest.displayName) has no preview of \(route)",
                     fix: "use one of: \(routes.joined(separator: ", "))")
             }
@@ -192,7 +192,7 @@ enum PreviewCommand: Command {
         let inState = chosen.filter { $0.preview.state.rawValue == state }
         guard !inState.isEmpty else {
             let there = Array(Set(chosen.map(\.preview.state.rawValue))).sorted()
-            throw UsageError(
+            throw Problem.usage(
                 "\(manifest.displayName) has no \(state) preview\(route.map { " of \($0)" } ?? "")",
                 fix: "use --state \(there.joined(separator: ", --state ")) or --state all")
         }

@@ -28,9 +28,9 @@ final class PreviewGallery {
     }
 
     /// Serves the gallery until the page quits; each card's command starts with `command` (the host's own name).
-    static func serve(_ arguments: Arguments, command: String) async throws(UsageError) -> ExitCode {
+    static func serve(_ arguments: Arguments, command: String) async throws(Problem) -> ExitCode {
         guard arguments.operands.count <= 1 else {
-            throw UsageError(
+            throw Problem.usage(
                 "preview --ui web takes at most a FEATURE (every route and state of it is drawn)",
                 fix: "write `microapp preview --ui web` for every feature, or `microapp preview Characters --ui web`")
         }
@@ -63,7 +63,7 @@ final class PreviewGallery {
 
     /// Loads the previews of the feature `name` (built first when `building`) into its cards, in place of any it
     /// had.
-    private func load(_ name: String, building: Bool) async throws(UsageError) -> Loaded {
+    private func load(_ name: String, building: Bool) async throws(Problem) -> Loaded {
         switch try await PreviewCommand.previews(of: name, arguments: arguments, building: building) {
         case .previews(let manifest, let library, let named):
             let state = arguments[PreviewCommand.state]
@@ -207,7 +207,7 @@ final class PreviewGallery {
     }
 
     /// Every feature the tool would run: the names of the libraries it finds.
-    private static func allFeatures(_ arguments: Arguments) throws(UsageError) -> [String] {
+    private static func allFeatures(_ arguments: Arguments) throws(Problem) -> [String] {
         let locations = PluginLocations.current()
         let directories = try locations.directories(arguments)
         let found = locations.libraries(in: directories, environment: arguments.environment).paths

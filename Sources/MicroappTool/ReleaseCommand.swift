@@ -37,11 +37,11 @@ enum ReleaseCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         let environment = arguments.environment
         let name = arguments.operands.first
         if let name, !ReleaseLayout.isFileName(name) {
-            throw UsageError("'\(name)' is not a feature's name", fix: "write the feature's name, e.g. Characters")
+            throw Problem.usage("'\(name)' is not a feature's name", fix: "write the feature's name, e.g. Characters")
         }
         // The key first: a missing key is told before a release build of minutes, not after.
         let folders = ReleaseFolders(environment: arguments.environment)
@@ -52,7 +52,7 @@ enum ReleaseCommand: Command {
             path = given
         } else {
             guard let feature = name ?? ownPackage(from: environment.currentDirectory)?.feature else {
-                throw UsageError(
+                throw Problem.usage(
                     "release needs NAME outside a feature's own package",
                     fix:
                         "write `microapp release NAME` (in the repository, NAME is Plugins/NAME), or run it in the package `microapp new NAME --package DIR` made"
@@ -87,7 +87,7 @@ enum ReleaseCommand: Command {
             sdk: sdk, key: signing, now: environment.date(), to: folder)
         {
         case .success(let written): release = written
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
         let record = release.record
         Console.out(
@@ -110,19 +110,18 @@ enum ReleaseCommand: Command {
     /// Builds `name` in release in its package (found from `environment`'s current directory up) and answers the
     /// library's path, or why not.
     @MainActor
-    private static func build(_ name: String, in environment: HostEnvironment) throws(UsageError) -> String {
+    private static func build(_ name: String, in environment: HostEnvironment) throws(Problem) -> String {
         guard let package = package(building: name, from: environment.currentDirectory) else {
             let meant = NearMiss.closest(to: name, among: featureNames(from: environment.currentDirectory)).map {
                 "did you mean `microapp release \($0)`? Otherwise "
             }
-            throw UsageError(
-                Problem(
-                    code: .releaseNoPackage, subject: name,
-                    reason:
-                        "no package here or above has Plugins/\(name) or Sources/\(name), and this microapp was not built from one that does",
-                    fix:
-                        "\(meant ?? "")run it in the feature's package (`microapp new \(name) --package DIR` makes one) or in the repository, or give a built library with --library FILE"
-                ))
+            throw Problem(
+                code: .releaseNoPackage, subject: name,
+                reason:
+                    "no package here or above has Plugins/\(name) or Sources/\(name), and this microapp was not built from one that does",
+                fix:
+                    "\(meant ?? "")run it in the feature's package (`microapp new \(name) --package DIR` makes one) or in the repository, or give a built library with --library FILE"
+            )
         }
         let builder = PluginBuilder(
             repository: package, buildDirectory: package + "/.build/release", configuration: "release",
@@ -132,28 +131,25 @@ enum ReleaseCommand: Command {
         do {
             result = try builder.swiftBuild(product: name, echo: FileHandle.standardError.fileDescriptor)
         } catch {
-            throw UsageError(
-                Problem(
-                    code: .buildNotStarted, subject: package,
-                    reason: "could not start `swift build`: \(error.problem.reason)",
-                    fix: "put the Swift toolchain on PATH, or give a built library with --library FILE"))
+            throw Problem(
+                code: .buildNotStarted, subject: package,
+                reason: "could not start `swift build`: \(error.problem.reason)",
+                fix: "put the Swift toolchain on PATH, or give a built library with --library FILE")
         }
         guard result.status == 0 else {
-            throw UsageError(
-                Problem(
-                    code: .buildFailed, subject: package,
-                    reason: "`\(result.command)` failed (exit \(result.status))",
-                    fix: "fix the compiler errors above, then make the release again"))
+            throw Problem(
+                code: .buildFailed, subject: package,
+                reason: "`\(result.command)` failed (exit \(result.status))",
+                fix: "fix the compiler errors above, then make the release again")
         }
         let library = package + "/.build/release/" + PluginFileName.make(name)
         guard FileFacts.exists(library) else {
-            throw UsageError(
-                Problem(
-                    code: .releaseNoLibrary, subject: library,
-                    reason: "`\(result.command)` succeeded but wrote no such library",
-                    fix:
-                        "declare the product \(name) as `.library(name: \"\(name)\", type: .dynamic, …)` in Package.swift"
-                ))
+            throw Problem(
+                code: .releaseNoLibrary, subject: library,
+                reason: "`\(result.command)` succeeded but wrote no such library",
+                fix:
+                    "declare the product \(name) as `.library(name: \"\(name)\", type: .dynamic, …)` in Package.swift"
+            )
         }
         Console.err("microapp: built \(library)")
         return library

@@ -21,7 +21,7 @@ enum KeygenCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         let folders = ReleaseFolders(environment: arguments.environment)
         let name = arguments[keyName]
         switch ReleaseKeyFile.generate(name, in: folders) {
@@ -29,7 +29,7 @@ enum KeygenCommand: Command {
             Console.out(KeyText.text(of: key.publicKey))
             Console.err("key \(KeyText.id(of: key.publicKey)) written to \(folders.privateKey(name)) (keep it private)")
             return .ok
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
     }
 }
@@ -62,12 +62,12 @@ enum TrustCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         let store = ReleaseStore(folders: ReleaseFolders(environment: arguments.environment))
         let current: TrustList
         switch store.trustList() {
         case .success(let found): current = found
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
         if arguments[list] {
             for name in current.keys.keys.sorted() {
@@ -79,35 +79,36 @@ enum TrustCommand: Command {
         }
         if let name = arguments[remove] {
             guard let shorter = current.removing(name) else {
-                throw UsageError(
+                throw Problem.usage(
                     "no key is trusted as '\(name)'", fix: "run `microapp trust --list` for the names you trust")
             }
-            if let problem = store.save(shorter) { throw UsageError(problem) }
+            if let problem = store.save(shorter) { throw problem }
             Console.out("no longer trusted: \(name)")
             return .ok
         }
         guard let key = arguments.operands.first, arguments.operands.count == 1 else {
-            throw UsageError(
+            throw Problem.usage(
                 "trust takes exactly one KEY", fix: "write `microapp trust ed25519:… --name TEAM --feature ID`")
         }
         guard let name = arguments[teamName], ReleaseLayout.isFileName(name) else {
-            throw UsageError("trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM --feature ID`")
+            throw Problem.usage(
+                "trust needs --name TEAM", fix: "write `microapp trust \(key) --name TEAM --feature ID`")
         }
         let ids = arguments[feature]
         if let bad = ids.first(where: { !ReleaseLayout.isFileName($0) }) {
-            throw UsageError(
+            throw Problem.usage(
                 "'\(bad)' is not a feature id", fix: "write the id its manifest gives, e.g. --feature characters")
         }
         guard !ids.isEmpty else {
-            throw UsageError(
+            throw Problem.usage(
                 "trust needs at least one --feature ID: a key is trusted for named features, never for everything",
                 fix: "write `microapp trust \(key) --name \(name) --feature ID` with one --feature per id it may sign")
         }
         guard let trusted = current.trusting(key, as: name, for: ids) else {
-            throw UsageError(
+            throw Problem.usage(
                 "'\(key)' is not a public key", fix: "copy the line `microapp keygen` printed: ed25519:<base64>")
         }
-        if let problem = store.save(trusted) { throw UsageError(problem) }
+        if let problem = store.save(trusted) { throw problem }
         let scope = trusted.features[name] ?? []
         Console.out("trusted \(name) for \(scope.joined(separator: ", ")): \(key)".sanitized)
         let own = scope.filter(host.hostFeatures.contains)
@@ -142,16 +143,16 @@ enum PublishCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         guard let release = arguments.operands.first, arguments.operands.count == 1 else {
-            throw UsageError(
+            throw Problem.usage(
                 "publish takes exactly one RELEASE folder", fix: "write `microapp publish DIR --channel DIR`")
         }
         guard let folder = arguments[channel] else {
-            throw UsageError("publish needs --channel DIR", fix: "write `microapp publish \(release) --channel DIR`")
+            throw Problem.usage("publish needs --channel DIR", fix: "write `microapp publish \(release) --channel DIR`")
         }
         guard let lifetime = Double(arguments[days]), lifetime > 0, lifetime <= 365 else {
-            throw UsageError(
+            throw Problem.usage(
                 "--expires-in takes a number of days from 1 to 365 (hosts refuse an index that expires more than 366 "
                     + "days ahead)", fix: "write e.g. --expires-in 7")
         }
@@ -160,7 +161,7 @@ enum PublishCommand: Command {
         let trust: TrustList
         switch ReleaseStore(folders: folders).trustList() {
         case .success(let found): trust = found
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
         switch ChannelFolder.publish(
             release, to: folder, key: signing, trust: trust, now: arguments.environment.date(),
@@ -169,7 +170,7 @@ enum PublishCommand: Command {
         case .success(let publication):
             Console.out("published \(publication.folder) in \(folder): index version \(publication.index.version)")
             return .ok
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
     }
 }

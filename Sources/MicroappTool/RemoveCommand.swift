@@ -35,16 +35,16 @@ enum RemoveCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         try run(arguments)
     }
 
-    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments) throws(Problem) -> ExitCode {
         guard arguments.operands.count == 1, let asked = arguments.operands.first else {
-            throw UsageError("remove takes exactly one NAME", fix: "write e.g. `microapp remove Profile`")
+            throw Problem.usage("remove takes exactly one NAME", fix: "write e.g. `microapp remove Profile`")
         }
         guard let root = NewCommand.repositoryRoot(from: arguments.environment.currentDirectory) else {
-            throw UsageError(
+            throw Problem.usage(
                 "no repository here to remove a feature from",
                 fix: "run `microapp remove` in the repository (the folder with Package.swift and Plugins/)")
         }
@@ -54,7 +54,7 @@ enum RemoveCommand: Command {
             let name = known.first(where: { $0 == asked })
                 ?? known.first(where: { $0.lowercased() == asked.lowercased() })
         else {
-            throw UsageError(
+            throw Problem.usage(
                 "no feature is called '\(asked)': Package.swift's feature list does not name it and Plugins/ has no such folder",
                 fix: "use one of: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
         }
@@ -75,7 +75,7 @@ enum RemoveCommand: Command {
         }
         guard files.isEmpty || arguments[yes] else {
             let shown = files.prefix(6).joined(separator: ", ") + (files.count > 6 ? ", …" : "")
-            throw UsageError(
+            throw Problem.usage(
                 "remove \(name) would delete \(parts.joined(separator: "; ")) — Plugins/\(name) holds \(shown); nothing was removed",
                 fix:
                     "run `microapp remove \(name) --yes` to delete them (work in the folder that is not committed is lost: commit or copy it first to keep it)"
@@ -88,7 +88,7 @@ enum RemoveCommand: Command {
             if Files.exists(folder.path) { try Files.remove(folder.path) }
             for library in libraries + intermediates { try Files.remove(library) }
         } catch {
-            throw UsageError(
+            throw Problem.usage(
                 "took \(name) out of Package.swift, but could not delete all of its files: \(error)",
                 fix: "delete what is left of Plugins/\(name) and lib\(name).so by hand")
         }

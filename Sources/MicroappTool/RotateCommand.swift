@@ -25,24 +25,24 @@ enum RotateCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         guard arguments.operands.count == 2 else {
-            throw UsageError("rotate takes OLD and NEW", fix: "write `microapp rotate team team-2026 --channel DIR`")
+            throw Problem.usage("rotate takes OLD and NEW", fix: "write `microapp rotate team team-2026 --channel DIR`")
         }
         let (oldName, newName) = (arguments.operands[0], arguments.operands[1])
         guard let folder = arguments[channel] else {
-            throw UsageError(
+            throw Problem.usage(
                 "rotate needs --channel DIR", fix: "write `microapp rotate \(oldName) \(newName) --channel DIR`")
         }
         guard let lifetime = Double(arguments[PublishCommand.days]), lifetime > 0 else {
-            throw UsageError("--expires-in takes a number of days", fix: "write e.g. --expires-in 7")
+            throw Problem.usage("--expires-in takes a number of days", fix: "write e.g. --expires-in 7")
         }
         let folders = ReleaseFolders(environment: arguments.environment)
         var keys: [Ed25519.PrivateKey] = []
         for name in [oldName, newName] {
             switch ReleaseKeyFile.read(name, in: folders) {
             case .success(let key): keys.append(key)
-            case .failure(let problem): throw UsageError(problem)
+            case .failure(let problem): throw problem
             }
         }
         let rotations: RotationFile
@@ -50,7 +50,7 @@ enum RotateCommand: Command {
             folder, from: keys[0], to: keys[1], now: arguments.environment.date(), lifetime: lifetime * 24 * 3600)
         {
         case .success(let file): rotations = file
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
         Console.out(
             "rotated \(folder): \(oldName) (\(KeyText.id(of: keys[0].publicKey))) → \(newName) (\(KeyText.id(of: keys[1].publicKey))); the index is signed by \(newName)"

@@ -85,7 +85,7 @@ enum RunCommand: Command {
     /// People get a supervised app: a plugin that crashes it is turned off and the app comes back. The supervisor
     /// starts this command again as its app process (`--supervised`), which runs the app.
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         if arguments[Self.supervised] || arguments[Self.noSupervise] { return try await runApp(arguments, host: host) }
         switch Supervisor.run(arguments.words, environment: arguments.environment) {
         case .ended(let code): return code
@@ -98,7 +98,7 @@ enum RunCommand: Command {
 
     /// Runs the app in this process.
     @MainActor
-    static func runApp(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func runApp(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         if arguments[Self.supervised] { endWithSupervisor() }
         let ui = arguments.frontEnd
         let settleTimeout = arguments[CommonOptions.settleTimeout]

@@ -39,9 +39,9 @@ enum RunPolicy {
 
     /// Refuses a `--grant` whose key nobody offers (`offered`: the host's keys and the loaded features' services):
     /// granting it would do nothing, and a typo would pass unnoticed.
-    static func checkGrantedKeys(_ arguments: Arguments, offered: Set<String>) throws(UsageError) {
+    static func checkGrantedKeys(_ arguments: Arguments, offered: Set<String>) throws(Problem) {
         if let problem = PlacementPolicy.ungranted(grantOptions(arguments), offered: offered) {
-            throw UsageError(problem)
+            throw problem
         }
     }
 }

@@ -24,11 +24,11 @@ enum SDKCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         try run(arguments)
     }
 
-    static func run(_ arguments: Arguments) throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments) throws(Problem) -> ExitCode {
         let installation = try current(arguments.environment)
         if arguments[install] {
             let written = try installation.install(builtSDK: builtSDK)
@@ -58,9 +58,9 @@ enum SDKCommand: Command {
     }
 
     /// The installation of the SDK of the repository this executable was built in, where `environment` puts it.
-    static func current(_ environment: HostEnvironment) throws(UsageError) -> SDKInstallation {
+    static func current(_ environment: HostEnvironment) throws(Problem) -> SDKInstallation {
         guard let repository = PluginLocations.current().repository else {
-            throw UsageError(
+            throw Problem.usage(
                 "this microapp does not run from the build folder of a repository, so it has no SDK sources to install",
                 fix: "run it from its repository (`swift run microapp sdk --install`)")
         }

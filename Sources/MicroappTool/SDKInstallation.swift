@@ -18,12 +18,12 @@ struct SDKInstallation {
     static let variable = "MICROAPP_SDK"
 
     /// The installation of the SDK in `repository`, at the place `environment` names.
-    init(repository: URL, environment: HostEnvironment) throws(UsageError) {
+    init(repository: URL, environment: HostEnvironment) throws(Problem) {
         self.repository = repository
         let header = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include/microapp.h")
         guard let text = Files.text(header.path), let version = Self.version(inHeader: text)
         else {
-            throw UsageError(
+            throw Problem.usage(
                 "cannot read the SDK's version from \(header.path)",
                 fix: "run microapp from the repository it was built in, with its Sources/MicroappSDK intact")
         }
@@ -33,7 +33,7 @@ struct SDKInstallation {
         } else if let data = environment.folder(.data) {
             folder = URL(fileURLWithPath: "\(data)/microapp/sdk/\(version)")
         } else {
-            throw UsageError(
+            throw Problem.usage(
                 "no folder for the SDK: neither XDG_DATA_HOME nor HOME is set",
                 fix: "set \(Self.variable) to the folder to install the SDK in")
         }
@@ -54,7 +54,7 @@ struct SDKInstallation {
     }
 
     /// Every file to install, by path inside `folder`, with its bytes.
-    func files() throws(UsageError) -> [(path: String, contents: Data)] {
+    func files() throws(Problem) -> [(path: String, contents: Data)] {
         let sdk = try Self.tree(repository.appendingPathComponent("Sources/MicroappSDK"))
         let testing = try Self.tree(repository.appendingPathComponent("Sources/MicroappTesting"))
         return sdk.map { ("MicroappSDK/\($0.path)", $0.contents) }
@@ -83,9 +83,9 @@ struct SDKInstallation {
         """
 
     /// The files under `folder` (not `.build` or other hidden ones), sorted by path.
-    private static func tree(_ folder: URL) throws(UsageError) -> [(path: String, contents: Data)] {
+    private static func tree(_ folder: URL) throws(Problem) -> [(path: String, contents: Data)] {
         guard let paths = Files.subpaths(of: folder.path) else {
-            throw UsageError(
+            throw Problem.usage(
                 "cannot read \(folder.path)", fix: "run microapp from the repository it was built in")
         }
         var files: [(path: String, contents: Data)] = []
@@ -94,7 +94,7 @@ struct SDKInstallation {
             guard Files.exists(file.path), !Files.isDirectory(file.path)
             else { continue }
             guard let contents = Files.contents(file.path) else {
-                throw UsageError("cannot read \(file.path)", fix: "check its permissions")
+                throw Problem.usage("cannot read \(file.path)", fix: "check its permissions")
             }
             files.append((path, contents))
         }
@@ -117,7 +117,7 @@ struct SDKInstallation {
     }
 
     /// What is at `folder` now, compared with what `install()` would write.
-    func state() throws(UsageError) -> State { state(of: try files()) }
+    func state() throws(Problem) -> State { state(of: try files()) }
 
     private func state(of files: [(path: String, contents: Data)]) -> State {
         let target = Files.linkDestination(folder.path).map {
@@ -131,14 +131,14 @@ struct SDKInstallation {
     /// sources changed after this executable's SDK was built (the installed bytes would not be what the host runs),
     /// and when `folder` is something other than an installation (a folder a person made).
     @discardableResult
-    func install(builtSDK: URL) throws(UsageError) -> Bool {
+    func install(builtSDK: URL) throws(Problem) -> Bool {
         let files = try files()
         try checkBuilt(builtSDK)
         let name = "\(version)-\(Self.digest(of: files))"
         if state(of: files) == .current { return false }
         if Files.exists(folder.path) || Files.isSymbolicLink(folder.path) {
             guard Files.isSymbolicLink(folder.path) else {
-                throw UsageError(
+                throw Problem.usage(
                     "\(folder.path) exists and was not written by `microapp sdk --install`",
                     fix: "move it away, or set \(Self.variable) to another folder")
             }
@@ -161,7 +161,7 @@ struct SDKInstallation {
             try Files.makeLink(link.path, to: name)
             try Self.rename(link, to: folder)
         } catch {
-            throw UsageError("could not write the SDK to \(folder.path): \(error)", fix: "check that it is writable")
+            throw Problem.usage("could not write the SDK to \(folder.path): \(error)", fix: "check that it is writable")
         }
         return true
     }
@@ -174,10 +174,10 @@ struct SDKInstallation {
 
     /// Refuses when an SDK source is newer than `builtSDK` (the host's `libMicroappSDK.so`): the sources are not
     /// what this host was built with.
-    private func checkBuilt(_ builtSDK: URL) throws(UsageError) {
+    private func checkBuilt(_ builtSDK: URL) throws(Problem) {
         let built = Files.modificationDate(builtSDK.path)
         guard let built else {
-            throw UsageError(
+            throw Problem.usage(
                 "\(builtSDK.path) does not exist: this microapp has no SDK built beside it",
                 fix: "build the host first (`swift build` in \(repository.path))")
         }
@@ -193,7 +193,7 @@ struct SDKInstallation {
             return (date ?? .distantPast) > built
         }
         if let first = newer.sorted().first {
-            throw UsageError(
+            throw Problem.usage(
                 "Sources/MicroappSDK/\(first) changed after this microapp's SDK was built: the SDK installed would not be the one the host runs",
                 fix: "rebuild the host (`swift build` in \(repository.path)), then run this again")
         }

@@ -58,13 +58,13 @@ enum SoloCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         if arguments[endWithParent] { RunCommand.endWithSupervisor() }
         let ui = arguments.frontEnd
         let settleTimeout = arguments[CommonOptions.settleTimeout]
         let open = arguments.openURL
         guard arguments.operands.count == 1, let name = arguments.operands.first else {
-            throw UsageError(
+            throw Problem.usage(
                 "solo takes exactly one FEATURE", fix: "write `microapp solo Characters` (folder, id or display name)")
         }
         let choices = mockChoices(arguments[mock])
@@ -146,14 +146,14 @@ enum SoloCommand: Command {
     @MainActor
     private static func inProcess(
         _ feature: any Feature.Type, library: FeatureLibrary, choices: [String: String]
-    ) throws(UsageError) -> MockSetting? {
+    ) throws(Problem) -> MockSetting? {
         let manifest = library.plugin.manifest
         let mocks = feature.mocks()
         let container: Container
         do {
             container = try Container.mocked(mocks, choices: choices)
         } catch {
-            throw UsageError("\(manifest.displayName): --mock \(error.reason)", fix: error.fix)
+            throw Problem.usage("\(manifest.displayName): --mock \(error.reason)", fix: error.fix)
         }
         let missing = mocks.missing(in: manifest)
         guard missing.isEmpty else {

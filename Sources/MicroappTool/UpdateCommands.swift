@@ -36,7 +36,7 @@ enum UpdateOptions {
 
     /// The feature `name` names in `updater`'s folder: its id, or its library's name (`Characters` for
     /// `libCharacters.so`), either case.
-    static func feature(_ name: String, in updater: Updater) throws(UsageError) -> Updater.Feature {
+    static func feature(_ name: String, in updater: Updater) throws(Problem) -> Updater.Feature {
         let features = updater.features()
         let found = features.values.first { feature in
             feature.id.lowercased() == name.lowercased()
@@ -44,11 +44,10 @@ enum UpdateOptions {
         }
         guard let found else {
             let running = features.isEmpty ? "no feature" : features.keys.sorted().joined(separator: ", ")
-            throw UsageError(
-                Problem(
-                    code: .noSuchFeature, subject: name,
-                    reason: "\(updater.versions.plugins) runs no such feature (it runs \(running))",
-                    fix: "name a feature by its id or its library's name, or the folder with --plugins DIR"))
+            throw Problem(
+                code: .noSuchFeature, subject: name,
+                reason: "\(updater.versions.plugins) runs no such feature (it runs \(running))",
+                fix: "name a feature by its id or its library's name, or the folder with --plugins DIR")
         }
         return found
     }
@@ -73,9 +72,9 @@ enum UpdateCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         guard let text = arguments[channel] else {
-            throw UsageError("update needs --channel URL|DIR", fix: "write `microapp update --channel URL`")
+            throw Problem.usage("update needs --channel URL|DIR", fix: "write `microapp update --channel URL`")
         }
         let source = try NameSuggestions.channel(text, currentDirectory: arguments.environment.currentDirectory)
         let updater = UpdateOptions.updater(arguments, channel: source)
@@ -156,9 +155,9 @@ enum VersionsCommand: Command {
     }
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         guard let name = arguments.operands.first else {
-            throw UsageError("versions needs NAME", fix: "write `microapp versions Characters`")
+            throw Problem.usage("versions needs NAME", fix: "write `microapp versions Characters`")
         }
         let updater = UpdateOptions.updater(arguments)
         let feature = try UpdateOptions.feature(name, in: updater)
@@ -222,14 +221,14 @@ enum RollbackCommand: Command {
             """)
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         guard let name = arguments.operands.first else {
-            throw UsageError("rollback needs NAME", fix: "write `microapp rollback Characters`")
+            throw Problem.usage("rollback needs NAME", fix: "write `microapp rollback Characters`")
         }
         var wanted: Int?
         if let text = arguments[version] {
             guard let number = Int(text) else {
-                throw UsageError("--to takes a version number", fix: "write e.g. --to 2")
+                throw Problem.usage("--to takes a version number", fix: "write e.g. --to 2")
             }
             wanted = number
         }
@@ -249,7 +248,7 @@ enum RollbackCommand: Command {
                     .sanitized)
             Console.out(UpdateOptions.runningAppNote(keeping: "running \(feature.id) \(left.version)").sanitized)
             return .ok
-        case .failure(let problem): throw UsageError(problem)
+        case .failure(let problem): throw problem
         }
     }
 }

@@ -36,7 +36,7 @@ struct FaultTests {
         let directory = TemporaryDirectory()
         let path = try DataDirectory(directory.path, environment: .process).databasePath
         do {
-            let store = AccountStore(database: try Database(path: path))
+            let store = AccountStore(database: try Database(path: path), date: { Date() })
             try Schema.migrate(store.database)
             _ = try store.signUp(NewAccount(name: "Rick", email: "rick@example.com", password: "portal-gun"))
         }
@@ -54,7 +54,7 @@ struct FaultTests {
         #expect(error?.detail == "attempt to write a readonly database")
         #expect(error?.fix.contains("chmod u+w \(path)") == true)
         let signUp = #expect(throws: ServiceError.self) {
-            try AccountStore(database: database).signUp(
+            try AccountStore(database: database, date: { Date() }).signUp(
                 NewAccount(name: "Morty", email: "morty@example.com", password: "aw-jeez-rick"))
         }
         #expect(signUp?.code == "storage-failed")

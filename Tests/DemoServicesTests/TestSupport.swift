@@ -33,8 +33,8 @@ struct TestStore {
             path: directory.file("microapp.sqlite3"),  // where DataDirectory(directory.path) keeps it
             options: Database.Options(busyTimeoutMilliseconds: busyTimeoutMilliseconds))
         try Schema.migrate(database)
-        accounts = AccountStore(database: database)
-        recents = RecentSearchStore(database: database)
+        accounts = AccountStore(database: database, date: { Date() })
+        recents = RecentSearchStore(database: database, date: { Date() })
     }
 }
 

@@ -122,7 +122,7 @@ struct CommandParsingTests {
 
     @Test("microapp's internal options count only under MICROAPP_INTERNAL=1, which its children get")
     func internalMarker() throws {
-        #expect(throws: UsageError.self) { try Arguments(["run", "--supervised"], environment: .stated()) }
+        #expect(throws: Problem.self) { try Arguments(["run", "--supervised"], environment: .stated()) }
         let marked = try Arguments(["run", "--supervised"], environment: .stated([Commands.internalMarker: "1"]))
         #expect(marked[RunCommand.supervised])
     }

@@ -16,7 +16,7 @@ enum GreetCommand: Command {
         discussion: "Greets NAME (--person), as this app does.")
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode {
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         greeted.withLock { $0.append(arguments[person]) }
         // A code no built-in path answers to a valid command line: the test sees it came from here.
         return .invalidPluginSet
@@ -61,7 +61,7 @@ struct HostCommandLineTests {
         for option in ["--data", "--characters-url"] {
             #expect(!help.overview.contains(option))
             #expect(commands.specs.allSatisfy { !$0.help.contains(option) }, "\(option)")
-            #expect(throws: UsageError.self) {
+            #expect(throws: Problem.self) {
                 try Arguments(["run", option, "x"], commands: commands, environment: .stated())
             }
         }
@@ -95,7 +95,7 @@ struct HostCommandLineTests {
     @Test("a host's option belongs to run only: another command refuses it")
     func hostOptionIsRunsOnly() {
         let commands = CommandSet(host: Self.portal(options: [Self.region.option]))
-        #expect(throws: UsageError.self) {
+        #expect(throws: Problem.self) {
             try Arguments(["routes", "--region", "us"], commands: commands, environment: .stated())
         }
     }
@@ -133,10 +133,10 @@ struct HostCommandLineTests {
 
     @Test("another host's tool does not have that command")
     func commandsAreTheHosts() {
-        #expect(throws: UsageError.self) {
+        #expect(throws: Problem.self) {
             try Arguments(["greet"], commands: CommandSet(host: Self.portal()), environment: .stated())
         }
-        #expect(throws: UsageError.self) { try Arguments(["greet"], environment: .stated()) }
+        #expect(throws: Problem.self) { try Arguments(["greet"], environment: .stated()) }
     }
 }
 
@@ -145,7 +145,7 @@ enum SecondRunCommand: Command {
     static let declaration = CommandSpec("microapp run", summary: "another run", options: [Option]())
 
     @MainActor
-    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(UsageError) -> ExitCode { .ok }
+    static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode { .ok }
 }
 
 @Suite("A host cannot take a name the tool has")

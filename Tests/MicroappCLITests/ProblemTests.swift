@@ -29,7 +29,7 @@ private let samples: [any ProblemDescribing] = [
         kind: .corrupt, file: "/data/microapp.sqlite", reason: "the database is damaged",
         detail: "file is not a database", fix: "move it aside"),
     ConfigurationError(subject: "ftp://x", reason: "the characters URL is not http", fix: "give an https URL"),
-    UsageError("--ui tui is not a front end", fix: "use --ui terminal, --ui text or --ui json"),
+    Problem.usage("--ui tui is not a front end", fix: "use --ui terminal, --ui text or --ui json"),
     Console.OutputError(type: "Measurement", reason: "infinity has no JSON spelling"),
     Problem(code: "nothing-to-run", subject: "", reason: "no feature is left to run", fix: "build the plugins"),
 ]
@@ -85,17 +85,17 @@ struct ProblemTests {
         #expect(!problem.text.contains("\u{1B}"))
     }
 
-    @Test("a usage error made from a storage error says exactly what the storage error says, code included")
-    func usageErrorKeepsAnotherErrorsProblem() {
+    @Test("a command that throws a storage error's problem says exactly what the storage error says, code included")
+    func thrownProblemKeepsAnotherErrorsWords() {
         let storage = StorageError(
             kind: .readOnly, file: "/ro/microapp.sqlite", reason: "the database is read-only",
             detail: "attempt to write a readonly database", fix: "make it writable")
-        let usage = UsageError(storage)
-        #expect(usage.problem == storage.problem)
-        #expect(usage.problem.code == "storage-readOnly")
-        #expect(usage.description == storage.description)
+        let thrown: Problem = storage.problem
+        #expect(thrown.code == "storage-readOnly")
+        // What the tool prints for a thrown problem (`Console.err`): `microapp: ` and the problem's text.
+        #expect("microapp: \(thrown.text)" == storage.description)
         #expect(
-            usage.description
+            storage.description
                 == "microapp: /ro/microapp.sqlite: the database is read-only (attempt to write a readonly database)\n  to fix: make it writable"
         )
     }
@@ -112,7 +112,7 @@ struct ProblemTests {
                 "\(type.file): \(type.name) is an error people may see; adopt ProblemDescribing")
         }
         let names = declared.map(\.name)
-        #expect(names.contains("Problem") && names.contains("UsageError"), "the scan found \(names)")
+        #expect(names.contains("Problem") && names.contains("StorageError"), "the scan found \(names)")
     }
 
     /// Each type declared as an `Error` or `ProblemDescribing` in Sources, hosts and Benchmarks: its file, its name

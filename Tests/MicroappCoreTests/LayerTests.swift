@@ -226,10 +226,6 @@ struct LayerTests {
             "a scripted session's settle timeout is real time: it waits for a person's app to settle",
         "Sources/MicroappTool/GalleryLiveSolos.swift":
             "the gallery waits for another process to print its URL into a file, which no event announces",
-        "hosts/microapp/Services/Accounts/RecentSearchStore.swift":
-            "the demo app's own data: when a search was made is a fact of its records, written as they are",
-        "hosts/microapp/Services/Accounts/AccountStore.swift":
-            "the demo app's own data: when an account was made is a fact of its records, written as they are",
     ]
 
     @Test(

@@ -6,11 +6,16 @@ public struct AccountStore: Sendable {
     /// Where the accounts live.
     public let database: Database
     private let hasher: PasswordHasher
+    /// The wall clock an account's creation and sign-in times are read from (the host environment's `date`).
+    private let date: @Sendable () -> Date
 
-    /// Uses the `accounts` table of `database` (migrated by `Schema`).
-    public init(database: Database, hasher: PasswordHasher = PasswordHasher()) {
+    /// Uses the `accounts` table of `database` (migrated by `Schema`), dating what it writes by `date`.
+    public init(
+        database: Database, hasher: PasswordHasher = PasswordHasher(), date: @escaping @Sendable () -> Date
+    ) {
         self.database = database
         self.hasher = hasher
+        self.date = date
     }
 
     /// Creates an account and answers its session: `invalid-name`, `invalid-email`, `weak-password`, or
@@ -25,7 +30,7 @@ public struct AccountStore: Sendable {
         guard let hash = hasher.hash(password) else {
             throw ServiceError(code: "failed", message: "The password could not be hashed; try again")
         }
-        let created = Int64(Date().timeIntervalSince1970)
+        let created = Int64(date().timeIntervalSince1970)
         do {
             let rows = try database.query(
                 "INSERT INTO accounts (name, email, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
@@ -72,7 +77,7 @@ public struct AccountStore: Sendable {
                 let email = try? AccountValidation.email(account.email),
                 let password = try? AccountValidation.password(account.password), let hash = hasher.hash(password)
             else { return nil }
-            return [.text(name), .text(email), .text(hash), .integer(Int64(Date().timeIntervalSince1970))]
+            return [.text(name), .text(email), .text(hash), .integer(Int64(date().timeIntervalSince1970))]
         }
         try database.transaction { (connection) throws(StorageError) in
             guard try connection.query("SELECT 1 FROM seeds WHERE name = ?", [.text(marker)]).isEmpty else { return }
@@ -85,7 +90,7 @@ public struct AccountStore: Sendable {
             }
             try connection.execute(
                 "INSERT INTO seeds (name, applied_at) VALUES (?, ?)",
-                [.text(marker), .integer(Int64(Date().timeIntervalSince1970))])
+                [.text(marker), .integer(Int64(date().timeIntervalSince1970))])
         }
     }
 

@@ -9,9 +9,14 @@ public struct RecentSearchStore: Sendable {
     public static let maximumLength = 200
     /// Where the queries live.
     public let database: Database
+    /// The wall clock a query's time is read from (the host environment's `date`).
+    private let date: @Sendable () -> Date
 
-    /// Uses the `recent_searches` table of `database` (migrated by `Schema`).
-    public init(database: Database) { self.database = database }
+    /// Uses the `recent_searches` table of `database` (migrated by `Schema`), timing queries by `date`.
+    public init(database: Database, date: @escaping @Sendable () -> Date) {
+        self.database = database
+        self.date = date
+    }
 
     /// The account's queries, most recent first.
     public func recent(accountID: Int64) throws(StorageError) -> [String] {
@@ -22,7 +27,7 @@ public struct RecentSearchStore: Sendable {
     /// nothing. Fails with `constraint` when the account does not exist.
     public func save(_ text: String, accountID: Int64) throws(StorageError) -> [String] {
         let query = String(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(Self.maximumLength))
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = Int64(date().timeIntervalSince1970 * 1000)
         return try database.transaction { (connection) throws(StorageError) in
             guard !query.isEmpty else { return try Self.list(accountID, connection) }
             // Strictly increasing per account, so two saves in one millisecond keep their order.
