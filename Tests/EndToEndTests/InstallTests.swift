@@ -95,9 +95,11 @@ struct InstallTests {
         #expect(file.err.contains("it is a file, not a folder"), "\(file.err)")
     }
 
-    @Test("without a build of the configuration asked for, install says to build it first")
-    func missingBuildIsRefused() async throws {
-        // A checkout whose .build has a debug build of the host only.
+    @Test(
+        "without a build of the configuration asked for, install builds the host alone first (its --product, not the whole package); a build that fails stops it with nothing at the prefix"
+    )
+    func missingBuildIsBuilt() async throws {
+        // A checkout whose .build has a debug build of the host only, and whose Package.swift SwiftPM cannot read.
         let checkout = try temporaryFolder("checkout")
         try Data().write(to: checkout.appendingPathComponent("Package.swift"))
         let debug = checkout.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug")
@@ -110,8 +112,11 @@ struct InstallTests {
         let result = try await runToEnd(
             ["install", "--prefix", prefix], executable: debug.appendingPathComponent("microapp").path)
         #expect(result.status == 1)
-        #expect(result.err.contains("there is no release build of microapp"), "\(result.err)")
-        #expect(result.err.contains("run `swift build -c release` in \(checkout.path) first"), "\(result.err)")
+        #expect(
+            result.err.contains("microapp: building the host in release: swift build -c release --product microapp"),
+            "\(result.err)")
+        #expect(result.err.contains("`swift build -c release --product microapp` failed (exit 1)"), "\(result.err)")
+        #expect(result.err.contains("Package.swift' is empty"), "SwiftPM's own words are passed on: \(result.err)")
         #expect(!FileManager.default.fileExists(atPath: prefix))
     }
 }
