@@ -90,10 +90,14 @@ enum BundleCommand: Command {
             sizes += " unpacked, \(AppInstallation.megabytes(packed)) packed"
         }
         Console.out("bundled \(description.summary) in \(path): \(sizes)")
-        let top = folder.map { ($0 as NSString).lastPathComponent } ?? (path as NSString).lastPathComponent
-        Console.out(
-            "run it: \(archive == nil ? "" : "tar -xzf \((path as NSString).lastPathComponent) && ")cd \(top) && ./\(stem)  (./\(stem) --previews, ./\(stem) --version)"
-        )
+        // From the folder the person is in: the archive or folder as a path from here (tar unpacks here).
+        let here = arguments.environment.currentDirectory
+        let fromHere =
+            path.hasPrefix(here.hasSuffix("/") ? here : here + "/") ? String(path.dropFirst(here.count + 1)) : path
+        let open =
+            archive == nil
+            ? "cd \(fromHere)" : "tar -xzf \(fromHere) && cd \(folder.map { ($0 as NSString).lastPathComponent } ?? "")"
+        Console.out("run it: \(open) && ./\(stem)  (./\(stem) --previews, ./\(stem) --version)")
         return .ok
     }
 }

@@ -175,9 +175,12 @@ struct CommandLineTests {
         try FileManager.default.removeItem(atPath: "\(folder)/plugins.lock")
         let doctor = try await runToEnd(["doctor", folder, "--no-build", "--no-probe"])
         #expect(doctor.err.contains("microapp: warning: \(folder)/plugins.lock: the folder had a plugins.lock before"))
+        // The fix's commands are said as they can be typed: the build folder's microapp is not on PATH.
+        let typed = URL(fileURLWithPath: AppProcess.executable).resolvingSymlinksInPath().path
         #expect(
-            doctor.err.contains("to fix: restore the lock, or lock the folder again with `microapp lock \(folder)`"))
-        #expect(doctor.err.contains("if you removed it on purpose, run `microapp lock \(folder) --forget`"))
+            doctor.err.contains("to fix: restore the lock, or lock the folder again with `\(typed) lock \(folder)`"),
+            "\(doctor.err)")
+        #expect(doctor.err.contains("if you removed it on purpose, run `\(typed) lock \(folder) --forget`"))
         let forget = try await runToEnd(["lock", folder, "--forget"])
         #expect(forget.status == 0 && forget.out.contains("forgot that \(folder) had a plugins.lock"), "\(forget)")
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/plugins.lock"), "--forget writes no lock")

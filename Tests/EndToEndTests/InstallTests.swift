@@ -133,6 +133,16 @@ struct BundleTests {
         #expect(bundled.status == 0, "\(bundled.err)")
         #expect(bundled.out.contains("bundled Characters v1 (characters) on microapp"), "\(bundled.out)")
         #expect(bundled.out.contains("MB packed"), "\(bundled.out)")
+        // The archive is in another folder than the one bundle ran in: the line names it by its path, and works as
+        // pasted in a folder of the tester's.
+        let runIt = try #require(bundled.out.split(separator: "\n").first { $0.hasPrefix("run it: ") })
+        #expect(runIt.hasPrefix("run it: tar -xzf \(archive) && cd characters-qa && ./Characters  "), "\(runIt)")
+        let pasted = runIt.dropFirst("run it: ".count).components(separatedBy: "  (").first ?? ""
+        let testers = try temporaryFolder("pasted")
+        let ran = try await runToEnd(
+            ["-c", pasted.replacingOccurrences(of: "./Characters", with: "test -x ./Characters")],
+            executable: "/bin/sh", in: testers)
+        #expect(ran.status == 0, "`\(pasted)`: \(ran.err)")
 
         let unpacked = try temporaryFolder("tester")
         let tar = try await runToEnd(["-xzf", archive, "-C", unpacked.path], executable: "/usr/bin/tar")
