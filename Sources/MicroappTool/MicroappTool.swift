@@ -63,7 +63,7 @@ public enum MicroappTool {
             guard let command = commands.command(named: arguments.command)?.type else { return .usage }
             return try await command.run(arguments, host: host)
         } catch {
-            Console.err(error.description)
+            Console.err(error)
             return .usage
         }
     }

@@ -109,7 +109,8 @@ struct CommandLineTests {
     @Test("a near miss of a command or an option is answered with the word meant, not the list of everything")
     func didYouMean() async throws {
         let command = try await runToEnd(["doctr"])
-        #expect(command.status == 1 && command.err.contains("did you mean `microapp doctor`?"), "\(command.err)")
+        #expect(
+            command.status == 1 && command.err.contains("did you mean `\(AppProcess.typed) doctor`?"), "\(command.err)")
         let option = try await runToEnd(["run", "--plugin", "x"])
         #expect(option.status == 1 && option.err.contains("did you mean --plugins?"), "\(option.err)")
         let swapped = try await runToEnd(["routes", "--jsno"])
@@ -176,7 +177,7 @@ struct CommandLineTests {
         let doctor = try await runToEnd(["doctor", folder, "--no-build", "--no-probe"])
         #expect(doctor.err.contains("microapp: warning: \(folder)/plugins.lock: the folder had a plugins.lock before"))
         // The fix's commands are said as they can be typed: the build folder's microapp is not on PATH.
-        let typed = URL(fileURLWithPath: AppProcess.executable).resolvingSymlinksInPath().path
+        let typed = AppProcess.typed
         #expect(
             doctor.err.contains("to fix: restore the lock, or lock the folder again with `\(typed) lock \(folder)`"),
             "\(doctor.err)")

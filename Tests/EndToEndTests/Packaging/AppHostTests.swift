@@ -209,7 +209,9 @@ struct AppHostTests {
     func speaksItsOwnName() async throws {
         let host = try await Self.host()
         let nearMiss = try await runToEnd(["rout"], executable: host)
-        #expect(nearMiss.err.contains("did you mean `hello-host routes`?"), "\(nearMiss.err)")
+        // Said as it can be typed: the package's .build/debug is not on PATH, so the host by its full path.
+        let typed = URL(fileURLWithPath: host).resolvingSymlinksInPath().path
+        #expect(nearMiss.err.contains("did you mean `\(typed) routes`?"), "\(nearMiss.err)")
         let version = try await runToEnd(["--version"], executable: host)
         #expect(version.out.hasPrefix("hello-host (MicroappTool 0.1.0, "), "\(version.out)")
 
