@@ -92,8 +92,8 @@ enum BundleCommand: Command {
         Console.out("bundled \(description.summary) in \(path): \(sizes)")
         // From the folder the person is in: the archive or folder as a path from here (tar unpacks here).
         let here = arguments.environment.currentDirectory
-        let fromHere =
-            path.hasPrefix(here.hasSuffix("/") ? here : here + "/") ? String(path.dropFirst(here.count + 1)) : path
+        let inside = here.hasSuffix("/") ? here : here + "/"
+        let fromHere = path.hasPrefix(inside) ? String(path.dropFirst(inside.count)) : path
         let open =
             archive == nil
             ? "cd \(fromHere)" : "tar -xzf \(fromHere) && cd \(folder.map { ($0 as NSString).lastPathComponent } ?? "")"
