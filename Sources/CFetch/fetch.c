@@ -20,8 +20,8 @@ static int on_tick(void *hooks, curl_off_t down_total, curl_off_t down_now, curl
 }
 
 microapp_fetch_end microapp_fetch(
-    const char *url, long idle_seconds, long total_ms, const microapp_fetch_hooks *hooks, long *status, char *error,
-    size_t error_size) {
+    const char *url, long idle_seconds, long total_ms, const char *ca_file, const char *ca_folder,
+    const microapp_fetch_hooks *hooks, long *status, char *error, size_t error_size) {
     *status = 0;
     if (error_size > 0) error[0] = 0;
     CURL *curl = curl_easy_init();
@@ -51,6 +51,10 @@ microapp_fetch_end microapp_fetch(
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_tick);
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, (void *)hooks);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, reason);
+    // Certificates are always verified (libcurl's default), against the system's store unless told otherwise: a file
+    // given replaces the store's bundle file, a folder its hashed folder (each one left as it is when not given).
+    if (ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file);
+    if (ca_folder) curl_easy_setopt(curl, CURLOPT_CAPATH, ca_folder);
     CURLcode code = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
     curl_easy_cleanup(curl);
@@ -61,6 +65,8 @@ microapp_fetch_end microapp_fetch(
     case CURLE_OPERATION_TIMEDOUT: return MICROAPP_FETCH_QUIET;
     default:
         if (error_size > 0) strncpy(error, reason[0] ? reason : curl_easy_strerror(code), error_size - 1);
+        if (code == CURLE_PEER_FAILED_VERIFICATION) return MICROAPP_FETCH_UNTRUSTED;
+        if (code == CURLE_SSL_CACERT_BADFILE) return MICROAPP_FETCH_BAD_AUTHORITIES;
         return MICROAPP_FETCH_FAILED;
     }
 }

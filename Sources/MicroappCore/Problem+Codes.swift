@@ -229,6 +229,10 @@ extension Problem.Code {
     public static let channelTimeout: Self = "channel-timeout"
     /// The channel cannot be fetched.
     public static let channelUnreachable: Self = "channel-unreachable"
+    /// An `https://` channel's certificate did not verify against the system's store and any named authority file.
+    public static let channelCertificate: Self = "channel-certificate"
+    /// The authority file or folder `SSL_CERT_FILE`, `CURL_CA_BUNDLE` or `SSL_CERT_DIR` names cannot be read.
+    public static let channelCertificateFile: Self = "channel-certificate-file"
     /// A channel's file is larger than such a file may be.
     public static let channelFileTooLarge: Self = "channel-file-too-large"
     /// A signed document (release record, index, key rotations) whose signature or contents cannot be read.

@@ -91,13 +91,18 @@ package struct StalePlugins {
         var failed: [(StaleFeature, String)] = []
         for (index, feature) in stale.enumerated() {
             log(
-                "microapp: building \(feature.name) (\(index + 1) of \(stale.count)): swift build --product \(feature.name)"
+                "microapp: building \(feature.name) (\(index + 1) of \(stale.count)): swift build\(configurationOption) --product \(feature.name)"
             )
             if let output = buildProduct(feature.name) { failed.append((feature, output)) }
         }
         log(String(format: "microapp: plugins built in %.1f s", environment.date().timeIntervalSince(started)))
         guard !failed.isEmpty else { return nil }
         return failure(of: failed.map(\.0), output: failed.map(\.1).joined(separator: "\n"), in: locations.repository)
+    }
+
+    /// ` -c release` when the build folder is not the debug one (as `install` builds it), else nothing.
+    private var configurationOption: String {
+        locations.configuration == "debug" ? "" : " -c \(locations.configuration)"
     }
 
     /// How long building `stale` usually takes, said before it starts: about 8 s a feature from scratch (the four demo

@@ -12,6 +12,8 @@ public struct CheckLimits: Sendable, Equatable {
     public var minimumRate: Int
     /// How long a transfer runs before the floor applies (connecting, the server's first answer).
     public var grace: Duration
+    /// Whom an HTTPS server's certificate must come from.
+    public var authorities = CertificateAuthorities.system
 
     /// Ten minutes a check; 1 KiB a second on average once a transfer has run 30 s.
     public static let standard = CheckLimits(deadline: .seconds(600), minimumRate: 1024, grace: .seconds(30))
@@ -23,7 +25,8 @@ public struct CheckLimits: Sendable, Equatable {
         self.grace = grace
     }
 
-    /// The standard limits, each replaced by its variable in `environment` when that holds a positive number.
+    /// The standard limits, each replaced by its variable in `environment` when that holds a positive number, and the
+    /// certificate authorities its variables name.
     public init(environment: HostEnvironment) {
         func positive(_ name: String) -> Double? {
             environment[name].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
@@ -33,6 +36,7 @@ public struct CheckLimits: Sendable, Equatable {
             deadline: positive("MICROAPP_CHECK_DEADLINE").map { .seconds($0) } ?? standard.deadline,
             minimumRate: positive("MICROAPP_MIN_RATE").map { Int($0) } ?? standard.minimumRate,
             grace: positive("MICROAPP_MIN_RATE_AFTER").map { .seconds($0) } ?? standard.grace)
+        authorities = CertificateAuthorities(environment: environment)
     }
 }
 

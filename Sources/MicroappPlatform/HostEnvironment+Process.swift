@@ -10,8 +10,13 @@ extension HostEnvironment {
     /// is an absolute path, else the password database's), `$TMPDIR` (else `/tmp`), the current directory, the
     /// continuous clock and the wall clock. The one place the package reads them; a composition root makes it once and
     /// passes it down.
-    public static var process: HostEnvironment {
-        let variables = ProcessInfo.processInfo.environment
+    public static var process: HostEnvironment { process(variables: ProcessInfo.processInfo.environment) }
+
+    /// This process's environment with `variables` in place of its own (none: as `env -i` starts it). Without an
+    /// absolute `HOME`, the home folder, and so every XDG folder not named by its variable, is the password
+    /// database's entry for this user: an installed app run from cron or `env -i` keeps its data where the person's
+    /// login shell would have it.
+    public static func process(variables: [String: String]) -> HostEnvironment {
         let home = variables["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? passwordHome()
         let temporary = variables["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
         return HostEnvironment(

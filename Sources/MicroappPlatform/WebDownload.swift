@@ -33,7 +33,10 @@ enum WebDownload {
                     Transfer.from(context).body(UnsafeRawBufferPointer(start: bytes, count: length))
                 },
                 tick: { context in Transfer.from(context).tick() })
-            return microapp_fetch(url.absoluteString, idleTimeout, Int(total), &hooks, &status, &error, error.count)
+            let authorities = budget.limits.authorities
+            return microapp_fetch(
+                url.absoluteString, idleTimeout, Int(total), authorities.file?.path, authorities.folder?.path, &hooks,
+                &status, &error, error.count)
         }
         if end == MICROAPP_FETCH_QUIET, transfer.cut == nil, budget.clock() >= budget.deadline {
             transfer.cut = .pastDeadline
@@ -91,6 +94,23 @@ enum WebDownload {
             return Problem(
                 code: .channelTimeout, subject: subject, reason: "the server went quiet for \(idleTimeout) s",
                 fix: "check the URL and your network, and that the server is up; then update again")
+        case MICROAPP_FETCH_UNTRUSTED:
+            return Problem(
+                code: .channelCertificate, subject: subject,
+                reason:
+                    "its server's certificate is not trusted (\(reason)); checked against "
+                    + budget.limits.authorities.described,
+                fix:
+                    "if the server's certificate comes from your company's own certificate authority, trust that "
+                    + "authority: put its PEM file in /usr/local/share/ca-certificates/ as NAME.crt and run "
+                    + "`sudo update-ca-certificates`, or name the file in SSL_CERT_FILE=FILE for this host alone "
+                    + "(docs/shipping.md); otherwise this is not the server you meant: tell the publisher")
+        case MICROAPP_FETCH_BAD_AUTHORITIES:
+            return Problem(
+                code: .channelCertificateFile, subject: subject,
+                reason:
+                    "the certificate authorities in \(budget.limits.authorities.described) cannot be read (\(reason))",
+                fix: "name a readable PEM file of certificate authorities, or unset the variable to use the system's")
         case MICROAPP_FETCH_FAILED:
             return Problem(
                 code: .channelUnreachable, subject: subject, reason: "it cannot be fetched (\(reason))",

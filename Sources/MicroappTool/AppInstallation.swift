@@ -1,6 +1,7 @@
 import CommandLineSpec
 import Foundation
 import MicroappCore
+import MicroappDevLoop
 import MicroappHost
 import MicroappPlatform
 
@@ -25,8 +26,9 @@ struct InstallSource: Sendable {
     ).abbreviated("-c")
 
     /// The source the running host names: its checkout's build folder of `arguments`' configuration, or its install.
-    /// Refused when that build folder has no host (it was not built).
-    static func find(_ arguments: Arguments) throws(Problem) -> InstallSource {
+    /// In a checkout it first builds what it takes, one product each (`build`); refused when a build fails or the
+    /// build folder still has no host.
+    static func find(_ arguments: Arguments, building features: [String]? = nil) throws(Problem) -> InstallSource {
         let current = PluginLocations.current()
         let name = FileFacts.executable.lastPathComponent
         let wanted = arguments[configuration]
@@ -50,12 +52,15 @@ struct InstallSource: Sendable {
             ? current.executableDirectory
             : current.executableDirectory.deletingLastPathComponent().appendingPathComponent(configuration)
         let executable = folder.appendingPathComponent(name).path
+        try build(
+            host: configuration == current.configuration ? nil : name, features: features, in: repository,
+            folder: folder, configuration: configuration, environment: arguments.environment)
         guard FileFacts.kind(of: executable) == .file else {
             throw Problem(
                 code: .installNoBuild, subject: folder.path,
                 reason: "there is no \(configuration) build of \(name) (no \(executable))",
                 fix:
-                    "run `swift build -c \(configuration)` in \(repository.path) first (it builds the host and every feature), or install another build with --configuration"
+                    "run `swift build -c \(configuration) --product \(name)` in \(repository.path) first, or install another build with --configuration"
             )
         }
         let locations = PluginLocations(executableDirectory: folder, repository: repository)
@@ -63,6 +68,38 @@ struct InstallSource: Sendable {
         return InstallSource(
             executable: executable, configuration: configuration, plugins: plugins,
             buildRoot: repository.appendingPathComponent(".build").path)
+    }
+
+    /// Builds what an install from `repository` takes, and nothing else: the host `host` when it is not the running
+    /// executable (another configuration), then the features Package.swift lists (`features`: only those, by folder
+    /// name in any case) that are missing or older than their sources, each `swift build --product NAME` alone. A
+    /// package without a feature list (a team's own host) has its libraries taken as they were built.
+    private static func build(
+        host: String?, features: [String]?, in repository: URL, folder: URL, configuration: String,
+        environment: HostEnvironment
+    ) throws(Problem) {
+        if let host {
+            Console.err(
+                "\(host): building the host in \(configuration): swift build -c \(configuration) --product \(host)")
+            try ProductBuild.run(
+                host, in: repository.path, buildDirectory: folder.path, configuration: configuration,
+                environment: environment, fix: "fix the compiler errors above, then install again")
+        }
+        let stale = StalePlugins(
+            locations: PluginLocations(executableDirectory: folder, repository: repository), environment: environment)
+        let listed = FeatureList.features(in: repository, environment: environment)
+        let notices: [Notice]
+        if let features {
+            notices = features.compactMap { name in
+                listed.first { $0.lowercased() == name.lowercased() }.flatMap { stale.build(feature: $0) }
+            }
+        } else {
+            notices = [stale.refresh()].compactMap { $0 }
+        }
+        guard let failed = notices.first(where: { $0.level == .error }) else { return }
+        throw Problem(
+            code: Problem.Code(rawValue: failed.code), subject: repository.path, reason: failed.message,
+            fix: failed.fix ?? "fix the compiler errors above, then install again")
     }
 }
 

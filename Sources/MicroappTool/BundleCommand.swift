@@ -26,8 +26,8 @@ enum BundleCommand: Command {
             runs the feature alone on its mocks as `microapp solo NAME` does (its options pass through, e.g.
             `microapp solo NAME --mock KEY=VARIANT` picks a variant); the launcher also draws the feature's previews
             and says which feature and host the bundle holds (`./NAME -h` says how; docs/installing.md).
-            NAME is the feature's folder in Plugins/ (its library lib<NAME>.so), in any case. The build is taken as
-            `install` takes it (--configuration, release by default).
+            NAME is the feature's folder in Plugins/ (its library lib<NAME>.so), in any case. It builds what it
+            packs as `install` does (--configuration, release by default): the host, and that feature alone.
             Exit 1 for an unknown feature, a missing build or a refused output, 2 when the library does not load.
             """)
 
@@ -41,7 +41,7 @@ enum BundleCommand: Command {
             throw Problem.usage(
                 "bundle needs -o FILE.tar.gz or -o DIR", fix: "write e.g. `microapp bundle \(name) -o \(name).tar.gz`")
         }
-        let source = try InstallSource.find(arguments)
+        let source = try InstallSource.find(arguments, building: [name])
         guard
             let library = source.plugins.first(where: { FeatureLibrary.stem(of: $0).lowercased() == name.lowercased() })
         else {
@@ -89,10 +89,14 @@ enum BundleCommand: Command {
             sizes += " unpacked, \(AppInstallation.megabytes(packed)) packed"
         }
         Console.out("bundled \(description.summary) in \(path): \(sizes)")
-        let top = folder.map { ($0 as NSString).lastPathComponent } ?? (path as NSString).lastPathComponent
-        Console.out(
-            "run it: \(archive == nil ? "" : "tar -xzf \((path as NSString).lastPathComponent) && ")cd \(top) && ./\(stem)  (./\(stem) --previews, ./\(stem) --version)"
-        )
+        // From the folder the person is in: the archive or folder as a path from here (tar unpacks here).
+        let here = arguments.environment.currentDirectory
+        let inside = here.hasSuffix("/") ? here : here + "/"
+        let fromHere = path.hasPrefix(inside) ? String(path.dropFirst(inside.count)) : path
+        let open =
+            archive == nil
+            ? "cd \(fromHere)" : "tar -xzf \(fromHere) && cd \(folder.map { ($0 as NSString).lastPathComponent } ?? "")"
+        Console.out("run it: \(open) && ./\(stem)  (./\(stem) --previews, ./\(stem) --version)")
         return .ok
     }
 }

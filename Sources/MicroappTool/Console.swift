@@ -62,9 +62,12 @@ enum Console {
         outputFailed.withLock { $0 } ? .internalError : code
     }
 
-    /// A problem for people: `microapp: [label: ]what: why` and `  to fix: …` on the next line.
+    /// A problem for people: `microapp: [label: ]what: why` and `  to fix: …` on the next line, its commands as they
+    /// can be typed here (`ProgramName.typed`).
     static func err(_ problem: some ProblemDescribing, label: String? = nil) {
-        err("microapp: \(label.map { "\($0): " } ?? "")\(problem.problem.text)")
+        var problem = problem.problem
+        problem.fix = ProgramName.typed(problem.fix)
+        err("microapp: \(label.map { "\($0): " } ?? "")\(problem.text)")
     }
 
     /// Warnings for people: `microapp: warning: <subject>: <reason>` and the fix.

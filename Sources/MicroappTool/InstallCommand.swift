@@ -19,12 +19,15 @@ enum InstallCommand: Command {
             the toolchain's folder; Debian's own libraries, such as libsqlite3 and libcrypto, stay the system's),
             DIR/plugins (the plugin libraries the host loads, with a plugins.lock of them: each library is examined
             by a sandboxed probe, as `microapp lock` does) and DIR/install.json, the record of what is there. Run
-            from a checkout, it takes the build folder of --configuration (release by default: run
-            `swift build -c release` first); run from an installed app, it copies that install. The installed app
-            keeps its data in your XDG folders, as `swift run microapp` does. Reinstalling over an earlier install
-            replaces it in one step (an app running from it keeps running); DIR inside the checkout's .build, or
-            a DIR that holds anything but an earlier install, is refused.
-            Exit 1 for a refused DIR or a missing build, 2 when a plugin library does not load.
+            from a checkout, it builds what it installs in --configuration (release by default), and nothing else:
+            the host unless it is the one running (`swift run -c release microapp install …` built it), and each
+            feature Package.swift lists that is missing or older than its sources, one product per `swift build`
+            (never a plain `swift build`, which also links the benchmarks, the fuzzers and the monolith); run from
+            an installed app, it copies that install. The installed app keeps its data in your XDG folders, as
+            `swift run microapp` does (under `env -i`, in your password entry's home). Reinstalling over an
+            earlier install replaces it in one step (an app running from it keeps running); DIR inside the
+            checkout's .build, or a DIR that holds anything but an earlier install, is refused.
+            Exit 1 for a refused DIR or a failed build, 2 when a plugin library does not load.
             """)
 
     @MainActor

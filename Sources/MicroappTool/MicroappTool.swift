@@ -48,6 +48,7 @@ public enum MicroappTool {
     @MainActor
     static func dispatch(_ words: [String], host: HostConfiguration, environment: HostEnvironment) async -> ExitCode {
         ProgramName.use(host.commandName)
+        ProgramName.useTyped(NewCommand.invocation(name: host.commandName, path: environment["PATH"]).command)
         do throws(Problem) {
             if words.first == "--version" {
                 Console.out(HelpText.versionLine)

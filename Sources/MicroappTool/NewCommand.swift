@@ -198,9 +198,9 @@ enum NewCommand: Command {
     /// who followed the README runs it with `swift run`, and a bare `microapp` is `command not found`).
     static func invocation(
         executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
-        path: String?
+        name: String = ProgramName.name, path: String?
     ) -> (command: String, pathNote: String?) {
-        let onPath = (path ?? "").split(separator: ":").map { "\($0)/microapp" }.first {
+        let onPath = (path ?? "").split(separator: ":").map { "\($0)/\(name)" }.first {
             Files.isExecutable($0)
         }
         if let onPath, URL(fileURLWithPath: onPath).resolvingSymlinksInPath().path == executable {

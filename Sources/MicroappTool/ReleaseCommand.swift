@@ -123,30 +123,16 @@ enum ReleaseCommand: Command {
                     "\(meant ?? "")run it in the feature's package (`microapp new \(name) --package DIR` makes one) or in the repository, or give a built library with --library FILE"
             )
         }
-        let builder = PluginBuilder(
-            repository: package, buildDirectory: package + "/.build/release", configuration: "release",
-            environment: environment)
         Console.err("microapp: building \(name) in release in \(package): swift build -c release --product \(name) …")
-        let result: (status: Int32, output: String, command: String)
-        do {
-            result = try builder.swiftBuild(product: name, echo: FileHandle.standardError.fileDescriptor)
-        } catch {
-            throw Problem(
-                code: .buildNotStarted, subject: package,
-                reason: "could not start `swift build`: \(error.problem.reason)",
-                fix: "put the Swift toolchain on PATH, or give a built library with --library FILE")
-        }
-        guard result.status == 0 else {
-            throw Problem(
-                code: .buildFailed, subject: package,
-                reason: "`\(result.command)` failed (exit \(result.status))",
-                fix: "fix the compiler errors above, then make the release again")
-        }
+        let command = try ProductBuild.run(
+            name, in: package, buildDirectory: package + "/.build/release", configuration: "release",
+            environment: environment, fix: "fix the compiler errors above, then make the release again",
+            notStarted: "put the Swift toolchain on PATH, or give a built library with --library FILE")
         let library = package + "/.build/release/" + PluginFileName.make(name)
         guard FileFacts.exists(library) else {
             throw Problem(
                 code: .releaseNoLibrary, subject: library,
-                reason: "`\(result.command)` succeeded but wrote no such library",
+                reason: "`\(command)` succeeded but wrote no such library",
                 fix:
                     "declare the product \(name) as `.library(name: \"\(name)\", type: .dynamic, …)` in Package.swift"
             )

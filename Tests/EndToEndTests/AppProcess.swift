@@ -10,6 +10,8 @@ final class AppProcess: Sendable {
     static let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent()
     static let executable = buildDirectory.appendingPathComponent("microapp").path
+    /// How a fix says the command, as it can be typed: this `microapp` is not on PATH, so its full path.
+    static let typed = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
     /// How long a wait for an app's output lasts before the test fails: a guard against a hang, not a measure (speed
     /// is the benchmarks'). 30 s was too short on this two-core machine while other builds and test runs shared it
     /// (load averages of 50 to 80): apps that pass alone in seconds took longer than that to draw their first frame,

@@ -8,16 +8,20 @@ import Synchronization
 import TestScratch
 import Testing
 
-/// Python's `http.server` serving a folder on 127.0.0.1, started by the test on a port the kernel picks (port 0,
-/// read from the line the server prints once it listens: no sleep stands for "started"), and stopped on every path.
+/// Python's `http.server` serving a folder on 127.0.0.1 (or `openssl s_server -WWW`, over TLS), started by the test on
+/// a port the kernel picks (port 0, read from the line the server prints once it listens: no sleep stands for
+/// "started"), and stopped on every path.
 final class ChannelServer: Sendable {
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`, or `https://…`.
     let baseURL: String
     private let process: Mutex<Process>
+    /// The server's standard output, open while it runs: a line it prints later never meets a closed pipe.
+    private let output: PrivatePipe
 
-    private init(process: Process, port: Int) {
+    private init(process: Process, listening: (port: Int, output: PrivatePipe), scheme: String = "http") {
         self.process = Mutex(process)
-        baseURL = "http://127.0.0.1:\(port)"
+        output = listening.output
+        baseURL = "\(scheme)://127.0.0.1:\(listening.port)"
     }
 
     /// How a hostile server answers for the one file whose path ends with `path`; every other file is served as is.
@@ -43,7 +47,21 @@ final class ChannelServer: Sendable {
     static func serving<T: Sendable>(
         _ folder: String, hostile: Hostile? = nil, _ body: (ChannelServer) async throws -> T
     ) async throws -> T {
-        let server = try await offThePool { try start(folder, hostile: hostile) }
+        try await running({ try start(folder, hostile: hostile) }, body)
+    }
+
+    /// Runs `body` with `openssl s_server -WWW` serving `folder`'s files over TLS (HTTP/1.0, one connection at a time)
+    /// with the certificate and key of `identity`, stopping it however `body` ends.
+    static func servingTLS<T: Sendable>(
+        _ folder: String, as identity: TestCertificates.Server, _ body: (ChannelServer) async throws -> T
+    ) async throws -> T {
+        try await running({ try startTLS(folder, identity) }, body)
+    }
+
+    private static func running<T: Sendable>(
+        _ start: @escaping @Sendable () throws -> ChannelServer, _ body: (ChannelServer) async throws -> T
+    ) async throws -> T {
+        let server = try await offThePool(start)
         do {
             let value = try await body(server)
             try await offThePool { server.stop() }
@@ -64,24 +82,47 @@ final class ChannelServer: Sendable {
                 ["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", folder, "0"]
             }
         process.environment = Scratch.childEnvironment()
+        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ...", printed once it listens.
+        return ChannelServer(process: process, listening: try listening(process, said: #"port (\d+)"#))
+    }
+
+    private static func startTLS(_ folder: String, _ identity: TestCertificates.Server) throws -> ChannelServer {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "s_server", "-WWW", "-accept", "127.0.0.1:0", "-cert", identity.certificate, "-key",
+            identity.key,
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.environment = Scratch.childEnvironment()
+        // "ACCEPT 127.0.0.1:40123", printed once it listens (after "Using default temp DH parameters").
+        return ChannelServer(
+            process: process, listening: try listening(process, said: #"ACCEPT 127\.0\.0\.1:(\d+)"#), scheme: "https")
+    }
+
+    /// Starts `process` and reads its output until `pattern` matches in a whole line (its end read too), its first
+    /// group the port; the port and the output pipe, kept open (a server writing to a closed pipe ends: Python with
+    /// BrokenPipeError, even between a line and its newline).
+    private static func listening(_ process: Process, said pattern: String) throws -> (port: Int, output: PrivatePipe) {
         let output = privatePipe()
         try process.run(stdin: FileHandle.nullDevice, stdout: output, stderr: FileHandle.nullDevice)
-        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ...", printed once it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
+        let expression = try NSRegularExpression(pattern: pattern + #"(?=[^\n]*\n)"#)
+        var text = ""
+        while true {
+            let range = NSRange(text.startIndex..., in: text)
+            if let match = expression.firstMatch(in: text, range: range),
+                let group = Range(match.range(at: 1), in: text), let port = Int(text[group])
+            {
+                return (port, output)
+            }
             let chunk = output.fileHandleForReading.availableData
             guard !chunk.isEmpty else { break }
-            line += chunk
+            text += String(decoding: chunk, as: UTF8.self)
         }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: #"port (\d+)"#, options: .regularExpression),
-            let port = Int(text[range].dropFirst(5))
-        else {
-            process.terminate()
-            process.waitUntilExit()
-            throw AppProcessError("python3 -m http.server did not say its port: '\(text)'")
-        }
-        return ChannelServer(process: process, port: port)
+        process.terminate()
+        process.waitUntilExit()
+        throw AppProcessError(
+            "\(process.arguments?.dropFirst().prefix(2).joined(separator: " ") ?? "") did not say its port: '\(text)'")
     }
 
     /// Ends the server (SIGKILL: the test runner's children do not all die of SIGTERM) and waits for it. Blocks.

@@ -109,7 +109,8 @@ struct CommandLineTests {
     @Test("a near miss of a command or an option is answered with the word meant, not the list of everything")
     func didYouMean() async throws {
         let command = try await runToEnd(["doctr"])
-        #expect(command.status == 1 && command.err.contains("did you mean `microapp doctor`?"), "\(command.err)")
+        #expect(
+            command.status == 1 && command.err.contains("did you mean `\(AppProcess.typed) doctor`?"), "\(command.err)")
         let option = try await runToEnd(["run", "--plugin", "x"])
         #expect(option.status == 1 && option.err.contains("did you mean --plugins?"), "\(option.err)")
         let swapped = try await runToEnd(["routes", "--jsno"])
@@ -175,9 +176,12 @@ struct CommandLineTests {
         try FileManager.default.removeItem(atPath: "\(folder)/plugins.lock")
         let doctor = try await runToEnd(["doctor", folder, "--no-build", "--no-probe"])
         #expect(doctor.err.contains("microapp: warning: \(folder)/plugins.lock: the folder had a plugins.lock before"))
+        // The fix's commands are said as they can be typed: the build folder's microapp is not on PATH.
+        let typed = AppProcess.typed
         #expect(
-            doctor.err.contains("to fix: restore the lock, or lock the folder again with `microapp lock \(folder)`"))
-        #expect(doctor.err.contains("if you removed it on purpose, run `microapp lock \(folder) --forget`"))
+            doctor.err.contains("to fix: restore the lock, or lock the folder again with `\(typed) lock \(folder)`"),
+            "\(doctor.err)")
+        #expect(doctor.err.contains("if you removed it on purpose, run `\(typed) lock \(folder) --forget`"))
         let forget = try await runToEnd(["lock", folder, "--forget"])
         #expect(forget.status == 0 && forget.out.contains("forgot that \(folder) had a plugins.lock"), "\(forget)")
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/plugins.lock"), "--forget writes no lock")

@@ -95,9 +95,11 @@ struct InstallTests {
         #expect(file.err.contains("it is a file, not a folder"), "\(file.err)")
     }
 
-    @Test("without a build of the configuration asked for, install says to build it first")
-    func missingBuildIsRefused() async throws {
-        // A checkout whose .build has a debug build of the host only.
+    @Test(
+        "without a build of the configuration asked for, install builds the host alone first (its --product, not the whole package); a build that fails stops it with nothing at the prefix"
+    )
+    func missingBuildIsBuilt() async throws {
+        // A checkout whose .build has a debug build of the host only, and whose Package.swift SwiftPM cannot read.
         let checkout = try temporaryFolder("checkout")
         try Data().write(to: checkout.appendingPathComponent("Package.swift"))
         let debug = checkout.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug")
@@ -110,8 +112,11 @@ struct InstallTests {
         let result = try await runToEnd(
             ["install", "--prefix", prefix], executable: debug.appendingPathComponent("microapp").path)
         #expect(result.status == 1)
-        #expect(result.err.contains("there is no release build of microapp"), "\(result.err)")
-        #expect(result.err.contains("run `swift build -c release` in \(checkout.path) first"), "\(result.err)")
+        #expect(
+            result.err.contains("microapp: building the host in release: swift build -c release --product microapp"),
+            "\(result.err)")
+        #expect(result.err.contains("`swift build -c release --product microapp` failed (exit 1)"), "\(result.err)")
+        #expect(result.err.contains("Package.swift' is empty"), "SwiftPM's own words are passed on: \(result.err)")
         #expect(!FileManager.default.fileExists(atPath: prefix))
     }
 }
@@ -128,6 +133,16 @@ struct BundleTests {
         #expect(bundled.status == 0, "\(bundled.err)")
         #expect(bundled.out.contains("bundled Characters v1 (characters) on microapp"), "\(bundled.out)")
         #expect(bundled.out.contains("MB packed"), "\(bundled.out)")
+        // The archive is in another folder than the one bundle ran in: the line names it by its path, and works as
+        // pasted in a folder of the tester's.
+        let runIt = try #require(bundled.out.split(separator: "\n").first { $0.hasPrefix("run it: ") })
+        #expect(runIt.hasPrefix("run it: tar -xzf \(archive) && cd characters-qa && ./Characters  "), "\(runIt)")
+        let pasted = runIt.dropFirst("run it: ".count).components(separatedBy: "  (").first ?? ""
+        let testers = try temporaryFolder("pasted")
+        let ran = try await runToEnd(
+            ["-c", pasted.replacingOccurrences(of: "./Characters", with: "test -x ./Characters")],
+            executable: "/bin/sh", in: testers)
+        #expect(ran.status == 0, "`\(pasted)`: \(ran.err)")
 
         let unpacked = try temporaryFolder("tester")
         let tar = try await runToEnd(["-xzf", archive, "-C", unpacked.path], executable: "/usr/bin/tar")

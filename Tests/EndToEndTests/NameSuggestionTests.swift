@@ -25,7 +25,7 @@ struct NameSuggestionTests {
         let release = try await runToEnd(
             ["release", "Charcters", "--key", "team"], in: Repository.root, environment: environment)
         #expect(release.status == 1)
-        #expect(release.err.contains("did you mean `microapp release Characters`?"), "\(release.err)")
+        #expect(release.err.contains("did you mean `\(AppProcess.typed) release Characters`?"), "\(release.err)")
     }
 
     @Test("a misspelt --key suggests the key there is; a scheme no channel has is refused with the one meant")

@@ -94,7 +94,7 @@ struct NewCommandTests {
         #expect(refused.status == 1)
         #expect(refused.err.contains("Plugins/Bird (9 files)"), "\(refused.err)")
         #expect(refused.err.contains("nothing was removed"))
-        #expect(refused.err.contains("to fix: run `microapp remove Bird --yes`"))
+        #expect(refused.err.contains("to fix: run `\(AppProcess.typed) remove Bird --yes`"), "\(refused.err)")
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("Plugins/Bird/Sources").path))
         #expect(try String(contentsOf: manifest, encoding: .utf8) == Self.manifest(listing: ["Auth", "Bird"]))
 

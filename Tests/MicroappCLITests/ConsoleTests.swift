@@ -56,4 +56,24 @@ struct ConsoleTests {
         #expect(ProgramName.spoken(written, as: "hello-host") == spoken)
         #expect(ProgramName.spoken(written, as: "microapp") == written)
     }
+
+    @Test(
+        "a fix's commands are said as they can be typed: the full path of a host not on PATH (a checkout's), swift run kept, paths and files untouched; the name when it is on PATH"
+    )
+    func typedCommands() {
+        let path = "/work/app/.build/x86_64-unknown-linux-gnu/debug/microapp"
+        let fix =
+            "run `microapp lock plugins`, or `swift run microapp doctor` in the checkout; see ~/.config/microapp/keys"
+        #expect(
+            ProgramName.typed(fix, as: path, name: "microapp")
+                == "run `\(path) lock plugins`, or `swift run microapp doctor` in the checkout; see ~/.config/microapp/keys"
+        )
+        let own = "/srv/hello/.build/debug/hello-host"
+        #expect(
+            ProgramName.typed(
+                "`microapp lock x` or `swift run -c release microapp install`", as: own, name: "hello-host")
+                == "`\(own) lock x` or `swift run -c release hello-host install`")
+        #expect(ProgramName.typed(fix, as: "microapp", name: "hello-host") == ProgramName.spoken(fix, as: "hello-host"))
+        #expect(ProgramName.typed(fix, as: nil, name: "microapp") == fix)
+    }
 }

@@ -7,11 +7,32 @@ import Testing
 
 @testable import MicroappTool
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A command runs in the environment its composition root gives it, not in the test process's: what needed a fresh
 /// `microapp` process with variables set for it (the kernel said to lack Landlock) is a value here.
 @Suite("Commands read the environment they are given")
 @MainActor
 struct StatedEnvironmentTests {
+    @Test(
+        "under env -i (no HOME, no XDG variable) the home is the password entry's, so an installed app's data goes to its .local/share; an absolute HOME and XDG_DATA_HOME win, a relative HOME counts as none"
+    )
+    func homeWithoutVariables() throws {
+        let entry = try #require(getpwuid(geteuid()))
+        let passwordHome = String(cString: try #require(entry.pointee.pw_dir))
+        let bare = HostEnvironment.process(variables: [:])
+        #expect(bare.home == passwordHome)
+        #expect(bare.folder(.data) == passwordHome + "/.local/share")
+        #expect(bare.folder(.config) == passwordHome + "/.config")
+        #expect(HostEnvironment.process(variables: ["HOME": "relative/home"]).home == passwordHome)
+        let given = HostEnvironment.process(variables: ["HOME": "/srv/person", "XDG_DATA_HOME": "/srv/data"])
+        #expect(given.home == "/srv/person")
+        #expect(given.folder(.data) == "/srv/data")
+        #expect(given.folder(.cache) == "/srv/person/.cache")
+    }
+
     /// The folder of the test runner, where SwiftPM put the real plugin libraries.
     static let runnerDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().path

@@ -23,14 +23,21 @@ typedef enum microapp_fetch_end {
     MICROAPP_FETCH_QUIET = 2,
     /// Any other failure; its text is in `error`.
     MICROAPP_FETCH_FAILED = 3,
+    /// The server's certificate was not verified (an authority not trusted, a name that does not match, expired);
+    /// libcurl's text is in `error`.
+    MICROAPP_FETCH_UNTRUSTED = 4,
+    /// The certificate authorities given could not be read; libcurl's text is in `error`.
+    MICROAPP_FETCH_BAD_AUTHORITIES = 5,
 } microapp_fetch_end;
 
 /// One GET of `url` (http or https only, redirects too, at most 5, certificates verified) with no content coding
 /// asked for and none decoded: the body handed to `hooks` is the bytes on the wire. Ends by `total_ms` at the latest.
+/// Certificates are checked against the system's store (Debian's /etc/ssl/certs), or against the PEM file
+/// `ca_file` and the hashed folder `ca_folder` where given (NULL: the store's own).
 /// `status` receives the final response's HTTP status (0 when none); `error` (of `error_size` bytes) a text for
 /// MICROAPP_FETCH_FAILED. Blocks; waits in poll, never spins.
 microapp_fetch_end microapp_fetch(
-    const char *url, long idle_seconds, long total_ms, const microapp_fetch_hooks *hooks, long *status, char *error,
-    size_t error_size);
+    const char *url, long idle_seconds, long total_ms, const char *ca_file, const char *ca_folder,
+    const microapp_fetch_hooks *hooks, long *status, char *error, size_t error_size);
 
 #endif

@@ -79,26 +79,18 @@ struct AppHostTests {
 
         """
 
-    /// The package's manifest: the host product of this repository, the SDK for the feature.
-    static func manifest(repository: URL) -> String {
-        """
-        // swift-tools-version: 6.0
-        import PackageDescription
-
-        let package = Package(
-            name: "HelloApp",
-            products: [.library(name: "Hello", type: .dynamic, targets: ["Hello"])],
-            dependencies: [
-                .package(path: "\(repository.path)"), .package(path: "\(repository.path)/Sources/MicroappSDK"),
-            ],
-            targets: [
-                .executableTarget(
-                    name: "hello-host",
-                    dependencies: [.product(name: "MicroappTool", package: "\(repository.lastPathComponent)")]),
-                .target(name: "Hello", dependencies: [.product(name: "MicroappSDK", package: "MicroappSDK")]),
-            ])
-
-        """
+    /// The package's manifest as docs/app-host.md shows it (its `swift` block that starts `// swift-tools-version`),
+    /// `/path/to/microapps` replaced by this repository's path: the guide's manifest as pasted, in a checkout whose
+    /// folder is not named `microapps` (a package named by its path's last component would not resolve there).
+    static func manifest(repository: URL) throws -> String {
+        let guide = try String(contentsOf: repository.appendingPathComponent("docs/app-host.md"), encoding: .utf8)
+        let blocks = guide.components(separatedBy: "```swift\n").dropFirst().map {
+            $0.components(separatedBy: "\n```").first ?? ""
+        }
+        guard let block = blocks.first(where: { $0.hasPrefix("// swift-tools-version") }) else {
+            throw AppProcessError("docs/app-host.md has no Package.swift block")
+        }
+        return block.replacingOccurrences(of: "/path/to/microapps", with: repository.path) + "\n"
     }
 
     /// The built host; `libHello.so` is beside it, where a host looks for its plugins first.
@@ -110,7 +102,7 @@ struct AppHostTests {
         let folder = try temporaryFolder("microapp-app-host").resolvingSymlinksInPath()
         let package = folder.appendingPathComponent("HelloApp")
         let files = [
-            "Package.swift": manifest(repository: Repository.root), "Sources/hello-host/main.swift": mainSource,
+            "Package.swift": try manifest(repository: Repository.root), "Sources/hello-host/main.swift": mainSource,
             "Sources/Hello/Hello.swift": featureSource,
         ]
         for (path, text) in files {
@@ -217,7 +209,9 @@ struct AppHostTests {
     func speaksItsOwnName() async throws {
         let host = try await Self.host()
         let nearMiss = try await runToEnd(["rout"], executable: host)
-        #expect(nearMiss.err.contains("did you mean `hello-host routes`?"), "\(nearMiss.err)")
+        // Said as it can be typed: the package's .build/debug is not on PATH, so the host by its full path.
+        let typed = URL(fileURLWithPath: host).resolvingSymlinksInPath().path
+        #expect(nearMiss.err.contains("did you mean `\(typed) routes`?"), "\(nearMiss.err)")
         let version = try await runToEnd(["--version"], executable: host)
         #expect(version.out.hasPrefix("hello-host (MicroappTool 0.1.0, "), "\(version.out)")
 
