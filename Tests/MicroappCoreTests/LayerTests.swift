@@ -265,6 +265,8 @@ struct LayerTests {
             "SwiftPM's plan read once per build folder and stamp, whichever of the loop's builders asks",
         "Sources/MicroappTool/ProgramName.swift current":
             "the name every message of the process says its command with, set once by the tool's dispatch",
+        "Sources/MicroappTool/ProgramName.swift typedCommand":
+            "the command as a person can type it (the host's name, or its path from a checkout), set beside current",
         "Sources/MicroappTool/Console.swift outputFailed":
             "stdout is the process's: a failed write anywhere makes the exit code 70",
         "Sources/MicroappTerminal/TerminalMode.swift exitHandlerInstalled":
