@@ -88,9 +88,9 @@ final class CompiledFixtures: @unchecked Sendable {
         return try entry.outcome!.get()
     }
 }
+
 /// How fixtures are linked: with the toolchain's lld, not gold (swiftc's default on Linux): a fixture compile took
 /// 0.22 s of CPU instead of 0.30, and the test phase compiles dozens of fixtures.
-/// of CPU instead of 0.30, and the test phase compiles dozens of fixtures.
 let fixtureLinker = "-use-ld=lld"
 
 /// One swiftc run: `lib<module>.so` in a new folder, returned as the library's URL.
