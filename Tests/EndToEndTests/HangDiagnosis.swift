@@ -39,6 +39,24 @@ enum HangDiagnosis {
         }.joined(separator: ", ")
     }
 
+    /// Whether any process has `pipe` ("pipe:[inode]") open for reading: a descriptor on it whose access mode, in
+    /// /proc/PID/fdinfo, is O_RDONLY (a pipe's write end is O_WRONLY).
+    static func hasReader(of pipe: String) -> Bool {
+        processIDs().contains { pid in
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return descriptors.contains { descriptor in
+                guard
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"))
+                        == pipe,
+                    let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(descriptor)", encoding: .utf8),
+                    let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }),
+                    let mode = Int(flags.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+                else { return false }
+                return Int32(mode) & O_ACCMODE == O_RDONLY
+            }
+        }
+    }
+
     /// Every process now running.
     private static func processIDs() -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
