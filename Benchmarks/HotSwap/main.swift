@@ -18,6 +18,19 @@ _ = CommandSpec(
     discussion: "Compiles a small feature twice with swiftc and swaps the two builds back and forth."
 ).parseOrExit(Array(CommandLine.arguments.dropFirst()))
 
+/// Writes a figure's line to stdout the moment it is measured. `print` goes through C's stdio, which holds lines in its
+/// buffer while stdout is a pipe or a file: a run that failed later (a trap, a kill) lost every figure it had measured —
+/// the run that printed none.
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Ends the run on a failure, naming the step and the reason (the figures measured so far are out already).
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("hot-swap-benchmark: \(message)\n".utf8))
+    exit(1)
+}
+
 let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("hot-swap-bench-\(getpid())").path
 
@@ -58,9 +71,9 @@ func compile(greeting: String) -> String {
         "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK", "-Xlinker",
         "-rpath", "-Xlinker", build, "-o", folder + "/libBench.so", folder + "/Bench.swift",
     ]
-    try? process.run()
+    do { try process.run() } catch { fail("swiftc could not be started: \(error)") }
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { fatalError("swiftc failed for \(greeting)") }
+    guard process.terminationStatus == 0 else { fail("swiftc failed for \(greeting) (its errors are above)") }
     return folder + "/libBench.so"
 }
 
@@ -89,10 +102,15 @@ func showsRestoredState(_ runtime: AppRuntime) -> Bool {
 /// The first version, loaded here or (with `isolation`) started in a child of its own.
 @MainActor
 func firstVersion(_ library: String, isolation: IsolationLog?) async -> any LoadedPlugin {
-    guard let isolation else { return try! PluginLoader.load(library).get() }
+    guard let isolation else {
+        switch PluginLoader.load(library) {
+        case .success(let plugin): return plugin
+        case .failure(let problem): fail("the first version did not load: \(problem.reason)")
+        }
+    }
     switch await IsolatedPlugin.launch(library, executable: build + "/microapp", log: isolation) {
     case .success(let plugin): return plugin
-    case .failure(let problem): fatalError("the isolated first version did not start: \(problem.reason)")
+    case .failure(let problem): fail("the isolated first version did not start: \(problem.reason)")
     }
 }
 
@@ -121,7 +139,7 @@ func measure(
     // An isolated feature's first screen is its child's answer: the field to type in is there once it came.
     let opened = ContinuousClock.now
     while runtime.frame.screen.content.count < 2 {
-        guard ContinuousClock.now - opened < .seconds(10) else { fatalError("no first screen") }
+        guard ContinuousClock.now - opened < .seconds(10) else { fail("no first screen within 10 s") }
         await Task.yield()
     }
     runtime.send(.action(.input(id: "name", text: "Rick")))
@@ -137,10 +155,12 @@ func measure(
         let started = ContinuousClock.now
         let swapped =
             if let ready { await swapper.swap(ready) } else { await swapper.swapLibrary(at: library) }
-        guard case .success = swapped else { fatalError("swap \(index) failed") }
+        if case .failure(let problem) = swapped { fail("swap \(index) failed: \(problem.reason)") }
         // Until a frame shows the restored state (an isolated feature's screen is its new child's answer).
         while framed == nil || !showsRestoredState(runtime) {
-            guard ContinuousClock.now - started < .seconds(10) else { fatalError("state lost at swap \(index)") }
+            guard ContinuousClock.now - started < .seconds(10) else {
+                fail("no frame with the state restored within 10 s of swap \(index)")
+            }
             await Task.yield()
         }
         let elapsed = framed! - started
@@ -157,12 +177,14 @@ func probeCosts(_ probe: PluginProbe, rounds: Int, library: String) -> (fresh: [
     var standby: [Double] = []
     for _ in 0..<rounds {
         var started = ContinuousClock.now
-        guard probe.verdict(for: library) == .usable else { fatalError("probe refused \(library)") }
+        let verdict = probe.verdict(for: library)
+        guard verdict == .usable else { fail("the probe did not pass \(library): \(verdict)") }
         fresh.append(milliseconds(ContinuousClock.now - started))
         let waiting = probe.standby()
         usleep(100_000)  // what a rebuild gives it, and more: a build takes over a second
         started = ContinuousClock.now
-        guard probe.verdict(for: library, using: waiting) == .usable else { fatalError("probe refused \(library)") }
+        let waited = probe.verdict(for: library, using: waiting)
+        guard waited == .usable else { fail("the waiting probe did not pass \(library): \(waited)") }
         standby.append(milliseconds(ContinuousClock.now - started))
     }
     return (fresh, standby)
@@ -171,7 +193,7 @@ func probeCosts(_ probe: PluginProbe, rounds: Int, library: String) -> (fresh: [
 let libraries = [compile(greeting: "Hello"), compile(greeting: "Howdy")]
 let probe = PluginProbe(executable: build + "/microapp", environment: .process, timeout: .seconds(5))
 let costs = probeCosts(probe, rounds: 30, library: libraries[0])
-print(
+report(
     String(
         format:
             "probe alone, 30 rounds interleaved: process started for the library p50 %.1f ms; started ahead and waiting p50 %.1f ms (%.1f× faster)",
@@ -179,29 +201,34 @@ print(
         percentile(costs.fresh, 0.5) / percentile(costs.standby, 0.5)))
 // Swaps 100 ms apart: a rebuild takes over a second, time enough for the next probe process to be waiting.
 let probed = await measure(probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries)
-print(
+report(
     String(
         format:
             "swap latency as shipped (copy + waiting child probe + load + restore + frame), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
         percentile(probed.latencies, 0.5), percentile(probed.latencies, 0.9)))
 let prepared = await measure(
     probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries, prepared: true)
-print(
+report(
     String(
         format:
             "swap latency, probed while building (prepared on the build's thread; the swap: load + restore + frame), 50 swaps: p50 %.2f ms, p90 %.2f ms (%.1f× faster than as shipped before; target p50 ≤ 5 ms)",
         percentile(prepared.latencies, 0.5), percentile(prepared.latencies, 0.9),
         percentile(probed.latencies, 0.5) / percentile(prepared.latencies, 0.5)))
 let direct = await measure(probe: nil, swaps: 100, gap: .milliseconds(2), libraries: libraries)
-print(
+report(
     String(
         format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
         percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
-let zygote = try! Zygote.start(executable: build + "/microapp", environment: ChildLaunch.featureEnvironment(.process))
+let zygote: Zygote
+do {
+    zygote = try Zygote.start(executable: build + "/microapp", environment: ChildLaunch.featureEnvironment(.process))
+} catch {
+    fail("the zygote did not start: \(error)")
+}
 let isolationLog = IsolationLog(zygote: zygote, environment: .process)
 let isolated = await measure(
     probe: nil, swaps: 50, gap: .milliseconds(20), libraries: libraries, isolation: isolationLog)
-print(
+report(
     String(
         format:
             "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
@@ -209,7 +236,7 @@ print(
 isolationLog.stopAll()
 zygote.stop()
 let growth = Double(direct.rss.last! - direct.rss[10]) / 90
-print(
+report(
     "RSS: \(direct.rss[0]) KiB before, \(direct.rss.last!) KiB after 100 more swaps; growth \(String(format: "%.0f", growth)) KiB per swap (swaps 10–100)"
 )
 try? FileManager.default.removeItem(atPath: work)

@@ -120,9 +120,16 @@ final class RunningApp {
 
     func send(_ line: String) { piped.send(line) }
 
-    /// Reads lines until a frame of `live` at `version`; false when the app ended first.
-    func waitForFrame(version: Int) -> Bool {
-        let frame = piped.nextLine { line in
+    /// How long the app may take to show a version: a guard against a hang, not a measure (a swap takes milliseconds,
+    /// a check-updates event's fetch from loopback a few more).
+    static let patience: Duration = .seconds(60)
+
+    /// Reads lines until a frame of `live` at `version`; throws when the app ended first, or when `patience` passed
+    /// first (a refused update, say, shows no new frame: its error line is in the message).
+    func waitForFrame(version: Int) throws {
+        var said: [String] = []
+        let reading = piped.nextLine(within: Self.patience) { line in
+            if line.hasPrefix(#"{"type":"error""#) || line.hasPrefix(#"{"type":"notice""#) { said.append(line) }
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                 return false
             }
@@ -132,7 +139,15 @@ final class RunningApp {
             return object["type"] as? String == "frame" && object["feature"] as? String == "live"
                 && object["version"] as? Int == version
         }
-        return frame != nil
+        let lines = said.isEmpty ? "" : "; what it said meanwhile:\n" + said.suffix(5).joined(separator: "\n")
+        switch reading {
+        case .line: return
+        case .ended: throw BenchmarkError("the app ended before it showed v\(version)\(lines)")
+        case .timedOut:
+            throw BenchmarkError(
+                "the app showed no frame of v\(version) within \(Self.patience)\(lines); to fix: run it by hand with the"
+                    + " same arguments and read its error lines (a refused update, a key not trusted for the feature)")
+        }
     }
 
     func finish() { piped.finish() }
@@ -182,14 +197,14 @@ func measure(isolation: String, releases: Releases, home: String, executable: St
             "--ui", "json", "--channel", server.url, "--check-every", "600",
         ], environment: environment)
     defer { app.finish() }
-    guard app.waitForFrame(version: 1) else { throw BenchmarkError("the app ended before its first frame") }
+    try app.waitForFrame(version: 1)
     var timings: [Double] = []
     var swaps: [Double] = []
     for version in 2...(runs + 1) {
         try publish(version)
         let start = ContinuousClock.now
         app.send(#"{"type":"check-updates"}"#)
-        guard app.waitForFrame(version: version) else { throw BenchmarkError("the app ended before v\(version)") }
+        try app.waitForFrame(version: version)
         timings.append(seconds(ContinuousClock.now - start) * 1000)
         swaps.append(app.swapMilliseconds)
     }

@@ -314,10 +314,14 @@ struct UpdateWorld {
 }
 
 /// `tick`, a one-screen feature whose manifest says the version it was compiled as: real libraries, compiled once per
-/// test process with swiftc against the SDK `swift test` built.
+/// feature and test process with swiftc against the SDK `swift test` built. The version lives in a string literal (of
+/// 16 bytes or more, so kept as bytes in the image): each version is the one compile's library with other digits
+/// there, as the probe and the screen read it — one compile where each version was one (0.3 s of CPU each).
 enum Tick {
-    /// One compilation per feature and version (two of the same source differ: the scratch path is in the library).
-    private static let built = Mutex<[String: Task<Data, any Error>]>([:])
+    /// One compilation per feature, the library's bytes with the offsets of the version's digits.
+    private static let built = Mutex<[String: Task<(image: Data, offsets: [Int]), any Error>]>([:])
+    /// The literal the version is read from; its last eight digits are the version.
+    private static let marker = "tick-fixture-version-00000000"
 
     /// The module (and library) name of the feature `id`: `Tick` for `tick`.
     static func module(_ id: String) -> String { id.prefix(1).uppercased() + id.dropFirst() }
@@ -326,30 +330,45 @@ enum Tick {
     static func library(_ version: Int, id: String = "tick") async throws -> Data {
         let module = module(id)
         let task = built.withLock { built in
-            if let task = built["\(id) \(version)"] { return task }
-            let task = Task {
-                let folder = try await compilePlugin(module: module, source: source(version, id: id, module: module))
-                return try Data(contentsOf: folder.appendingPathComponent("lib\(module).so"))
+            if let task = built[id] { return task }
+            let task = Task { () throws -> (image: Data, offsets: [Int]) in
+                let folder = try await compilePlugin(module: module, source: source(id: id, module: module))
+                let image = try Data(contentsOf: folder.appendingPathComponent("lib\(module).so"))
+                let needle = Data(marker.utf8)
+                var offsets: [Int] = []
+                var from = image.startIndex
+                while let found = image.range(of: needle, in: from..<image.endIndex) {
+                    offsets.append(found.upperBound - 8)
+                    from = found.upperBound
+                }
+                guard !offsets.isEmpty else { throw AppProcessError("the version marker is not in lib\(module).so") }
+                return (image, offsets)
             }
-            built["\(id) \(version)"] = task
+            built[id] = task
             return task
         }
-        return try await task.value
+        var (image, offsets) = try await task.value
+        let digits = Data(String(format: "%08d", version).utf8)
+        for offset in offsets { image.replaceSubrange(offset..<offset + 8, with: digits) }
+        return image
     }
 
-    private static func source(_ version: Int, id: String, module: String) -> String {
+    private static func source(id: String, module: String) -> String {
         """
         import MicroappSDK
 
+        let versionText = "\(marker)"
+        let version = Int(String(versionText.suffix(8)))!
+
         public enum \(module)Feature: Feature {
             public static var manifest: FeatureManifest {
-                FeatureManifest(id: "\(id)", version: \(version), displayName: "\(module)", routes: [RouteDeclaration("\(id)://home")])
+                FeatureManifest(id: "\(id)", version: version, displayName: "\(module)", routes: [RouteDeclaration("\(id)://home")])
             }
             @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { \(module)Root() }
         }
 
         @MainActor final class \(module)Root: Root {
-            func screen(at location: Location) -> Screen { Screen(title: "\(module)", content: [.text(Text("\(module) v\(version)"))]) }
+            func screen(at location: Location) -> Screen { Screen(title: "\(module)", content: [.text(Text("\(module) v\\(version)"))]) }
             func handle(_ action: Action, at location: Location) {}
         }
 

@@ -89,6 +89,10 @@ final class CompiledFixtures: @unchecked Sendable {
     }
 }
 
+/// How fixtures are linked: with the toolchain's lld, not gold (swiftc's default on Linux): a fixture compile took
+/// 0.22 s of CPU instead of 0.30, and the test phase compiles dozens of fixtures.
+let fixtureLinker = "-use-ld=lld"
+
 /// One swiftc run: `lib<module>.so` in a new folder, returned as the library's URL.
 private func runSwiftc(module: String, sources: [URL]) throws -> URL {
     ModuleCache.warm()
@@ -101,7 +105,7 @@ private func runSwiftc(module: String, sources: [URL]) throws -> URL {
         [
             "swiftc", "-emit-library", "-swift-version", "6", "-module-name", module, "-I", build + "/Modules",
             "-Xcc", "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK",
-            "-Xlinker", "-rpath", "-Xlinker", build, "-o", library,
+            "-Xlinker", "-rpath", "-Xlinker", build, fixtureLinker, "-o", library,
         ] + sources.map(\.path)
     process.environment = Scratch.childEnvironment()
     let output = privatePipe()

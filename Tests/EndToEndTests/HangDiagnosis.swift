@@ -39,6 +39,24 @@ enum HangDiagnosis {
         }.joined(separator: ", ")
     }
 
+    /// Whether any process has `pipe` ("pipe:[inode]") open for reading: a descriptor on it whose access mode, in
+    /// /proc/PID/fdinfo, is O_RDONLY (a pipe's write end is O_WRONLY).
+    static func hasReader(of pipe: String) -> Bool {
+        processIDs().contains { pid in
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return descriptors.contains { descriptor in
+                guard
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"))
+                        == pipe,
+                    let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(descriptor)", encoding: .utf8),
+                    let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }),
+                    let mode = Int(flags.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8)
+                else { return false }
+                return Int32(mode) & O_ACCMODE == O_RDONLY
+            }
+        }
+    }
+
     /// Every process now running.
     private static func processIDs() -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
@@ -72,29 +90,77 @@ enum HangDiagnosis {
         return found
     }
 
-    /// `thread apply all bt` of `pid`, or nil without gdb; gdb is given 30 s.
-    private static func gdbStacks(of pid: Int32) -> String? {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return nil }
-        let gdb = Process()
-        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
+    /// `thread apply all bt` of `pid` (then Dispatch's own state), or nil without gdb. gdb gets `limit` and is killed
+    /// past it (`bounded`): under a load of 20 and more, gdb once sat in `poll` for over ten minutes with the app in
+    /// tracing stop, and the whole run waited on it. `tool` is gdb's command line before its arguments (a test puts in
+    /// one that never ends).
+    static func gdbStacks(
+        of pid: Int32, tool: [String] = ["/usr/bin/gdb"], limit: Duration = .seconds(30), grace: Duration = .seconds(2)
+    ) -> String? {
+        guard let executable = tool.first, FileManager.default.isExecutableFile(atPath: executable) else { return nil }
         // Then Dispatch's own state (its main queue, root queues and fork flags, as raw words): a process whose
         // queued work no thread runs is told apart from one waiting for nothing.
-        gdb.arguments = [
+        let arguments = [
             "-batch", "-nx", "-p", "\(pid)", "-ex", "thread apply all bt 40", "-ex", "echo DISPATCH main_q\\n",
             "-ex", "x/24gx &_dispatch_main_q", "-ex", "echo DISPATCH root_queues\\n", "-ex",
             "x/208gx &_dispatch_root_queues", "-ex", "echo DISPATCH fork flags\\n", "-ex",
             "x/2bx &_dispatch_unsafe_fork",
         ]
-        let output = privatePipe()
-        guard (try? gdb.run(stdin: nil, stdout: output, stderr: output)) != nil else { return nil }
-        let stop = DispatchWorkItem { [gdb] in if gdb.isRunning { gdb.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: stop)
-        let text = String(decoding: (try? output.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
-        stop.cancel()
-        gdb.waitUntilExit()
+        guard let run = bounded(executable, Array(tool.dropFirst()) + arguments, limit: limit, grace: grace) else {
+            return nil
+        }
+        // A tracer killed mid-attach can leave its tracee stopped: let go on, the test can still end it its own way.
+        if run.cut { kill(pid, SIGCONT) }
         // Only the stacks: gdb's notes on symbols it could not read would bury them.
-        return text.split(separator: "\n").filter {
+        let stacks = run.output.split(separator: "\n").filter {
             $0.hasPrefix("Thread ") || $0.hasPrefix("#") || $0.hasPrefix("0x") || $0.hasPrefix("DISPATCH")
-        }.joined(separator: "\n")
+        }
+        let note: [Substring] = run.cut ? ["gdb did not finish in \(limit) and was killed; above is what it wrote"] : []
+        return (stacks + note).joined(separator: "\n")
+    }
+
+    /// Runs `executable` with its output (stdout and stderr) collected, for at most `limit`: past it, SIGTERM, then
+    /// SIGKILL a `grace` later, then at most a `grace` more; what it wrote by then is returned, `cut` set. Its output
+    /// is read on a thread of its own and waited for with a deadline too, so a descendant still holding the pipe cannot
+    /// make this wait either. Nil when it could not be started.
+    static func bounded(
+        _ executable: String, _ arguments: [String], limit: Duration, grace: Duration = .seconds(2)
+    ) -> (output: String, cut: Bool)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = privatePipe()
+        guard (try? process.run(stdin: nil, stdout: output, stderr: output)) != nil else { return nil }
+        let collected = Mutex(Data())
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let handle = output.fileHandleForReading
+            while let chunk = try? handle.read(upToCount: 65536), !chunk.isEmpty {
+                collected.withLock { $0.append(chunk) }
+            }
+            finished.signal()
+        }
+        let pid = process.processIdentifier
+        var cut = false
+        if finished.wait(timeout: .now() + limit.timeInterval) == .timedOut {
+            cut = true
+            kill(pid, SIGTERM)
+            if finished.wait(timeout: .now() + grace.timeInterval) == .timedOut {
+                kill(pid, SIGKILL)
+                _ = finished.wait(timeout: .now() + grace.timeInterval)
+            }
+        }
+        // Reaped with a deadline as well: a process in uninterruptible sleep outlives even SIGKILL for a while.
+        let deadline = Date() + grace.timeInterval
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        return (String(decoding: collected.withLock { $0 }, as: UTF8.self), cut)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as Dispatch and Foundation take it.
+    var timeInterval: TimeInterval {
+        let parts = components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 }

@@ -111,7 +111,14 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     }
     let outputPipe = pipeName(of: stdout.fileHandleForReading.fileDescriptor)
     try stdout.fileHandleForReading.close()
-    stdin.fileHandleForWriting.write(Data(#"{"type":"tap","id":"sign-in"}"#.utf8 + [0x0A]))
+    // The app's next write fails only once no process holds the pipe's read end. A child this test process forks holds
+    // a copy of every descriptor of it, ours too, until it execs or ends (another test's fork without exec, or any
+    // fork before its exec, delayed under load): a write the app makes then succeeds, and the app, its output not
+    // closed as far as it can tell, waits for more input for ever — the watchdog's failure, once in eight loaded runs.
+    // So the tap is sent once no copy of the read end is left anywhere.
+    // The app may have written meanwhile of its own accord and ended already: then the tap finds its input closed.
+    let copiesGone = waitUntilNoReader(of: outputPipe, within: .seconds(60))
+    writeUnlessClosed(stdin.fileHandleForWriting.fileDescriptor, Data(#"{"type":"tap","id":"sign-in"}"#.utf8 + [0x0A]))
     // An app that never sees its output closed would keep this test (and the run) waiting on its stderr forever: it is
     // ended after a minute, and the test fails on the status. (It happened while pipes were inherited by other tests'
     // children: see PrivatePipe.)
@@ -131,8 +138,37 @@ private func readOneLineThenClose(_ arguments: [String]) throws -> (firstLine: S
     process.waitUntilExit()
     let firstLine = String(decoding: buffer.prefix { $0 != 0x0A }, as: UTF8.self)
     let held = holders.withLock { $0 }
-    let errText = String(decoding: err, as: UTF8.self) + (held.isEmpty ? "" : "\nstill holding stdout's pipe: " + held)
+    let errText =
+        String(decoding: err, as: UTF8.self) + (held.isEmpty ? "" : "\nstill holding stdout's pipe: " + held)
+        + (copiesGone ? "" : "\na copy of stdout's read end was still open after 60 s")
     return (firstLine, process.terminationStatus, errText)
+}
+
+/// Waits until no process has `pipe` ("pipe:[inode]") open for reading, checking /proc every 10 ms for at most
+/// `limit`; false when one still did then. Blocks.
+private func waitUntilNoReader(of pipe: String, within limit: Duration) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while HangDiagnosis.hasReader(of: pipe) {
+        guard ContinuousClock.now < deadline else { return false }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return true
+}
+
+/// Writes `data` to `descriptor`, or nothing when its reader has gone (EPIPE), without the SIGPIPE that would end this
+/// whole test process: blocked on this thread for the write, and taken if it came. Call it on a thread of its own.
+private func writeUnlessClosed(_ descriptor: Int32, _ data: Data) {
+    var pipeSignal = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    var previous = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+    let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    if written < 0 && errno == EPIPE {
+        var now = timespec()
+        _ = sigtimedwait(&pipeSignal, nil, &now)
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
 }
 
 /// The kernel's name of the pipe `descriptor` is an end of ("pipe:[inode]").

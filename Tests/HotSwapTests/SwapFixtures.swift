@@ -76,7 +76,7 @@ enum Swappy: String, CaseIterable, Sendable {
         let (status, text) = try swiftc([
             "-emit-library", "-swift-version", "6", "-module-name", "Swappy", "-I", build + "/Modules", "-Xcc",
             "-fmodule-map-file=\(build)/CMicroappABI.build/module.modulemap", "-L", build, "-lMicroappSDK", "-Xlinker",
-            "-rpath", "-Xlinker", build, "-o", library, source,
+            "-rpath", "-Xlinker", build, "-use-ld=lld", "-o", library, source,  // lld: a third of gold's CPU
         ])
         guard status == 0 else {
             throw FixtureError(description: "swiftc could not build \(version) (status \(status)):\n\(text)")

@@ -17,7 +17,11 @@ struct ForkedThreadIDTests {
         contended.withLock { $0 += 1 }
         let pid = microapp_fork()
         if pid == 0 {
-            // The child: its one thread holds the lock while a new thread waits for it (FUTEX_LOCK_PI), then lets
+            // The child holds a copy of every descriptor of the test process (other tests' pipes among them) while
+            // it lives, a tenth of a second and more under load: a reader that another test closed would still be
+            // open here, and an app writing to it would not see its output closed. It needs none of them.
+            for descriptor in Int32(3)..<1024 { close(descriptor) }
+            // Its one thread holds the lock while a new thread waits for it (FUTEX_LOCK_PI), then lets
             // go. With the parent's thread id still cached, the waiter is refused (a Mutex traps) and the unlock
             // is "not the owner".
             var waiter = pthread_t()
