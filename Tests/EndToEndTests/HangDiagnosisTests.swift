@@ -17,11 +17,13 @@ import Testing
         let started = ContinuousClock.now
         let stacks = try await offThePool {
             HangDiagnosis.gdbStacks(
-                of: target.processIdentifier, tool: tool, limit: .milliseconds(200), grace: .milliseconds(200))
+                // Long enough for the shell to start and write its line on a loaded machine (at load 30, 0.2 s was
+                // not: it was killed before it wrote), far below its own 60 s.
+                of: target.processIdentifier, tool: tool, limit: .seconds(3), grace: .milliseconds(200))
         }
         let took = ContinuousClock.now - started
         #expect(stacks?.contains("Thread 1 (stuck)") == true)
-        #expect(stacks?.contains("gdb did not finish in 0.2 seconds and was killed") == true)
+        #expect(stacks?.contains("gdb did not finish in \(Duration.seconds(3)) and was killed") == true)
         // Its limit, then SIGTERM's grace (ignored), then SIGKILL: far below the tool's own 60 s, even under load.
         #expect(took < .seconds(30))
         // The stopped target was sent SIGCONT (the kernel wakes it as the signal is sent): the app goes on after a
