@@ -9,6 +9,9 @@ import Testing
 /// The zygote of the real `microapp` binary: a template process that forks children running a command line.
 @Suite("End to end: the zygote forks children that run a command line of the executable")
 struct ZygoteTests {
+    /// Stops `zygote` on a thread of its own (it waits for the template to end), leaving the cooperative pool free.
+    static func stop(_ zygote: Zygote) { Thread.detachNewThread { zygote.stop() } }
+
     static func startZygote() throws -> Zygote {
         try Zygote.start(
             executable: AppProcess.executable, environment: ChildLaunch.environment(.process, backtrace: "enable=no"))
@@ -38,26 +41,30 @@ struct ZygoteTests {
         "a forked child runs the command line it was given, on the streams it was given, and its exit code reaches the host"
     )
     func forkedChildRunsCommand() async throws {
-        let zygote = try Self.startZygote()
-        defer { zygote.stop() }
+        let zygote = try await offThePool { try Self.startZygote() }
+        defer { Self.stop(zygote) }
         let output = try Self.pipe()
         let null = open("/dev/null", O_RDWR)
         defer { close(null) }
-        let child = try zygote.fork(["--version"], input: null, output: output.write, error: null)
+        let child = try await offThePool {
+            try zygote.fork(["--version"], input: null, output: output.write, error: null)
+        }
         close(output.write)
         let text = try await offThePool { Self.readAll(output.read) }
         let termination = try await offThePool { child.wait(timeout: .seconds(60)) }
         #expect(text.contains("microapp"))
         #expect(termination == .exited(0))
 
-        let failing = try zygote.fork(["probe", "/nonexistent/libNothing.so"], input: null, output: null, error: null)
+        let failing = try await offThePool {
+            try zygote.fork(["probe", "/nonexistent/libNothing.so"], input: null, output: null, error: null)
+        }
         #expect(try await offThePool { failing.wait(timeout: .seconds(60)) } == .exited(2))
     }
 
     @Test("a child killed by a signal is reported as signalled, and the zygote goes on forking others")
     func signalledChild() async throws {
-        let zygote = try Self.startZygote()
-        defer { zygote.stop() }
+        let zygote = try await offThePool { try Self.startZygote() }
+        defer { Self.stop(zygote) }
         let input = try Self.pipe()  // the standby probe waits on its input, which stays open until it is killed
         defer {
             close(input.read)
@@ -65,13 +72,17 @@ struct ZygoteTests {
         }
         let null = open("/dev/null", O_RDWR)
         defer { close(null) }
-        let waiting = try zygote.fork(["probe", "--standby"], input: input.read, output: null, error: null)
+        let waiting = try await offThePool {
+            try zygote.fork(["probe", "--standby"], input: input.read, output: null, error: null)
+        }
         #expect(waiting.pid > 0)
         waiting.signal(SIGKILL)
         #expect(try await offThePool { waiting.wait(timeout: .seconds(60)) } == .signalled(SIGKILL))
 
         let output = try Self.pipe()
-        let next = try zygote.fork(["--version"], input: null, output: output.write, error: null)
+        let next = try await offThePool {
+            try zygote.fork(["--version"], input: null, output: output.write, error: null)
+        }
         close(output.write)
         #expect(try await offThePool { Self.readAll(output.read) }.contains("microapp"))
         #expect(try await offThePool { next.wait(timeout: .seconds(60)) } == .exited(0))
@@ -79,19 +90,21 @@ struct ZygoteTests {
 
     @Test("a signal to a child that already ended reaches nobody, not the process whose pidfd took its number")
     func signalAfterEndReachesNobody() async throws {
-        let zygote = try Self.startZygote()
-        defer { zygote.stop() }
+        let zygote = try await offThePool { try Self.startZygote() }
+        defer { Self.stop(zygote) }
         let null = open("/dev/null", O_RDWR)
         defer { close(null) }
         let input = try Self.pipe()
         defer { close(input.read) }
-        let waiting = try zygote.fork(["probe", "--standby"], input: input.read, output: null, error: null)
+        let waiting = try await offThePool {
+            try zygote.fork(["probe", "--standby"], input: input.read, output: null, error: null)
+        }
         // The ended child's pidfd number made to name the waiting child, as a reused number would. F_DUPFD takes the
         // lowest free number from the ended one's up, so it never replaces a descriptor another test opened in the
         // meantime (dup2 would); when another took the number first, a new child is tried.
         var reused = false
         for _ in 0..<20 where !reused {
-            let ended = try zygote.fork(["--version"], input: null, output: null, error: null)
+            let ended = try await offThePool { try zygote.fork(["--version"], input: null, output: null, error: null) }
             #expect(try await offThePool { ended.wait(timeout: .seconds(60)) } == .exited(0))
             let copy = fcntl(waiting.pidDescriptor, F_DUPFD_CLOEXEC, ended.pidDescriptor)
             reused = copy == ended.pidDescriptor

@@ -17,9 +17,12 @@ struct ProbeTests {
     }
 
     @Test("a library that traps in register_feature crashes the probe, not the host, and the others still load")
-    func trapInRegister() throws {
-        let trapping = try Self.plugin("TrapRegister", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
-        let verdict = Self.probe.verdict(for: trapping)
+    func trapInRegister() async throws {
+        // Probes run off the cooperative pool: a full run's other suites (Search's debounce) need its two threads.
+        let trapping = try await fixture {
+            try Self.plugin("TrapRegister", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
+        }
+        let verdict = await BlockingWork.run { Self.probe.verdict(for: trapping) }
         guard case .blocked(let problem) = verdict else {
             Issue.record("expected blocked, got \(verdict)")
             return
@@ -30,18 +33,22 @@ struct ProbeTests {
         #expect(problem.fix.contains("microapp probe \(trapping)"))
 
         let cacheFile = "\(Paths.fixtures)/cache-\(UUID().uuidString).json"
-        var screening = PluginScreening(probe: Self.probe, cache: ProbeCache(file: cacheFile))
-        let report = PluginSet.load([trapping] + Paths.realPlugins, screening: &screening)
+        let report = await BlockingWork.run {
+            var screening = PluginScreening(probe: Self.probe, cache: ProbeCache(file: cacheFile))
+            return PluginSet.load([trapping] + Paths.realPlugins, screening: &screening)
+        }
         #expect(report.problems.map(\.code) == [.probeCrashed])
         #expect(Set(report.images.map(\.manifest.id)).isSuperset(of: ["auth", "characters"]))
     }
 
     @Test("a library that hangs in register_feature is stopped at the time limit and blocked")
-    func hangInRegister() throws {
-        let hanging = try Self.plugin(
-            "HangRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+    func hangInRegister() async throws {
+        let hanging = try await fixture {
+            try Self.plugin(
+                "HangRegister", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        }
         let quick = PluginProbe(executable: Self.probe.executable, environment: .process, timeout: .milliseconds(700))
-        guard case .blocked(let problem) = quick.verdict(for: hanging) else {
+        guard case .blocked(let problem) = await BlockingWork.run({ quick.verdict(for: hanging) }) else {
             Issue.record("a hanging library was not blocked")
             return
         }

@@ -82,17 +82,21 @@ public final class TestClock: Clock, Sendable {
 
     /// Moves time forward by `duration`, resuming each sleeper it reaches in deadline order (tasks on one actor
     /// then run in that order).
+    /// The clock reaches `end` in the same critical section that finds no sleeper left before it, so a sleep that
+    /// starts meanwhile (on another thread) either is found here or sees the new time and returns at once.
     public func advance(by duration: Duration) {
         let end = now.advanced(by: duration)
         while let due = state.withLock({ state -> Sleeper? in
             let due = state.sleepers.filter { $0.value.deadline <= end }
-            guard let next = due.min(by: { $0.value.deadline < $1.value.deadline }) else { return nil }
+            guard let next = due.min(by: { $0.value.deadline < $1.value.deadline }) else {
+                state.now = max(state.now, end)
+                return nil
+            }
             state.now = max(state.now, next.value.deadline)
             return state.sleepers.removeValue(forKey: next.key)
         }) {
             due.continuation.resume()
         }
-        state.withLock { $0.now = max($0.now, end) }
     }
 }
 
