@@ -9,8 +9,16 @@ import Testing
         let target = Process()
         target.executableURL = URL(fileURLWithPath: "/bin/sleep")
         target.arguments = ["60"]
+        // Not on the test process's stdout and stderr: a child left holding them keeps `swift test` (which reads
+        // them to their end) waiting after the last test, as this one once did for 30 s.
+        target.standardOutput = FileHandle.nullDevice
+        target.standardError = FileHandle.nullDevice
         try target.run()
-        defer { target.terminate() }
+        // SIGKILL, and reaped: a SIGTERM (`terminate()`) left it sleeping out its 60 s in a full run.
+        defer {
+            kill(target.processIdentifier, SIGKILL)
+            target.waitUntilExit()
+        }
         #expect(kill(target.processIdentifier, SIGSTOP) == 0)
         // A "gdb" that writes one stack line, then ignores SIGTERM and sleeps longer than the test may take.
         let tool = ["/bin/sh", "-c", "echo 'Thread 1 (stuck)'; trap '' TERM; exec sleep 60", "gdb"]
