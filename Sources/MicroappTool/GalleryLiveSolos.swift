@@ -12,6 +12,12 @@ final class GalleryLiveSolos: Sendable {
         let feature: String
         let route: String
         let mocks: [String: String]
+
+        /// `solo FEATURE --open ROUTE --mock KEY=VARIANT…`: what the card's command and its live child both say.
+        var soloArguments: [String] {
+            ["solo", feature, "--open", route]
+                + mocks.sorted { $0.key < $1.key }.flatMap { ["--mock", "\($0.key)=\($0.value)"] }
+        }
     }
 
     private let cards: Mutex<[String: Card]>
@@ -51,10 +57,9 @@ final class GalleryLiveSolos: Sendable {
         let child: ChildProcess
         do {
             let arguments =
-                [
-                    executable, "solo", card.feature, "--open", card.route, "--ui", "web", "--port", "0", "--no-build",
-                    "--end-with-parent",
-                ] + card.mocks.sorted { $0.key < $1.key }.flatMap { ["--mock", "\($0.key)=\($0.value)"] } + options
+                [executable] + card.soloArguments + [
+                    "--ui", "web", "--port", "0", "--no-build", "--end-with-parent",
+                ] + options
             let (process, new) = try started.withLock { started throws(SystemCallError) -> (ChildProcess, Bool) in
                 if let running = started[asked.name] { return (running.child, false) }
                 let process = try ChildProcess(

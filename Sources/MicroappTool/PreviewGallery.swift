@@ -71,15 +71,11 @@ final class PreviewGallery {
             for item in named where state == "all" || item.preview.state.rawValue == state {
                 let frame = PreviewCommand.frame(item.preview, manifest: manifest)
                 let line = PreviewCommand.jsonLine(frame, name: item.name, preview: item.preview)
-                let mocks = item.preview.mocks.sorted { $0.key < $1.key }.flatMap {
-                    ["--mock", "\($0.key)=\($0.value)"]
-                }
-                let solo =
-                    ([command, "solo", manifest.displayName, "--open", item.preview.route] + mocks + ["--ui", "web"])
-                    .joined(separator: " ")
-                drawn.append(Self.card(line, solo: solo))
-                live["\(manifest.id)/\(item.name)"] = GalleryLiveSolos.Card(
+                let card = GalleryLiveSolos.Card(
                     feature: manifest.displayName, route: item.preview.route, mocks: item.preview.mocks)
+                let solo = ([command] + card.soloArguments + ["--ui", "web"]).joined(separator: " ")
+                drawn.append(Self.card(line, solo: solo))
+                live["\(manifest.id)/\(item.name)"] = card
             }
             if let index = cards.firstIndex(where: { $0.feature == manifest.id }) {
                 cards[index].cards = drawn

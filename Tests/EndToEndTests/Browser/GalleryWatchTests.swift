@@ -15,14 +15,7 @@ struct GalleryWatchTests {
     )
     func savedSourceRedrawsTheCards() async throws {
         // A copy: the test edits sources and builds, which must touch neither this repository nor its build lock.
-        let copy = try await RepositoryCopy.make()
-        do {
-            try await watchTheGallery(in: copy)
-        } catch {
-            await copy.remove()
-            throw error
-        }
-        await copy.remove()
+        try await RepositoryCopy.using { try await watchTheGallery(in: $0) }
     }
 
     private func watchTheGallery(in copy: RepositoryCopy) async throws {

@@ -12,14 +12,7 @@ struct EditSourceHotSwapTests {
     )
     func editedSourceIsSwappedIn() async throws {
         // A copy: the test edits sources and builds, which must touch neither this repository nor its build lock.
-        let copy = try await RepositoryCopy.make()
-        do {
-            try await editWhileRunning(in: copy)
-        } catch {
-            await copy.remove()
-            throw error
-        }
-        await copy.remove()
+        try await RepositoryCopy.using { try await editWhileRunning(in: $0) }
     }
 
     private func editWhileRunning(in copy: RepositoryCopy) async throws {

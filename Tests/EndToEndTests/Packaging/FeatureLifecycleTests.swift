@@ -10,14 +10,7 @@ struct FeatureLifecycleTests {
         "microapp new → swift build → microapp remove → swift build, with SwiftPM's manifest cache on: each build sees the change, no cache purge, no invalid custom path"
     )
     func addBuildRemoveBuild() async throws {
-        let copy = try await RepositoryCopy.make()
-        do {
-            try await addAndRemove(in: copy)
-        } catch {
-            await copy.remove()
-            throw error
-        }
-        await copy.remove()
+        try await RepositoryCopy.using { try await addAndRemove(in: $0) }
     }
 
     private func addAndRemove(in copy: RepositoryCopy) async throws {

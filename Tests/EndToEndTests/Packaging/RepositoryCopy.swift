@@ -15,6 +15,18 @@ struct RepositoryCopy: Sendable {
         }
     }
 
+    /// Runs `body` on a new copy and removes the copy afterwards, whether `body` threw or not.
+    static func using(_ body: (RepositoryCopy) async throws -> Void) async throws {
+        let copy = try await make()
+        do {
+            try await body(copy)
+        } catch {
+            await copy.remove()
+            throw error
+        }
+        await copy.remove()
+    }
+
     /// Builds `product` with a real `swift build`, stopped after `timeout`; returns the folder the libraries were
     /// written to. At normal priority: this build and the saves after it are the longest chain of the test run, and
     /// at the lowest one every other build on the machine went first.
