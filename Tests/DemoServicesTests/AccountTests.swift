@@ -1,5 +1,6 @@
 import DemoServices
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Accounts: sign up, sign in, passwords hashed with libcrypt")
@@ -7,7 +8,7 @@ struct AccountTests {
     let store: TestStore
     init() throws { store = try TestStore() }
 
-    @Test("sign up answers the session; sign in with the same credentials answers it again")
+    @Test("sign up answers the session; sign in with the same credentials answers it again", .offThePool)
     func signUpThenIn() throws {
         let session = try store.accounts.signUp(
             NewAccount(name: " Morty ", email: "Morty@Example.com", password: "aw-jeez-rick"))
@@ -16,7 +17,7 @@ struct AccountTests {
         #expect(try store.accounts.session(accountID: session.accountID) == session)
     }
 
-    @Test("a wrong password and an unknown email get the same answer")
+    @Test("a wrong password and an unknown email get the same answer", .offThePool)
     func wrongPassword() throws {
         _ = try store.accounts.signUp(NewAccount(name: "Morty", email: "morty@example.com", password: "aw-jeez-rick"))
         let wrong = #expect(throws: ServiceError.self) {
@@ -29,7 +30,7 @@ struct AccountTests {
         #expect(unknown == wrong)
     }
 
-    @Test("an email is taken in any case")
+    @Test("an email is taken in any case", .offThePool)
     func duplicate() throws {
         _ = try store.accounts.signUp(NewAccount(name: "Morty", email: "morty@example.com", password: "aw-jeez-rick"))
         let error = #expect(throws: ServiceError.self) {
@@ -42,6 +43,7 @@ struct AccountTests {
 
     @Test(
         "bad input is refused with the field's code",
+        .offThePool,
         arguments: [
             (NewAccount(name: "  ", email: "a@b.co", password: "12345678"), "invalid-name"),
             (NewAccount(name: "A", email: "not-an-email", password: "12345678"), "invalid-email"),
@@ -58,7 +60,7 @@ struct AccountTests {
         #expect(try store.database.query("SELECT count(*) FROM accounts").first?.integer(0) == 0)
     }
 
-    @Test("the stored hash is a crypt string of the modern method, never the password")
+    @Test("the stored hash is a crypt string of the modern method, never the password", .offThePool)
     func storedHash() throws {
         let password = "wubba-lubba-dub-dub"
         _ = try store.accounts.signUp(NewAccount(name: "Rick", email: "rick@example.com", password: password))
@@ -73,7 +75,7 @@ struct AccountTests {
         #expect(hasher.hash(password) != hasher.hash(password))
     }
 
-    @Test("SHA-512 crypt works as the fallback method")
+    @Test("SHA-512 crypt works as the fallback method", .offThePool)
     func sha512() throws {
         let hasher = PasswordHasher(method: .sha512)
         let hash = try #require(hasher.hash("portal-gun"))
@@ -83,7 +85,7 @@ struct AccountTests {
         #expect(!hasher.verify("portal-gun", against: ""))
     }
 
-    @Test("deleting an account removes it; signing in then fails")
+    @Test("deleting an account removes it; signing in then fails", .offThePool)
     func delete() throws {
         let session = try store.accounts.signUp(
             NewAccount(name: "Jerry", email: "jerry@example.com", password: "pluto-is-a-planet"))
@@ -95,7 +97,7 @@ struct AccountTests {
         }
     }
 
-    @Test("seeds are applied once: an existing email is left alone, a deleted seed does not come back")
+    @Test("seeds are applied once: an existing email is left alone, a deleted seed does not come back", .offThePool)
     func seed() throws {
         let existing = try store.accounts.signUp(
             NewAccount(name: "Rick", email: "rick@example.com", password: "mine-mine"))

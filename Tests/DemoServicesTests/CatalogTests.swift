@@ -1,12 +1,13 @@
 import DemoServices
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Characters shipped with the app")
 struct CatalogTests {
     let catalog = CharacterCatalog()
 
-    @Test("at least 100 characters, every line parsed, ids unique and in order")
+    @Test("at least 100 characters, every line parsed, ids unique and in order", .offThePool)
     func dataset() {
         let all = CharacterCatalog.bundled
         #expect(all.count >= 100)
@@ -16,7 +17,7 @@ struct CatalogTests {
         #expect(all.first?.name == "Rick Sanchez" && all[1].name == "Morty Smith")
     }
 
-    @Test("pages of 10; past the last page is not-found")
+    @Test("pages of 10; past the last page is not-found", .offThePool)
     func pages() throws {
         let first = try catalog.page(PageRequest(page: 1))
         #expect(first.characters.count == 10 && first.pageCount == 12)
@@ -28,7 +29,7 @@ struct CatalogTests {
         }
     }
 
-    @Test("detail by id; an unknown id is not-found")
+    @Test("detail by id; an unknown id is not-found", .offThePool)
     func detail() throws {
         let detail = try catalog.detail(CharacterRequest(id: 42))
         #expect(detail.name == "Birdperson" && detail.origin == "Bird World" && detail.episodeCount == 4)
@@ -36,7 +37,7 @@ struct CatalogTests {
         #expect(error == ServiceError(code: "not-found", message: "No character with id 9999"))
     }
 
-    @Test("search: case-insensitive substring of names, at most 20, blank finds nothing")
+    @Test("search: case-insensitive substring of names, at most 20, blank finds nothing", .offThePool)
     func search() {
         let morty = catalog.search(SearchQuery(text: "MORTY")).characters
         #expect(morty.contains { $0.name == "Morty Smith" } && morty.contains { $0.name == "Evil Morty" })

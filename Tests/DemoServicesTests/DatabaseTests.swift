@@ -1,10 +1,11 @@
 import DemoServices
 import Foundation
+import TestScratch
 import Testing
 
 @Suite("Database: SQLite through CSQLite, migrations")
 struct DatabaseTests {
-    @Test("an empty file is migrated to the current schema in WAL mode with foreign keys on")
+    @Test("an empty file is migrated to the current schema in WAL mode with foreign keys on", .offThePool)
     func migratesFromEmpty() throws {
         let directory = TemporaryDirectory()
         let database = try Database(path: directory.file("new.sqlite3"))
@@ -22,7 +23,7 @@ struct DatabaseTests {
         #expect(try Schema.migrate(database) == Schema.currentVersion)
     }
 
-    @Test("re-opening keeps the data; an old schema moves forward keeping its rows")
+    @Test("re-opening keeps the data; an old schema moves forward keeping its rows", .offThePool)
     func reopenKeepsData() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("data.sqlite3")

@@ -1,5 +1,6 @@
 import DemoServices
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Recent searches: per account, most recent first, no duplicates, capped, clearable")
@@ -18,7 +19,7 @@ struct RecentSearchTests {
                 .accountID)!
     }
 
-    @Test("most recent first; running a query again moves it to the top, whatever its case")
+    @Test("most recent first; running a query again moves it to the top, whatever its case", .offThePool)
     func orderAndDuplicates() throws {
         for text in ["rick", "morty", "summer"] { _ = try store.recents.save(text, accountID: rick) }
         #expect(try store.recents.recent(accountID: rick) == ["summer", "morty", "rick"])
@@ -26,7 +27,7 @@ struct RecentSearchTests {
         #expect(try store.recents.save("", accountID: rick) == ["Rick", "summer", "morty"])
     }
 
-    @Test("at most 10 are kept, the oldest go")
+    @Test("at most 10 are kept, the oldest go", .offThePool)
     func cap() throws {
         for index in 1...15 { _ = try store.recents.save("query \(index)", accountID: rick) }
         let recent = try store.recents.recent(accountID: rick)
@@ -34,7 +35,7 @@ struct RecentSearchTests {
         #expect(try store.database.query("SELECT count(*) FROM recent_searches").first?.integer(0) == 10)
     }
 
-    @Test("each account has its own list; clearing one leaves the other")
+    @Test("each account has its own list; clearing one leaves the other", .offThePool)
     func perAccountAndClear() throws {
         _ = try store.recents.save("portal", accountID: rick)
         _ = try store.recents.save("school", accountID: morty)

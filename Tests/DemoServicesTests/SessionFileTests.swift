@@ -2,6 +2,7 @@ import DemoServices
 import Foundation
 import MicroappSDK
 import Synchronization
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ struct SessionFileTests {
     let rick = Session(accountID: "1", email: "rick@example.com", name: "Rick Sanchez")
     let morty = Session(accountID: "2", email: "morty@example.com", name: "Morty Smith")
 
-    @Test("the data directory is created with mode 0700, each missing folder too")
+    @Test("the data directory is created with mode 0700, each missing folder too", .offThePool)
     func dataDirectory() throws {
         let root = TemporaryDirectory()
         let data = try DataDirectory(root.file("a/b/microapp"), environment: .process)
@@ -22,7 +23,7 @@ struct SessionFileTests {
         #expect(data.sessionPath == root.file("a/b/microapp/session.json"))
     }
 
-    @Test("the default is $XDG_DATA_HOME/microapp, else ~/.local/share/microapp")
+    @Test("the default is $XDG_DATA_HOME/microapp, else ~/.local/share/microapp", .offThePool)
     func defaultPath() {
         #expect(
             DataDirectory.defaultPath(environment: .stated(["XDG_DATA_HOME": "/x/data", "HOME": "/h"]))
@@ -33,7 +34,7 @@ struct SessionFileTests {
         #expect(DataDirectory.defaultPath(environment: .stated(["HOME": "/h"])) == "/h/.local/share/microapp")
     }
 
-    @Test("saving writes JSON with mode 0600 by replacing the file, and leaves no temporary file")
+    @Test("saving writes JSON with mode 0600 by replacing the file, and leaves no temporary file", .offThePool)
     func atomicSave() throws {
         let directory = TemporaryDirectory()
         let file = SessionFile(path: directory.file("session.json"))
@@ -51,7 +52,7 @@ struct SessionFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
     }
 
-    @Test("a reader never sees half a file while another thread keeps replacing it")
+    @Test("a reader never sees half a file while another thread keeps replacing it", .offThePool)
     func readersSeeWholeFiles() throws {
         let directory = TemporaryDirectory()
         let file = SessionFile(path: directory.file("session.json"))
@@ -73,6 +74,7 @@ struct SessionFileTests {
 
     @Test(
         "a damaged session file is signed out and reported, never a crash",
+        .offThePool,
         arguments: [
             Data("{\"accountID\": \"1\", \"email\"".utf8), Data([0xFF, 0x00, 0x13, 0x37]), Data(),
             Data("{\"accountID\": 1}".utf8), Data(repeating: 0x20, count: 70_000),
@@ -93,7 +95,7 @@ struct SessionFileTests {
         #expect(file.load() == .signedIn(rick))
     }
 
-    @Test("temporary files of processes that died mid-write are cleaned up; live ones are left alone")
+    @Test("temporary files of processes that died mid-write are cleaned up; live ones are left alone", .offThePool)
     func leftovers() throws {
         let directory = TemporaryDirectory()
         let file = SessionFile(path: directory.file("session.json"))

@@ -74,12 +74,14 @@ final class ChannelServer: Sendable {
 
     private static func start(_ folder: String, hostile: Hostile?) throws -> ChannelServer {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // Debian's interpreter by its path: a `python3` found on PATH may be a version manager's shim (pyenv's runs
+        // a dozen shell processes first, 0.3 s of each start on a loaded machine).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments =
             if let hostile {
-                ["python3", "-u", "-c", hostileServer, folder] + hostile.arguments
+                ["-u", "-c", hostileServer, folder] + hostile.arguments
             } else {
-                ["python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", folder, "0"]
+                ["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", folder, "0"]
             }
         process.environment = Scratch.childEnvironment()
         // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ...", printed once it listens.
@@ -290,7 +292,7 @@ struct UpdateWorld {
         status: Int32, out: String, err: String, peakKiB: Int, cpuSeconds: Double
     ) {
         let run = try await runToEnd(
-            ["python3", "-c", rusageWrapper, AppProcess.executable] + arguments, executable: "/usr/bin/env",
+            ["-c", rusageWrapper, AppProcess.executable] + arguments, executable: "/usr/bin/python3",
             in: URL(fileURLWithPath: home), environment: environment)
         let last = run.err.split(separator: "\n").last.map(String.init) ?? ""
         let fields = last.split(separator: " ")

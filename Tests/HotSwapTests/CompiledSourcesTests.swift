@@ -20,8 +20,8 @@ struct CompiledSourcesTests {
     }
 
     @Test(
-        "without a record, the object of a source saved in its object's second or later is deleted; an older source's is kept"
-    )
+        "without a record, the object of a source saved in its object's second or later is deleted; an older source's is kept",
+        .offThePool)
     func firstReplayAfterSwiftPM() throws {
         let folder = Scratch.folder("compiled-sources").path
         let (sameSecond, sameObject) = try Self.pair(
@@ -37,7 +37,7 @@ struct CompiledSourcesTests {
         #expect(Set(digests.keys) == [sameSecond, later, older])
     }
 
-    @Test("with a record, only the objects of sources whose bytes changed are deleted, whatever the times")
+    @Test("with a record, only the objects of sources whose bytes changed are deleted, whatever the times", .offThePool)
     func recordedBytesDecide() throws {
         let folder = Scratch.folder("compiled-sources-record").path
         let (kept, keptObject) = try Self.pair("Kept", in: folder, source: 1_800_000_000.9, object: 1_800_000_000.2)

@@ -18,7 +18,9 @@ struct FeatureSourcesTests {
         return root
     }
 
-    @Test("a library in a repository's build folder is rebuilt there from Plugins/<Name>, in that configuration")
+    @Test(
+        "a library in a repository's build folder is rebuilt there from Plugins/<Name>, in that configuration",
+        .offThePool)
     func libraryInBuildFolder() throws {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -30,7 +32,8 @@ struct FeatureSourcesTests {
         #expect(watched.builder.configuration == "release")
     }
 
-    @Test("a library outside a build folder, or with no feature folder of its name, has no sources to watch")
+    @Test(
+        "a library outside a build folder, or with no feature folder of its name, has no sources to watch", .offThePool)
     func otherLibraries() throws {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -46,8 +49,8 @@ struct FeatureSourcesTests {
     }
 
     @Test(
-        "a library SwiftPM built from a package of its own, with any scratch path, is rebuilt in that package from the folders its build lists"
-    )
+        "a library SwiftPM built from a package of its own, with any scratch path, is rebuilt in that package from the folders its build lists",
+        .offThePool)
     func libraryOfAPackage() throws {
         let folder = Scratch.folder("outside-package").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -77,7 +80,8 @@ struct FeatureSourcesTests {
         #expect(FeatureSources(library: build + "/libOther.so", environment: .process) == nil)
     }
 
-    @Test("a library in a repository's build folder keeps the repository's Plugins/<Name>/Sources and Entry")
+    @Test(
+        "a library in a repository's build folder keeps the repository's Plugins/<Name>/Sources and Entry", .offThePool)
     func repositoryFolders() throws {
         let root = try Self.repository()
         defer { try? FileManager.default.removeItem(atPath: root) }

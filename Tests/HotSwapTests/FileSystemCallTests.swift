@@ -7,7 +7,9 @@ import Testing
 /// one step.
 @Suite("File calls of the development loop")
 struct FileSystemCallTests {
-    @Test("inotify reports a file written, one renamed in and a folder made, with the folder's path; not before")
+    @Test(
+        "inotify reports a file written, one renamed in and a folder made, with the folder's path; not before",
+        .offThePool)
     func fileEventsReportChanges() throws {
         let folder = Scratch.folder("events").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -28,7 +30,7 @@ struct FileSystemCallTests {
         #expect(changes.contains(.init(path: folder + "/Screens", isFolder: true, appeared: true)))
     }
 
-    @Test("a file lock has one holder at a time: a second asker, even in the same process, runs nothing")
+    @Test("a file lock has one holder at a time: a second asker, even in the same process, runs nothing", .offThePool)
     func fileLockIsExclusive() throws {
         let folder = Scratch.folder("lock").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -41,7 +43,7 @@ struct FileSystemCallTests {
         #expect(FileLock.withExclusiveLock(folder + "/missing/lock") { "ran" } == nil)
     }
 
-    @Test("a replacement puts the new file at the path in one step; a failure names rename and the file")
+    @Test("a replacement puts the new file at the path in one step; a failure names rename and the file", .offThePool)
     func replacementRenames() throws {
         let folder = Scratch.folder("replace").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

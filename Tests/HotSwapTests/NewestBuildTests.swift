@@ -1,3 +1,4 @@
+import TestScratch
 import Testing
 
 @testable import MicroappDevLoop
@@ -10,7 +11,9 @@ struct NewestBuildTests {
         var digests = ["A.swift": "1"]
     }
 
-    @Test("a build whose sources did not change while it ran is the outcome, with the digests it was made of")
+    @Test(
+        "a build whose sources did not change while it ran is the outcome, with the digests it was made of", .offThePool
+    )
     func quietBuild() {
         let sources = Sources()
         var builds = 0
@@ -21,7 +24,9 @@ struct NewestBuildTests {
         #expect(outcome.result == "build 1" && outcome.superseded == 0 && outcome.digests == ["A.swift": "1"])
     }
 
-    @Test("a build during which a file was saved is dropped and made again of the newest bytes, as often as needed")
+    @Test(
+        "a build during which a file was saved is dropped and made again of the newest bytes, as often as needed",
+        .offThePool)
     func savesDuringBuilds() {
         let sources = Sources()
         var built: [String] = []
@@ -36,7 +41,7 @@ struct NewestBuildTests {
         #expect(outcome.digests == ["A.swift": "3"])
     }
 
-    @Test("a file added while a build ran counts as a change")
+    @Test("a file added while a build ran counts as a change", .offThePool)
     func addedFile() {
         let sources = Sources()
         var builds = 0

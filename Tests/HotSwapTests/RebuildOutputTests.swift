@@ -1,4 +1,5 @@
 import MicroappDevLoop
+import TestScratch
 import Testing
 
 /// What a rebuild shows of the compiler's output, and which files it counts as sources.
@@ -23,7 +24,7 @@ struct RebuildOutputTests {
         83 | private let notANumber: Int = "not a number"
         """
 
-    @Test("each compiler error is shown once, followed by the source line it points at")
+    @Test("each compiler error is shown once, followed by the source line it points at", .offThePool)
     func errorsOnceWithTheirLine() {
         #expect(
             PluginBuilder.firstErrors(in: Self.output) == [
@@ -35,7 +36,7 @@ struct RebuildOutputTests {
         #expect(PluginBuilder.firstErrors(in: Self.output, limit: 1).count == 2)
     }
 
-    @Test("a file name written as a terminal hyperlink (OSC 8) is shown as the plain file name")
+    @Test("a file name written as a terminal hyperlink (OSC 8) is shown as the plain file name", .offThePool)
     func hyperlinkedFileNames() {
         let link = "\u{1B}]8;;file:///r/Plugins/Auth/Sources/SignIn.swift\u{1B}\\"
         let output = [
@@ -62,8 +63,8 @@ struct RebuildOutputTests {
     ].joined(separator: "\n")
 
     @Test(
-        "coloured compiler output is shown without escape codes, each error with its file:line:col and source line, errors before notes"
-    )
+        "coloured compiler output is shown without escape codes, each error with its file:line:col and source line, errors before notes",
+        .offThePool)
     func colouredErrorsBeforeNotes() {
         #expect(
             PluginBuilder.firstErrors(in: Self.coloured) == [
@@ -74,7 +75,7 @@ struct RebuildOutputTests {
             ])
     }
 
-    @Test("a failed link without a positioned error is shown by its error lines, not by the last lines")
+    @Test("a failed link without a positioned error is shown by its error lines, not by the last lines", .offThePool)
     func positionlessErrors() {
         let output = """
             /usr/bin/ld.gold: error: cannot open Characters.build/A.swift.o: No such file or directory
@@ -88,13 +89,13 @@ struct RebuildOutputTests {
             ])
     }
 
-    @Test("output without an error line is shown by its last lines")
+    @Test("output without an error line is shown by its last lines", .offThePool)
     func noErrorLine() {
         let output = (1...8).map { "line \($0)" }.joined(separator: "\n")
         #expect(PluginBuilder.firstErrors(in: output) == (4...8).map { "line \($0)" })
     }
 
-    @Test("Swift files count as sources unless hidden, as SwiftPM counts them")
+    @Test("Swift files count as sources unless hidden, as SwiftPM counts them", .offThePool)
     func sources() {
         #expect(PluginBuilder.isSource("Detail.swift"))
         #expect(PluginBuilder.isSource("Screens/Detail.swift"))

@@ -54,7 +54,8 @@ struct StalenessCheckTests {
             [.modificationDate: Date(timeIntervalSinceNow: -seconds)], ofItemAtPath: path)
     }
 
-    @Test("a start that finds nothing to rebuild keeps the feature's source-tree record in the build folder")
+    @Test(
+        "a start that finds nothing to rebuild keeps the feature's source-tree record in the build folder", .offThePool)
     func recordBesideTheBuild() throws {
         let repository = try Repository()
         defer { repository.remove() }
@@ -65,7 +66,9 @@ struct StalenessCheckTests {
         #expect(repository.stale().isEmpty)
     }
 
-    @Test("a file written in place in a nested folder makes its feature stale, though no folder's time moved")
+    @Test(
+        "a file written in place in a nested folder makes its feature stale, though no folder's time moved", .offThePool
+    )
     func inPlaceSave() throws {
         let repository = try Repository()
         defer { repository.remove() }
@@ -80,7 +83,7 @@ struct StalenessCheckTests {
         #expect(repository.stale() == ["Auth"])
     }
 
-    @Test("a save by rename with an older time (an editor's, a moved file) is seen by its folder's time")
+    @Test("a save by rename with an older time (an editor's, a moved file) is seen by its folder's time", .offThePool)
     func saveByRename() throws {
         let repository = try Repository()
         defer { repository.remove() }
@@ -92,7 +95,7 @@ struct StalenessCheckTests {
         #expect(repository.stale() == ["Auth"])
     }
 
-    @Test("a file deleted from a nested folder makes its feature stale")
+    @Test("a file deleted from a nested folder makes its feature stale", .offThePool)
     func deletion() throws {
         let repository = try Repository()
         defer { repository.remove() }
@@ -101,7 +104,7 @@ struct StalenessCheckTests {
         #expect(repository.stale() == ["Auth"])
     }
 
-    @Test("a file added after the record was made, then built by someone else, is watched from then on")
+    @Test("a file added after the record was made, then built by someone else, is watched from then on", .offThePool)
     func fileAddedBehindTheRecord() throws {
         let repository = try Repository()
         defer { repository.remove() }

@@ -8,7 +8,9 @@ import Testing
 
 @Suite("A start after a crash inside a canary window takes the version on trial back before loading")
 struct CanaryRecoveryTests {
-    @Test("a version on trial whose library the supervisor saw crash is rejected, said, and no longer skipped")
+    @Test(
+        "a version on trial whose library the supervisor saw crash is rejected, said, and no longer skipped",
+        .offThePool)
     func unfinishedTrialsTakenBack() throws {
         let folder = Scratch.folder("canary-recovery").path
         CanaryRecord.begin(.init(feature: "tally", version: 3, previous: 2, library: "libTally.so"), in: folder)
@@ -28,8 +30,8 @@ struct CanaryRecoveryTests {
     }
 
     @Test(
-        "a trial the app's end cut short without a crash of its library (terminal closed, SIGTERM) is not held against it"
-    )
+        "a trial the app's end cut short without a crash of its library (terminal closed, SIGTERM) is not held against it",
+        .offThePool)
     func trialCutShortKeepsItsVersion() throws {
         let folder = Scratch.folder("canary-cut-short").path
         CanaryRecord.begin(.init(feature: "tally", version: 3, previous: 2, library: "libTally.so"), in: folder)
@@ -46,7 +48,7 @@ struct CanaryRecoveryTests {
         #expect(CanaryRecord.read(folder).trials.isEmpty)
     }
 
-    @Test("a folder with no record, or a rejection that fails, restores nothing")
+    @Test("a folder with no record, or a rejection that fails, restores nothing", .offThePool)
     func nothingToTakeBack() {
         let empty = Scratch.folder("canary-none").path
         #expect(CanaryRecovery.takeBack(in: [empty], crashed: []) { _, _ in nil }.notices.isEmpty)

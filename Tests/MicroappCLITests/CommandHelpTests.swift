@@ -1,6 +1,7 @@
 import CommandLineSpec
 import DemoServices
 import Foundation
+import TestScratch
 import Testing
 
 @testable import MicroappTool
@@ -25,7 +26,7 @@ struct CommandHelpTests {
 
     @Test(
         "every option a command accepts appears in its help, except the hidden ones",
-        arguments: commands.names)
+        .offThePool, arguments: commands.names)
     func acceptedOptionsAreInTheHelp(command: String) throws {
         let spec = try #require(Self.commands.spec(named: command))
         let named = Set(Self.optionNames(in: spec.help, of: spec).map(\.name))
@@ -34,7 +35,7 @@ struct CommandHelpTests {
         }
     }
 
-    @Test("every option a command's help names is one that command accepts", arguments: commands.names)
+    @Test("every option a command's help names is one that command accepts", .offThePool, arguments: commands.names)
     func namedOptionsAreReal(command: String) throws {
         let spec = try #require(Self.commands.spec(named: command))
         for (name, owner) in Self.optionNames(in: spec.help, of: spec) {
@@ -42,7 +43,8 @@ struct CommandHelpTests {
         }
     }
 
-    @Test("every option the overview names is one of `run` (or of the command its line names), or --version")
+    @Test(
+        "every option the overview names is one of `run` (or of the command its line names), or --version", .offThePool)
     func overviewNamesRealOptions() {
         for (name, owner) in Self.optionNames(in: HelpText(commands: Self.commands).overview, of: Self.run)
         where name != "--version" {
@@ -60,7 +62,7 @@ struct CommandParsingTests {
             .repeatable("--plugins", "DIR", help: "plugins"), .flag("--secret", help: "internal", hidden: true),
         ])
 
-    @Test("values, repeated values, flags, `--name=value` and operands are read as written")
+    @Test("values, repeated values, flags, `--name=value` and operands are read as written", .offThePool)
     func readsWhatWasWritten() throws {
         let parsed = try Self.spec.parse(["--open", "a://b", "--plugins=x", "--plugins", "y", "--strict", "f"])
         #expect(parsed.value("--open") == "a://b")
@@ -69,7 +71,7 @@ struct CommandParsingTests {
         #expect(parsed.operands == ["f"])
     }
 
-    @Test("an unknown option is refused, naming it and the command's options")
+    @Test("an unknown option is refused, naming it and the command's options", .offThePool)
     func unknownOption() {
         #expect(throws: CommandLineError.self) { try Self.spec.parse(["--colour"]) }
         do {
@@ -79,12 +81,12 @@ struct CommandParsingTests {
         }
     }
 
-    @Test("a flag given a value is refused instead of counting as given")
+    @Test("a flag given a value is refused instead of counting as given", .offThePool)
     func flagWithValue() {
         #expect(throws: CommandLineError.self) { try Self.spec.parse(["--strict=no"]) }
     }
 
-    @Test("a value option followed by an option is refused; a value starting with '-' is written with '='")
+    @Test("a value option followed by an option is refused; a value starting with '-' is written with '='", .offThePool)
     func valueNeverSwallowsAnOption() throws {
         #expect(
             throws: CommandLineError(
@@ -98,12 +100,12 @@ struct CommandParsingTests {
         #expect(try Self.spec.parse(["--open="]).value("--open") == "")
     }
 
-    @Test("`--` ends the options: every word after it is an operand")
+    @Test("`--` ends the options: every word after it is an operand", .offThePool)
     func doubleDashEndsOptions() throws {
         #expect(try Self.spec.parse(["--strict", "--", "--open"]).operands == ["--open"])
     }
 
-    @Test("an operand more than the command declares is refused, naming it")
+    @Test("an operand more than the command declares is refused, naming it", .offThePool)
     func strayOperand() {
         do {
             _ = try Self.spec.parse(["one", "two"])
@@ -113,14 +115,14 @@ struct CommandParsingTests {
         }
     }
 
-    @Test("a hidden option is refused unless hidden options are allowed, and never shown in the help")
+    @Test("a hidden option is refused unless hidden options are allowed, and never shown in the help", .offThePool)
     func hiddenOptions() throws {
         #expect(throws: CommandLineError.self) { try Self.spec.parse(["--secret"]) }
         #expect(try Self.spec.parse(["--secret"], allowingHidden: true).flag("--secret"))
         #expect(!Self.spec.help.contains("--secret"))
     }
 
-    @Test("microapp's internal options count only under MICROAPP_INTERNAL=1, which its children get")
+    @Test("microapp's internal options count only under MICROAPP_INTERNAL=1, which its children get", .offThePool)
     func internalMarker() throws {
         #expect(throws: Problem.self) { try Arguments(["run", "--supervised"], environment: .stated()) }
         let marked = try Arguments(["run", "--supervised"], environment: .stated([Commands.internalMarker: "1"]))

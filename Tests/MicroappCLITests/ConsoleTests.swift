@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 @testable import MicroappTool
@@ -10,7 +11,9 @@ private struct Measurement: Encodable {
 
 @Suite("Console under --json")
 struct ConsoleTests {
-    @Test("a value that cannot be encoded is an error naming its type, the reason and the fix, not an empty line")
+    @Test(
+        "a value that cannot be encoded is an error naming its type, the reason and the fix, not an empty line",
+        .offThePool)
     func unencodableValueIsAnError() throws {
         let result = Console.line(encoding: Measurement(milliseconds: .infinity))
         guard case .failure(let problem) = result else {
@@ -23,12 +26,12 @@ struct ConsoleTests {
         #expect(problem.problem.text.contains("\n  to fix: "))
     }
 
-    @Test("a value that encodes is one line of JSON with sorted keys")
+    @Test("a value that encodes is one line of JSON with sorted keys", .offThePool)
     func encodableValueIsOneLine() throws {
         #expect(try Console.line(encoding: ["b": 1, "a": 2]).get() == #"{"a":2,"b":1}"#)
     }
 
-    @Test("once a JSON line was lost, the process exits non-zero whatever the command returned")
+    @Test("once a JSON line was lost, the process exits non-zero whatever the command returned", .offThePool)
     func lostOutputExitsNonZero() {
         #expect(Console.exitCode(for: .ok) == .ok)
         Console.json(Measurement(milliseconds: .nan))
@@ -38,6 +41,7 @@ struct ConsoleTests {
 
     @Test(
         "a host's own name replaces microapp where it is the command, never in a path, file, marker or quoted id",
+        .offThePool,
         arguments: [
             ("microapp: `microapp rollback` needs NAME", "hello-host: `hello-host rollback` needs NAME"),
             ("did you mean `microapp routes`?", "did you mean `hello-host routes`?"),
@@ -58,8 +62,8 @@ struct ConsoleTests {
     }
 
     @Test(
-        "a fix's commands are said as they can be typed: the full path of a host not on PATH (a checkout's), swift run kept, paths and files untouched; the name when it is on PATH"
-    )
+        "a fix's commands are said as they can be typed: the full path of a host not on PATH (a checkout's), swift run kept, paths and files untouched; the name when it is on PATH",
+        .offThePool)
     func typedCommands() {
         let path = "/work/app/.build/x86_64-unknown-linux-gnu/debug/microapp"
         let fix =

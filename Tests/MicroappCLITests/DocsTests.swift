@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// README.md and docs/*.md as a newcomer follows them: links that lead somewhere, commands that exist.
@@ -20,7 +21,7 @@ struct DocsTests {
         try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
     }
 
-    @Test("every relative link in README.md and docs/*.md points at a file, and a heading, that exists")
+    @Test("every relative link in README.md and docs/*.md points at a file, and a heading, that exists", .offThePool)
     func relativeLinksResolve() throws {
         var checked = 0
         for document in Self.documents {
@@ -35,7 +36,7 @@ struct DocsTests {
         #expect(checked > 20, "only \(checked) relative links found: is the link pattern still right?")
     }
 
-    @Test("every `microapp COMMAND` in a runnable block is a command `microapp --help` lists")
+    @Test("every `microapp COMMAND` in a runnable block is a command `microapp --help` lists", .offThePool)
     func runnableBlocksNameRealCommands() throws {
         let listed = try Self.listedCommands()
         #expect(listed.isSuperset(of: ["run", "solo", "preview", "new", "doctor"]), "\(listed)")
@@ -56,7 +57,7 @@ struct DocsTests {
         #expect(named >= 10, "only \(named) microapp commands found in runnable blocks")
     }
 
-    @Test("a link to a missing file or heading, and an unknown command, are caught")
+    @Test("a link to a missing file or heading, and an unknown command, are caught", .offThePool)
     func theCheckerCatchesWhatIsWrong() {
         let markdown = Markdown(
             """

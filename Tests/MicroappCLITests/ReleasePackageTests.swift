@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 @testable import MicroappTool
@@ -16,7 +17,7 @@ struct ReleasePackageTests {
         return root.path
     }
 
-    @Test("a package with Sources/NAME and Sources/NAMEPlugin is NAME's, found from a folder inside it")
+    @Test("a package with Sources/NAME and Sources/NAMEPlugin is NAME's, found from a folder inside it", .offThePool)
     func ownPackage() throws {
         let root = try Self.package(["Sources/Clock", "Sources/ClockPlugin", "Tests/ClockTests"])
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -25,7 +26,9 @@ struct ReleasePackageTests {
         #expect(found?.feature == "Clock")
     }
 
-    @Test("a package of several features, or of none, names no feature; nor does a folder outside any package")
+    @Test(
+        "a package of several features, or of none, names no feature; nor does a folder outside any package",
+        .offThePool)
     func notOwnPackage() throws {
         let several = try Self.package(["Sources/Clock", "Sources/ClockPlugin", "Sources/Map", "Sources/MapPlugin"])
         let none = try Self.package(["Sources/Clock", "Plugins/Map/Sources"])

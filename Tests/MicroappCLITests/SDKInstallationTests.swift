@@ -1,5 +1,6 @@
 import Foundation
 import MicroappHost
+import TestScratch
 import Testing
 
 @testable import MicroappTool
@@ -8,6 +9,7 @@ import Testing
 struct SDKInstallationTests {
     @Test(
         "the folder is named by the SDK's own major.minor, not by the entry ABI's; a header without it names none",
+        .offThePool,
         arguments: [
             (
                 "#define MICROAPP_ABI_MAJOR 1u\n#define MICROAPP_ABI_MINOR 0u\n"
@@ -20,7 +22,7 @@ struct SDKInstallationTests {
         #expect(SDKInstallation.version(inHeader: header) == expected)
     }
 
-    @Test("a header without a version names no folder")
+    @Test("a header without a version names no folder", .offThePool)
     func noVersion() {
         #expect(SDKInstallation.version(inHeader: "#define MICROAPP_ABI_MAJOR 1u\n") == nil)
         #expect(
@@ -30,7 +32,9 @@ struct SDKInstallationTests {
 
 @Suite("Plugin folders")
 struct PluginFolderTests {
-    @Test("a folder named twice, by another path or through a symlink, is loaded once, in the place first named")
+    @Test(
+        "a folder named twice, by another path or through a symlink, is loaded once, in the place first named",
+        .offThePool)
     func folderNamedTwiceLoadsOnce() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-folders-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -48,8 +52,8 @@ struct PluginFolderTests {
     }
 
     @Test(
-        "an app's own package (no Plugins/ folder, its feature a target in Sources/) keeps the libraries SwiftPM built beside its host; this repository's layout drops only libraries with no folder at all"
-    )
+        "an app's own package (no Plugins/ folder, its feature a target in Sources/) keeps the libraries SwiftPM built beside its host; this repository's layout drops only libraries with no folder at all",
+        .offThePool)
     func ownHostKeepsItsFeatures() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("own-host-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }

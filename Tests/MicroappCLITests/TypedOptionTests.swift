@@ -1,4 +1,5 @@
 import CommandLineSpec
+import TestScratch
 import Testing
 
 @Suite("A typed option reads its value converted by its kind; a value its kind refuses is one error")
@@ -21,7 +22,9 @@ struct TypedOptionTests {
         }, help: "even")
     static let spec = CommandSpec("tool", summary: "a tool", options: [strict, timeout, colour, grant, even])
 
-    @Test("each option reads as its type: a flag's Bool, a converted value, its default, nil, every repeated value")
+    @Test(
+        "each option reads as its type: a flag's Bool, a converted value, its default, nil, every repeated value",
+        .offThePool)
     func readsTypedValues() throws {
         let given = try Self.spec.parse([
             "--strict", "--timeout", "2.5", "--colour=green", "--grant", "a=b", "--grant", "c=d=e", "--even", "4",
@@ -38,13 +41,14 @@ struct TypedOptionTests {
         #expect(none[Self.grant].isEmpty)
     }
 
-    @Test("the last value of a single-valued option counts")
+    @Test("the last value of a single-valued option counts", .offThePool)
     func lastValueCounts() throws {
         #expect(try Self.spec.parse(["--colour", "red", "--colour", "green"])[Self.colour] == .green)
     }
 
     @Test(
         "a value its kind refuses is an error naming the option, the value and the fix",
+        .offThePool,
         arguments: [
             (["--timeout", "soon"], "--timeout soon is not a number of seconds above 0", "write e.g. `--timeout 30`"),
             (["--timeout", "0"], "--timeout 0 is not a number of seconds above 0", "write e.g. `--timeout 30`"),
@@ -58,26 +62,26 @@ struct TypedOptionTests {
         #expect(throws: CommandLineError(message, fix: fix)) { try Self.spec.parse(words) }
     }
 
-    @Test("the first refused value is the one said")
+    @Test("the first refused value is the one said", .offThePool)
     func firstRefusalIsSaid() {
         #expect(throws: CommandLineError("--colour blue is not a colour", fix: "use --colour red or green")) {
             try Self.spec.parse(["--colour", "blue", "--even", "3"])
         }
     }
 
-    @Test("--help needs no value to be right: a refused value does not hide the help")
+    @Test("--help needs no value to be right: a refused value does not hide the help", .offThePool)
     func helpDespiteBadValue() throws {
         #expect(try Self.spec.parse(["--colour", "blue", "--help"])[CommandSpec.helpOption])
     }
 
-    @Test("an option the command does not declare reads as not given")
+    @Test("an option the command does not declare reads as not given", .offThePool)
     func undeclaredReadsAsAbsent() throws {
         let other = CommandSpec("other", summary: "another tool", options: [Self.strict])
         #expect(try other.parse(["--strict"])[Self.timeout] == .seconds(10))
         #expect(try other.parse(["--strict"])[Self.colour] == nil)
     }
 
-    @Test("an option declared again with another help reads the same way and shows the new help")
+    @Test("an option declared again with another help reads the same way and shows the new help", .offThePool)
     func anotherHelp() throws {
         let described = Self.timeout.with(help: "how long to wait here")
         let spec = CommandSpec("waiter", summary: "waits", options: [described])
@@ -86,7 +90,7 @@ struct TypedOptionTests {
         #expect(throws: CommandLineError.self) { try spec.parse(["--timeout", "-"]) }
     }
 
-    @Test("a command adding options accepts and shows them, and keeps --help last")
+    @Test("a command adding options accepts and shows them, and keeps --help last", .offThePool)
     func addingOptions() throws {
         let spec = CommandSpec("tool", summary: "a tool", options: [Self.strict]).adding([Self.colour.option])
         #expect(spec.options.map(\.name) == ["--strict", "--colour", "--help"])

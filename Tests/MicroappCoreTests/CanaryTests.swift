@@ -1,9 +1,10 @@
 import MicroappCore
+import TestScratch
 import Testing
 
 @Suite("The canary of live updates: a new version that fails within its window goes back, one that lasts passes")
 struct CanaryTests {
-    @Test("a crash within the window rolls back to the version that ran before and names the bad one")
+    @Test("a crash within the window rolls back to the version that ran before and names the bad one", .offThePool)
     func crashWithinWindowRollsBack() {
         var canary = Canary<TestInstant>(window: .seconds(30))
         canary.began("tally", version: 3, replacing: 2, at: .seconds(100))
@@ -20,7 +21,7 @@ struct CanaryTests {
                 + "v3 is marked bad and will not be installed again")
     }
 
-    @Test("a hang or a refused probe within the window rolls back too")
+    @Test("a hang or a refused probe within the window rolls back too", .offThePool)
     func hangAndRefusalRollBack() {
         var canary = Canary<TestInstant>()
         canary.began("tally", version: 3, replacing: 2, at: .seconds(0))
@@ -29,7 +30,9 @@ struct CanaryTests {
         #expect(canary.failed("clock", .refused("the probe crashed"), at: .seconds(30))?.restored == 7)
     }
 
-    @Test("a failure after the window, or of a feature not on trial, is an ordinary stop: nothing to roll back")
+    @Test(
+        "a failure after the window, or of a feature not on trial, is an ordinary stop: nothing to roll back",
+        .offThePool)
     func failureOutsideWindow() {
         var canary = Canary<TestInstant>(window: .seconds(30))
         #expect(canary.failed("tally", .crashed("boom"), at: .seconds(1)) == nil)
@@ -38,7 +41,7 @@ struct CanaryTests {
         #expect(canary.trials.isEmpty)
     }
 
-    @Test("a trial passes once its window ended unharmed, oldest first, and is over")
+    @Test("a trial passes once its window ended unharmed, oldest first, and is over", .offThePool)
     func trialsPass() {
         var canary = Canary<TestInstant>(window: .seconds(30))
         canary.began("tally", version: 3, replacing: 2, at: .seconds(10))
@@ -51,7 +54,7 @@ struct CanaryTests {
         #expect(passed.last.map(canary.passedNotice)?.message == "tally v3 passed its canary window (30 s)")
     }
 
-    @Test("a second update of a feature on trial puts the newest on trial, restoring the one it replaced")
+    @Test("a second update of a feature on trial puts the newest on trial, restoring the one it replaced", .offThePool)
     func secondUpdateReplacesTrial() {
         var canary = Canary<TestInstant>()
         canary.began("tally", version: 3, replacing: 2, at: .seconds(0))

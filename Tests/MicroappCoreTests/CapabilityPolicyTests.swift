@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Capabilities: declared in the manifest, allowed by a policy")
@@ -9,7 +10,7 @@ struct CapabilityPolicyTests {
             id: id, version: 1, displayName: id, routes: [RouteDeclaration("\(id)://home")], capabilities: capabilities)
     }
 
-    @Test("a feature declaring only what the policy allows is neither refused nor warned about")
+    @Test("a feature declaring only what the policy allows is neither refused nor warned about", .offThePool)
     func allowedPasses() {
         let review = CapabilityPolicy(strict: true).review([
             Self.manifest("notes", [.scratchFiles]), Self.manifest("plain", []),
@@ -17,7 +18,9 @@ struct CapabilityPolicyTests {
         #expect(review == CapabilityPolicy.Review())
     }
 
-    @Test("under --strict, a feature declaring network without --allow network is refused, naming it and the option")
+    @Test(
+        "under --strict, a feature declaring network without --allow network is refused, naming it and the option",
+        .offThePool)
     func strictRefusesBeyondPolicy() throws {
         let review = CapabilityPolicy(strict: true).review([Self.manifest("weather", [.network, .scratchFiles])])
         let problem = try #require(review.refused["weather"])
@@ -27,7 +30,7 @@ struct CapabilityPolicyTests {
         #expect(review.warnings.isEmpty)
     }
 
-    @Test("--allow network lets the same feature run under --strict")
+    @Test("--allow network lets the same feature run under --strict", .offThePool)
     func allowedByOption() {
         let review = CapabilityPolicy(allowed: [.network, .scratchFiles], strict: true).review([
             Self.manifest("weather", [.network])
@@ -36,8 +39,8 @@ struct CapabilityPolicyTests {
     }
 
     @Test(
-        "without --strict, a capability beyond the policy is withheld from a sandboxed feature and the warning says so; in-process it says the feature has it anyway"
-    )
+        "without --strict, a capability beyond the policy is withheld from a sandboxed feature and the warning says so; in-process it says the feature has it anyway",
+        .offThePool)
     func lenientWarns() throws {
         let review = CapabilityPolicy().review(
             [Self.manifest("weather", [.network]), Self.manifest("radio", [.network])], sandboxed: ["radio"])
@@ -49,7 +52,7 @@ struct CapabilityPolicyTests {
         #expect(radio.fix.contains("--allow network"))
     }
 
-    @Test("an unknown capability is refused by name even when the policy is lenient")
+    @Test("an unknown capability is refused by name even when the policy is lenient", .offThePool)
     func unknownRefused() throws {
         let review = CapabilityPolicy().review([Self.manifest("spy", [Capability(rawValue: "camera")])])
         let problem = try #require(review.refused["spy"])

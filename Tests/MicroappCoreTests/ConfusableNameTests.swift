@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 /// Names as people read them: look-alikes of a name another feature (or the host) keeps are refused as
@@ -24,7 +25,7 @@ struct ConfusableNameTests {
 
     @Test(
         "each look-alike of the reserved Settings is refused to an untrusted feature, as its name or its tab's title",
-        arguments: lookAlikes)
+        .offThePool, arguments: lookAlikes)
     func lookAlikeOfAReservedName(_ name: String) throws {
         for (display, tab) in [(name, "Lurk"), ("Lurker", name)] {
             let lurker = OriginRulesTests.candidate("lurker", name: display, tab: tab, trust: .untrusted)
@@ -41,8 +42,8 @@ struct ConfusableNameTests {
     }
 
     @Test(
-        "a look-alike that is not the same name says which name it looks like; the same name in other case is name-taken"
-    )
+        "a look-alike that is not the same name says which name it looks like; the same name in other case is name-taken",
+        .offThePool)
     func confusableNamesTheOriginal() throws {
         let cyrillic = OriginRulesTests.candidate("lurker", name: "\u{0405}ettings", trust: .untrusted)
         let problem = try #require(
@@ -72,6 +73,7 @@ struct ConfusableNameTests {
 
     @Test(
         "a name of invisible characters only, with a direction control, or mixing scripts in one word, is refused alone",
+        .offThePool,
         arguments: ["\u{3164}", "\u{115F}\u{1160}", "\u{200B}\u{200D}", "\u{202E}", "P\u{0430}y", "\u{0412}ank Bank"])
     func unreadableNames(_ name: String) throws {
         let lurker = OriginRulesTests.candidate("lurker", name: name, trust: .untrusted)
@@ -85,7 +87,8 @@ struct ConfusableNameTests {
                 == true)
     }
 
-    @Test("names people read differently pass: other words, scripts in separate words, one script per word")
+    @Test(
+        "names people read differently pass: other words, scripts in separate words, one script per word", .offThePool)
     func distinctNamesPass() {
         let features = [
             OriginRulesTests.candidate("one", name: "Settings"), OriginRulesTests.candidate("two", name: "Setting"),
@@ -97,7 +100,8 @@ struct ConfusableNameTests {
         #expect(resolution.problems.isEmpty, "\(resolution.problems)")
     }
 
-    @Test("the skeleton folds the issue's look-alikes and Cyrillic to one key; the defect names the scripts")
+    @Test(
+        "the skeleton folds the issue's look-alikes and Cyrillic to one key; the defect names the scripts", .offThePool)
     func skeletonKeys() {
         let keys = Set((Self.lookAlikes.filter { !$0.hasPrefix("\u{202E}") } + ["Settings"]).map(NameSkeleton.key))
         #expect(keys.count == 1)

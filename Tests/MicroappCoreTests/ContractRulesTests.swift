@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 /// The contract the resolver enforces between features and the host beyond names: shapes of what crosses, one
@@ -22,7 +23,9 @@ struct ContractRulesTests {
         ]
     }
 
-    @Test("a service whose response shape differs from the host's is refused before start, naming both shapes")
+    @Test(
+        "a service whose response shape differs from the host's is refused before start, naming both shapes",
+        .offThePool)
     func serviceShapeMismatch() throws {
         let hostKey = DependencyKey<Service<Request, Host.Page>>.service("characters.page")
         let pluginKey = DependencyKey<Service<Request, Older.Page>>.service("characters.page")
@@ -36,7 +39,7 @@ struct ContractRulesTests {
         #expect(resolution.disabled["characters"] != nil)
     }
 
-    @Test("a caller built with an older response type that lacks an optional field still fits the service")
+    @Test("a caller built with an older response type that lacks an optional field still fits the service", .offThePool)
     func optionalFieldFits() {
         let hostKey = DependencyKey<Service<Request, Newer.Page>>.service("characters.page")
         let pluginKey = DependencyKey<Service<Request, Host.Page>>.service("characters.page")
@@ -48,7 +51,7 @@ struct ContractRulesTests {
         #expect(reversed.problems.isEmpty, "a reader's optional field may be missing from what it reads")
     }
 
-    @Test("state read with a narrower shape fits, but its owner must write what the host reads")
+    @Test("state read with a narrower shape fits, but its owner must write what the host reads", .offThePool)
     func stateShapeByAccess() throws {
         let held = DependencyKey<Newer.Page>.state("page", access: .readWrite)
         let reader = DependencyKey<Host.Page>.state("page", access: .read)
@@ -72,7 +75,7 @@ struct ContractRulesTests {
             ).problems.isEmpty)
     }
 
-    @Test("a requirement from a manifest written before shapes is checked by type name only")
+    @Test("a requirement from a manifest written before shapes is checked by type name only", .offThePool)
     func manifestWithoutShape() {
         var requirement = DependencyKey<Service<Request, Older.Page>>.service("characters.page").requirement
         requirement.shape = nil
@@ -82,7 +85,7 @@ struct ContractRulesTests {
         #expect(resolution.problems.isEmpty)
     }
 
-    @Test("two features claiming the same state read-write are both refused, each naming the other")
+    @Test("two features claiming the same state read-write are both refused, each naming the other", .offThePool)
     func secondOwner() throws {
         let key = DependencyKey<Session?>.session(access: .readWrite)
         let resolution = DependencyResolver.resolve(
@@ -101,7 +104,7 @@ struct ContractRulesTests {
         #expect(resolution.startOrder == ["reader"])
     }
 
-    @Test("two sign-in routes are refused whichever sorts first, naming both routes and features")
+    @Test("two sign-in routes are refused whichever sorts first, naming both routes and features", .offThePool)
     func secondSignIn() throws {
         let routes = { (id: String) in [RouteDeclaration("\(id)://sign-in", isSignIn: true)] }
         for order in [["auth", "aaa"], ["aaa", "auth"]] {
@@ -118,7 +121,9 @@ struct ContractRulesTests {
         }
     }
 
-    @Test("when the host names the session's owner, a second claimant is refused naming the owner, and the owner runs")
+    @Test(
+        "when the host names the session's owner, a second claimant is refused naming the owner, and the owner runs",
+        .offThePool)
     func namedOwnerKeepsRunning() throws {
         let key = DependencyKey<Session?>.session(access: .readWrite)
         let rules = ResolutionRules(stateOwners: ["session": "auth"], signInFeature: "auth")
@@ -135,7 +140,8 @@ struct ContractRulesTests {
         }
     }
 
-    @Test("when the host names the sign-in feature, another sign-in route is refused whichever sorts first")
+    @Test(
+        "when the host names the sign-in feature, another sign-in route is refused whichever sorts first", .offThePool)
     func namedSignInKeepsRunning() throws {
         let routes = { (id: String) in [RouteDeclaration("\(id)://sign-in", isSignIn: true)] }
         for order in [["auth", "aaa"], ["aaa", "auth"]] {
@@ -148,7 +154,7 @@ struct ContractRulesTests {
         }
     }
 
-    @Test("a named owner that is not loaded changes nothing: every claimant is refused")
+    @Test("a named owner that is not loaded changes nothing: every claimant is refused", .offThePool)
     func absentNamedOwner() {
         let key = DependencyKey<Session?>.session(access: .readWrite)
         let resolution = DependencyResolver.resolve(
@@ -159,7 +165,8 @@ struct ContractRulesTests {
     }
 
     @Test(
-        "a feature refused for its capabilities claims nothing: the owner beside it runs, with no second-owner refusal")
+        "a feature refused for its capabilities claims nothing: the owner beside it runs, with no second-owner refusal",
+        .offThePool)
     func capabilityRefusedClaimsNothing() throws {
         let key = DependencyKey<Session?>.session(access: .readWrite)
         var spy = T.manifest("spy", requirements: [key.requirement])
@@ -175,7 +182,7 @@ struct ContractRulesTests {
         #expect(resolution.problems.count == 1)
     }
 
-    @Test("one sign-in route and one owner per key is a sound set")
+    @Test("one sign-in route and one owner per key is a sound set", .offThePool)
     func soundSet() {
         let key = DependencyKey<Session?>.session(access: .readWrite)
         let resolution = DependencyResolver.resolve(

@@ -1,4 +1,5 @@
 import MicroappCore
+import TestScratch
 import Testing
 
 /// A clock's instant that a test moves by hand.
@@ -19,7 +20,7 @@ struct CrashLoopTests {
             image: swapped ? "/tmp/copy/lib\(feature)-2.so" : "/tmp/copy/lib\(feature).so", swapped: swapped)
     }
 
-    @Test("an app that exits, is hung up, terminated or loses its reader ends the supervisor the same way")
+    @Test("an app that exits, is hung up, terminated or loses its reader ends the supervisor the same way", .offThePool)
     func endingsThatAreNotCrashes() {
         let loop = CrashLoop<TestInstant>()
         #expect(loop.verdict(for: .exited(0)) == .end(.status(0), restoresTerminal: false))
@@ -30,7 +31,7 @@ struct CrashLoopTests {
         #expect(loop.verdict(for: .crashed(signal: 11, name: "Segmentation fault")) == nil)
     }
 
-    @Test("a crash in a plugin restarts the app without it, back on the route shown, with a notice")
+    @Test("a crash in a plugin restarts the app without it, back on the route shown, with a notice", .offThePool)
     func restartsWithoutThePlugin() {
         var loop = CrashLoop<TestInstant>()
         let verdict = loop.record(
@@ -46,7 +47,7 @@ struct CrashLoopTests {
             ])
     }
 
-    @Test("the first start carries only the supervisor's own options")
+    @Test("the first start carries only the supervisor's own options", .offThePool)
     func firstStart() {
         let loop = CrashLoop<TestInstant>()
         #expect(
@@ -55,7 +56,7 @@ struct CrashLoopTests {
             ])
     }
 
-    @Test("a crash on the crashed feature's own screen reopens home, and a swapped copy is named as one")
+    @Test("a crash on the crashed feature's own screen reopens home, and a swapped copy is named as one", .offThePool)
     func crashOnItsOwnScreen() {
         var loop = CrashLoop<TestInstant>()
         let verdict = loop.record(
@@ -70,7 +71,7 @@ struct CrashLoopTests {
                     route: ""))
     }
 
-    @Test("a crash outside any plugin, or in one already turned off, cannot be isolated")
+    @Test("a crash outside any plugin, or in one already turned off, cannot be isolated", .offThePool)
     func notIsolatable() {
         var loop = CrashLoop<TestInstant>()
         #expect(loop.record(nil, headline: "x", at: .seconds(0), shownFeature: nil, route: nil) == .notIsolatable)
@@ -80,7 +81,7 @@ struct CrashLoopTests {
                 == .notIsolatable)
     }
 
-    @Test("the third crash within the window gives up, listing each")
+    @Test("the third crash within the window gives up, listing each", .offThePool)
     func givesUpAfterLimitInWindow() {
         var loop = CrashLoop<TestInstant>(window: .seconds(10), limit: 3)
         _ = loop.record(Self.crash("a"), headline: "one", at: .seconds(0), shownFeature: nil, route: nil)
@@ -93,7 +94,7 @@ struct CrashLoopTests {
                 ]))
     }
 
-    @Test("crashes further apart than the window each restart")
+    @Test("crashes further apart than the window each restart", .offThePool)
     func crashesOutsideTheWindowRestart() {
         var loop = CrashLoop<TestInstant>(window: .seconds(10), limit: 3)
         for (index, feature) in ["a", "b", "c", "d"].enumerated() {

@@ -1,12 +1,13 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Dependency resolver")
 struct DependencyResolverTests {
     typealias T = TestManifests
 
-    @Test("a sound set starts providers before the features that use them")
+    @Test("a sound set starts providers before the features that use them", .offThePool)
     func startOrder() {
         let provided = T.service("search.run")
         let resolution = DependencyResolver.resolve(
@@ -18,7 +19,7 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder == ["search", "home"])
     }
 
-    @Test("a missing requirement names the key, the chain and the fix")
+    @Test("a missing requirement names the key, the chain and the fix", .offThePool)
     func missing() throws {
         let resolution = DependencyResolver.resolve(
             [T.candidate("characters", requirements: [DependencyKey<Session?>.session(access: .read).requirement])],
@@ -30,7 +31,7 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder.isEmpty)
     }
 
-    @Test("an optional requirement may be missing")
+    @Test("an optional requirement may be missing", .offThePool)
     func optionalMissing() {
         let resolution = DependencyResolver.resolve(
             [T.candidate("a", requirements: [T.service("extra", optional: true).requirement])], hostOffers: [:])
@@ -38,7 +39,7 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder == ["a"])
     }
 
-    @Test("a requirement of another type is refused with both types")
+    @Test("a requirement of another type is refused with both types", .offThePool)
     func wrongType() throws {
         let resolution = DependencyResolver.resolve(
             [T.candidate("a", requirements: [T.service("svc").requirement])],
@@ -48,7 +49,7 @@ struct DependencyResolverTests {
         #expect(problem.reason.contains("Service<Nothing, Nothing>") && problem.reason.contains("Service<Int, String>"))
     }
 
-    @Test("read-write access to state shared read-only is refused")
+    @Test("read-write access to state shared read-only is refused", .offThePool)
     func wrongAccess() throws {
         let key = DependencyKey<Session?>.session(access: .readWrite)
         let resolution = DependencyResolver.resolve(
@@ -59,7 +60,7 @@ struct DependencyResolverTests {
         #expect(problem.reason.contains("shares it read-only"))
     }
 
-    @Test("a second provider of a key is refused, naming the first")
+    @Test("a second provider of a key is refused, naming the first", .offThePool)
     func duplicateProvider() throws {
         let key = T.service("svc")
         let resolution = DependencyResolver.resolve(
@@ -69,7 +70,7 @@ struct DependencyResolverTests {
         #expect(problem.reason == "b provides svc, which host already provides")
     }
 
-    @Test("a cycle through plugin-provided services disables every feature in it, with the chain")
+    @Test("a cycle through plugin-provided services disables every feature in it, with the chain", .offThePool)
     func cycle() throws {
         let x = T.service("x")
         let y = T.service("y")
@@ -83,7 +84,7 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder.isEmpty)
     }
 
-    @Test("a feature whose provider is disabled is disabled too, with the provider's reason")
+    @Test("a feature whose provider is disabled is disabled too, with the provider's reason", .offThePool)
     func providerDisabled() throws {
         let x = T.service("x")
         let resolution = DependencyResolver.resolve(
@@ -97,7 +98,7 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder == ["c"])
     }
 
-    @Test("the second library with a feature id is refused, naming both files")
+    @Test("the second library with a feature id is refused, naming both files", .offThePool)
     func duplicateID() throws {
         let resolution = DependencyResolver.resolve(
             [T.candidate("a"), Candidate(manifest: T.manifest("a"), path: "/other/libA.so", trust: .own)],
@@ -109,7 +110,7 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder == ["a"])
     }
 
-    @Test("ambiguous routes are refused, naming both patterns")
+    @Test("ambiguous routes are refused, naming both patterns", .offThePool)
     func routeConflict() throws {
         let resolution = DependencyResolver.resolve(
             [T.candidate("a", routes: [RouteDeclaration("a://detail/{id}"), RouteDeclaration("a://{kind}/new")])],
@@ -119,7 +120,7 @@ struct DependencyResolverTests {
         #expect(problem.reason.contains("a://{kind}/new") && problem.reason.contains("a://detail/{id}"))
     }
 
-    @Test("inside one feature a literal route may refine a parameter route")
+    @Test("inside one feature a literal route may refine a parameter route", .offThePool)
     func literalRefinesParameter() {
         let resolution = DependencyResolver.resolve(
             [T.candidate("a", routes: [RouteDeclaration("a://detail/{id}"), RouteDeclaration("a://detail/new")])],
@@ -127,7 +128,7 @@ struct DependencyResolverTests {
         #expect(resolution.problems.isEmpty)
     }
 
-    @Test("several problems are all reported in one pass")
+    @Test("several problems are all reported in one pass", .offThePool)
     func severalAtOnce() {
         let resolution = DependencyResolver.resolve(
             [
@@ -141,7 +142,7 @@ struct DependencyResolverTests {
         #expect(resolution.startOrder == ["c"])
     }
 
-    @Test("a library claiming another feature's route is refused whatever the load order")
+    @Test("a library claiming another feature's route is refused whatever the load order", .offThePool)
     func foreignRouteLoses() throws {
         let hijack = T.candidate("hijack", routes: [RouteDeclaration("auth://select")])
         let resolution = DependencyResolver.resolve(

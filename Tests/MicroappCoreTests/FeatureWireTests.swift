@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Feature protocol: frames between the host and an isolated feature's child")
@@ -27,7 +28,7 @@ struct FeatureWireTests {
         withUnsafeBytes(of: length.bigEndian) { Array($0) } + body
     }
 
-    @Test("every message comes back equal from its frame, also when the stream splits frames anywhere")
+    @Test("every message comes back equal from its frame, also when the stream splits frames anywhere", .offThePool)
     func roundTrips() throws {
         let stream = Self.messages.reduce(Data()) { $0 + FeatureWire.encode($1) }
         var reader = FeatureFrameReader()
@@ -40,14 +41,14 @@ struct FeatureWireTests {
         #expect(reader.pendingBytes == 0)
     }
 
-    @Test("a length over the frame limit is refused before any of its body arrives")
+    @Test("a length over the frame limit is refused before any of its body arrives", .offThePool)
     func oversizedLength() {
         var reader = FeatureFrameReader()
         reader.append(Self.frame(length: UInt32.max, []))
         #expect(throws: FeatureWireError.self) { try reader.next() }
     }
 
-    @Test("bytes that are not JSON, or JSON that is no known message, are refused")
+    @Test("bytes that are not JSON, or JSON that is no known message, are refused", .offThePool)
     func garbageAndUnknownTypes() {
         for body in ["\u{0}\u{1}garbage", #"{"format":{"disk":true}}"#, #"{"done":{}, "log":{"_0":"x"}}"#, "[]"] {
             var reader = FeatureFrameReader()
@@ -56,7 +57,7 @@ struct FeatureWireTests {
         }
     }
 
-    @Test("a frame that has not fully arrived is no message yet, and its bytes are counted as pending")
+    @Test("a frame that has not fully arrived is no message yet, and its bytes are counted as pending", .offThePool)
     func truncatedFrame() throws {
         let frame = FeatureWire.encode(.log("a line"))
         var reader = FeatureFrameReader()
@@ -67,7 +68,7 @@ struct FeatureWireTests {
         #expect(try reader.next() == .log("a line"))
     }
 
-    @Test("nesting past the limit is refused unparsed")
+    @Test("nesting past the limit is refused unparsed", .offThePool)
     func deepNesting() {
         let body =
             String(repeating: "[", count: FeatureWire.maximumDepth + 1)
@@ -75,7 +76,7 @@ struct FeatureWireTests {
         #expect(throws: FeatureWireError.self) { try FeatureWire.decode(body: Array(body.utf8)) }
     }
 
-    @Test("a key longer than the name limit and a log line longer than the line limit are refused")
+    @Test("a key longer than the name limit and a log line longer than the line limit are refused", .offThePool)
     func longNamesAndLines() {
         let longKey = FeatureMessage.stateWrite(
             key: String(repeating: "k", count: FeatureWire.maximumName + 1), value: Data())
@@ -86,7 +87,7 @@ struct FeatureWireTests {
         }
     }
 
-    @Test("host and child messages are told apart, so a child cannot send what only the host may")
+    @Test("host and child messages are told apart, so a child cannot send what only the host may", .offThePool)
     func directions() {
         #expect(FeatureMessage.start(state: [:], writable: [], services: []).isFromHost)
         #expect(!FeatureMessage.start(state: [:], writable: [], services: []).isFromChild)
@@ -95,7 +96,7 @@ struct FeatureWireTests {
         #expect(FeatureMessage.serviceCall(id: 1, key: "k", request: Data()).isFromChild)
     }
 
-    @Test("escape sequences are taken out of a printed line, the text around them stays")
+    @Test("escape sequences are taken out of a printed line, the text around them stays", .offThePool)
     func escapeSequences() {
         #expect("\u{1B}[31mred\u{1B}[0m and \u{1B}]0;title\u{07}plain\u{1B}c".withoutEscapeSequences == "red and plain")
     }

@@ -1,4 +1,5 @@
 import MicroappCore
+import TestScratch
 import Testing
 
 @Suite("Where each feature runs: the isolation decision")
@@ -35,14 +36,16 @@ struct IsolationDecisionTests {
         (.inProcess, .besideHost, .pinned(setting: .process), .inProcess, "--isolation none"),
     ]
 
-    @Test("each choice, origin and lock gives one mode and the reason for it", arguments: table.indices)
+    @Test("each choice, origin and lock gives one mode and the reason for it", .offThePool, arguments: table.indices)
     func decision(row: Int) {
         let (choice, origin, lock, mode, reason) = Self.table[row]
         let decided = IsolationDecision.decide(choice, for: LibraryTrust(origin: origin, lock: lock))
         #expect(decided == IsolationDecision(mode, reason: reason), "row \(row)")
     }
 
-    @Test("under auto, a library the repository did not build runs in-process only when a trusted lock says so")
+    @Test(
+        "under auto, a library the repository did not build runs in-process only when a trusted lock says so",
+        .offThePool)
     func onlyTrustRunsForeignCodeInProcess() {
         let foreign: [LibraryTrust.Origin] = [.pluginsFolder("/x"), .besideHost]
         let locks: [LibraryTrust.Lock] = [.absent, .untrusted("group-writable"), .pinned(setting: .process)]
@@ -58,6 +61,7 @@ struct IsolationDecisionTests {
 struct FeatureTrustTests {
     @Test(
         "the repository's build is own, a trusted lock pins, anything else or an ignored lock anywhere is untrusted",
+        .offThePool,
         arguments: [
             (LibraryTrust.Origin.repository, LibraryTrust.Lock.absent, FeatureTrust.own),
             (.repository, .pinned(setting: .process), .own),
@@ -72,7 +76,7 @@ struct FeatureTrustTests {
         #expect(LibraryTrust(origin: origin, lock: lock).level == expected)
     }
 
-    @Test("trust is ordered from untrusted to the repository's own")
+    @Test("trust is ordered from untrusted to the repository's own", .offThePool)
     func order() {
         #expect(FeatureTrust.untrusted < .pinned && FeatureTrust.pinned < .own)
         #expect(FeatureTrust.allCases.sorted() == [.untrusted, .pinned, .own])

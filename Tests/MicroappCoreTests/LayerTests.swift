@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The engine's layers, read from their sources: dev loop → platform → core → SDK, and system calls only below core.
@@ -28,7 +29,7 @@ struct LayerTests {
         files.flatMap { file in words.filter(file.code.contains).map { "\(file.name): \($0)" } }
     }
 
-    @Test("the core makes no system call: no Glibc, no files, no processes, no dynamic loading")
+    @Test("the core makes no system call: no Glibc, no files, no processes, no dynamic loading", .offThePool)
     func coreIsPure() throws {
         let core = try Self.sources("Sources/MicroappCore")
         #expect(core.count > 10, "the core's sources were not found under \(Self.root.path)")
@@ -41,7 +42,7 @@ struct LayerTests {
         #expect(Self.uses(forbidden, in: core) == [])
     }
 
-    @Test("the dev loop calls the system only through the platform: no Glibc, no C calls of its own")
+    @Test("the dev loop calls the system only through the platform: no Glibc, no C calls of its own", .offThePool)
     func devLoopCallsThroughThePlatform() throws {
         let devLoop = try Self.sources("Sources/MicroappDevLoop")
         #expect(devLoop.count > 5, "the dev loop's sources were not found under \(Self.root.path)")
@@ -52,7 +53,7 @@ struct LayerTests {
         #expect(Self.uses(forbidden, in: devLoop) == [])
     }
 
-    @Test("imports point one way: the core sees only the SDK, the platform never the dev loop")
+    @Test("imports point one way: the core sees only the SDK, the platform never the dev loop", .offThePool)
     func importsPointOneWay() throws {
         let core = try Self.sources("Sources/MicroappCore")
         #expect(
@@ -63,7 +64,7 @@ struct LayerTests {
         #expect(Self.uses(["import MicroappTerminal"], in: devLoop) == [])
     }
 
-    @Test("dlopen is called in one file of the whole package, the platform's loader")
+    @Test("dlopen is called in one file of the whole package, the platform's loader", .offThePool)
     func oneLoader() throws {
         let folders = [
             "Sources/MicroappCore", "Sources/MicroappPlatform", "Sources/MicroappDevLoop", "Sources/MicroappTerminal",
@@ -76,8 +77,8 @@ struct LayerTests {
     }
 
     @Test(
-        "processes are started only by the platform's runners: ChildProcess (posix_spawn), ForkedProcess and Zygote (fork)"
-    )
+        "processes are started only by the platform's runners: ChildProcess (posix_spawn), ForkedProcess and Zygote (fork)",
+        .offThePool)
     func oneProcessRunner() throws {
         let folders = [
             "Sources/MicroappCore", "Sources/MicroappPlatform", "Sources/MicroappDevLoop", "Sources/MicroappTerminal",
@@ -122,7 +123,9 @@ struct LayerTests {
     ]
 
     /// Module folders under Sources/ that the lists here do not name: a new module must be placed in a layer.
-    @Test("every module of Sources/ is placed: the platform, a C target, the digest's binding, or above the platform")
+    @Test(
+        "every module of Sources/ is placed: the platform, a C target, the digest's binding, or above the platform",
+        .offThePool)
     func everyModuleIsPlaced() throws {
         let below: Set = [
             "MicroappPlatform", "CPlatform", "CCrypto",
@@ -140,8 +143,8 @@ struct LayerTests {
     }
 
     @Test(
-        "only the platform calls the system: no other module imports Glibc or CPlatform, or calls FileManager or a C function (the terminal's device excepted, by name)"
-    )
+        "only the platform calls the system: no other module imports Glibc or CPlatform, or calls FileManager or a C function (the terminal's device excepted, by name)",
+        .offThePool)
     func onlyThePlatformCallsTheSystem() throws {
         let forbidden = [
             "import Glibc", "import Musl", "import CPlatform", "import CFetch", "Glibc.", "FileManager", "getpid(",
@@ -170,8 +173,8 @@ struct LayerTests {
     }
 
     @Test(
-        "the environment is read in one place: only HostEnvironment.process reads ProcessInfo, the current directory and the home folder; above the platform nothing reads the temporary folder, and the core no clock"
-    )
+        "the environment is read in one place: only HostEnvironment.process reads ProcessInfo, the current directory and the home folder; above the platform nothing reads the temporary folder, and the core no clock",
+        .offThePool)
     func environmentIsReadOnce() throws {
         let ambient = [
             "ProcessInfo", "NSTemporaryDirectory", "temporaryDirectory", "currentDirectoryPath", "NSHomeDirectory",
@@ -229,8 +232,8 @@ struct LayerTests {
     ]
 
     @Test(
-        "no module reads a clock or the temporary folder of its own, or sleeps instead of waiting on an event: each exception is named with why"
-    )
+        "no module reads a clock or the temporary folder of its own, or sleeps instead of waiting on an event: each exception is named with why",
+        .offThePool)
     func timeAndPlacesAreInjected() throws {
         var found: [String] = []
         for folder in Self.shipped {
@@ -273,7 +276,7 @@ struct LayerTests {
             "the handler that gives the person's terminal back at exit is the process's, installed once",
     ]
 
-    @Test("process-wide mutable state is only where it is named, each with why")
+    @Test("process-wide mutable state is only where it is named, each with why", .offThePool)
     func processWideStateIsNamed() throws {
         var found: [String] = []
         for folder in Self.shipped {

@@ -1,10 +1,11 @@
 import Foundation
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Manifest coding")
 struct ManifestCodingTests {
-    @Test("a manifest survives encode and decode")
+    @Test("a manifest survives encode and decode", .offThePool)
     func roundTrip() throws {
         let manifest = FeatureManifest(
             id: "auth", version: 3, displayName: "Auth", routes: [RouteDeclaration("auth://select", isSignIn: true)],
@@ -14,6 +15,7 @@ struct ManifestCodingTests {
 
     @Test(
         "bad manifests are refused with a reason naming the fault",
+        .offThePool,
         arguments: [
             ("{not json", "not valid JSON"),
             (
@@ -53,7 +55,7 @@ struct ManifestCodingTests {
         }
     }
 
-    @Test("a tab survives encode and decode; a manifest written before tabs existed decodes without one")
+    @Test("a tab survives encode and decode; a manifest written before tabs existed decodes without one", .offThePool)
     func tab() throws {
         let manifest = FeatureManifest(
             id: "search", version: 1, displayName: "Search", routes: [RouteDeclaration("search://home")],
@@ -67,7 +69,8 @@ struct ManifestCodingTests {
         #expect(!(try ManifestCoding.encode(untabbed)).contains("tab"), "no tab, no key: older hosts read it as before")
     }
 
-    @Test("a manifest that is not UTF-8 is refused, naming the offset of the first bad byte, never repaired")
+    @Test(
+        "a manifest that is not UTF-8 is refused, naming the offset of the first bad byte, never repaired", .offThePool)
     func invalidUTF8() throws {
         let valid = Array(try ManifestCoding.encode(TestManifests.manifest("bytes")).utf8)
         let offset = try #require(valid.firstIndex(of: UInt8(ascii: "B")))
@@ -83,7 +86,7 @@ struct ManifestCodingTests {
         #expect(try ManifestCoding.decode(utf8: valid).displayName == "Bytes")
     }
 
-    @Test("a manifest nested 100 000 deep is refused as too deep, naming the limit, not as invalid JSON")
+    @Test("a manifest nested 100 000 deep is refused as too deep, naming the limit, not as invalid JSON", .offThePool)
     func tooDeep() {
         let depth = 100_000
         let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
@@ -95,7 +98,7 @@ struct ManifestCodingTests {
         }
     }
 
-    @Test("brackets inside strings do not count as nesting")
+    @Test("brackets inside strings do not count as nesting", .offThePool)
     func bracketsInStrings() throws {
         let deepName = String(repeating: "[", count: ManifestCoding.maximumDepth + 1) + "\\\"{"
         var manifest = TestManifests.manifest("brackets")
@@ -103,7 +106,7 @@ struct ManifestCodingTests {
         #expect(try ManifestCoding.decode(ManifestCoding.encode(manifest)).displayName == deepName)
     }
 
-    @Test("a manifest over the size limit is refused before parsing")
+    @Test("a manifest over the size limit is refused before parsing", .offThePool)
     func tooLarge() {
         let huge = String(repeating: " ", count: ManifestCoding.maximumSize + 1)
         #expect {
@@ -119,25 +122,25 @@ struct ManifestCapabilityTests {
     static let base =
         #"{"id":"a","version":1,"displayName":"A","routes":[{"pattern":"a://x","requiresSession":false,"isSignIn":false}],"requirements":[],"provides":[],"hasMocks":false"#
 
-    @Test("a manifest of SDK 1.0, without the field, decodes as declaring no capabilities")
+    @Test("a manifest of SDK 1.0, without the field, decodes as declaring no capabilities", .offThePool)
     func absentIsEmpty() throws {
         #expect(try ManifestCoding.decode(Self.base + "}").capabilities == [])
     }
 
-    @Test("a manifest declaring none encodes without the field, as SDK 1.0 did")
+    @Test("a manifest declaring none encodes without the field, as SDK 1.0 did", .offThePool)
     func noneIsOmitted() throws {
         let manifest = FeatureManifest(id: "a", version: 1, displayName: "A", routes: [RouteDeclaration("a://x")])
         #expect(!(try ManifestCoding.encode(manifest)).contains("capabilities"))
     }
 
-    @Test("capabilities are names in a list, and one the SDK does not know still decodes")
+    @Test("capabilities are names in a list, and one the SDK does not know still decodes", .offThePool)
     func namesRoundTrip() throws {
         let manifest = try ManifestCoding.decode(Self.base + #","capabilities":["network","files:scratch","camera"]}"#)
         #expect(manifest.capabilities == [.network, .scratchFiles, Capability(rawValue: "camera")])
         #expect(try ManifestCoding.encode(manifest).contains(#""capabilities":["network","files:scratch","camera"]"#))
     }
 
-    @Test("a capability name with spaces, capitals or control characters is refused")
+    @Test("a capability name with spaces, capitals or control characters is refused", .offThePool)
     func badNameRefused() {
         for name in ["", "Network", "files: scratch", "net\\u001b[2Jwork"] {
             #expect(throws: ManifestError.self, "\(name)") {

@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 /// Whose screen it is: route schemes and the names people see belong to one feature each.
@@ -18,7 +19,9 @@ struct OriginRulesTests {
     static let demoRules = ResolutionRules(
         reservedSchemes: ["auth": "auth"], reservedNames: ["Auth": "auth", "Settings": "settings"])
 
-    @Test("a route in another feature's scheme is refused as scheme-taken, naming both, whatever the load order")
+    @Test(
+        "a route in another feature's scheme is refused as scheme-taken, naming both, whatever the load order",
+        .offThePool)
     func schemeTaken() throws {
         let impostor = Self.candidate("impostor", routes: ["impostor://home", "auth://verify"], trust: .untrusted)
         for order in [[impostor, Self.candidate("auth")], [Self.candidate("auth"), impostor]] {
@@ -32,7 +35,7 @@ struct OriginRulesTests {
         }
     }
 
-    @Test("among features that are not the scheme's own, the more trusted keeps it, then the earlier")
+    @Test("among features that are not the scheme's own, the more trusted keeps it, then the earlier", .offThePool)
     func moreTrustedThenEarlier() {
         let resolution = DependencyResolver.resolve(
             [
@@ -45,7 +48,7 @@ struct OriginRulesTests {
         #expect(resolution.disabled["late"]?.reason.contains("pinned") == true)
     }
 
-    @Test("a scheme the host reserves is refused to any other feature even when its owner is not loaded")
+    @Test("a scheme the host reserves is refused to any other feature even when its owner is not loaded", .offThePool)
     func reservedScheme() throws {
         let impostor = Self.candidate("impostor", routes: ["impostor://home", "auth://verify"])
         let alone = DependencyResolver.resolve([impostor], hostOffers: [:], rules: Self.demoRules)
@@ -64,7 +67,8 @@ struct OriginRulesTests {
                 .isEmpty)
     }
 
-    @Test("display names and tab titles are unique: the later or less trusted one is refused as name-taken")
+    @Test(
+        "display names and tab titles are unique: the later or less trusted one is refused as name-taken", .offThePool)
     func nameClash() throws {
         let first = DependencyResolver.resolve(
             [Self.candidate("one", name: "Notes"), Self.candidate("two", name: "notes ")], hostOffers: [:])
@@ -83,7 +87,8 @@ struct OriginRulesTests {
         #expect(tab.disabled["lurker"]?.reason.contains("tab title") == true)
     }
 
-    @Test("a name the host reserves is refused to anything less trusted, even when its owner is not loaded")
+    @Test(
+        "a name the host reserves is refused to anything less trusted, even when its owner is not loaded", .offThePool)
     func reservedName() throws {
         let impostor = Self.candidate("impostor", name: "Settings", tab: "Settings", trust: .untrusted)
         let resolution = DependencyResolver.resolve([impostor], hostOffers: [:], rules: Self.demoRules)
@@ -96,8 +101,8 @@ struct OriginRulesTests {
     }
 
     @Test(
-        "the sign-in route and the session's write access the host names by id go to that id only from a trusted library: alone or not, an untrusted 'auth' or a stray sign-in route is refused"
-    )
+        "the sign-in route and the session's write access the host names by id go to that id only from a trusted library: alone or not, an untrusted 'auth' or a stray sign-in route is refused",
+        .offThePool)
     func namedOwnersNeedTrust() throws {
         let rules = ResolutionRules(stateOwners: ["session": "auth"], signInFeature: "auth")
         func signInFeature(_ id: String, trust: FeatureTrust) -> Candidate {

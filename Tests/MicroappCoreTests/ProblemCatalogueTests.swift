@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import TestScratch
 import Testing
 
 /// The one catalogue of codes (`Problem+Codes.swift`) against the package's sources and docs/troubleshooting.md.
@@ -40,7 +41,7 @@ struct ProblemCatalogueTests {
             .filter { $0.first?.isLowercase == true && $0.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" } })
     }
 
-    @Test("every code is named once, with a one-line meaning, and spelled once")
+    @Test("every code is named once, with a one-line meaning, and spelled once", .offThePool)
     func everyCodeIsNamedOnceWithItsMeaning() throws {
         let entries = try Self.catalogue()
         #expect(entries.count > 100, "the catalogue was not found under \(LayerTests.root.path)")
@@ -50,7 +51,9 @@ struct ProblemCatalogueTests {
         #expect(Problem.Code.usage.rawValue == "usage" && Problem.Code.releaseSDK.rawValue == "release-sdk")
     }
 
-    @Test("docs/troubleshooting.md documents every code of the catalogue, and no code the catalogue does not name")
+    @Test(
+        "docs/troubleshooting.md documents every code of the catalogue, and no code the catalogue does not name",
+        .offThePool)
     func troubleshootingMatchesTheCatalogue() throws {
         let codes = Set(try Self.catalogue().map(\.code))
         let documented = try Self.documented()
@@ -58,7 +61,7 @@ struct ProblemCatalogueTests {
         #expect(documented.subtracting(codes).sorted() == [], "documented but not in Problem+Codes.swift")
     }
 
-    @Test("no module spells a code as a string: each is a constant of the catalogue")
+    @Test("no module spells a code as a string: each is a constant of the catalogue", .offThePool)
     func noCodeIsALiteral() throws {
         // The spellings a literal code takes: an argument, a comparison, a raw value. A feature's `ServiceError` code
         // is the plugin boundary's own and not a problem's.

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import TestScratch
 import Testing
 
 extension Problem.Code {
@@ -9,7 +10,9 @@ extension Problem.Code {
 
 @Suite("Problem codes")
 struct ProblemCodeTests {
-    @Test("a problem is written as JSON in the shape the loader's diagnostics had: the code as its raw string")
+    @Test(
+        "a problem is written as JSON in the shape the loader's diagnostics had: the code as its raw string",
+        .offThePool)
     func encodesTheDiagnosticShape() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -18,7 +21,7 @@ struct ProblemCodeTests {
         #expect(json == #"{"code":"not-found","fix":"build it","reason":"no such file","subject":"libGone.so"}"#)
     }
 
-    @Test("a problem written by an older host reads back, a code it does not name included")
+    @Test("a problem written by an older host reads back, a code it does not name included", .offThePool)
     func decodesKnownAndUnknownCodes() throws {
         let known = #"{"code":"sdk-mismatch","subject":"libA.so","reason":"built for SDK 1","fix":"rebuild"}"#
         let decoded = try JSONDecoder().decode(Problem.self, from: Data(known.utf8))
@@ -27,7 +30,7 @@ struct ProblemCodeTests {
         #expect(try JSONDecoder().decode(Problem.self, from: Data(unknown.utf8)).code.rawValue == "from-the-future")
     }
 
-    @Test("a code written as a string is the named code, so == and switch on codes keep working")
+    @Test("a code written as a string is the named code, so == and switch on codes keep working", .offThePool)
     func literalCodesMatchNamedOnes() {
         let problem = Problem(code: "probe-hung", subject: "", reason: "r", fix: "f")
         #expect(problem.code == .probeHung)
@@ -40,7 +43,7 @@ struct ProblemCodeTests {
         #expect(kind == "hung")
     }
 
-    @Test("a host adds a code of its own, and it reaches the JSON error line as written")
+    @Test("a host adds a code of its own, and it reaches the JSON error line as written", .offThePool)
     func hostsAddCodes() {
         let problem = Problem(.hostOwn, subject: "setting", reason: "r", fix: "f")
         #expect(problem.code == "host-own")

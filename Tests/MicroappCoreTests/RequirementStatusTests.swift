@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Requirement verdicts")
@@ -11,7 +12,9 @@ struct RequirementStatusTests {
         (resolution.requirements[feature] ?? []).map { "\($0.requirement.key): \($0.state.rawValue)" }
     }
 
-    @Test("the resolver gives every requirement a verdict with its provider: ok, missing, optional, type, access")
+    @Test(
+        "the resolver gives every requirement a verdict with its provider: ok, missing, optional, type, access",
+        .offThePool)
     func verdicts() throws {
         let session = DependencyKey<Session?>.session(access: .readWrite)
         let resolution = DependencyResolver.resolve(
@@ -36,7 +39,9 @@ struct RequirementStatusTests {
         #expect(resolution.requirements["a"]?.map(\.provider) == ["host", nil, nil, "host", "host"])
     }
 
-    @Test("requirements around a cycle are marked cycle, and a need met by a disabled feature provider-disabled")
+    @Test(
+        "requirements around a cycle are marked cycle, and a need met by a disabled feature provider-disabled",
+        .offThePool)
     func cycleAndDisabledProvider() {
         let x = T.service("x")
         let y = T.service("y")

@@ -1,4 +1,5 @@
 import MicroappSDK
+import TestScratch
 import Testing
 
 @testable import MicroappCore
@@ -48,7 +49,9 @@ struct RouteConflictScalingTests {
         return found
     }
 
-    @Test("3 000 routes in each of two plugins are checked in work proportional to the routes, not their pairs")
+    @Test(
+        "3 000 routes in each of two plugins are checked in work proportional to the routes, not their pairs",
+        .offThePool)
     func linearWork() {
         let count = 3_000
         let features = [
@@ -63,7 +66,7 @@ struct RouteConflictScalingTests {
         #expect(claims.steps <= 10 * 2 * count, "\(claims.steps) steps for \(2 * count) routes")
     }
 
-    @Test("a conflict is still found among thousands of routes, naming the earliest route it overlaps")
+    @Test("a conflict is still found among thousands of routes, naming the earliest route it overlaps", .offThePool)
     func conflictAmongMany() {
         let features = [
             T.candidate("big", routes: Self.routes("big", count: 3_000)),
@@ -73,7 +76,7 @@ struct RouteConflictScalingTests {
         #expect(found == ["'big://{any}/{id}' of rival conflicts with 'big://item1/{id}' of big"])
     }
 
-    @Test("the indexed check refuses exactly what the pairwise check refused, naming the same routes")
+    @Test("the indexed check refuses exactly what the pairwise check refused, naming the same routes", .offThePool)
     func agreesWithPairwise() {
         var random = SeededRandom(state: 12)
         let schemes = ["a", "b"]

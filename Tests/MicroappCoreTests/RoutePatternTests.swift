@@ -1,16 +1,17 @@
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Route patterns")
 struct RoutePatternTests {
-    @Test("a pattern with a parameter matches and binds it")
+    @Test("a pattern with a parameter matches and binds it", .offThePool)
     func bindsParameters() throws {
         let pattern = try RoutePattern("characters://detail/{id}")
         #expect(pattern.match("characters://detail/42") == ["id": "42"])
         #expect(pattern.description == "characters://detail/{id}")
     }
 
-    @Test("literal segments, scheme and segment count must all agree")
+    @Test("literal segments, scheme and segment count must all agree", .offThePool)
     func rejectsNonMatches() throws {
         let pattern = try RoutePattern("characters://detail/{id}")
         #expect(pattern.match("characters://list/42") == nil)
@@ -22,6 +23,7 @@ struct RoutePatternTests {
 
     @Test(
         "malformed patterns are refused with the reason",
+        .offThePool,
         arguments: [
             ("no-scheme/path", "no scheme"),
             ("Caps://x", "scheme 'Caps'"),
@@ -39,6 +41,7 @@ struct RoutePatternTests {
 
     @Test(
         "schemes and parameter names are read by their Characters, ASCII or not",
+        .offThePool,
         arguments: [
             ("café://x/{id}", true), ("x2-y://x/{id_2}", true), ("x://x/{名前}", true), ("Ca\u{301}fe://x", false),
             ("x_y://x", false), ("x://x/{a-b}", false), ("x://x/{i\u{301}}", true),
@@ -47,7 +50,7 @@ struct RoutePatternTests {
         #expect(((try? RoutePattern(pattern)) != nil) == accepted)
     }
 
-    @Test("two patterns overlap when some URL matches both")
+    @Test("two patterns overlap when some URL matches both", .offThePool)
     func overlaps() throws {
         let detail = try RoutePattern("x://detail/{id}")
         #expect(detail.overlaps(try RoutePattern("x://detail/new")))

@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Router")
@@ -16,7 +17,7 @@ struct RouterTests {
             ]),
     ])
 
-    @Test("a literal route beats a parameter route for the same URL")
+    @Test("a literal route beats a parameter route for the same URL", .offThePool)
     func literalWins() throws {
         #expect(
             Self.table.match("characters://detail/random")?.entry.pattern.description == "characters://detail/random")
@@ -24,7 +25,7 @@ struct RouterTests {
         #expect(match.location.parameters == ["id": "7"])
     }
 
-    @Test("a guarded route sends a signed-out person to sign-in and continues there after signing in")
+    @Test("a guarded route sends a signed-out person to sign-in and continues there after signing in", .offThePool)
     func guardRedirectsAndContinues() {
         var router = Router(table: Self.table)
         let notice = router.open("characters://detail/2", signedIn: false)
@@ -37,14 +38,16 @@ struct RouterTests {
         #expect(router.pendingAfterSignIn == nil)
     }
 
-    @Test("signing in with nothing pending continues home")
+    @Test("signing in with nothing pending continues home", .offThePool)
     func signInGoesHome() {
         var router = Router(table: Self.table)
         _ = router.open("auth://select", signedIn: false)
         #expect(router.didSignIn(home: "characters://list") == "characters://list")
     }
 
-    @Test("signing out drops guarded screens and forgets where they were: the next sign-in goes home, not back there")
+    @Test(
+        "signing out drops guarded screens and forgets where they were: the next sign-in goes home, not back there",
+        .offThePool)
     func signOut() {
         var router = Router(table: Self.table)
         _ = router.open("characters://list", signedIn: true)
@@ -56,7 +59,7 @@ struct RouterTests {
         #expect(router.pendingAfterSignIn == nil, "a redirect pending before sign-out is dropped too")
     }
 
-    @Test("an unknown route becomes a problem screen naming the routes the feature has")
+    @Test("an unknown route becomes a problem screen naming the routes the feature has", .offThePool)
     func unknownRoute() throws {
         var router = Router(table: Self.table)
         let opened = router.open("characters://nowhere", signedIn: true)
@@ -73,7 +76,7 @@ struct RouterTests {
         #expect(malformed?.message.contains("not a route URL") == true)
     }
 
-    @Test("back stops at the first screen and popToRoot stays inside the feature")
+    @Test("back stops at the first screen and popToRoot stays inside the feature", .offThePool)
     func backAndPopToRoot() {
         var router = Router(table: Self.table)
         _ = router.open("auth://select", signedIn: true)
@@ -92,7 +95,7 @@ struct RouterTests {
 
 @Suite("Router: problem screens")
 struct RouterProblemTests {
-    @Test("a URL that cannot open replaces a problem screen on top instead of piling up on the stack")
+    @Test("a URL that cannot open replaces a problem screen on top instead of piling up on the stack", .offThePool)
     func problemsReplaceEachOther() {
         var router = Router(table: RouterTests.table)
         _ = router.open("auth://select", signedIn: false)

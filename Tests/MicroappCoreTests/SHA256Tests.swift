@@ -1,10 +1,12 @@
 import MicroappDigest
+import TestScratch
 import Testing
 
 @Suite("SHA-256")
 struct SHA256Tests {
     @Test(
         "digests match the FIPS 180-4 test vectors",
+        .offThePool,
         arguments: [
             ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
             ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
@@ -17,7 +19,7 @@ struct SHA256Tests {
         #expect(SHA256.hex(of: Array(message.utf8)) == digest)
     }
 
-    @Test("a million a's, fed in uneven pieces, give the published digest")
+    @Test("a million a's, fed in uneven pieces, give the published digest", .offThePool)
     func longMessage() {
         var hash = SHA256()
         var remaining = 1_000_000

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Screen model")
@@ -23,7 +24,7 @@ struct ScreenModelTests {
         ],
         state: .alert(Alert(title: "Oops", message: "Wrong password", actions: [Button(id: "dismiss", title: "OK")])))
 
-    @Test("a screen survives a JSON round trip in every state")
+    @Test("a screen survives a JSON round trip in every state", .offThePool)
     func roundTrip() throws {
         let states: [ScreenState] = [
             .view, .loading("Signing in…"), Self.screen.state,
@@ -37,7 +38,7 @@ struct ScreenModelTests {
         }
     }
 
-    @Test("elements and states are tagged with a type in JSON")
+    @Test("elements and states are tagged with a type in JSON", .offThePool)
     func taggedJSON() throws {
         let json = String(decoding: try JSONEncoder().encode(Self.screen), as: UTF8.self)
         #expect(json.contains(#""type":"field""#))
@@ -45,19 +46,21 @@ struct ScreenModelTests {
         #expect(json.contains(#""isSecure":true"#))
     }
 
-    @Test("an unknown element type is refused when decoding")
+    @Test("an unknown element type is refused when decoding", .offThePool)
     func unknownType() {
         let json = #"{"title":"x","content":[{"type":"slider","id":"s"}],"state":{"type":"view"}}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Screen.self, from: Data(json.utf8)) }
     }
 
-    @Test("interactive elements are listed depth first with the alert's actions last")
+    @Test("interactive elements are listed depth first with the alert's actions last", .offThePool)
     func interactiveOrder() {
         #expect(Self.screen.interactiveElements.compactMap(\.id) == ["email", "password", "rows", "submit", "dismiss"])
         #expect(Self.screen.element(id: "password") != nil)
     }
 
-    @Test("a person reaches the content in view, only the panel's actions over it, and nothing while loading")
+    @Test(
+        "a person reaches the content in view, only the panel's actions over it, and nothing while loading", .offThePool
+    )
     func reachable() {
         var screen = Self.screen
         #expect(screen.reachableElements.compactMap(\.id) == ["dismiss"])
@@ -70,7 +73,7 @@ struct ScreenModelTests {
         #expect(screen.reachableElements.compactMap(\.id) == ["retry"])
     }
 
-    @Test("driver events decode from the JSON lines of the CLI contract")
+    @Test("driver events decode from the JSON lines of the CLI contract", .offThePool)
     func events() throws {
         let lines = [
             #"{"type":"tap","id":"submit"}"#, #"{"type":"input","id":"email","text":"a@b.c"}"#,

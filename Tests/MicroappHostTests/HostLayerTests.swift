@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 @Suite("MicroappHost decides; the platform calls the system")
@@ -17,7 +18,7 @@ struct HostLayerTests {
         }
     }
 
-    @Test("the loading pipeline reads no variable or clock and makes no system call of its own")
+    @Test("the loading pipeline reads no variable or clock and makes no system call of its own", .offThePool)
     func noSystemCalls() throws {
         let files = try Self.sources()
         #expect(files.count >= 6, "MicroappHost's sources were not found")

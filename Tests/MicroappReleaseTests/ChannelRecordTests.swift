@@ -12,8 +12,8 @@ struct ChannelRecordTests {
     }
 
     @Test(
-        "a damaged record is refused with a fix that keeps what was seen: the record before the last save is kept beside it"
-    )
+        "a damaged record is refused with a fix that keeps what was seen: the record before the last save is kept beside it",
+        .offThePool)
     func damagedRecordKeepsTheWayBack() throws {
         let store = store()
         let first = SeenVersions().seeing(index: 3, from: "https://example.test/stable")
@@ -33,7 +33,7 @@ struct ChannelRecordTests {
         #expect(try store.seenVersions().get().index(of: "https://example.test/stable") == 3)
     }
 
-    @Test("a record grown past its cap is refused without being read whole")
+    @Test("a record grown past its cap is refused without being read whole", .offThePool)
     func oversizeRecord() throws {
         let store = store()
         #expect(store.save(SeenVersions().seeing(index: 1, from: "c")) == nil)

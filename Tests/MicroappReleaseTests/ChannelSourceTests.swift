@@ -1,10 +1,13 @@
 import Foundation
 import MicroappPlatform
+import TestScratch
 import Testing
 
 @Suite("Channel sources")
 struct ChannelSourceTests {
-    @Test("a channel is an http(s) URL, else a folder; each is named one way, the key of what was seen from it")
+    @Test(
+        "a channel is an http(s) URL, else a folder; each is named one way, the key of what was seen from it",
+        .offThePool)
     func namesAChannelOneWay() {
         let web = ChannelSource("https://cdn.example.test/stable/", currentDirectory: "/home/p")
         #expect(web == .web(URL(string: "https://cdn.example.test/stable")!))

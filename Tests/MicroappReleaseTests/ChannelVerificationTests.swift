@@ -3,6 +3,7 @@ import MicroappCore
 import MicroappDigest
 import MicroappRelease
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite struct ChannelVerificationTests {
@@ -19,7 +20,7 @@ import Testing
             now: now ?? fixture.now)
     }
 
-    @Test func aPublishedIndexVerifiesAndListsEachFileWithItsHashAndSize() throws {
+    @Test(.offThePool) func aPublishedIndexVerifiesAndListsEachFileWithItsHashAndSize() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         let verified = try verify(fixture).get()
@@ -34,7 +35,7 @@ import Testing
         #expect(entry.library?.path == "releases/characters/1/libcharacters.so")
     }
 
-    @Test func publishingAgainRaisesTheIndexVersionAndKeepsEarlierReleases() throws {
+    @Test(.offThePool) func publishingAgainRaisesTheIndexVersionAndKeepsEarlierReleases() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         try fixture.publish("search", 4)
@@ -45,7 +46,7 @@ import Testing
         #expect(index.latest("search")?.version == 4)
     }
 
-    @Test func publishingAVersionTheChannelHasIsRefused() throws {
+    @Test(.offThePool) func publishingAVersionTheChannelHasIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 2)
         #expect(throws: Problem.self) { try fixture.publish("characters", 2) }
@@ -56,7 +57,7 @@ import Testing
         #expect(code(older) == "not-an-update")
     }
 
-    @Test func publishingLibraryBytesOtherThanTheRecordsIsRefused() throws {
+    @Test(.offThePool) func publishingLibraryBytesOtherThanTheRecordsIsRefused() throws {
         let fixture = ChannelFixture()
         let result = ChannelPublication.publish(
             fixture.release("characters", 1), library: ChannelFixture.library("characters", 1).flipping(at: 0),
@@ -64,7 +65,7 @@ import Testing
         #expect(code(result) == "file-mismatch")
     }
 
-    @Test func anIndexWithAFlippedByteIsRefusedForItsSignature() throws {
+    @Test(.offThePool) func anIndexWithAFlippedByteIsRefusedForItsSignature() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         // A digit of the version field: still JSON, still an index, no longer what was signed.
@@ -83,7 +84,7 @@ import Testing
         #expect(code(verify(fixture)) == "index-signature")
     }
 
-    @Test func anIndexWithAFlippedSignatureByteIsRefused() throws {
+    @Test(.offThePool) func anIndexWithAFlippedSignatureByteIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         var signature = try CanonicalJSON.decode(SignatureFile.self, from: fixture.files[ChannelLayout.signature]!)
@@ -95,7 +96,7 @@ import Testing
         #expect(code(verify(fixture)) == "bad-signed-document")
     }
 
-    @Test func anIndexSignedByAKeyNotTrustedIsRefusedNamingTheKeyToTrust() throws {
+    @Test(.offThePool) func anIndexSignedByAKeyNotTrustedIsRefusedNamingTheKeyToTrust() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         let stranger = ChannelVerification(
@@ -117,7 +118,7 @@ import Testing
         #expect(code(verify(fixture)) == "index-signature")
     }
 
-    @Test func anExpiredIndexIsRefused() throws {
+    @Test(.offThePool) func anExpiredIndexIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1, lifetime: 3600)
         #expect(throws: Never.self) { try verify(fixture, at: fixture.now.addingTimeInterval(3599)).get() }
@@ -126,7 +127,9 @@ import Testing
         if case .failure(let problem) = result { #expect(problem.reason.contains("2027-01-15T09:00:00Z")) }
     }
 
-    @Test("an index that expires more than a year and a day ahead is refused: its expiry would be no defence")
+    @Test(
+        "an index that expires more than a year and a day ahead is refused: its expiry would be no defence", .offThePool
+    )
     func anIndexThatExpiresTooFarAheadIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1, lifetime: ChannelVerification.maximumLifetime)
@@ -139,8 +142,8 @@ import Testing
     }
 
     @Test(
-        "a channel is known by its key: an index that names its channel is recorded under the signer's key and that id too, so an older one is refused under any other spelling or mirror of its URL"
-    )
+        "a channel is known by its key: an index that names its channel is recorded under the signer's key and that id too, so an older one is refused under any other spelling or mirror of its URL",
+        .offThePool)
     func aChannelIsKnownByItsKey() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1, channel: "stable")
@@ -168,7 +171,7 @@ import Testing
         #expect(code(releases.checkRelease(entry, of: "characters", installed: nil)) == "release-rollback")
     }
 
-    @Test func anOlderIndexReplayedAfterANewerOneIsRefused() throws {
+    @Test(.offThePool) func anOlderIndexReplayedAfterANewerOneIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         let old = fixture.files
@@ -185,7 +188,7 @@ import Testing
         #expect(throws: Never.self) { try verify(replay, seen: elsewhere).get() }
     }
 
-    @Test func seenVersionsKeepTheHighest() throws {
+    @Test(.offThePool) func seenVersionsKeepTheHighest() throws {
         let seen = SeenVersions().seeing(index: 5, from: "c").seeing(index: 3, from: "c")
             .accepting("characters", version: 4, from: "c").accepting("characters", version: 2, from: "c")
         #expect(seen.index(of: "c") == 5)
@@ -196,7 +199,7 @@ import Testing
 }
 
 @Suite struct IndexPathTests {
-    @Test func anIndexListingAPathOutsideItsReleaseFolderIsRefused() throws {
+    @Test(.offThePool) func anIndexListingAPathOutsideItsReleaseFolderIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         var index = try #require(fixture.index)

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappDigest
 import MicroappRelease
+import TestScratch
 import Testing
 
 /// A key rotates by an announcement its old key signs: the trust list follows a chain of them, keeping each name's
@@ -15,7 +16,7 @@ import Testing
 
     var trust: TrustList { TrustList().trusting(text(a), as: "acme", for: ["tick"])! }
 
-    @Test func aChainOfAnnouncementsIsFollowedAndTheOldKeysAreNoLongerTrusted() throws {
+    @Test(.offThePool) func aChainOfAnnouncementsIsFollowedAndTheOldKeysAreNoLongerTrusted() throws {
         let file = RotationFile().announcing(b.publicKey, by: a, now: now).announcing(c.publicKey, by: b, now: now)
         let decoded = try #require(RotationFile.decode(file.encoded()))
         let (list, notes) = trust.following(decoded)
@@ -28,7 +29,7 @@ import Testing
         #expect(trust.following(reversed).list.keys == ["acme": text(c)])
     }
 
-    @Test func anAnnouncementNotSignedByATrustedOldKeyIsNotFollowed() throws {
+    @Test(.offThePool) func anAnnouncementNotSignedByATrustedOldKeyIsNotFollowed() throws {
         // Signed by a key nobody trusts.
         let stranger = RotationFile().announcing(c.publicKey, by: b, now: now)
         #expect(trust.following(stranger).list == trust)

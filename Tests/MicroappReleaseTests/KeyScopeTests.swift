@@ -2,12 +2,13 @@ import Foundation
 import MicroappDigest
 import MicroappRelease
 import MicroappSDK
+import TestScratch
 import Testing
 
 /// A key is trusted for named features, never for everything: what a trust entry says, and what a verified index
 /// signed by it may offer.
 @Suite struct KeyScopeTests {
-    @Test func aTrustEntryNamesAtLeastOneFeatureAndKeepsItsIdsSorted() throws {
+    @Test(.offThePool) func aTrustEntryNamesAtLeastOneFeatureAndKeepsItsIdsSorted() throws {
         let key = KeyText.text(of: try #require(Ed25519.PrivateKey.generate()).publicKey)
         #expect(TrustList().trusting(key, as: "acme", for: []) == nil)
         let list = try #require(TrustList().trusting(key, as: "acme", for: ["tick", "clock", "tick"]))
@@ -15,7 +16,7 @@ import Testing
         #expect(list.removing("acme") == TrustList())
     }
 
-    @Test func aListWrittenBeforeScopesIsReadAndItsKeysSignNothing() throws {
+    @Test(.offThePool) func aListWrittenBeforeScopesIsReadAndItsKeysSignNothing() throws {
         let key = KeyText.text(of: try #require(Ed25519.PrivateKey.generate()).publicKey)
         let old = Data(#"{"keys":{"acme":"\#(key)"}}"#.utf8)
         let list = try CanonicalJSON.decode(TrustList.self, from: old)
@@ -28,7 +29,7 @@ import Testing
         #expect(problem.fix.contains("microapp trust \(key) --name acme --feature tick"))
     }
 
-    @Test func aKeyScopedToItsOwnFeatureMaySignItAndNothingElse() {
+    @Test(.offThePool) func aKeyScopedToItsOwnFeatureMaySignItAndNothingElse() {
         let signer = Signer(name: "teamb", key: "ed25519:x", features: ["tock"])
         #expect(signer.scopeProblem("tock", subject: "tock 2") == nil)
         for other in ["auth", "tick", "Tock", "tock ", "*"] {
@@ -41,7 +42,7 @@ import Testing
 
     /// The host's `auth`, another team's `characters` and its own `search`, all signed into one index by a key
     /// trusted for `search` alone: only `search` is chosen, and the others are refused before any download.
-    @Test func anIndexOffersOnlyTheFeaturesItsKeyMaySign() throws {
+    @Test(.offThePool) func anIndexOffersOnlyTheFeaturesItsKeyMaySign() throws {
         var fixture = ChannelFixture()
         fixture.scope = ["search"]
         try fixture.publish("auth", 99)

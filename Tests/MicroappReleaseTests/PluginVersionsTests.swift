@@ -31,7 +31,9 @@ struct PluginVersionsTests {
         return (versions, running, kept)
     }
 
-    @Test("a kept version becomes the running library and the lock pins it alone, nothing half-done left behind")
+    @Test(
+        "a kept version becomes the running library and the lock pins it alone, nothing half-done left behind",
+        .offThePool)
     func activationPinsTheNewBytes() throws {
         let (versions, _, kept) = try Self.folder(locked: true)
         #expect(versions.activate(kept) == nil)
@@ -49,14 +51,14 @@ struct PluginVersionsTests {
             ])
     }
 
-    @Test("an unlocked folder stays unlocked: an update does not decide to lock it")
+    @Test("an unlocked folder stays unlocked: an update does not decide to lock it", .offThePool)
     func unlockedFolderStaysUnlocked() throws {
         let (versions, _, kept) = try Self.folder(locked: false)
         #expect(versions.activate(kept) == nil)
         #expect(try PluginLock.load(in: versions.plugins) == nil)
     }
 
-    @Test("a kept library whose bytes changed is refused, and the running library and lock stay")
+    @Test("a kept library whose bytes changed is refused, and the running library and lock stay", .offThePool)
     func damagedKeptVersionRefused() throws {
         let (versions, running, kept) = try Self.folder(locked: true)
         let lock = try PluginLock.load(in: versions.plugins)
@@ -69,7 +71,7 @@ struct PluginVersionsTests {
         #expect(try PluginLock.load(in: versions.plugins) == lock)
     }
 
-    @Test("between the lock's two writes, the lock pins the old and the new bytes and nothing else")
+    @Test("between the lock's two writes, the lock pins the old and the new bytes and nothing else", .offThePool)
     func aLockInTheMiddleOfAnUpdatePinsBoth() throws {
         let text = #"""
             {"version": 1, "libraries": {"libCharacters.so":

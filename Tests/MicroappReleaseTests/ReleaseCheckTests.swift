@@ -3,6 +3,7 @@ import MicroappCore
 import MicroappDigest
 import MicroappRelease
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite struct ReleaseCheckTests {
@@ -15,7 +16,7 @@ import Testing
         try #require(fixture.index?.features[feature]?.first { $0.version == version })
     }
 
-    @Test func aNewerCompatibleReleaseIsAnUpdate() throws {
+    @Test(.offThePool) func aNewerCompatibleReleaseIsAnUpdate() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 3)
         let entry = try entry(fixture, "characters", 3)
@@ -23,7 +24,7 @@ import Testing
         #expect(try fixture.verification().checkRelease(entry, of: "characters", installed: nil).get() == entry)
     }
 
-    @Test func aVersionNotAboveTheInstalledOneIsNotAnUpdate() throws {
+    @Test(.offThePool) func aVersionNotAboveTheInstalledOneIsNotAnUpdate() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 3)
         let entry = try entry(fixture, "characters", 3)
@@ -31,7 +32,7 @@ import Testing
         #expect(code(fixture.verification().checkRelease(entry, of: "characters", installed: 4)) == "not-an-update")
     }
 
-    @Test func aReleaseOlderThanOneAcceptedBeforeIsARollback() throws {
+    @Test(.offThePool) func aReleaseOlderThanOneAcceptedBeforeIsARollback() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 3)
         let seen = SeenVersions().accepting("characters", version: 5, from: "https://example.test/stable")
@@ -40,7 +41,7 @@ import Testing
         #expect(code(result) == "release-rollback")
     }
 
-    @Test func aReleaseForAnotherSDKMajorIsRefusedNamingBoth() throws {
+    @Test(.offThePool) func aReleaseForAnotherSDKMajorIsRefusedNamingBoth() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 3, sdk: SDKVersion(major: 2, minor: 0))
         let result = fixture.verification(sdk: SDKVersion(major: 1, minor: 2)).checkRelease(
@@ -53,7 +54,7 @@ import Testing
         }
     }
 
-    @Test func aReleaseForANewerSDKMinorIsRefusedAndAnOlderMinorIsNot() throws {
+    @Test(.offThePool) func aReleaseForANewerSDKMinorIsRefusedAndAnOlderMinorIsNot() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 3, sdk: SDKVersion(major: 1, minor: 3))
         try fixture.publish("search", 1, sdk: SDKVersion(major: 1, minor: 1))
@@ -69,7 +70,7 @@ import Testing
         }
     }
 
-    @Test func aLibraryWithAFlippedByteIsRefusedAgainstTheIndex() throws {
+    @Test(.offThePool) func aLibraryWithAFlippedByteIsRefusedAgainstTheIndex() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         let library = try #require(try entry(fixture, "characters", 1).library)
@@ -80,7 +81,7 @@ import Testing
         #expect(code(FileCheck.check(bytes.dropLast(), against: library, subject: library.path)) == "file-mismatch")
     }
 
-    @Test func aDownloadLongerThanTheIndexSaysIsCutOffAndRefused() throws {
+    @Test(.offThePool) func aDownloadLongerThanTheIndexSaysIsCutOffAndRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         let library = try #require(try entry(fixture, "characters", 1).library)
@@ -98,7 +99,7 @@ import Testing
         #expect(try exact.finish().get() == bytes)
     }
 
-    @Test func aSignedReleaseVerifiesAndMatchesItsIndexEntry() throws {
+    @Test(.offThePool) func aSignedReleaseVerifiesAndMatchesItsIndexEntry() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         let folder = ChannelLayout.folder(feature: "characters", version: 1) + "/"
@@ -117,7 +118,7 @@ import Testing
         #expect(fixture.verification().checkRecord(other, against: entry, of: "characters")?.code == "release-mismatch")
     }
 
-    @Test func aTamperedReleaseRecordOrOneByAnUntrustedKeyIsRefused() throws {
+    @Test(.offThePool) func aTamperedReleaseRecordOrOneByAnUntrustedKeyIsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 1)
         let folder = ChannelLayout.folder(feature: "characters", version: 1) + "/"
@@ -139,7 +140,7 @@ import Testing
 }
 
 @Suite struct UpdateChoiceTests {
-    @Test func theNewestReleaseThisHostSpeaksIsChosenAndNewerOnesAreToldAsRefused() throws {
+    @Test(.offThePool) func theNewestReleaseThisHostSpeaksIsChosenAndNewerOnesAreToldAsRefused() throws {
         var fixture = ChannelFixture()
         try fixture.publish("characters", 2)
         try fixture.publish("characters", 3, sdk: SDKVersion(major: 1, minor: 1))

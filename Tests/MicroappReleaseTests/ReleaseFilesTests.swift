@@ -18,7 +18,7 @@ import Testing
         try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
 
-    @Test func foldersFollowTheXDGRules() {
+    @Test(.offThePool) func foldersFollowTheXDGRules() {
         let set = ReleaseFolders(environment: ["XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s"], home: "/h")
         #expect(set.privateKey("team") == "/c/microapp/keys/team.key")
         #expect(set.trustList == "/c/microapp/trusted-keys.json")
@@ -28,7 +28,7 @@ import Testing
         #expect(unset.state == "/h/.local/state/microapp")
     }
 
-    @Test func aGeneratedKeyIsStoredForItsOwnerAloneAndReadsBack() throws {
+    @Test(.offThePool) func aGeneratedKeyIsStoredForItsOwnerAloneAndReadsBack() throws {
         let key = try ReleaseKeyFile.generate("team", in: folders).get()
         #expect(try mode(folders.privateKey("team")) == 0o600)
         #expect(try mode(folders.keys) == 0o700)
@@ -37,14 +37,14 @@ import Testing
         #expect(KeyText.publicKey(shared) == key.publicKey)
     }
 
-    @Test func aKeyIsNeverOverwritten() throws {
+    @Test(.offThePool) func aKeyIsNeverOverwritten() throws {
         let key = try ReleaseKeyFile.generate("team", in: folders).get()
         let again = ReleaseKeyFile.generate("team", in: folders)
         if case .failure(let problem) = again { #expect(problem.code == "key-exists") } else { Issue.record("made") }
         #expect(try ReleaseKeyFile.read("team", in: folders).get() == key)
     }
 
-    @Test func aPrivateKeyOthersCanReadIsRefused() throws {
+    @Test(.offThePool) func aPrivateKeyOthersCanReadIsRefused() throws {
         _ = try ReleaseKeyFile.generate("team", in: folders).get()
         try FileManager.default.setAttributes(
             [.posixPermissions: 0o644], ofItemAtPath: folders.privateKey("team"))
@@ -56,7 +56,7 @@ import Testing
         #expect(problem.fix.contains("chmod 600"))
     }
 
-    @Test func aMissingKeyOrABadNameSaysWhatToDo() {
+    @Test(.offThePool) func aMissingKeyOrABadNameSaysWhatToDo() {
         if case .failure(let problem) = ReleaseKeyFile.read("nobody", in: folders) {
             #expect(problem.code == "no-key")
             #expect(problem.fix.contains("keygen"))
@@ -70,7 +70,7 @@ import Testing
         }
     }
 
-    @Test func theTrustListAndTheChannelRecordPersist() throws {
+    @Test(.offThePool) func theTrustListAndTheChannelRecordPersist() throws {
         let store = ReleaseStore(folders: folders)
         #expect(try store.trustList().get() == TrustList())
         let key = try #require(Ed25519.PrivateKey.generate())
@@ -89,7 +89,7 @@ import Testing
     }
 
     /// A release folder written, published into a channel folder twice, and the channel read back verified.
-    @Test func aReleasePublishedToAChannelFolderVerifiesFromIt() throws {
+    @Test(.offThePool) func aReleasePublishedToAChannelFolderVerifiesFromIt() throws {
         let key = try ReleaseKeyFile.generate("team", in: folders).get()
         let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "team", for: ["characters"]))
         let work = Scratch.folder("channel-work").path
@@ -130,7 +130,7 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: channel + "/" + ChannelLayout.index)) == indexBytes)
     }
 
-    @Test func aChannelFileLongerOrDifferentThanItsEntryIsRefusedWithoutReadingPastTheBound() throws {
+    @Test(.offThePool) func aChannelFileLongerOrDifferentThanItsEntryIsRefusedWithoutReadingPastTheBound() throws {
         let path = Scratch.folder("bounded").path + "/libCharacters.so"
         let bytes = Data("library v1".utf8)
         let entry = FileEntry(path: "libCharacters.so", bytes: bytes)
@@ -148,7 +148,7 @@ import Testing
         #expect(changed.code == "file-mismatch")
     }
 
-    @Test func aReleaseFolderWhoseLibraryWasSwappedIsRefused() throws {
+    @Test(.offThePool) func aReleaseFolderWhoseLibraryWasSwappedIsRefused() throws {
         let key = try #require(Ed25519.PrivateKey.generate())
         let trust = try #require(TrustList().trusting(KeyText.text(of: key.publicKey), as: "team", for: ["characters"]))
         let folder = Scratch.folder("release").path + "/r"

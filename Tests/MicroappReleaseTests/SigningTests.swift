@@ -1,10 +1,11 @@
 import Foundation
 import MicroappDigest
 import MicroappRelease
+import TestScratch
 import Testing
 
 @Suite struct SigningTests {
-    @Test func aSignatureVerifiesOnlyForItsMessageAndItsKey() throws {
+    @Test(.offThePool) func aSignatureVerifiesOnlyForItsMessageAndItsKey() throws {
         let key = try #require(Ed25519.PrivateKey.generate())
         let other = try #require(Ed25519.PrivateKey.generate())
         let message = Data("release record".utf8)
@@ -19,7 +20,7 @@ import Testing
         #expect(!key.publicKey.verifies(Array(signature.prefix(63)), for: message))
     }
 
-    @Test func aKeyReadBackFromItsTextSignsAsTheOriginal() throws {
+    @Test(.offThePool) func aKeyReadBackFromItsTextSignsAsTheOriginal() throws {
         let key = try #require(Ed25519.PrivateKey.generate())
         let text = KeyText.text(of: key)
         #expect(text.hasPrefix("ed25519-private:"))
@@ -35,14 +36,14 @@ import Testing
         #expect(KeyText.publicKey("ed25519:AAAA") == nil)
     }
 
-    @Test func twoKeysAreDifferentAndHaveDifferentIDs() throws {
+    @Test(.offThePool) func twoKeysAreDifferentAndHaveDifferentIDs() throws {
         let first = try #require(Ed25519.PrivateKey.generate())
         let second = try #require(Ed25519.PrivateKey.generate())
         #expect(first != second)
         #expect(KeyText.id(of: first.publicKey) != KeyText.id(of: second.publicKey))
     }
 
-    @Test func canonicalEncodingSortsKeysSoTheSameDocumentSignsTheSame() throws {
+    @Test(.offThePool) func canonicalEncodingSortsKeysSoTheSameDocumentSignsTheSame() throws {
         let fixture = ChannelFixture()
         let first = fixture.release("characters", 2)
         let second = fixture.release("characters", 2)

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import TestScratch
 import Testing
 
 @Suite("A transfer's pace against its check's budget")
@@ -12,7 +13,9 @@ struct TransferPaceTests {
         return (TransferPace(started: zero + offset, budget: budget), zero)
     }
 
-    @Test("below the floor is fine during the grace, then cut; above it, the next look is when the bytes run out")
+    @Test(
+        "below the floor is fine during the grace, then cut; above it, the next look is when the bytes run out",
+        .offThePool)
     func floor() {
         let (pace, zero) = pace(CheckLimits(deadline: .seconds(600), minimumRate: 100, grace: .seconds(10)))
         #expect(pace.verdict(bytes: 0, at: zero + .seconds(9)) == .wait(until: zero + .seconds(10)))
@@ -22,7 +25,8 @@ struct TransferPaceTests {
         #expect(pace.verdict(bytes: 5000, at: zero + .seconds(51)) == .tooSlow)
     }
 
-    @Test("the deadline is the check's: a transfer begun late has what is left of it, however fast it goes")
+    @Test(
+        "the deadline is the check's: a transfer begun late has what is left of it, however fast it goes", .offThePool)
     func deadline() {
         let (pace, zero) = pace(
             CheckLimits(deadline: .seconds(60), minimumRate: 1, grace: .seconds(1)), offset: .seconds(50))
@@ -30,7 +34,8 @@ struct TransferPaceTests {
         #expect(pace.verdict(bytes: 1 << 30, at: zero + .seconds(60)) == .pastDeadline)
     }
 
-    @Test("the limits come from the environment when a variable holds a positive number, else the standard")
+    @Test(
+        "the limits come from the environment when a variable holds a positive number, else the standard", .offThePool)
     func fromTheEnvironment() {
         func limits(_ variables: [String: String]) -> CheckLimits {
             CheckLimits(

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -72,7 +73,9 @@ struct ChildProcessTests {
         kill(grandchild, SIGKILL)
     }
 
-    @Test("a program that cannot be started is a system-call error naming the call, the program and the reason")
+    @Test(
+        "a program that cannot be started is a system-call error naming the call, the program and the reason",
+        .offThePool)
     func cannotStart() throws {
         let error = #expect(throws: SystemCallError.self) {
             _ = try ChildProcess(["/nonexistent/program"])

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScratch
 import Testing
 
 @testable import MicroappPlatform
@@ -20,7 +21,8 @@ struct ChildTimeLimitTests {
         ChildTimeLimit(.seconds(5), started: start) { waited }
     }
 
-    @Test("a child that waited for no CPU meets the limit as it is: a hang on an idle machine is cut at 5 s")
+    @Test(
+        "a child that waited for no CPU meets the limit as it is: a hang on an idle machine is cut at 5 s", .offThePool)
     func idleMachine() {
         let start = ContinuousClock.now
         #expect(Self.limit(waited: .zero, start: start).remaining(at: start + .seconds(3)) == .seconds(2))
@@ -28,7 +30,7 @@ struct ChildTimeLimitTests {
         #expect(Self.limit(waited: nil, start: start).remaining(at: start + .seconds(5)) == .zero)
     }
 
-    @Test("the time it waited on the run queue is given back, up to four times the limit in wall time")
+    @Test("the time it waited on the run queue is given back, up to four times the limit in wall time", .offThePool)
     func busyMachine() {
         let start = ContinuousClock.now
         #expect(Self.limit(waited: .seconds(3), start: start).remaining(at: start + .seconds(5)) == .seconds(3))
@@ -85,7 +87,7 @@ struct ChildTimeLimitTests {
         Issue.record("process \(pid) never went to sleep")
     }
 
-    @Test("ChildProcess.wait cuts a child asleep past its timeout at about the timeout")
+    @Test("ChildProcess.wait cuts a child asleep past its timeout at about the timeout", .offThePool)
     func asleepIsCut() throws {
         let asleep = try ChildProcess(["/bin/sleep", "600"], output: .null, error: .null)
         let slept = ContinuousClock.now

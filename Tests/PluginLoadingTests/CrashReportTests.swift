@@ -1,4 +1,5 @@
 import MicroappPlatform
+import TestScratch
 import Testing
 
 @Suite("Crash reports")
@@ -22,7 +23,7 @@ struct CrashReportTests {
         0x00007f486790b000–0x00007f486790c15d e99f libCharacters-48213-2.so /home/u/.cache/microapp/swaps/libCharacters-48213-2.so
         """
 
-    @Test("a crash in a hot-swapped copy names that copy by its full path, not a name made up from it")
+    @Test("a crash in a hot-swapped copy names that copy by its full path, not a name made up from it", .offThePool)
     func namesTheSwappedCopy() {
         let crash = CrashReport(Self.swappedCopyCrash)
         let copy = "/home/u/.cache/microapp/swaps/libCharacters-48213-2.so"
@@ -33,7 +34,9 @@ struct CrashReportTests {
 
     /// As the handler of a forked app process writes it (`microapp_crash_report_install`): the runtime's layout with
     /// plain frames (no symbols), the executable mappings as the image list, and a path the kernel marks deleted.
-    @Test("a report from a forked app process's own crash handler names the library by full path and address")
+    @Test(
+        "a report from a forked app process's own crash handler names the library by full path and address", .offThePool
+    )
     func forkedProcessHandlerLayout() {
         let crash = CrashReport(
             """
@@ -57,7 +60,7 @@ struct CrashReportTests {
         #expect(crash.crashedThreadImages.first == "/opt/swift/usr/lib/swift/linux/libswiftCore.so")
     }
 
-    @Test("two libraries of the same file name are told apart by the address of the crashed frame")
+    @Test("two libraries of the same file name are told apart by the address of the crashed frame", .offThePool)
     func sameFileNameDifferentFolders() {
         let text = """
             *** Program crashed: Illegal instruction at 0x00007f0000002010 ***
@@ -79,7 +82,7 @@ struct CrashReportTests {
         #expect(crash.library(among: ["/src/.build/debug/libAuth.so"]) == nil)
     }
 
-    @Test("a crash in the host, the SDK or the toolchain names none of the loaded libraries")
+    @Test("a crash in the host, the SDK or the toolchain names none of the loaded libraries", .offThePool)
     func noPlugin() {
         let text = """
             *** Program crashed: Segmentation fault at 0x0 ***

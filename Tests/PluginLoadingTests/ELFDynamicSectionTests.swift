@@ -13,7 +13,7 @@ struct ELFDynamicSectionTests {
         return copy
     }
 
-    @Test("a plugin needs the SDK and the Swift runtime, and searches the toolchain's folder and its own")
+    @Test("a plugin needs the SDK and the Swift runtime, and searches the toolchain's folder and its own", .offThePool)
     func readsNeededAndRunpath() throws {
         let section = try ELFDynamicSection.read(Paths.runnerDirectory + "/libCharacters.so").get()
         #expect(section.needed.contains("libMicroappSDK.so"))
@@ -21,7 +21,9 @@ struct ELFDynamicSectionTests {
         #expect(section.runpath?.hasSuffix("$ORIGIN") == true, "\(section.runpath ?? "none")")
     }
 
-    @Test("a RUNPATH rewritten to $ORIGIN/../lib reads back so, with the same needed libraries and the same size")
+    @Test(
+        "a RUNPATH rewritten to $ORIGIN/../lib reads back so, with the same needed libraries and the same size",
+        .offThePool)
     func rewritesRunpathInPlace() throws {
         let copy = try Self.copyOfCharacters()
         let before = try ELFDynamicSection.read(copy).get()
@@ -34,7 +36,7 @@ struct ELFDynamicSectionTests {
         #expect(after.searchFolders(forFileAt: "/app/plugins/libCharacters.so") == ["/app/plugins/../lib"])
     }
 
-    @Test("a RUNPATH longer than the one written is refused, and the file is left as it was")
+    @Test("a RUNPATH longer than the one written is refused, and the file is left as it was", .offThePool)
     func refusesLongerRunpath() throws {
         let copy = try Self.copyOfCharacters()
         let before = try Data(contentsOf: URL(fileURLWithPath: copy))
@@ -49,7 +51,7 @@ struct ELFDynamicSectionTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == before)
     }
 
-    @Test("a file that is not ELF has no dynamic section")
+    @Test("a file that is not ELF has no dynamic section", .offThePool)
     func notELF() throws {
         let file = Scratch.folder("elf").appendingPathComponent("notes.txt").path
         #expect(FileManager.default.createFile(atPath: file, contents: Data(repeating: 0x41, count: 200)))
@@ -60,7 +62,9 @@ struct ELFDynamicSectionTests {
         #expect(error.reason.contains("not a 64-bit little-endian ELF file"))
     }
 
-    @Test("needed libraries are found through RUNPATH transitively (ICU only through Foundation); libc is the system's")
+    @Test(
+        "needed libraries are found through RUNPATH transitively (ICU only through Foundation); libc is the system's",
+        .offThePool)
     func resolvesTransitively() throws {
         let resolved = try NeededLibraries.resolve([Paths.runnerDirectory + "/libCharacters.so"]).get()
         let names = resolved.found.map(\.name)

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -47,7 +48,7 @@ struct FeatureExitTests {
         #expect(!stop.reason.contains("memory"))
     }
 
-    @Test("SIGKILL while the kernel's count of out-of-memory kills went up is reported as out of memory")
+    @Test("SIGKILL while the kernel's count of out-of-memory kills went up is reported as out of memory", .offThePool)
     func sigkillWithOOMCountIsOutOfMemory() {
         let cause = FeatureExit.cause(of: .signalled(SIGKILL), outOfMemoryKills: (before: 4, after: 5))
         #expect(cause == .outOfMemory)
@@ -55,7 +56,7 @@ struct FeatureExitTests {
         #expect(FeatureExit.cause(of: .signalled(SIGKILL), outOfMemoryKills: (4, 4)) == .killed(signal: SIGKILL))
     }
 
-    @Test("the out-of-memory count is read from this machine's cgroup or /proc/vmstat")
+    @Test("the out-of-memory count is read from this machine's cgroup or /proc/vmstat", .offThePool)
     func outOfMemoryCountIsReadable() {
         #expect(OutOfMemoryCount.read() != nil)
     }

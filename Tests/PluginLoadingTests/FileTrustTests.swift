@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappSDK
+import TestScratch
 import Testing
 
 /// The probe cache and `plugins.lock` are believed only when no one but this user could have written them: the
@@ -36,8 +37,8 @@ struct FileTrustTests {
     }
 
     @Test(
-        "a group-writable cache entry marking a crashing library usable is not believed: the library is probed and blocked"
-    )
+        "a group-writable cache entry marking a crashing library usable is not believed: the library is probed and blocked",
+        .offThePool)
     func forgedCacheIgnored() throws {
         let (file, trapping) = try Self.forgedCache("TrapForged", mode: 0o664)
         let cache = ProbeCache(file: file)
@@ -50,7 +51,9 @@ struct FileTrustTests {
         #expect(screening.probed == 1)
     }
 
-    @Test("the same edit in a cache only this user can write is believed (the mode is what stops the attack)")
+    @Test(
+        "the same edit in a cache only this user can write is believed (the mode is what stops the attack)", .offThePool
+    )
     func ownCacheBelieved() throws {
         let (file, trapping) = try Self.forgedCache("TrapOwnCache", mode: 0o600)
         let cache = ProbeCache(file: file)
@@ -58,7 +61,7 @@ struct FileTrustTests {
         #expect(cache.verdict(for: trapping) == .usable)
     }
 
-    @Test("a cache in a folder writable by others is ignored, naming the folder")
+    @Test("a cache in a folder writable by others is ignored, naming the folder", .offThePool)
     func cacheInOpenFolder() throws {
         let folder = try Self.folder("open-cache-folder")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: "\(folder)/probe-cache.json"))
@@ -69,7 +72,7 @@ struct FileTrustTests {
         #expect(warning.fix == "run `chmod go-w \(folder)`")
     }
 
-    @Test("a group-writable plugins.lock is ignored with a warning, and its libraries count as not pinned")
+    @Test("a group-writable plugins.lock is ignored with a warning, and its libraries count as not pinned", .offThePool)
     func groupWritableLockIgnored() throws {
         let folder = try PluginLockTests.folderWithRealPlugins()
         let auth = "\(folder)/libAuth.so"
@@ -88,7 +91,9 @@ struct FileTrustTests {
         #expect(decision.mode == .process)
     }
 
-    @Test("a trusted lock pins its libraries with the isolation its entries set, and locking again keeps the setting")
+    @Test(
+        "a trusted lock pins its libraries with the isolation its entries set, and locking again keeps the setting",
+        .offThePool)
     func lockEntrySetting() throws {
         let folder = try PluginLockTests.folderWithRealPlugins()
         let paths = PluginSet.discover(in: [folder])

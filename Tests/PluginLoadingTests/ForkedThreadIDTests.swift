@@ -1,6 +1,7 @@
 import CPlatform
 import Foundation
 import Synchronization
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,8 @@ private let contended = Mutex(0)
 
 @Suite("A forked child's threads take Swift's locks as their own")
 struct ForkedThreadIDTests {
-    @Test("a lock the child's forked thread holds while its other thread waits is handed over, not spun on")
+    @Test(
+        "a lock the child's forked thread holds while its other thread waits is handed over, not spun on", .offThePool)
     func forkedThreadHandsOverItsLock() throws {
         contended.withLock { $0 += 1 }
         let pid = microapp_fork()
@@ -53,7 +55,7 @@ struct ForkedThreadIDTests {
         #expect(status == 0, "the child ended with wait status \(status) (SIGILL 4: the Mutex trapped)")
     }
 
-    @Test("the child forgets a cached id but keeps a pointer whose upper half reads as the same number")
+    @Test("the child forgets a cached id but keeps a pointer whose upper half reads as the same number", .offThePool)
     func pointerHalvesAreKept() throws {
         // Ids run below pid_max (32768 here), as do the upper halves of user-space pointers (0x7fxx): a thread-local
         // pointer of the current task or executor must not lose its upper half when the forking thread's id matches.

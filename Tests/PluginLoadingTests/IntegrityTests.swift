@@ -1,6 +1,7 @@
 import Foundation
 import MicroappPlatform
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Plugins that someone else could have replaced are refused")
@@ -16,7 +17,7 @@ struct IntegrityTests {
         return (file, folder)
     }
 
-    @Test("a library writable by others is refused with the chmod that fixes it")
+    @Test("a library writable by others is refused with the chmod that fixes it", .offThePool)
     func worldWritableFile() throws {
         let copy = try Self.copyOfAuth(fileMode: 0o666, folderMode: 0o755)
         let problem = try #require(PluginSet.load([copy.file]).problems.first)
@@ -26,7 +27,7 @@ struct IntegrityTests {
         #expect(problem.fix == "run `chmod go-w \(copy.file)`")
     }
 
-    @Test("a library in a folder its group can write is refused, naming the folder")
+    @Test("a library in a folder its group can write is refused, naming the folder", .offThePool)
     func groupWritableFolder() throws {
         let copy = try Self.copyOfAuth(fileMode: 0o644, folderMode: 0o775)
         let problem = try #require(PluginSet.load([copy.file]).problems.first)
@@ -35,7 +36,7 @@ struct IntegrityTests {
         #expect(problem.fix.contains("chmod go-w \(copy.folder)"))
     }
 
-    @Test("the same library with safe modes loads")
+    @Test("the same library with safe modes loads", .offThePool)
     func safeModesLoad() throws {
         let copy = try Self.copyOfAuth(fileMode: 0o644, folderMode: 0o755)
         let report = PluginSet.load([copy.file])

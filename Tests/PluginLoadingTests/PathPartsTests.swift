@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 @testable import MicroappPlatform
@@ -7,6 +8,7 @@ import Testing
 struct PathPartsTests {
     @Test(
         "they are what NSString's lastPathComponent and deletingLastPathComponent say",
+        .offThePool,
         arguments: [
             "/x/y/libAuth.so", "/libAuth.so", "libAuth.so", "x/libAuth.so", "/x//y/libAuth.so", "/x/y/", "/", "",
             "//libAuth.so", "./libAuth.so", "/x/ü/libÄ.so", "/x/y/.", "..",

@@ -24,7 +24,7 @@ struct PluginLockTests {
         return (folder, paths)
     }
 
-    @Test("with a lock, matching libraries load and a changed one is refused with the fix")
+    @Test("with a lock, matching libraries load and a changed one is refused with the fix", .offThePool)
     func changedLibraryRefused() throws {
         let folder = try Self.folderWithRealPlugins()
         let paths = PluginSet.discover(in: [folder])
@@ -47,7 +47,7 @@ struct PluginLockTests {
         #expect(report.images.map(\.manifest.id) == ["auth"])
     }
 
-    @Test("with a lock, a library that is not in it is refused")
+    @Test("with a lock, a library that is not in it is refused", .offThePool)
     func unlistedLibraryRefused() throws {
         let folder = try Self.folderWithRealPlugins()
         let auth = "\(folder)/libAuth.so"
@@ -57,7 +57,9 @@ struct PluginLockTests {
         #expect(report.problems.first?.reason == "it is not in plugins.lock")
     }
 
-    @Test("with a lock, a library that cannot be read to check it is refused, naming the file, the reason and the fix")
+    @Test(
+        "with a lock, a library that cannot be read to check it is refused, naming the file, the reason and the fix",
+        .offThePool)
     func unreadableLibraryRefused() throws {
         let (folder, paths) = try Self.lockedFolderWithRealPlugins()
         // Tests may run as root, whom no file mode stops: a folder in the library's place cannot be read either.
@@ -74,7 +76,7 @@ struct PluginLockTests {
         #expect(report.images.map(\.manifest.id) == ["auth"])
     }
 
-    @Test("a folder that had a lock and has none now loads with a warning naming the lock and the fix")
+    @Test("a folder that had a lock and has none now loads with a warning naming the lock and the fix", .offThePool)
     func deletedLockWarned() throws {
         let folder = try Self.folderWithRealPlugins()
         let history = LockHistory(file: Scratch.folder("lock-history").appendingPathComponent("locked.json").path)
@@ -106,7 +108,7 @@ struct PluginLockTests {
         #expect(try !history.forget(folder), "nothing left to forget")
     }
 
-    @Test("a truncated library in a locked folder is refused as truncated, not as one to lock again")
+    @Test("a truncated library in a locked folder is refused as truncated, not as one to lock again", .offThePool)
     func truncatedLockedLibrary() throws {
         let (folder, paths) = try Self.lockedFolderWithRealPlugins()
         let auth = "\(folder)/libAuth.so"
@@ -120,7 +122,7 @@ struct PluginLockTests {
         #expect(report.images.map(\.manifest.id) == ["characters"])
     }
 
-    @Test("a folder that never had a lock loads without a warning and is not recorded")
+    @Test("a folder that never had a lock loads without a warning and is not recorded", .offThePool)
     func neverLockedFolderQuiet() throws {
         let folder = try Self.folderWithRealPlugins()
         let history = LockHistory(file: Scratch.folder("lock-history").appendingPathComponent("locked.json").path)
@@ -129,7 +131,7 @@ struct PluginLockTests {
         #expect(history.folders.isEmpty)
     }
 
-    @Test("the lock records each library's SHA-256 and feature id")
+    @Test("the lock records each library's SHA-256 and feature id", .offThePool)
     func lockContents() throws {
         let folder = try Self.folderWithRealPlugins()
         let lock = try PluginLock(images: PluginSet.load(PluginSet.discover(in: [folder])).images)

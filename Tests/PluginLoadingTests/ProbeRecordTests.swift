@@ -3,6 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappSDK
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -27,7 +28,7 @@ struct ProbeRecordTests {
         return String(decoding: maps, as: UTF8.self).contains(file)
     }
 
-    @Test("the probe records the manifest and SDK version, keyed by the digest of the bytes it probed")
+    @Test("the probe records the manifest and SDK version, keyed by the digest of the bytes it probed", .offThePool)
     func probeWritesTheRecord() throws {
         let (folder, auth) = try Self.authCopy("record-written")
         var screening = PluginScreening(probe: ProbeTests.probe, cache: ProbeCache(file: "\(folder)/cache.json"))
@@ -43,7 +44,8 @@ struct ProbeRecordTests {
         #expect(ProbeCache(file: "\(folder)/cache.json").record(for: String(repeating: "0", count: 64)) == nil)
     }
 
-    @Test("a start after the probe maps the library with the recorded manifest and does not decode its own")
+    @Test(
+        "a start after the probe maps the library with the recorded manifest and does not decode its own", .offThePool)
     func runUsesTheRecordedManifest() throws {
         let (folder, auth) = try Self.authCopy("record-run")
         let cacheFile = "\(folder)/cache.json"
@@ -69,7 +71,9 @@ struct ProbeRecordTests {
         #expect(throws: Never.self) { try PluginLoader.register(image).get() }
     }
 
-    @Test("a start with the record asks the entry for no manifest; a later load without one has the entry make it")
+    @Test(
+        "a start with the record asks the entry for no manifest; a later load without one has the entry make it",
+        .offThePool)
     func recordedStartBuildsNoManifest() throws {
         let (folder, auth) = try Self.authCopy("record-no-manifest")
         let cacheFile = "\(folder)/cache.json"
@@ -122,7 +126,9 @@ struct ProbeRecordTests {
         #expect(try !Self.isMapped(auth))
     }
 
-    @Test("a library rewritten at the same path is hashed again and probed again: the old record does not answer")
+    @Test(
+        "a library rewritten at the same path is hashed again and probed again: the old record does not answer",
+        .offThePool)
     func changedLibraryIsProbedAgain() throws {
         let (folder, auth) = try Self.authCopy("record-changed")
         let store = try #require(LibraryStore(folder: "\(folder)/store"))
@@ -176,7 +182,7 @@ struct LibraryStoreTests {
         try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
     }
 
-    @Test("the same digest serves lock, probe cache and copy: one read and hash per library per start")
+    @Test("the same digest serves lock, probe cache and copy: one read and hash per library per start", .offThePool)
     func hashedOncePerStart() throws {
         let (folder, auth) = try ProbeRecordTests.authCopy("hash-once")
         let lock = PluginLock(
@@ -217,7 +223,7 @@ struct LibraryStoreTests {
         #expect(again.sha256 == cold.sha256)
     }
 
-    @Test("a library younger than a second is copied and hashed on every start until it is older")
+    @Test("a library younger than a second is copied and hashed on every start until it is older", .offThePool)
     func youngLibraryIsNotRemembered() throws {
         let (folder, auth) = try ProbeRecordTests.authCopy("store-young")
         let store = try #require(LibraryStore(folder: "\(folder)/store"))
@@ -227,7 +233,7 @@ struct LibraryStoreTests {
         #expect(read >= (try Self.size(auth)))
     }
 
-    @Test("a store another user could write is not used")
+    @Test("a store another user could write is not used", .offThePool)
     func untrustedStoreIsRefused() throws {
         let folder = "\(Paths.fixtures)/store-open-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -21,7 +22,9 @@ struct SandboxPolicyTests {
         7f000000c000-7f000000d000 rw-p 00000000 00:00 0
         """
 
-    @Test("the runtime's read paths: the toolchain folder whole, other mapped files alone, never their folders")
+    @Test(
+        "the runtime's read paths: the toolchain folder whole, other mapped files alone, never their folders",
+        .offThePool)
     func runtimePaths() {
         let paths = SandboxPolicy.runtimeReadPaths(maps: Self.maps)
         #expect(paths.contains("/opt/swift/usr/lib/swift/linux"))
@@ -37,7 +40,8 @@ struct SandboxPolicyTests {
     }
 
     @Test(
-        "a feature's policy in this process: its library, this runtime, scratch writable, the network only if granted")
+        "a feature's policy in this process: its library, this runtime, scratch writable, the network only if granted",
+        .offThePool)
     func featurePolicy() throws {
         let scratch = NSTemporaryDirectory()
         let library = "/dev/null"
@@ -60,7 +64,9 @@ struct SandboxPolicyTests {
         #expect(closed.memoryLimit == SandboxPolicy.defaultMemoryLimit && !closed.bestEffort)
     }
 
-    @Test("support without Landlock names it missing, why, and that isolated features need --allow-unsandboxed")
+    @Test(
+        "support without Landlock names it missing, why, and that isolated features need --allow-unsandboxed",
+        .offThePool)
     func supportWithoutLandlock() {
         let support = SandboxSupport(landlockABI: 0, landlockError: EOPNOTSUPP, seccomp: true, noNewPrivileges: true)
         #expect(support.missing == [.landlock])
@@ -73,14 +79,16 @@ struct SandboxPolicyTests {
         #expect(old.missing.isEmpty && old.summary.contains("TCP left to seccomp"))
     }
 
-    @Test("this kernel's support is reported as it is: missing is empty exactly when the summary says complete")
+    @Test(
+        "this kernel's support is reported as it is: missing is empty exactly when the summary says complete",
+        .offThePool)
     func supportHere() {
         let support = Sandbox.support
         #expect(support.missing.isEmpty == support.summary.hasPrefix("sandbox complete"))
         #expect((support.landlockABI == 0) == support.missing.contains(.landlock))
     }
 
-    @Test("applying in a process with more than one thread is refused before anything is in force")
+    @Test("applying in a process with more than one thread is refused before anything is in force", .offThePool)
     func threadedProcessRefused() throws {
         // The test runner always has several threads; were it to have one, applying would sandbox the whole run.
         let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
@@ -94,7 +102,7 @@ struct SandboxPolicyTests {
         }
     }
 
-    @Test("a failed rule's problem names the path, the call's words and a fix")
+    @Test("a failed rule's problem names the path, the call's words and a fix", .offThePool)
     func ruleProblem() {
         let problem = SandboxError(step: .landlockRule, errno: ENOENT, path: "/srv/gone", applied: [.limits]).problem
         #expect(problem.code == "sandbox")
