@@ -150,13 +150,23 @@ let package = Package(
             name: "DemoServicesTests",
             dependencies: ["DemoServices", "MicroappPlatform", "TestScratch", "TestServers", sdk],
             path: "Tests/DemoServicesTests", swiftSettings: strict),
+        // A test target per module, named after it (TestLayoutTests keeps it so); EndToEndTests runs the binaries.
         .testTarget(
-            name: "MicroappCoreTests",
-            dependencies: ["MicroappCore", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
+            name: "MicroappCoreTests", dependencies: ["MicroappCore", "MicroappTesting", "TestScratch", sdk],
             path: "Tests/MicroappCoreTests", swiftSettings: strict),
+        // The SDK's own types (route patterns, RootDriver, type shapes, its clock) and its documentation.
         .testTarget(
-            name: "PluginLoadingTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
-            path: "Tests/PluginLoadingTests",
+            name: "MicroappSDKTests", dependencies: ["MicroappTesting", sdk], path: "Tests/MicroappSDKTests",
+            swiftSettings: strict),
+        .testTarget(
+            name: "MicroappDigestTests", dependencies: ["MicroappDigest"], path: "Tests/MicroappDigestTests",
+            swiftSettings: strict),
+        .testTarget(
+            name: "CommandLineSpecTests", dependencies: ["CommandLineSpec"], path: "Tests/CommandLineSpecTests",
+            swiftSettings: strict),
+        .testTarget(
+            name: "MicroappPlatformTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
+            path: "Tests/MicroappPlatformTests",
             swiftSettings: strict),
         // The loading pipeline's steps, driven one at a time with real libraries and plain values.
         .testTarget(
@@ -196,11 +206,11 @@ let package = Package(
             path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
-            name: "HotSwapTests",
+            name: "MicroappDevLoopTests",
             dependencies: [
                 "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTesting", "TestScratch", sdk,
             ],
-            path: "Tests/HotSwapTests", exclude: secondStepFolders("Packaging"),
+            path: "Tests/MicroappDevLoopTests", exclude: secondStepFolders("Packaging"),
             swiftSettings: strict),
         .target(
             name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport",
@@ -233,12 +243,12 @@ let package = Package(
             swiftSettings: strict),
         // The CLI's own parts (`@testable import MicroappTool`).
         .testTarget(
-            name: "MicroappCLITests",
+            name: "MicroappToolTests",
             dependencies: [
                 "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappHost",
                 "MicroappTerminal", "DemoServices", "TestScratch", sdk,
             ],
-            path: "Tests/MicroappCLITests",
+            path: "Tests/MicroappToolTests",
             swiftSettings: strict),
         // The release rules with real signatures (keys made in the test), and every tampering refused.
         .testTarget(
@@ -247,8 +257,5 @@ let package = Package(
                 "MicroappRelease", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk,
             ],
             path: "Tests/MicroappReleaseTests", swiftSettings: strict),
-        .testTarget(
-            name: "FuzzRegressionTests", dependencies: ["MicroappCore", sdk], path: "Tests/FuzzRegressionTests",
-            swiftSettings: strict),
     ] + featureTargets
 )
