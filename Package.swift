@@ -123,10 +123,11 @@ let package = Package(
                 "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappHost",
                 "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappRelease", sdk,
             ],
-            path: "Sources/MicroappTool", swiftSettings: strict),
+            // host-api.txt: the host API's baseline (scripts/check-host-api).
+            path: "Sources/MicroappTool", exclude: ["host-api.txt"], swiftSettings: strict),
         // The demo app's host: its composition root (main.swift) handing DemoServices to MicroappTool.
         .executableTarget(
-            name: "microapp", dependencies: ["MicroappTool", "MicroappPlatform", "DemoServices"],
+            name: "microapp", dependencies: ["MicroappTool", "DemoServices"],
             path: "hosts/microapp/CLI",
             swiftSettings: strict),
         // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
@@ -149,13 +150,23 @@ let package = Package(
             name: "DemoServicesTests",
             dependencies: ["DemoServices", "MicroappPlatform", "TestScratch", "TestServers", sdk],
             path: "Tests/DemoServicesTests", swiftSettings: strict),
+        // A test target per module, named after it (TestLayoutTests keeps it so); EndToEndTests runs the binaries.
         .testTarget(
-            name: "MicroappCoreTests",
-            dependencies: ["MicroappCore", "MicroappDigest", "MicroappTesting", "TestScratch", sdk],
+            name: "MicroappCoreTests", dependencies: ["MicroappCore", "MicroappTesting", "TestScratch", sdk],
             path: "Tests/MicroappCoreTests", swiftSettings: strict),
+        // The SDK's own types (route patterns, RootDriver, type shapes, its clock) and its documentation.
         .testTarget(
-            name: "PluginLoadingTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
-            path: "Tests/PluginLoadingTests",
+            name: "MicroappSDKTests", dependencies: ["MicroappTesting", sdk], path: "Tests/MicroappSDKTests",
+            swiftSettings: strict),
+        .testTarget(
+            name: "MicroappDigestTests", dependencies: ["MicroappDigest"], path: "Tests/MicroappDigestTests",
+            swiftSettings: strict),
+        .testTarget(
+            name: "CommandLineSpecTests", dependencies: ["CommandLineSpec"], path: "Tests/CommandLineSpecTests",
+            swiftSettings: strict),
+        .testTarget(
+            name: "MicroappPlatformTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
+            path: "Tests/MicroappPlatformTests",
             swiftSettings: strict),
         // The loading pipeline's steps, driven one at a time with real libraries and plain values.
         .testTarget(
@@ -195,11 +206,11 @@ let package = Package(
             path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
-            name: "HotSwapTests",
+            name: "MicroappDevLoopTests",
             dependencies: [
                 "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTesting", "TestScratch", sdk,
             ],
-            path: "Tests/HotSwapTests", exclude: secondStepFolders("Packaging"),
+            path: "Tests/MicroappDevLoopTests", exclude: secondStepFolders("Packaging"),
             swiftSettings: strict),
         .target(
             name: "BenchmarkSupport", dependencies: ["CommandLineSpec"], path: "Benchmarks/BenchmarkSupport",
@@ -232,12 +243,12 @@ let package = Package(
             swiftSettings: strict),
         // The CLI's own parts (`@testable import MicroappTool`).
         .testTarget(
-            name: "MicroappCLITests",
+            name: "MicroappToolTests",
             dependencies: [
                 "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappHost",
                 "MicroappTerminal", "DemoServices", "TestScratch", sdk,
             ],
-            path: "Tests/MicroappCLITests",
+            path: "Tests/MicroappToolTests",
             swiftSettings: strict),
         // The release rules with real signatures (keys made in the test), and every tampering refused.
         .testTarget(
@@ -246,8 +257,5 @@ let package = Package(
                 "MicroappRelease", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk,
             ],
             path: "Tests/MicroappReleaseTests", swiftSettings: strict),
-        .testTarget(
-            name: "FuzzRegressionTests", dependencies: ["MicroappCore", sdk], path: "Tests/FuzzRegressionTests",
-            swiftSettings: strict),
     ] + featureTargets
 )

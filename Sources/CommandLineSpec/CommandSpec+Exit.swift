@@ -3,7 +3,7 @@ import Foundation
 extension CommandSpec {
     /// Parses `words` for a program without a richer error path: on `--help` prints the help and exits 0, on a
     /// mistake prints it (`NAME: what` and `  to fix: …`) on stderr and exits 1.
-    public func parseOrExit(_ words: [String], allowingHidden: Bool = false) -> ParsedCommand {
+    package func parseOrExit(_ words: [String], allowingHidden: Bool = false) -> ParsedCommand {
         do {
             let parsed = try parse(words, allowingHidden: allowingHidden)
             if parsed.flag("--help") {

@@ -1,12 +1,12 @@
 extension CommandSpec {
     /// `microapp solo FEATURE [options]`: the command, its operands, and `[options]` when it has any to show.
-    public var usage: String {
+    package var usage: String {
         let options = visibleOptions.count > 1 ? ["[options]"] : []
         return ([name] + operands.map(\.synopsis) + options).joined(separator: " ")
     }
 
     /// The help: the usage line, the discussion, every visible option with its help, and the epilogue.
-    public var help: String {
+    package var help: String {
         var sections = ["usage: \(usage)"]
         if !discussion.isEmpty { sections.append(discussion) }
         sections.append("OPTIONS\n" + Self.optionLines(visibleOptions))

@@ -43,7 +43,7 @@ extension CommandSpec {
     /// forgotten value never swallows the next option. Hidden options count only when `allowingHidden` is true.
     /// Each value is converted by its option's `ValueKind`; one it refuses is an error naming the option, the value
     /// and the fix. Values and operands are checked unless `--help` was given.
-    public func parse(_ words: [String], allowingHidden: Bool = false) throws(CommandLineError) -> ParsedCommand {
+    package func parse(_ words: [String], allowingHidden: Bool = false) throws(CommandLineError) -> ParsedCommand {
         var parsed = ParsedCommand()
         // The first value its kind refuses; said unless --help was asked for, which needs no value to be right.
         var refused: CommandLineError?

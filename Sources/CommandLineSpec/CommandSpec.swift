@@ -39,7 +39,7 @@ public struct CommandSpec: Sendable {
 
     /// The same command accepting `more` options too, after its own (and before `--help`): how a program adds
     /// options to a command it did not declare.
-    public func adding(_ more: [Option]) -> CommandSpec {
+    package func adding(_ more: [Option]) -> CommandSpec {
         CommandSpec(
             name, summary: summary, operands: operands, options: Array(options.dropLast()) + more,
             discussion: discussion,
@@ -47,10 +47,10 @@ public struct CommandSpec: Sendable {
     }
 
     /// The option called `name`, hidden or not.
-    public func option(_ name: String) -> Option? { options.first { $0.name == name } }
+    package func option(_ name: String) -> Option? { options.first { $0.name == name } }
 
     /// The options people see in the help: every option except the hidden ones.
-    public var visibleOptions: [Option] { options.filter { !$0.isHidden } }
+    package var visibleOptions: [Option] { options.filter { !$0.isHidden } }
 }
 
 /// Anything that declares an option: an `Option`, or an `OptionSpec` that also reads it as a typed value.

@@ -43,7 +43,7 @@ public final class Container: DependencySource {
     /// The current implementation of each service a feature provides.
     private var slots: [String: ServiceSlot] = [:]
     /// What is on offer, by key id.
-    public private(set) var offers: [String: Offer] = [:]
+    package private(set) var offers: [String: Offer] = [:]
 
     /// An empty container.
     public init() {}
@@ -64,7 +64,7 @@ public final class Container: DependencySource {
     /// A feature's service does not replace a mock: in solo the mocks stand in for every provider, the
     /// running feature's own included, so `--mock KEY=VARIANT` decides what a feature that provides and needs a
     /// service gets, also after a swap.
-    public func provide(
+    package func provide(
         _ key: String, type: String, service: ErasedService, by provider: String, summary: String? = nil,
         shape: String? = nil
     ) {

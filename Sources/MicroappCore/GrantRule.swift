@@ -40,21 +40,21 @@ public struct GrantRule: Sendable, Equatable, Codable {
     public static let `default` = GrantRule(trust: .pinned)
 
     /// The most access this rule gives feature `id` trusted as `level`; nil when it gives none.
-    public func access(for id: String, trust level: FeatureTrust) -> Access? {
+    package func access(for id: String, trust level: FeatureTrust) -> Access? {
         if features.contains(id), level >= Self.namedTrust { return .readWrite }
         if let trust, level >= trust { return trustAccess }
         return nil
     }
 
     /// The least trust a feature named by id needs for the name to count.
-    public static let namedTrust = FeatureTrust.pinned
+    package static let namedTrust = FeatureTrust.pinned
 
     /// Whether an untrusted feature may use the key (read at least) without being named.
-    public var isPublic: Bool { trust == .untrusted }
+    package var isPublic: Bool { trust == .untrusted }
 
     /// Who the rule admits, for messages and `keys`: `anyone (public)`, `anyone read-only (public); auth read-write`,
     /// `settings, or features own or pinned`, `search only`.
-    public var summary: String {
+    package var summary: String {
         let named = features.joined(separator: ", ")
         guard let trust else { return features.isEmpty ? "nobody unless granted" : "\(named) only" }
         let others: String

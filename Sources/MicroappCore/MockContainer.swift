@@ -40,7 +40,7 @@ extension ObservableProperty: SharableState where Value: Codable {
 extension Problem {
     /// A requirement of feature `id` (Swift type `typeName`) with no mock: which key, and how to ship the mock beside
     /// the feature.
-    public static func unmocked(_ requirement: Requirement, feature id: String, typeName: String) -> Problem {
+    package static func unmocked(_ requirement: Requirement, feature id: String, typeName: String) -> Problem {
         let add =
             requirement.kind == .service
             ? "mocks.service(<the DependencyKey '\(requirement.key)'>, Service { request in … })"

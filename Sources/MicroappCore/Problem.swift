@@ -80,7 +80,7 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
 
     /// The error notice the terminal shows in its footer and `--ui json` writes as
     /// `{"type":"error","code":…,"fix":…,"message":…}`.
-    public var notice: Notice { Notice(level: .error, code: code, message: message, fix: fix) }
+    package var notice: Notice { Notice(level: .error, code: code, message: message, fix: fix) }
 }
 
 /// An error a person may see: it says what, why and how to fix it as a `Problem`.

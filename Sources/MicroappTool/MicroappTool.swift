@@ -1,8 +1,7 @@
-@_exported import CommandLineSpec
+import CommandLineSpec
 import Foundation
-@_exported import MicroappCore
+import MicroappCore
 import MicroappPlatform
-@_exported import MicroappSDK
 
 /// The generic `microapp` tool (run, solo, preview, --watch, doctor, graph, keys, new, …) over one app's services:
 /// an app's host is a `main.swift` that builds its `HostConfiguration` and calls `MicroappTool.main(host:)`.

@@ -96,124 +96,12 @@ enum RunCommand: Command {
         }
     }
 
-    /// Runs the app in this process.
+    /// Runs the app in this process: its composition root (`AppComposition`) makes it, the front end shows it.
     @MainActor
     static func runApp(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         if arguments[Self.supervised] { endWithSupervisor() }
-        let ui = arguments.frontEnd
-        let settleTimeout = arguments[CommonOptions.settleTimeout]
-        let openURL = arguments.openURL
-        // The supervised app's copies of its libraries live in its supervisor's private folder, which the supervisor
-        // removes however this process ends.
-        if let stateFile = arguments[Self.stateFile] {
-            LibraryCopy.keepCopies(in: (stateFile as NSString).deletingLastPathComponent)
-        }
-        // Versions a crash took the app away from inside their canary window go back before anything loads.
-        let recovery = CanaryRecovery.takeBack(
-            in: try PluginLocations.current().directories(arguments),
-            crashed: Set(arguments[CommonOptions.skipLibrary])
-        ) { folder, trial in
-            ChannelUpdater.reject(
-                trial.feature, bad: trial.version, restored: trial.previous, in: folder,
-                environment: arguments.environment)
-        }
-        let set = try await LoadedPluginSet.load(arguments, host: host, services: .live, restored: recovery.restored)
-        if arguments[Self.strict] && !set.problems.isEmpty {
-            Console.report(set.problems)
-            Console.err("microapp: \(set.problems.count) problem(s) with the plugin set; --strict stops here")
-            return .invalidPluginSet
-        }
-        // Recorded before any feature's code runs: a crash while features start is traced to its library too.
-        let stateFile = arguments[Self.stateFile]
-        let libraries = RecordedState.libraries(of: set.images)
-        if let stateFile { RecordedState(route: "", feature: "", libraries: libraries).save(stateFile) }
-        let placements = set.placements
-        var options = AppRuntime.Options(
-            name: host.name, home: arguments[Self.home] ?? host.home, isolation: set.running,
-            now: arguments.environment.now)
-        options.spoken = { ProgramName.spoken($0) }
-        let runtime = AppRuntime(
-            sources: placements.map(\.source), resolution: set.resolution, container: set.container, options: options)
-        set.isolationLog?.connect { feature, line in
-            runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
-        }
-        let problems = set.problems + runtime.startProblems
-        if arguments[Self.strict] && !problems.isEmpty {
-            Console.report(problems)
-            return .invalidPluginSet
-        }
-        guard !runtime.runningFeatures.isEmpty else {
-            Console.report(problems)
-            Console.err(
-                Problem(
-                    code: .nothingToRun, subject: "", reason: "no feature is left to run",
-                    fix: "build the plugins (`swift build`) or point --plugins at a folder of lib<Feature>.so files"))
-            return .invalidPluginSet
-        }
-        runtime.open(openURL)
-        // Scripts read problems as `error` lines and people see them in the footer; stderr keeps a copy
-        // except in JSON mode, where stdout already carries them.
-        runtime.announce(
-            (problems + set.warnings).map(\.notice) + (set.buildFailure.map { [$0] } ?? []) + recovery.notices)
-        if let leftover = set.leftover {
-            runtime.announce([
-                Notice(
-                    level: .info, code: .skippedLibraries, message: leftover.message, fix: leftover.fix,
-                    detail: leftover.libraries.map(\.file))
-            ])
-            if ui != .json { Console.err(leftover.note, label: "note") }
-        }
-        if let crash = arguments[Self.crashNotice] {
-            runtime.announce([
-                Notice(
-                    level: .error, code: .pluginCrashed, message: crash,
-                    fix: "run `microapp doctor`, fix the plugin and start again")
-            ])
-        }
-        if ui != .json {
-            Console.report(problems)
-            Console.warn(set.warnings)
-        }
-        let recorder = stateFile.map { RecordingDriver(runtime, file: $0, libraries: libraries) }
-        let swapper =
-            arguments[CommonOptions.watch] || arguments[Self.channel] != nil
-            ? HotSwapper.forRun(
-                runtime, images: set.plugins, probing: !arguments[CommonOptions.noProbe],
-                environment: arguments.environment, allowingUnsandboxed: arguments[CommonOptions.allowUnsandboxed],
-                isolation: set.isolated.isEmpty ? nil : set.isolationLog,
-                willSwap: recorder.map { recorder in recorder.willSwap }) : nil
-        var watch: WatchLoop?
-        if let swapper, arguments[CommonOptions.watch] {
-            watch = WatchLoop.started(
-                swapper, images: set.plugins, directories: try PluginLocations.current().directories(arguments),
-                environment: arguments.environment)
-        }
-        let channel = swapper.flatMap { swapper in
-            arguments[Self.channel].map { url in
-                ChannelWatch(
-                    swapper: swapper,
-                    updates: ChannelUpdater(
-                        url, plugins: set.plugins, environment: arguments.environment,
-                        screening: PluginScreening(
-                            environment: arguments.environment,
-                            allowingUnsandboxed: SandboxCheck.here(arguments).unsandboxed)),
-                    window: arguments[Self.canaryWindow], every: arguments[Self.checkEvery],
-                    hangDeadline: RequestWatchdog.deadline(from: arguments.environment.variables),
-                    crashReport: MainThreadWatchdog.reportPath(arguments.environment.variables))
-            }
-        }
-        channel?.start()
-        let driver: any AppDriver = recorder ?? runtime
-        let exit = await ui.present(
-            driver, appName: host.name, arguments: arguments, settleTimeout: settleTimeout,
-            restartFolder: stateFile.map { ($0 as NSString).deletingLastPathComponent },
-            graph: ui == .web ? GraphCommand.dot(GraphCommand.graph(set)) : nil)
-        watch?.stop()
-        channel?.stop()
-        swapper?.quit()
-        set.isolationLog?.stopAll()
-        set.isolationLog?.zygote?.stop()
-        return exit
+        guard let app = try await AppComposition.compose(arguments, host: host) else { return .invalidPluginSet }
+        return await app.run()
     }
 
     /// An app process whose supervisor is gone (killed, say) must not live on holding the terminal and the data:

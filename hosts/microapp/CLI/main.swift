@@ -1,6 +1,5 @@
 import DemoServices
 import Foundation
-import MicroappPlatform
 import MicroappTool
 
 /// The composition root: the demo app's name, routes and services, the one place the generic commands learn them.

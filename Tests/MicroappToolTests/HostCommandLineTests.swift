@@ -142,7 +142,7 @@ struct HostCommandLineTests {
 
 /// A host command named like a built-in one.
 enum SecondRunCommand: Command {
-    static let declaration = CommandSpec("microapp run", summary: "another run", options: [Option]())
+    static let declaration = CommandSpec("microapp run", summary: "another run", options: [])
 
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode { .ok }

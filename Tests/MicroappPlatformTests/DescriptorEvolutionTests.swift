@@ -22,7 +22,7 @@ struct DescriptorEvolutionTests {
     {
         let manifest = DescriptorFixture.literal(Manifests.json(id))
         let nextMinorHeader = Paths.repository.appendingPathComponent(
-            "Tests/PluginLoadingTests/NextMinor/microapp_next.h"
+            "Tests/MicroappPlatformTests/NextMinor/microapp_next.h"
         ).path
         let size = writesAppendedField ? "sizeof(microapp_descriptor_next)" : "MICROAPP_DESCRIPTOR_MIN_SIZE"
         let source = """

@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 // Inputs the fuzzers (`scripts/fuzz`) found breaking an invariant of Benchmarks/Fuzz/Invariants.swift, minimized.
@@ -10,6 +11,7 @@ import Testing
 struct RouteFuzzRegressionTests {
     @Test(
         "a URL built by filling a parameter matches with that value",
+        .offThePool,
         arguments: [
             "\u{301}",  // combining acute accent: joins the '/' before it
             "\u{301}x",
@@ -22,7 +24,7 @@ struct RouteFuzzRegressionTests {
         #expect(pattern.match("a://b/\(value)/list") == ["x": value])
     }
 
-    @Test("a parameter is one segment: it never binds a '/'")
+    @Test("a parameter is one segment: it never binds a '/'", .offThePool)
     func parameterHoldsNoSlash() throws {
         let pattern = try RoutePattern("a://b/{x}")
         #expect(pattern.match("a://b/c/\u{301}d") == nil)  // three segments, the pattern has two
@@ -30,7 +32,7 @@ struct RouteFuzzRegressionTests {
         #expect(single.match("x://a/\u{200D}b") == nil)
     }
 
-    @Test("the route table does not send a longer URL to a shorter route with a '/' in its parameter")
+    @Test("the route table does not send a longer URL to a shorter route with a '/' in its parameter", .offThePool)
     func tableKeepsSegments() throws {
         let manifest = FeatureManifest(
             id: "a", version: 1, displayName: "A",
@@ -42,7 +44,7 @@ struct RouteFuzzRegressionTests {
                 || match?.location.parameters.values.allSatisfy { !$0.unicodeScalars.contains("/") } == true)
     }
 
-    @Test("overlapping patterns: a URL that matches one-segment and two-segment patterns alike")
+    @Test("overlapping patterns: a URL that matches one-segment and two-segment patterns alike", .offThePool)
     func overlapsAgreeWithMatch() throws {
         // libFuzzer's find: the URL below matched both, yet the patterns (different segment counts) do not overlap.
         let two = try RoutePattern("x://\u{E9}/{p}")
