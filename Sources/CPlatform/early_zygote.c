@@ -38,21 +38,25 @@ static int starts_with(const char *text, const char *prefix) {
     return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-/// True when the command line is a `run` that will start isolated features in children, as PluginSetLoading decides
-/// before any lock is read (`--isolation process`, or `auto` with a `--plugins` folder), and none of the options that
-/// change what the children's environment must hold (`--allow-unsandboxed`) or that end before any child (`--help`).
+/// True when the command line is a `run` that will fork children from a template: isolated features, as
+/// PluginSetLoading decides before any lock is read (`--isolation process`, or `auto` with a `--plugins` folder), or a
+/// library new to the probe cache (the probe is a sandboxed child too), unless `--no-probe` says none is probed.
+/// Never with the options that change what the children's environment must hold (`--allow-unsandboxed`) or that end
+/// before any child (`--help`).
 static int wants_children(int argc, char **argv) {
     if (argc > 1 && argv[1][0] != '-' && !equals(argv[1], "run")) return 0;
     const char *isolation = "auto";
     int plugins = 0;
+    int probes = 1;
     for (int index = 1; index < argc && !equals(argv[index], "--"); index++) {
         const char *word = argv[index];
         if (equals(word, "--help") || equals(word, "-h") || equals(word, "--allow-unsandboxed")) return 0;
         if (equals(word, "--isolation") && index + 1 < argc) isolation = argv[++index];
         else if (starts_with(word, "--isolation=")) isolation = word + strlen("--isolation=");
         else if (equals(word, "--plugins") || starts_with(word, "--plugins=")) plugins = 1;
+        else if (equals(word, "--no-probe")) probes = 0;
     }
-    return equals(isolation, "process") || (equals(isolation, "auto") && plugins);
+    return probes || equals(isolation, "process") || (equals(isolation, "auto") && plugins);
 }
 
 /// The variables an isolated feature's child keeps (ChildLaunch.featureEnvironment): what the runtime needs.
@@ -130,9 +134,10 @@ static void reap_at_exit(void) {
 /// process has read nothing of the person's, when the command line will need it and the executable serves it.
 __attribute__((constructor)) static void fork_early_zygote(int argc, char **argv, char **envp) {
     if (microapp_early_zygote_served == NULL || argv == NULL) return;
-    // Opt-in for now (MICROAPP_ZYGOTE=early): the 10 s isolated start once blamed on it was every forked child's
-    // (inherited thread ids, see inherited_thread_ids.c); it is to be measured against the default supervised first.
-    if (equals(getenv("MICROAPP_INTERNAL"), "1") || !equals(getenv("MICROAPP_ZYGOTE"), "early")) return;
+    // The default: MICROAPP_ZYGOTE=started starts the template as a process of its own once the app runs (the way
+    // before this one, kept to measure against), and 0 starts every child as a process of its own.
+    const char *choice = getenv("MICROAPP_ZYGOTE");
+    if (equals(getenv("MICROAPP_INTERNAL"), "1") || equals(choice, "0") || equals(choice, "started")) return;
     if (!wants_children(argc, argv)) return;
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) return;
