@@ -166,10 +166,14 @@ package enum PluginSetLoader {
         // The template forked before main (for children and probes) is ready now; one started instead takes longest
         // to be ready (a process start): when children are expected, it starts now, beside the lock checks.
         let early = request.usesZygote && request.featureHost == IsolatedLaunch.executable ? Zygote.early() : nil
-        let earlyZygote: Task<Zygote?, Never>? =
-            if let early { Task { early } } else if request.expectsChildren { Task { await startZygote(request) } } else {
-                nil
-            }
+        let earlyZygote: Task<Zygote?, Never>?
+        if let early {
+            earlyZygote = Task { early }
+        } else if request.expectsChildren {
+            earlyZygote = Task { await startZygote(request) }
+        } else {
+            earlyZygote = nil
+        }
         // A library new to the probe cache is probed in a child forked from that template, not a process start.
         var screening = request.screening
         screening?.probe.zygote = early

@@ -57,12 +57,13 @@ struct EarlyZygoteTests {
     func probeForkedFromTemplate(zygote: String) async throws {
         let plugins = try await OriginFixtures.plugins(["Parent"])
         // A probe cache of its own: the library is new to it, so this start probes it.
-        let cache = Scratch.folder("probe-cache").path
+        var environment = ["XDG_CACHE_HOME": Scratch.folder("probe-cache").path]
+        if !zygote.isEmpty { environment["MICROAPP_ZYGOTE"] = zygote }
         let app = try AppProcess(
             [
                 "run", "--no-supervise", "--ui", "json", "--isolation", "none", "--plugins", plugins.path,
                 "--open", "parent://home",
-            ], environment: ["XDG_CACHE_HOME": cache].merging(zygote.isEmpty ? [:] : ["MICROAPP_ZYGOTE": zygote]) { $1 })
+            ], environment: environment)
         // The name the probe recorded: "Parent <the probe's parent>".
         let frame = try await app.waitForFrame(route: "parent://home")
         let name = try #require(frame["featureName"] as? String)
