@@ -36,10 +36,11 @@ public final class Zygote: Sendable {
         self.process = process
     }
 
-    /// The template forked before this process's `main` ran (by CPlatform's constructor, when the command line
-    /// asked for isolated features: before any of the person's environment or arguments was read into memory, and
-    /// scrubbed of what it inherited); nil when there is none or it was taken. A fork of it costs no second start of
-    /// the runtime (the ~30 ms `start` pays), and it is ready when the app is.
+    /// The template forked before this process's `main` ran (by CPlatform's constructor, for a `run` that may start
+    /// isolated features or probe a library: before any of the person's environment or arguments was read into
+    /// memory, and scrubbed of what it inherited); nil when there is none or it was taken. A fork of it costs no
+    /// second start of the runtime (the ~30 ms `start` pays); for isolated features it is ready when the app is, and
+    /// for probes only it starts at the first request (`early_zygote.c`).
     public static func early() -> Zygote? {
         earlyTaken.withLock { taken -> Zygote? in
             let control = microapp_early_zygote_host()

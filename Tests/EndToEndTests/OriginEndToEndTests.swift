@@ -23,8 +23,7 @@ enum OriginFixtures {
             }
             return "Unknown"
         }()
-        // (A probe maps the library store's copy, `<sha256>-libParent.so`: Parent keeps its id there too.)
-        let featureID = module.hasSuffix("Parent") ? "parent" : module.lowercased()
+        let featureID = module.lowercased()
         let startDirectory = FileManager.default.currentDirectoryPath
 
         public enum OriginFeature: Feature {
@@ -45,11 +44,6 @@ enum OriginFixtures {
                 if module == "Shifter" {
                     // Each child registers another name: its first is the host's record, a restart's is not.
                     name = "Shifter \\(ProcessInfo.processInfo.processIdentifier)"
-                }
-                if module.hasSuffix("Parent") {
-                    // The process that forked or started the one building this manifest (a probe's: the app or its
-                    // template), recorded by the probe and shown as the feature's name.
-                    name = "Parent \(getppid())"
                 }
                 if module == "Tabber" {
                     // Asks for the first place in the tab bar.
