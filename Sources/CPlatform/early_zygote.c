@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /// Defined (by MicroappTool) only in the executables whose `main` serves an early zygote; unresolved elsewhere (test
@@ -131,17 +131,21 @@ static void scrub(int argc, char **argv, char **envp, int control) {
 }
 
 /// At the exit of the process that forked the template and still holds it (a supervisor, whose app processes used
-/// it): closes its end, so the template sees the host gone and ends, and reaps it (killed after a second).
+/// it): closes its end, so the template sees the host gone and ends, and reaps it (killed after a second). Waits on
+/// the template's pidfd: a template that ends at once (one waiting for its first request ends without running
+/// anything) is reaped at once, not at the next 10 ms tick of a polling loop.
 static void reap_at_exit(void) {
     if (host_end < 0 || forked_by != getpid()) return;
     close(host_end);
     host_end = -1;
-    for (int tries = 0; tries < 100; tries++) {
-        if (waitpid(template_pid, NULL, WNOHANG) != 0) return;
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+    int ended = microapp_pidfd_open(template_pid);
+    struct pollfd entry = {ended, POLLIN, 0};
+    int ready = 0;
+    if (ended >= 0) {
+        do ready = poll(&entry, 1, 1000); while (ready < 0 && errno == EINTR);
+        close(ended);
     }
-    kill(template_pid, SIGKILL);
+    if (ready <= 0) kill(template_pid, SIGKILL);
     waitpid(template_pid, NULL, 0);
 }
 
