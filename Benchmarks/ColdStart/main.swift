@@ -12,7 +12,9 @@ import Foundation
 // row starts as people do from the repository (it checks whether any feature needs a rebuild); every other start
 // passes `--no-build` (no such check) and uses a probe cache of its own (a private `XDG_CACHE_HOME`): warm
 // for most rows, and with one feature's entry removed before each start of the "one library re-probed" row, which is
-// the start after that feature was rebuilt (its new library is hashed and probed in a child process once).
+// the start after that feature was rebuilt (its new library is hashed and probed in a child process once). Rows
+// marked "template started" are the row above with `MICROAPP_ZYGOTE=started`: the template of isolated features and
+// probes started as a process of its own once the app runs, instead of forked before `main` (the default).
 // Build in release:
 //   swift build -c release && swift run -c release cold-start-benchmark [runs]
 let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -52,22 +54,33 @@ let microapp = [directory.appendingPathComponent("microapp").path, "--ui", "json
 /// `microapp` as people start it from the repository: with the check for features that need a rebuild first (none
 /// does after `swift build -c release`; the check is what is timed).
 let microappFromRepository = microapp.filter { $0 != "--no-build" }
-/// One measured command; `reprobe` clears the rebuilt library's probe-cache entry before each start.
+/// One measured command; `reprobe` clears the rebuilt library's probe-cache entry before each start; `environment`
+/// is set on top of this process's.
 struct Command {
     var name: String
     var arguments: [String]
     var reprobe = false
+    var environment: [String: String] = [:]
 }
+/// Today's template of isolated features and probes against the one before: started as a process of its own once the
+/// app runs (`MICROAPP_ZYGOTE=started`) instead of forked before `main`.
+let startedTemplate = ["MICROAPP_ZYGOTE": "started"]
 var measured: [Command] = [
     Command(
         name: "monolith (static)",
         arguments: [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
     Command(name: "microapp as run from the repository", arguments: microappFromRepository),
     Command(name: "microapp as run, warm probe cache", arguments: microapp),
+    Command(name: "  template started (before)", arguments: microapp, environment: startedTemplate),
     Command(name: "microapp as run, one library re-probed", arguments: microapp, reprobe: true),
+    Command(
+        name: "  template started (before)", arguments: microapp, reprobe: true, environment: startedTemplate),
     Command(name: "microapp unsupervised, warm cache", arguments: microapp + ["--no-supervise"]),
     Command(name: "microapp unsupervised, no probe", arguments: microapp + ["--no-supervise", "--no-probe"]),
     Command(name: "microapp as run, every feature isolated", arguments: microapp + ["--isolation", "process"]),
+    Command(
+        name: "  template started (before)", arguments: microapp + ["--isolation", "process"],
+        environment: startedTemplate),
 ]
 // With --installed, the same start of the installed app: its runtime, SDK and plugins from the prefix.
 if let prefix = parsed.value("--installed") {
@@ -79,7 +92,7 @@ if let prefix = parsed.value("--installed") {
 let commands =
     baseline.map { older in
         measured.flatMap { command -> [Command] in
-            guard command.arguments[0].hasSuffix("/microapp") else { return [command] }
+            guard command.arguments[0].hasSuffix("/microapp"), command.environment.isEmpty else { return [command] }
             var before = command
             before.name = "  baseline: " + command.name.dropFirst("microapp ".count)
             before.arguments[0] = older
@@ -116,8 +129,15 @@ func forgetRebuiltLibrary() -> Bool {
     return FileManager.default.createFile(atPath: probeCache, contents: text)
 }
 
+/// This process's environment with `extra` set on top, for posix_spawn (the caller frees the strings).
+func environment(adding extra: [String: String]) -> [UnsafeMutablePointer<CChar>?] {
+    var variables = ProcessInfo.processInfo.environment
+    variables.merge(extra) { $1 }
+    return variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+}
+
 /// Milliseconds from spawn to the first frame line, or nil if the program ended without one.
-func timeToFirstFrame(_ arguments: [String]) -> Double? {
+func timeToFirstFrame(_ arguments: [String], environment extra: [String: String] = [:]) -> Double? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -128,10 +148,11 @@ func timeToFirstFrame(_ arguments: [String]) -> Double? {
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addclose(&actions, output[0])
     let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    let envp = environment(adding: extra)
+    defer { (argv + envp).forEach { free($0) } }
     let start = DispatchTime.now().uptimeNanoseconds
     var pid = pid_t()
-    guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return nil }
+    guard posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) == 0 else { return nil }
     close(output[1])
     var seen = [UInt8]()
     var buffer = [UInt8](repeating: 0, count: 65536)
@@ -153,7 +174,7 @@ func timeToFirstFrame(_ arguments: [String]) -> Double? {
 
 /// Milliseconds of CPU (user + system) a whole run took, with every process it started and reaped: stdin at its end,
 /// the app draws its first frame and ends (exit 0); nil when it did not.
-func cpuOfWholeRun(_ arguments: [String]) -> Double? {
+func cpuOfWholeRun(_ arguments: [String], environment extra: [String: String] = [:]) -> Double? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -161,9 +182,10 @@ func cpuOfWholeRun(_ arguments: [String]) -> Double? {
         posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
     }
     let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    let envp = environment(adding: extra)
+    defer { (argv + envp).forEach { free($0) } }
     var pid = pid_t()
-    guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return nil }
+    guard posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) == 0 else { return nil }
     var status: Int32 = 0
     var usage = rusage()
     guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { return nil }
@@ -172,7 +194,7 @@ func cpuOfWholeRun(_ arguments: [String]) -> Double? {
 }
 
 var samples: [[Double]] = Array(repeating: [], count: commands.count)
-_ = commands.map { timeToFirstFrame($0.arguments) }  // warm the page cache and the probe cache once
+_ = commands.map { timeToFirstFrame($0.arguments, environment: $0.environment) }  // warm the page and probe caches
 for run in 0..<runs {
     // Rotate the order each run, so no command always follows the same one.
     for step in 0..<commands.count {
@@ -181,8 +203,11 @@ for run in 0..<runs {
             print("the probe cache \(probeCache) has no entry for \(rebuiltLibrary) to clear")
             exit(1)
         }
-        let arguments = commands[index].arguments
-        guard let milliseconds = measuresCPU ? cpuOfWholeRun(arguments) : timeToFirstFrame(arguments) else {
+        let (arguments, extra) = (commands[index].arguments, commands[index].environment)
+        guard
+            let milliseconds = measuresCPU
+                ? cpuOfWholeRun(arguments, environment: extra) : timeToFirstFrame(arguments, environment: extra)
+        else {
             print("\(commands[index].name) ended without a frame")
             exit(1)
         }

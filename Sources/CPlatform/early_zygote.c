@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /// Defined (by MicroappTool) only in the executables whose `main` serves an early zygote; unresolved elsewhere (test
@@ -38,21 +38,40 @@ static int starts_with(const char *text, const char *prefix) {
     return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-/// True when the command line is a `run` that will start isolated features in children, as PluginSetLoading decides
-/// before any lock is read (`--isolation process`, or `auto` with a `--plugins` folder), and none of the options that
-/// change what the children's environment must hold (`--allow-unsandboxed`) or that end before any child (`--help`).
-static int wants_children(int argc, char **argv) {
-    if (argc > 1 && argv[1][0] != '-' && !equals(argv[1], "run")) return 0;
+/// What the template is for: nothing (none is forked), probes only (it waits for its first request before it runs
+/// `main`), or isolated features (it gets ready at once, beside the app).
+enum template_use { no_template, probes_only, children };
+
+/// What a command line needs a template for. A `run` forks isolated features' children, as PluginSetLoading decides
+/// before any lock is read (`--isolation process`, or `auto` with a `--plugins` folder), and probes a library new to
+/// the probe cache in a sandboxed child, unless `--no-probe`. Never with the options that change what the children's
+/// environment must hold (`--allow-unsandboxed`) or that end before any child (`--help`).
+static enum template_use wanted_template(int argc, char **argv) {
+    if (argc > 1 && argv[1][0] != '-' && !equals(argv[1], "run")) return no_template;
     const char *isolation = "auto";
     int plugins = 0;
+    int probes = 1;
     for (int index = 1; index < argc && !equals(argv[index], "--"); index++) {
         const char *word = argv[index];
-        if (equals(word, "--help") || equals(word, "-h") || equals(word, "--allow-unsandboxed")) return 0;
+        if (equals(word, "--help") || equals(word, "-h") || equals(word, "--allow-unsandboxed")) return no_template;
         if (equals(word, "--isolation") && index + 1 < argc) isolation = argv[++index];
         else if (starts_with(word, "--isolation=")) isolation = word + strlen("--isolation=");
         else if (equals(word, "--plugins") || starts_with(word, "--plugins=")) plugins = 1;
+        else if (equals(word, "--no-probe")) probes = 0;
     }
-    return equals(isolation, "process") || (equals(isolation, "auto") && plugins);
+    if (equals(isolation, "process") || (equals(isolation, "auto") && plugins)) return children;
+    return probes ? probes_only : no_template;
+}
+
+/// In a template for probes only: waits, before `main` starts the runtime, until the host's first request is there
+/// (left queued for `Zygote.serve`), and ends without running anything when the host closes its end first, as a start
+/// whose probe cache knew every library does. The template's own start (≈ 6 ms of CPU) is then paid only by a start
+/// that probes.
+static void await_first_request(int control) {
+    char byte;
+    ssize_t count;
+    do count = recv(control, &byte, 1, MSG_PEEK); while (count < 0 && errno == EINTR);
+    if (count <= 0) _exit(0);
 }
 
 /// The variables an isolated feature's child keeps (ChildLaunch.featureEnvironment): what the runtime needs.
@@ -112,17 +131,21 @@ static void scrub(int argc, char **argv, char **envp, int control) {
 }
 
 /// At the exit of the process that forked the template and still holds it (a supervisor, whose app processes used
-/// it): closes its end, so the template sees the host gone and ends, and reaps it (killed after a second).
+/// it): closes its end, so the template sees the host gone and ends, and reaps it (killed after a second). Waits on
+/// the template's pidfd: a template that ends at once (one waiting for its first request ends without running
+/// anything) is reaped at once, not at the next 10 ms tick of a polling loop.
 static void reap_at_exit(void) {
     if (host_end < 0 || forked_by != getpid()) return;
     close(host_end);
     host_end = -1;
-    for (int tries = 0; tries < 100; tries++) {
-        if (waitpid(template_pid, NULL, WNOHANG) != 0) return;
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+    int ended = microapp_pidfd_open(template_pid);
+    struct pollfd entry = {ended, POLLIN, 0};
+    int ready = 0;
+    if (ended >= 0) {
+        do ready = poll(&entry, 1, 1000); while (ready < 0 && errno == EINTR);
+        close(ended);
     }
-    kill(template_pid, SIGKILL);
+    if (ready <= 0) kill(template_pid, SIGKILL);
     waitpid(template_pid, NULL, 0);
 }
 
@@ -130,10 +153,12 @@ static void reap_at_exit(void) {
 /// process has read nothing of the person's, when the command line will need it and the executable serves it.
 __attribute__((constructor)) static void fork_early_zygote(int argc, char **argv, char **envp) {
     if (microapp_early_zygote_served == NULL || argv == NULL) return;
-    // Opt-in for now (MICROAPP_ZYGOTE=early): the 10 s isolated start once blamed on it was every forked child's
-    // (inherited thread ids, see inherited_thread_ids.c); it is to be measured against the default supervised first.
-    if (equals(getenv("MICROAPP_INTERNAL"), "1") || !equals(getenv("MICROAPP_ZYGOTE"), "early")) return;
-    if (!wants_children(argc, argv)) return;
+    // The default: MICROAPP_ZYGOTE=started starts the template as a process of its own once the app runs (the way
+    // before this one, kept to measure against), and 0 starts every child as a process of its own.
+    const char *choice = getenv("MICROAPP_ZYGOTE");
+    if (equals(getenv("MICROAPP_INTERNAL"), "1") || equals(choice, "0") || equals(choice, "started")) return;
+    enum template_use use = wanted_template(argc, argv);
+    if (use == no_template) return;
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) return;
     pid_t pid = microapp_fork();
@@ -153,6 +178,7 @@ __attribute__((constructor)) static void fork_early_zygote(int argc, char **argv
     close(ends[0]);
     scrub(argc, argv, envp, ends[1]);
     template_control = 0;
+    if (use == probes_only) await_first_request(template_control);
 }
 
 int microapp_close_from_keeping_early_zygote(int lowest) {

@@ -163,9 +163,20 @@ package enum PluginSetLoader {
     ) async throws(Problem) -> LoadedPluginSet {
         let found = await find(request)
         if let leftover = found.leftover { request.notify?(.leftover(leftover)) }
-        // The template process takes longest to be ready (a process start): when children are expected, it starts
-        // now, beside the lock checks.
-        let earlyZygote = request.expectsChildren ? Task { await startZygote(request) } : nil
+        // The template forked before main (for children and probes) is ready now; one started instead takes longest
+        // to be ready (a process start): when children are expected, it starts now, beside the lock checks.
+        let early = request.usesZygote && request.featureHost == IsolatedLaunch.executable ? Zygote.early() : nil
+        let earlyZygote: Task<Zygote?, Never>?
+        if let early {
+            earlyZygote = Task { early }
+        } else if request.expectsChildren {
+            earlyZygote = Task { await startZygote(request) }
+        } else {
+            earlyZygote = nil
+        }
+        // A library new to the probe cache is probed in a child forked from that template, not a process start.
+        var screening = request.screening
+        screening?.probe.zygote = early
         let locks = await screen(found.paths, environment: request.environment, store: request.store)
         let placed = place(locks, request)
         let launching =
@@ -178,10 +189,13 @@ package enum PluginSetLoader {
                     allowingNetwork: request.rules.capabilities.allowed.contains(.network),
                     environment: request.environment, allowingUnsandboxed: request.sandbox.unsandboxed)
             }
-        if placed.isolated.isEmpty, let earlyZygote { Task { await earlyZygote.value?.stop() } }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
         let opening = Task { @MainActor in await openServices() }
-        let inProcess = await loadInProcess(placed, screening: request.screening, mapping: request.mapsDescribed)
+        let inProcess = await loadInProcess(placed, screening: screening, mapping: request.mapsDescribed)
+        // Without children, the template is done once the probes are.
+        if placed.isolated.isEmpty, let earlyZygote {
+            Task { if let zygote = await earlyZygote.value { await BlockingWork.run { zygote.stop() } } }
+        }
         request.notify?(.warnings(inProcess.warnings))
         let launched = await launching?.value
         var loaded = inProcess
@@ -330,12 +344,11 @@ package enum PluginSetLoader {
         return (plugins, problems, log)
     }
 
-    /// The template process that forks every feature's child: a fork instead of a process start each. Nil (each child
-    /// is started afresh) when the request says so (`MICROAPP_ZYGOTE=0`), or when it cannot start.
+    /// A template process started to fork every feature's child, when none was forked before main (`load` takes
+    /// that one): a fork instead of a process start each. Nil (each child is started afresh) when the request says
+    /// so (`MICROAPP_ZYGOTE=0`), or when it cannot start.
     private static func startZygote(_ request: PluginSetRequest) async -> Zygote? {
         guard request.usesZygote else { return nil }
-        // The template forked before main is a copy of this executable: it serves only requests for this one.
-        if request.featureHost == IsolatedLaunch.executable, let early = Zygote.early() { return early }
         let variables = ChildLaunch.featureEnvironment(
             request.environment, allowingUnsandboxed: request.sandbox.unsandboxed)
         return try? await BlockingWork.run { () throws(SystemCallError) in

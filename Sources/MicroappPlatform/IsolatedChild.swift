@@ -210,11 +210,12 @@ final class IsolatedChild: Sendable {
             }
         }
 
-        /// Waits for its end; call once, on a thread of its own.
-        func wait() -> ChildProcess.Termination {
+        /// Waits for its end (killing it once it had `timeout` of time it could run, if given); call once, on a
+        /// thread of its own.
+        func wait(timeout: Duration? = nil) -> ChildProcess.Termination {
             switch self {
-            case .spawned(let process): process.wait().termination
-            case .forked(let child): child.wait()
+            case .spawned(let process): process.wait(timeout: timeout).termination
+            case .forked(let child): child.wait(timeout: timeout)
             }
         }
     }

@@ -30,6 +30,10 @@ public struct PluginProbe: Sendable {
     public var childEnvironment: [String: String]
     /// Where the child's report file is written.
     public var temporaryFolder: String
+    /// The template process the probe is forked from (a fork, not a process start: the runtime is started already);
+    /// nil, or a fork that fails, starts `executable` instead. Its children get the environment `childEnvironment`
+    /// describes (the template was started with it, or scrubbed to it before `main`).
+    public var zygote: Zygote?
 
     /// A probe that runs `executable probe --json FILE` from the host's `environment`; with `allowingUnsandboxed`
     /// (`--allow-unsandboxed`) its children skip the sandbox mechanisms the kernel lacks.
@@ -105,8 +109,8 @@ public struct PluginProbe: Sendable {
 
     private func outcome(for path: String) -> Outcome {
         guard
-            let child = ProbeChild(
-                executable: executable, library: path, environment: childEnvironment, in: temporaryFolder)
+            let child = zygote.flatMap({ ProbeChild(zygote: $0, library: path, in: temporaryFolder) })
+                ?? ProbeChild(executable: executable, library: path, environment: childEnvironment, in: temporaryFolder)
         else {
             return .blocked(cannotStart(path))
         }
@@ -167,7 +171,7 @@ public struct PluginProbe: Sendable {
     /// Waits for `child` (probing `path`) within the time limit and reads what it found.
     private func outcome(of child: ProbeChild, for path: String) -> Outcome {
         defer { child.finish() }
-        let termination = child.process.wait(timeout: timeout).termination
+        let termination = child.process.wait(timeout: timeout)
         // A standby that ended, or was stopped at the time limit, before it said it had the path never ran the
         // library (killed while waiting, out of memory): the verdict is a new probe process's. A send can succeed
         // to such a child while it dies, or while another process holds the socket's far end.
@@ -214,8 +218,8 @@ public struct PluginProbe: Sendable {
 /// goes to a file of its own (its standard output, opened here), and with `--standby` it reads the library's path
 /// from a socket on its standard input first. Its environment is an isolated feature's (`featureEnvironment`).
 struct ProbeChild: Sendable {
-    /// The running probe.
-    let process: ChildProcess
+    /// The running probe: started, or forked from a template.
+    let process: IsolatedChild.IsolatedProcess
     /// Where the child writes its JSON report.
     let output: String
     /// The host's end of the child's standard input (standby children), or -1.
@@ -245,8 +249,26 @@ struct ProbeChild: Sendable {
             if standby { close(ends[0]) }
             return nil
         }
-        self.process = process
+        self.process = .spawned(process)
         self.input = ends[0]
+    }
+
+    /// Forks `probe --json --sandboxed library` from `zygote`, its report written to a file of its own, its input
+    /// and error `/dev/null`; nil when the template could not fork it.
+    init?(zygote: Zygote, library: String, in temporaryFolder: String) {
+        output = temporaryFolder + "/microapp-probe-\(UUID().uuidString)"
+        let report = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer { [report, null].filter { $0 >= 0 }.forEach { close($0) } }
+        guard report >= 0, null >= 0,
+            let child = try? zygote.fork(
+                ["probe", "--json", "--sandboxed", library], input: null, output: report, error: null)
+        else {
+            unlink(output)
+            return nil
+        }
+        process = .forked(child)
+        input = -1
     }
 
     /// Hands a standby child the library to probe; false when it could not be told (it ended).

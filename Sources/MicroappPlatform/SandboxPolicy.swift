@@ -69,16 +69,24 @@ public struct SandboxPolicy: Sendable, Equatable {
     public static func runtimeReadPaths(maps: String) -> [String] {
         var runtimeFolders: [String] = []
         var files: [String] = []
-        for line in maps.split(separator: "\n") {
-            // address perms offset dev inode path: the path is the sixth field and may hold spaces.
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6 else { continue }
-            let path = fields[5].trimmingCharacters(in: .whitespaces)
-            guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { continue }
-            if systemFolders.contains(where: { path.hasPrefix($0 + "/") }) { continue }
-            let name = (path as NSString).lastPathComponent
-            if runtimeLibraryPrefixes.contains(where: name.hasPrefix) {
-                runtimeFolders.append((path as NSString).deletingLastPathComponent)
+        var seen = Set<String>()
+        let (slash, space) = (UInt8(ascii: "/"), UInt8(ascii: " "))
+        // Read as bytes, each mapped file once (a library has four or five lines): every isolated child and probe
+        // computes this before its library loads, ≈ 3 ms a child when each line was split into Foundation strings.
+        for line in maps.utf8.split(separator: UInt8(ascii: "\n")) {
+            // address perms offset dev inode path: no field before the path holds a "/", and the path (which may hold
+            // spaces) starts with one.
+            guard let start = line.firstIndex(of: slash), start > line.startIndex,
+                line[line.index(before: start)] == space
+            else { continue }
+            var end = line.endIndex
+            while end > start, line[line.index(before: end)] == space { end = line.index(before: end) }
+            let path = String(decoding: line[start..<end], as: UTF8.self)
+            guard seen.insert(path).inserted, !path.hasSuffix(" (deleted)") else { continue }
+            if systemFolderPrefixes.contains(where: { path.hasPrefix($0) }) { continue }
+            let cut = path.lastIndex(of: "/") ?? path.startIndex
+            if runtimeLibraryPrefixes.contains(where: path[path.index(after: cut)...].hasPrefix) {
+                runtimeFolders.append(cut == path.startIndex ? "/" : String(path[..<cut]))
             } else {
                 files.append(path)
             }
@@ -96,6 +104,7 @@ public struct SandboxPolicy: Sendable, Equatable {
     /// every capability dropped, denies the entries that need ptrace access — another process's `environ`, `maps`,
     /// `mem`, `fd`, `cwd`, `root` — and writing is not allowed anywhere beneath `/proc`.
     static let systemFolders = ["/usr/lib", "/usr/lib64", "/lib", "/lib64"]
+    private static let systemFolderPrefixes = systemFolders.map { $0 + "/" }
     static let systemFiles = [
         "/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/sys/devices/system/cpu", "/proc",
         "/dev/urandom", "/dev/random",

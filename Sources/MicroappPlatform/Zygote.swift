@@ -36,10 +36,11 @@ public final class Zygote: Sendable {
         self.process = process
     }
 
-    /// The template forked before this process's `main` ran (by CPlatform's constructor, when the command line
-    /// asked for isolated features: before any of the person's environment or arguments was read into memory, and
-    /// scrubbed of what it inherited); nil when there is none or it was taken. A fork of it costs no second start of
-    /// the runtime (the ~30 ms `start` pays), and it is ready when the app is.
+    /// The template forked before this process's `main` ran (by CPlatform's constructor, for a `run` that may start
+    /// isolated features or probe a library: before any of the person's environment or arguments was read into
+    /// memory, and scrubbed of what it inherited); nil when there is none or it was taken. A fork of it costs no
+    /// second start of the runtime (the ~30 ms `start` pays); for isolated features it is ready when the app is, and
+    /// for probes only it starts at the first request (`early_zygote.c`).
     public static func early() -> Zygote? {
         earlyTaken.withLock { taken -> Zygote? in
             let control = microapp_early_zygote_host()
@@ -233,8 +234,8 @@ public final class ZygoteChild: Sendable {
         reaping.unlessReaped { _ = microapp_pidfd_send_signal(pidDescriptor, signal) }
     }
 
-    /// Waits until the child ended (killing it at `timeout`, if given) and answers how; call once, off the main
-    /// actor and the cooperative pool. Closes the descriptors.
+    /// Waits until the child ended (killing it once it had `timeout` of time it could run, `ChildTimeLimit`, if
+    /// given) and answers how; call once, off the main actor and the cooperative pool. Closes the descriptors.
     public func wait(timeout: Duration? = nil) -> ChildProcess.Termination {
         defer {
             reaping.reap {
@@ -244,14 +245,18 @@ public final class ZygoteChild: Sendable {
         }
         var timedOut = false
         if let timeout {
+            let limit = ChildTimeLimit(timeout, pid: pid)
+            var left = timeout
             var entry = pollfd(fd: statusDescriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
-            var ready: Int32
-            repeat { ready = poll(&entry, 1, milliseconds) } while ready < 0 && errno == EINTR
-            if ready == 0 {
-                signal(SIGKILL)
-                timedOut = true
+            while !timedOut {
+                let ready = poll(&entry, 1, Int32(clamping: left.wholeMilliseconds + 1))
+                if ready < 0 && errno == EINTR { continue }
+                if ready != 0 { break }
+                // At the deadline, the time the child waited for a CPU is given back (the limit says how much).
+                left = limit.remaining()
+                timedOut = left <= .zero
             }
+            if timedOut { signal(SIGKILL) }
         }
         var status: Int32 = 0
         var count: Int

@@ -6,15 +6,14 @@ import Testing
     import Glibc
 #endif
 
-/// The template of isolated features is forked before `main` reads anything of the person's, and scrubbed: ready when
-/// the app is, and holding none of what the app knows.
+/// The template of isolated features and probes is forked before `main` reads anything of the person's (the default),
+/// and scrubbed: ready when the app is, and holding none of what the app knows.
 @Suite("End to end: the zygote forked before main", .serialized)
 struct EarlyZygoteTests {
     @Test(
         "a supervised run with every feature isolated forks its children from a template the supervisor made at start")
     func templateOfTheSupervisor() async throws {
-        let app = try AppProcess(
-            ["run", "--ui", "json", "--isolation", "process"], environment: ["MICROAPP_ZYGOTE": "early"])
+        let app = try AppProcess(["run", "--ui", "json", "--isolation", "process"])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         // The feature's child → its template → the supervisor: the template was forked by the first process, before
         // it forked the app process (a template the app started would sit one level further down).
@@ -33,7 +32,7 @@ struct EarlyZygoteTests {
         let data = Scratch.folder("data-\(canary)").path
         let app = try AppProcess(
             ["run", "--no-supervise", "--ui", "json", "--isolation", "process", "--data", data],
-            environment: ["MICROAPP_ZYGOTE": "early", "MICROAPP_TEST_CANARY": canary])
+            environment: ["MICROAPP_TEST_CANARY": canary])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         let template = try #require(Self.children(of: app.processID).first { !Self.children(of: $0).isEmpty })
         let features = Self.children(of: template)
@@ -50,6 +49,30 @@ struct EarlyZygoteTests {
         }
         app.send(#"{"type":"quit"}"#)
         _ = try await app.finish()
+    }
+
+    @Test(
+        "a library new to the probe cache is probed in a child forked from the template, not one the app started; MICROAPP_ZYGOTE=started probes it in a process the app started",
+        arguments: ["", "started"])
+    func probeForkedFromTemplate(zygote: String) async throws {
+        // Its constructor aborts when the process that forked it is the template; its registration refuses anyway.
+        let library = try await InspectionSandboxTests.constructorLibrary(
+            "ABORT_UNDER_TEMPLATE", named: "TemplateChild")
+        // A probe cache of its own: the library is new to it, so this start probes it.
+        var environment = ["XDG_CACHE_HOME": Scratch.folder("probe-cache").path]
+        if !zygote.isEmpty { environment["MICROAPP_ZYGOTE"] = zygote }
+        let app = try AppProcess(
+            [
+                "run", "--no-supervise", "--ui", "json", "--isolation", "none", "--plugins",
+                library.deletingLastPathComponent().path,
+            ], environment: environment)
+        let refusal = try await app.waitFor("error") {
+            ($0["message"] as? String)?.contains("libTemplateChild") == true
+        }
+        let code = refusal["code"] as? String
+        #expect(zygote == "started" ? code != "probe-crashed" : code == "probe-crashed", "\(refusal)")
+        try await app.waitForFrame(route: "auth://select")
+        #expect(try await app.finish() == 0)
     }
 
     /// True when `text` is in a writable mapping of `pid` (where a string it read or made can be).

@@ -9,19 +9,26 @@ import Testing
 struct InspectionSandboxTests {
     /// A C library (Constructor.c.template, `WRITE_MARKER`) whose constructor writes `marker`, in a folder of its own.
     static func markerLibrary(writing marker: URL) async throws -> URL {
-        let folder = try temporaryFolder("inspection-marker")
+        try await constructorLibrary("WRITE_MARKER", named: "Marker", defines: ["-DHOSTILE_MARKER=\"\(marker.path)\""])
+    }
+
+    /// A C library (Constructor.c.template built with `-DHOSTILE_<behaviour>` and `defines`) named `lib<name>.so`,
+    /// alone in a folder of its own.
+    static func constructorLibrary(_ behaviour: String, named name: String, defines: [String] = []) async throws -> URL
+    {
+        let folder = try temporaryFolder("constructor-\(name)")
         let source = try String(
             contentsOf: HostileCorpus.folder.appendingPathComponent("Constructor.c.template"), encoding: .utf8
-        ).replacingOccurrences(of: "__ID__", with: "marker")
-        let file = folder.appendingPathComponent("Marker.c")
+        ).replacingOccurrences(of: "__ID__", with: name.lowercased())
+        let file = folder.appendingPathComponent("\(name).c")
         try source.write(to: file, atomically: true, encoding: .utf8)
-        let library = folder.appendingPathComponent("libMarker.so")
+        let library = folder.appendingPathComponent("lib\(name).so")
         let build = AppProcess.buildDirectory.path
         let include = Repository.root.appendingPathComponent("Sources/MicroappSDK/ABI/include").path
-        let arguments = [
-            "cc", "-w", "-shared", "-fPIC", "-DHOSTILE_WRITE_MARKER", "-DHOSTILE_MARKER=\"\(marker.path)\"", "-I",
-            include, "-L", build, "-lMicroappSDK", "-Wl,-rpath,\(build)", "-o", library.path, file.path,
-        ]
+        let arguments =
+            ["cc", "-w", "-shared", "-fPIC", "-DHOSTILE_\(behaviour)"] + defines + [
+                "-I", include, "-L", build, "-lMicroappSDK", "-Wl,-rpath,\(build)", "-o", library.path, file.path,
+            ]
         let outcome = try await offThePool {
             try ChildProcess(arguments, environment: Scratch.childEnvironment(), error: .output).wait()
         }

@@ -91,8 +91,11 @@ struct ScriptReplayTests {
     }
 }
 
-/// The first process whose parent is `parent`, from /proc.
-func childProcess(of parent: Int32) -> Int32? { HangDiagnosis.children(of: parent).first }
+/// The first process whose parent is `parent`, from /proc, other than the template a supervisor forked before its
+/// `main` (its command line scrubbed to `zygote`): a supervisor's app process.
+func childProcess(of parent: Int32) -> Int32? {
+    HangDiagnosis.children(of: parent).first { !procText("/proc/\($0)/cmdline").hasPrefix("zygote") }
+}
 
 /// Starts `microapp`, reads its first stdout line, closes stdout's read end, then sends an event so the app
 /// writes again; returns the first line, the exit status (or ending signal) and stderr.

@@ -233,6 +233,50 @@ struct StandbyProbeTests {
     }
 }
 
+@Suite("A probe forked from the template process")
+struct ZygoteProbeTests {
+    @Test(
+        "gives the verdicts and the recorded manifest a probe process started for the library gives, a library that traps or hangs in its entry included"
+    )
+    func sameAsAProcessProbe() async throws {
+        let started = ProbeTests.probe
+        let hanging = try await fixture {
+            try ProbeTests.plugin(
+                "HangForked", register: "({ volatile int spin = 1; while (spin) {} MICROAPP_STATUS_OK; })")
+        }
+        let trapping = try await fixture {
+            try ProbeTests.plugin("TrapForked", register: "(__builtin_trap(), MICROAPP_STATUS_OK)")
+        }
+        let wrongABI = try await fixture {
+            var descriptor = DescriptorFixture(manifest: Manifests.json("wrongabiforked"))
+            descriptor.abiVersion = "(2u << 16)"
+            return try FixtureBuilder.plugin("WrongABIForked", descriptor)
+        }
+        try await BlockingWork.run { () throws in
+            let zygote = try Zygote.start(
+                executable: started.executable, environment: ChildLaunch.featureEnvironment(.process))
+            defer { zygote.stop() }
+            var forked = started
+            forked.zygote = zygote
+            // No executable to start: only a child forked from the template can answer.
+            forked.executable = "/nonexistent/microapp"
+            for library in ["\(Paths.runnerDirectory)/libAuth.so", trapping, wrongABI] {
+                let copy = try LibraryCopy.make(library).get()
+                let fromTemplate = forked.examination(of: copy)
+                let fromProcess = started.examination(of: copy)
+                #expect(fromTemplate.verdict == fromProcess.verdict, "\(library)")
+                #expect(fromTemplate.description == fromProcess.description, "\(library)")
+            }
+            #expect(forked.verdict(for: "\(Paths.runnerDirectory)/libAuth.so") == .usable)
+            #expect(forked.verdict(for: trapping).blockedCode == .probeCrashed)
+            #expect(forked.verdict(for: wrongABI) == .refused(try #require(PluginLoader.load(wrongABI).failure)))
+            var quick = forked
+            quick.timeout = .milliseconds(700)
+            #expect(quick.verdict(for: hanging).blockedCode == .probeHung)
+        }
+    }
+}
+
 extension PluginProbe.Verdict {
     /// The diagnostic code of a blocked verdict; nil for the others.
     var blockedCode: Problem.Code? {
