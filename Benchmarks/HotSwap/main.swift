@@ -219,22 +219,39 @@ report(
     String(
         format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
         percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
-let zygote: Zygote
-do {
-    zygote = try Zygote.start(executable: build + "/microapp", environment: ChildLaunch.featureEnvironment(.process))
-} catch {
-    fail("the zygote did not start: \(error)")
+// Isolated swaps with and without the new child's namespaces (`MICROAPP_NAMESPACES=0`), in turn: two rounds of 25 each.
+let withNamespaces = ChildLaunch.featureEnvironment(.process)
+var withoutNamespaces = withNamespaces
+withoutNamespaces[ProcessNamespaces.variable] = "0"
+var isolated: [[Double]] = [[], []]
+for _ in 0..<2 {
+    for (index, environment) in [withNamespaces, withoutNamespaces].enumerated() {
+        let zygote: Zygote
+        do {
+            zygote = try Zygote.start(executable: build + "/microapp", environment: environment)
+        } catch {
+            fail("the zygote did not start: \(error)")
+        }
+        let isolationLog = IsolationLog(zygote: zygote, environment: .process)
+        isolated[index] += await measure(
+            probe: nil, swaps: 25, gap: .milliseconds(20), libraries: libraries, isolation: isolationLog
+        ).latencies
+        isolationLog.stopAll()
+        zygote.stop()
+    }
 }
-let isolationLog = IsolationLog(zygote: zygote, environment: .process)
-let isolated = await measure(
-    probe: nil, swaps: 50, gap: .milliseconds(20), libraries: libraries, isolation: isolationLog)
+for (index, label) in ["with the child's namespaces", "without (MICROAPP_NAMESPACES=0)"].enumerated() {
+    report(
+        "swap latency, isolated, \(label) (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), 50 swaps: "
+            + String(
+                format: "p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)", percentile(isolated[index], 0.5),
+                percentile(isolated[index], 0.9)))
+}
 report(
     String(
-        format:
-            "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
-        percentile(isolated.latencies, 0.5), percentile(isolated.latencies, 0.9)))
-isolationLog.stopAll()
-zygote.stop()
+        format: "isolated swap: namespaces add %.2f ms at p50 (%.2f×)",
+        percentile(isolated[0], 0.5) - percentile(isolated[1], 0.5),
+        percentile(isolated[0], 0.5) / percentile(isolated[1], 0.5)))
 let growth = Double(direct.rss.last! - direct.rss[10]) / 90
 report(
     "RSS: \(direct.rss[0]) KiB before, \(direct.rss.last!) KiB after 100 more swaps; growth \(String(format: "%.0f", growth)) KiB per swap (swaps 10–100)"

@@ -28,7 +28,8 @@ enum IsolatedServerCommand {
         return await IsolatedServer.run(descriptor: 0, library: library, mocks: mocks) {
             applySandbox(
                 library: library, scratch: scratch, network: network,
-                bestEffort: environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1")
+                bestEffort: environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1",
+                namespaces: environment[ProcessNamespaces.variable] != "0")
         }
     }
 
@@ -36,8 +37,17 @@ enum IsolatedServerCommand {
     /// feature's policy: read the
     /// library's private copy and the runtime, write the scratch folder, network only when the host granted it);
     /// answers why it could not, or nil. `bestEffort` (`MICROAPP_ALLOW_UNSANDBOXED=1`, set by the host for
-    /// `--allow-unsandboxed`) skips what the kernel lacks.
-    static func applySandbox(library: String, scratch: String, network: Bool, bestEffort: Bool) -> String? {
+    /// `--allow-unsandboxed`) skips what the kernel lacks. With `namespaces` it first moves into namespaces of its
+    /// own (`ProcessNamespaces`: its own PID namespace and /proc), where the kernel lets it; this process then only
+    /// waits for the one inside, which goes on from here.
+    static func applySandbox(
+        library: String, scratch: String, network: Bool, bestEffort: Bool, namespaces: Bool
+    ) -> String? {
+        // What the kernel refuses the host has said once for every child (`ProcessNamespaces.notice`); what went
+        // wrong in this child alone is its own log line.
+        if namespaces, let refusal = ProcessNamespaces.enter(), [.threads, .fork].contains(refusal.step) {
+            Console.err("microapp feature-host: no namespaces of its own: \(refusal.reason); to fix: \(refusal.fix)")
+        }
         var policy = SandboxPolicy.feature(library: library, scratch: scratch, network: network)
         policy.bestEffort = bestEffort
         func text(_ problem: Problem) -> String { "\(problem.reason); to fix: \(problem.fix)" }
