@@ -275,7 +275,8 @@ do {
     for (label, with, without) in [("forked", 0, 1), ("started afresh", 2, 3)] {
         let added = (median(starts[with]) - median(starts[without])) * 1000
         print(
-            "  \(label): namespaces add \(fixed(added, 2)) ms at p50 (\(fixed(median(starts[with]) / median(starts[without]), 2))×)")
+            "  \(label): namespaces add \(fixed(added, 2)) ms at p50 (\(fixed(median(starts[with]) / median(starts[without]), 2))×)"
+        )
     }
 
     let apps = [

@@ -95,9 +95,9 @@ static void write_fully(int descriptor, const void *buffer, size_t length) {
     while (count < 0 && errno == EINTR);
 }
 
-/// Closes every descriptor but `kept`.
-static void close_all_but(int kept) {
-    if (kept > 0) close_range(0, (unsigned)kept - 1, 0);
+/// Closes every descriptor from `lowest` up but `kept` (which is above it).
+static void close_all_but(int lowest, int kept) {
+    if (kept > lowest) close_range((unsigned)lowest, (unsigned)kept - 1, 0);
     close_range((unsigned)kept + 1, ~0U, 0);
 }
 
@@ -133,22 +133,32 @@ static void reap(pid_t feature, int reports) {
     }
 }
 
-int microapp_namespaces_enter(struct microapp_namespace_report *report) {
+/// Opens the report pipe `ends` and clones this process into the new namespaces (`forgetting`: as
+/// `microapp_clone_forgetting`, for a clone that forks on; else a bare clone that only makes system calls). Answers the
+/// clone's pid, 0 in the clone, or -1 with `report` filled and nothing left open.
+static pid_t clone_reporting(int ends[2], int forgetting, struct microapp_namespace_report *report) {
     *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_NONE, 0};
-    int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0) {
         *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_CLONE, errno};
         return -1;
     }
-    uid_t user = getuid();
-    gid_t group = getgid();
-    pid_t first = microapp_clone_forgetting(namespace_flags);
-    if (first < 0) {
+    pid_t pid = forgetting ? microapp_clone_forgetting(namespace_flags)
+                           : (pid_t)syscall(SYS_clone, namespace_flags | SIGCHLD, NULL, NULL, NULL, 0);
+    if (pid < 0) {
         *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_CLONE, errno};
         close(ends[0]);
         close(ends[1]);
-        return -1;
     }
+    return pid;
+}
+
+int microapp_namespaces_enter(struct microapp_namespace_report *report) {
+    int ends[2];
+    // Read before the clone: inside, until the map is written, they are the overflow ids.
+    uid_t user = getuid();
+    gid_t group = getgid();
+    pid_t first = clone_reporting(ends, 1, report);
+    if (first < 0) return -1;
     if (first == 0) {
         // B, PID 1: ends with S (and the namespace with it).
         close(ends[0]);
@@ -169,7 +179,7 @@ int microapp_namespaces_enter(struct microapp_namespace_report *report) {
         write_fully(ends[1], &outcome, sizeof outcome);
         if (feature < 0) _exit(1);
         // Nothing of the feature's (its socket, its pipes) stays open here.
-        close_all_but(ends[1]);
+        close_all_but(0, ends[1]);
         reap(feature, ends[1]);
     }
     // S: the process whoever started it knows.
@@ -184,7 +194,10 @@ int microapp_namespaces_enter(struct microapp_namespace_report *report) {
         *report = outcome;
         return -1;
     }
-    close_all_but(ends[0]);
+    // The feature's socket and pipes (0, 1, 2) stay open here until this process ends as the feature did: the host
+    // sees them close only then, so the end it waits for is already the feature's (else a host that kills a child
+    // whose socket closed could kill this one first, and read SIGKILL instead of the feature's signal).
+    close_all_but(3, ends[0]);
     int status = 0;
     int own = 0;
     int reported = read_fully(ends[0], &status, sizeof status) == sizeof status;
@@ -194,15 +207,11 @@ int microapp_namespaces_enter(struct microapp_namespace_report *report) {
 }
 
 int microapp_namespaces_probe(struct microapp_namespace_report *report) {
-    *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_NONE, 0};
     int ends[2];
-    if (pipe2(ends, O_CLOEXEC) != 0) {
-        *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_CLONE, errno};
-        return -1;
-    }
     uid_t user = getuid();
     gid_t group = getgid();
-    pid_t child = (pid_t)syscall(SYS_clone, namespace_flags | SIGCHLD, NULL, NULL, NULL, 0);
+    pid_t child = clone_reporting(ends, 0, report);
+    if (child < 0) return -1;
     if (child == 0) {
         close(ends[0]);
         struct microapp_namespace_report outcome = {MICROAPP_NAMESPACE_STEP_NONE, 0};
@@ -210,13 +219,7 @@ int microapp_namespaces_probe(struct microapp_namespace_report *report) {
         write_fully(ends[1], &outcome, sizeof outcome);
         _exit(0);
     }
-    int failure = errno;
     close(ends[1]);
-    if (child < 0) {
-        close(ends[0]);
-        *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_CLONE, failure};
-        return -1;
-    }
     struct microapp_namespace_report outcome = {MICROAPP_NAMESPACE_STEP_PROC, ECHILD};
     read_fully(ends[0], &outcome, sizeof outcome);
     close(ends[0]);

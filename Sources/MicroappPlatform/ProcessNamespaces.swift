@@ -112,6 +112,7 @@ public enum ProcessNamespaces {
         guard let refusal = refusal(variables) else {
             return "namespaces: each isolated child has its own PID, mount and user namespace and /proc"
         }
-        return "namespaces missing: isolated children see every process in /proc: \(refusal.reason); to fix: \(refusal.fix)"
+        return
+            "namespaces missing: isolated children see every process in /proc: \(refusal.reason); to fix: \(refusal.fix)"
     }
 }

@@ -116,7 +116,8 @@ enum SoloCommand: Command {
         // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
         let namespaces = library.feature == nil ? ProcessNamespaces.notice(arguments.environment.variables) : nil
         runtime.announce(
-            (library.buildFailure.map { [$0] } ?? []) + (resolution.warnings + (namespaces.map { [$0] } ?? [])).map(\.notice))
+            (library.buildFailure.map { [$0] } ?? [])
+                + (resolution.warnings + (namespaces.map { [$0] } ?? [])).map(\.notice))
         library.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }

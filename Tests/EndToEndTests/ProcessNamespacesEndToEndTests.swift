@@ -5,21 +5,6 @@ import Testing
 /// An isolated feature's child sees only itself: its own PID namespace and /proc, as an attacker inside finds it.
 @Suite("End to end: an isolated child sees only its own processes in /proc", .serialized)
 struct ProcessNamespacesEndToEndTests {
-    /// The app and every process below it (the zygote, each feature's processes), as this test's /proc shows them.
-    static func tree(of root: Int32) -> [Int32] {
-        var found: [Int32] = []
-        var queue = [root]
-        while let next = queue.popLast() {
-            found.append(next)
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(next)/task")) ?? []
-            for task in tasks {
-                let children = (try? String(contentsOfFile: "/proc/\(next)/task/\(task)/children", encoding: .utf8)) ?? ""
-                queue += children.split(separator: " ").compactMap { Int32($0) }
-            }
-        }
-        return found
-    }
-
     @Test(
         "Peeker lists /proc, reads pid 1, and goes for the host, its zygote and a sibling feature's processes: it finds only itself",
         arguments: ["1", "0"])
@@ -46,7 +31,7 @@ struct ProcessNamespacesEndToEndTests {
         #expect(home.contains("cmdline1=") && !home.contains("--ui") && !home.contains("--plugins"), "\(home)")
         // Every process of the app's tree by the pid the host knows it by: the app, its zygote, Pwd's child and
         // Peeker's own outer processes. None is there to read or to signal.
-        let targets = Self.tree(of: app.processID)
+        let targets = [app.processID] + descendants(of: app.processID)
         #expect(targets.count >= 4, "\(targets)")
         for target in targets {
             try app.send([["type": "open", "url": "peeker://page/\(target)"]])
@@ -55,7 +40,8 @@ struct ProcessNamespacesEndToEndTests {
             for file in ["cmdline", "environ", "maps"] {
                 #expect(text.contains("\(file)=denied(\(ENOENT))"), "pid \(target): \(text)")
             }
-            #expect(text.contains("kill=refused(\(ESRCH))"), "pid \(target): \(text)")
+            // Refused before the kernel looks (seccomp lets a child signal only itself), and no such pid in here anyway.
+            #expect(text.contains("kill=refused("), "pid \(target): \(text)")
         }
         // Pwd still answers: nothing of the app was reached.
         try app.send([["type": "open", "url": "pwd://home"]])
