@@ -89,10 +89,12 @@ static size_t read_fully(int descriptor, void *buffer, size_t length) {
     return done;
 }
 
-static void write_fully(int descriptor, const void *buffer, size_t length) {
+/// Writes `buffer` in one write, retrying interruptions; whether it went (EPIPE: no reader is left).
+static int write_fully(int descriptor, const void *buffer, size_t length) {
     ssize_t count;
     do count = write(descriptor, buffer, length);
     while (count < 0 && errno == EINTR);
+    return count == (ssize_t)length;
 }
 
 /// Closes every descriptor from `lowest` up but `kept` (which is above it).
@@ -176,8 +178,10 @@ int microapp_namespaces_enter(struct microapp_namespace_report *report) {
             return 0;
         }
         if (feature < 0) outcome = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_FORK, errno};
-        write_fully(ends[1], &outcome, sizeof outcome);
-        if (feature < 0) _exit(1);
+        // S is the report pipe's only reader: a write that finds none means S ended before the parent-death signal
+        // above was asked for (a host that killed its child at once), so that signal never comes. This process ends
+        // instead, and the kernel ends the feature's with the namespace.
+        if (!write_fully(ends[1], &outcome, sizeof outcome) || feature < 0) _exit(1);
         // Nothing of the feature's (its socket, its pipes) stays open here.
         close_all_but(0, ends[1]);
         reap(feature, ends[1]);

@@ -42,7 +42,7 @@ struct RestartedManifestEndToEndTests {
         let message = (cut["message"] as? String) ?? ""
         #expect(message.contains("a manifest other than the one shifter registered when it first started"), "\(cut)")
         // The fixture names itself from its mapped file, which a restart's copy names otherwise: the id differs, or
-        // else the name with the child's pid.
+        // else the name with the child's mark.
         #expect(message.contains("not 'shifter'") || message.contains("not '\(recorded)'"), "\(message)")
         try app.send([["type": "open", "url": "auth://select"]])
         try await app.waitForFrame(route: "auth://select")

@@ -24,6 +24,8 @@ enum OriginFixtures {
             return "Unknown"
         }()
         let featureID = module.lowercased()
+        /// A mark of this process, another in each child (made once, when first asked).
+        let childMark = UUID().uuidString.prefix(8)
         let startDirectory = FileManager.default.currentDirectoryPath
 
         public enum OriginFeature: Feature {
@@ -42,8 +44,9 @@ enum OriginFixtures {
                     tab = TabDeclaration(title: spoofs[n], route: "\\(featureID)://home", order: 1)
                 }
                 if module == "Shifter" {
-                    // Each child registers another name: its first is the host's record, a restart's is not.
-                    name = "Shifter \\(ProcessInfo.processInfo.processIdentifier)"
+                    // Each child registers another name: its first is the host's record, a restart's is not. (Not
+                    // its pid: in a PID namespace of its own every child is 2.)
+                    name = "Shifter \\(childMark)"
                 }
                 if module == "Tabber" {
                     // Asks for the first place in the tab bar.

@@ -2,6 +2,10 @@ import Foundation
 import MicroappPlatform
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An isolated feature's child sees only itself: its own PID namespace and /proc, as an attacker inside finds it.
 @Suite("End to end: an isolated child sees only its own processes in /proc", .serialized)
 struct ProcessNamespacesEndToEndTests {
@@ -70,5 +74,85 @@ struct ProcessNamespacesEndToEndTests {
         #expect(text.contains("cmdline=read("), "\(text)")
         #expect(!text.contains("kill=sent"), "\(text)")
         #expect(try await app.finish() == 0)
+    }
+
+    @Test(
+        "no process of a child outlives it: not when it exits, when its restart is cut off, when the host kills the pid it knows, or when the host is killed"
+    )
+    func noProcessOutlivesItsChild() async throws {
+        // A kernel without them: childSeesOnlyItself records it; the chain looked for here is not there.
+        guard ProcessNamespaces.refusal(ProcessInfo.processInfo.environment) == nil else { return }
+        let plugins = try await OriginFixtures.plugins(["Shifter", "Pwd"])
+        let app = try AppProcess(
+            [
+                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
+                "--data", AppProcess.freshDataDirectory(), "--open", "shifter://home",
+            ], environment: ["MICROAPP_TEST_FEATURES": ""])
+        try await app.waitForFrame(route: "shifter://home") { screenText($0).contains("Go") }
+        // Each child is three processes: the one the host knows, its namespace's first, and the feature's.
+        let shifter = try await Self.chain(mapping: "libShifter.so", under: app.processID)
+        #expect(shifter.count == 3, "\(shifter)")
+        try app.send([["type": "tap", "id": "go"]])
+        try await app.waitFor("error") { $0["code"] as? String == "feature-exited" }
+        try await app.waitUntil { !shifter.contains(where: Self.exists) }
+
+        // A restart that registers another manifest is cut off: nothing of the new child stays.
+        try await app.waitForFrame(route: "shifter://home") { screenText($0).contains("\"restart\"") }
+        let before = Set(descendants(of: app.processID))
+        try app.send([["type": "tap", "id": "restart"]])
+        try await app.waitFor("error") { $0["code"] as? String == "feature-protocol" }
+        try await app.waitUntil { Set(descendants(of: app.processID)).isSubset(of: before) }
+
+        // SIGKILL to the pid the host knows, as the watchdog and a swap send it: the namespace ends with it.
+        let pwd = try await Self.chain(mapping: "libPwd.so", under: app.processID)
+        #expect(pwd.count == 3, "\(pwd)")
+        #expect(kill(pwd[0], SIGKILL) == 0)
+        try await app.waitFor("error") { $0["code"] as? String == "feature-killed" }
+        try await app.waitUntil { !pwd.contains(where: Self.exists) }
+
+        // The host killed: every process below it ends (the children read the end of their sockets).
+        let all = descendants(of: app.processID)
+        #expect(kill(app.processID, SIGKILL) == 0)
+        _ = try? await app.finish()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while all.contains(where: Self.exists) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!all.contains(where: Self.exists), "left behind: \(all.filter(Self.exists))")
+    }
+
+    /// Whether process `pid` is still there (a zombie not yet reaped counts: it was not cleaned up either).
+    static func exists(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
+
+    /// The process below `ancestor` that maps `library` and its ancestors in its PID namespace and the one outside it,
+    /// outermost first (waited for, 10 s at most): the outer process, the namespace's first process, the feature's.
+    static func chain(mapping library: String, under ancestor: Int32) async throws -> [Int32] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let below = descendants(of: ancestor)
+            if let feature = below.first(where: { maps($0, library) }) {
+                // Up from the feature's while the one above is inside the namespace, then the outer process.
+                var chain = [feature]
+                while HangDiagnosis.inNestedNamespace(chain[0]), let parent = parent(of: chain[0]), below.contains(parent) {
+                    chain.insert(parent, at: 0)
+                }
+                return chain
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw AppProcessError("no process below \(ancestor) maps \(library)")
+    }
+
+    private static func maps(_ pid: Int32, _ library: String) -> Bool {
+        let text = (try? FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readToEnd()) ?? Data()
+        return String(decoding: text, as: UTF8.self).contains(library)
+    }
+
+    private static func parent(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
     }
 }
