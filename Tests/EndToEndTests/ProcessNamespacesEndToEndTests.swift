@@ -14,11 +14,7 @@ struct ProcessNamespacesEndToEndTests {
         arguments: ["1", "0"])
     func childSeesOnlyItself(zygote: String) async throws {
         let plugins = try await OriginFixtures.plugins(["Peeker", "Pwd"])
-        let app = try AppProcess(
-            [
-                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
-                "--data", AppProcess.freshDataDirectory(), "--open", "pwd://home",
-            ], environment: ["MICROAPP_ZYGOTE": zygote])
+        let app = try AppProcess.isolated(plugins, opening: "pwd://home", environment: ["MICROAPP_ZYGOTE": zygote])
         try await app.waitForFrame(route: "pwd://home") { screenText($0).contains("cwd=") }
         if let refusal = ProcessNamespaces.refusalHere {
             // A kernel that refuses them: the run says so, and the rest of this test has nothing to look at.
@@ -56,11 +52,8 @@ struct ProcessNamespacesEndToEndTests {
     @Test("with the namespaces turned off the child sees the host's command line, and the run says so once")
     func turnedOffIsSaid() async throws {
         let plugins = try await OriginFixtures.plugins(["Peeker"])
-        let app = try AppProcess(
-            [
-                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
-                "--data", AppProcess.freshDataDirectory(), "--open", "peeker://home",
-            ], environment: [ProcessNamespaces.variable: "0"])
+        let app = try AppProcess.isolated(
+            plugins, opening: "peeker://home", environment: [ProcessNamespaces.variable: "0"])
         try await app.waitUntil { app.objects.contains { $0["code"] as? String == "namespaces-missing" } }
         let notices = app.objects.filter { $0["code"] as? String == "namespaces-missing" }
         #expect(notices.count == 1, "\(notices)")
@@ -83,11 +76,8 @@ struct ProcessNamespacesEndToEndTests {
         // A kernel without them: childSeesOnlyItself records it; the chain looked for here is not there.
         guard ProcessNamespaces.refusal(ProcessInfo.processInfo.environment) == nil else { return }
         let plugins = try await OriginFixtures.plugins(["Shifter", "Pwd"])
-        let app = try AppProcess(
-            [
-                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
-                "--data", AppProcess.freshDataDirectory(), "--open", "shifter://home",
-            ], environment: ["MICROAPP_TEST_FEATURES": ""])
+        let app = try AppProcess.isolated(
+            plugins, opening: "shifter://home", environment: ["MICROAPP_TEST_FEATURES": ""])
         try await app.waitForFrame(route: "shifter://home") { screenText($0).contains("Go") }
         // Each child is three processes: the one the host knows, its namespace's first, and the feature's.
         let shifter = try await Self.chain(mapping: "libShifter.so", under: app.processID)
@@ -133,7 +123,9 @@ struct ProcessNamespacesEndToEndTests {
             if let feature = below.first(where: { maps($0, library) }) {
                 // Up from the feature's while the one above is inside the namespace, then the outer process.
                 var chain = [feature]
-                while HangDiagnosis.inNestedNamespace(chain[0]), let parent = parent(of: chain[0]), below.contains(parent) {
+                while HangDiagnosis.inNestedNamespace(chain[0]), let parent = parent(of: chain[0]),
+                    below.contains(parent)
+                {
                     chain.insert(parent, at: 0)
                 }
                 return chain
@@ -154,5 +146,17 @@ struct ProcessNamespacesEndToEndTests {
         else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+}
+
+extension AppProcess {
+    /// `run --no-supervise --ui json --isolation process` of `plugins` with fresh data, opening `route`: one app whose
+    /// features each run in a child.
+    static func isolated(_ plugins: URL, opening route: String, environment: [String: String]) throws -> AppProcess {
+        try AppProcess(
+            [
+                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
+                "--data", AppProcess.freshDataDirectory(), "--open", route,
+            ], environment: environment)
     }
 }
