@@ -16,7 +16,7 @@ public enum ProcessNamespaces {
     public static let variable = "MICROAPP_NAMESPACES"
 
     /// Why a process did not get its namespaces: the step that failed and its error number.
-    public struct Refusal: Error, Sendable, Equatable {
+    public struct Refusal: Sendable, Equatable {
         /// The step, as `microapp_namespace_step` numbers it (`clone`, `idMap`, …).
         public enum Step: Int32, Sendable {
             /// The process had more than one thread.
