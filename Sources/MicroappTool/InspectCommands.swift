@@ -204,8 +204,6 @@ enum InspectCommands {
             file = operand
         }
         let unsandboxed = arguments.environment["MICROAPP_ALLOW_UNSANDBOXED"] == "1"
-        // The library's constructors run here: in namespaces of their own, as an isolated feature's child.
-        IsolatedServerCommand.enterNamespaces(arguments.environment, command: "probe")
         let result =
             PluginProbe.sandbox(file, allowingUnsandboxed: unsandboxed).map {
                 ProbeReport(file: file, verdict: "refused", problem: $0)
