@@ -77,9 +77,11 @@ struct IsolatedSwapEndToEndTests {
         let running = try await HotSwapEndToEndTests.waitForOneFeatureHost(of: app.processID)
         // Nothing of v1's child stays: below the one outer process only its own namespace's two (none without them).
         let inside = ProcessNamespaces.refusal(ProcessInfo.processInfo.environment) == nil ? 2 : 0
-        try await app.waitUntil {
-            descendants(of: app.processID).filter(HangDiagnosis.inNestedNamespace).count == inside
-        }
+        let pid = app.processID
+        #expect(
+            await ProcessNamespacesEndToEndTests.below(pid) {
+                $0.filter(HangDiagnosis.inNestedNamespace).count == inside
+            })
 
         // v1's restore aborts on v2's state: its new child dies, v2's child runs on, and the error says so.
         try app.send([["type": "rollback", "feature": "tally"]])

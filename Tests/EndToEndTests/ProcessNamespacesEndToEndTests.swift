@@ -94,7 +94,8 @@ struct ProcessNamespacesEndToEndTests {
         let before = Set(descendants(of: app.processID))
         try app.send([["type": "tap", "id": "restart"]])
         try await app.waitFor("error") { $0["code"] as? String == "feature-protocol" }
-        try await app.waitUntil { Set(descendants(of: app.processID)).isSubset(of: before) }
+        let settled = await Self.below(app.processID) { Set($0).isSubset(of: before) }
+        #expect(settled, "new processes left: \(Set(descendants(of: app.processID)).subtracting(before))")
 
         // SIGKILL to the pid the host knows, as the watchdog and a swap send it: the namespace ends with it.
         let pwd = try await Self.chain(mapping: "libPwd.so", under: app.processID)
@@ -114,6 +115,18 @@ struct ProcessNamespacesEndToEndTests {
         #expect(!all.contains(where: Self.exists), "left behind: \(all.filter(Self.exists))")
     }
 
+    /// Waits until `condition` holds of the processes below `ancestor` (10 s at most); whether it did. Each look reads
+    /// all of /proc, on a thread of its own every 100 ms: a poll on the cooperative pool every 20 ms kept one of its
+    /// two threads busy under load, and other suites' tests wait for those threads.
+    static func below(_ ancestor: Int32, until condition: @escaping @Sendable ([Int32]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if await BlockingWork.run({ condition(descendants(of: ancestor)) }) { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
     /// Whether process `pid` is still there (a zombie not yet reaped counts: it was not cleaned up either).
     static func exists(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
 
@@ -122,7 +135,7 @@ struct ProcessNamespacesEndToEndTests {
     static func chain(mapping library: String, under ancestor: Int32) async throws -> [Int32] {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            let below = descendants(of: ancestor)
+            let below = await BlockingWork.run { descendants(of: ancestor) }
             if let feature = below.first(where: { maps($0, library) }) {
                 // Up from the feature's while the one above is inside the namespace, then the outer process.
                 var chain = [feature]
@@ -133,7 +146,7 @@ struct ProcessNamespacesEndToEndTests {
                 }
                 return chain
             }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(100))
         }
         throw AppProcessError("no process below \(ancestor) maps \(library)")
     }
