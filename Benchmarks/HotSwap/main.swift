@@ -225,12 +225,14 @@ report(
     String(
         format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
         percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
-/// `swaps` isolated swaps in children forked from a template of `executable`.
+/// `swaps` isolated swaps in children forked from a template of `executable` started with `environment`.
 @MainActor
-func isolatedSwaps(_ executable: String, swaps: Int) async -> [Double] {
+func isolatedSwaps(
+    _ executable: String, swaps: Int, environment: [String: String] = ChildLaunch.featureEnvironment(.process)
+) async -> [Double] {
     let zygote: Zygote
     do {
-        zygote = try Zygote.start(executable: executable, environment: ChildLaunch.featureEnvironment(.process))
+        zygote = try Zygote.start(executable: executable, environment: environment)
     } catch {
         fail("the zygote of \(executable) did not start: \(error)")
     }
@@ -241,22 +243,31 @@ func isolatedSwaps(_ executable: String, swaps: Int) async -> [Double] {
     zygote.stop()
     return isolated.latencies
 }
+// Without the new child's namespaces (`MICROAPP_NAMESPACES=0`), and in the baseline's children when one is given: blocks
+// of 10 in turn, so load hits each alike.
+var withoutNamespaces = ChildLaunch.featureEnvironment(.process)
+withoutNamespaces[ProcessNamespaces.variable] = "0"
 var isolated: [Double] = []
+var unnamespaced: [Double] = []
 var before: [Double] = []
-if let baseline = options.value("--baseline") {
-    // Blocks of 10 alternating, so load hits both builds alike.
-    for _ in 0..<5 {
-        isolated += await isolatedSwaps(build + "/microapp", swaps: 10)
-        before += await isolatedSwaps(baseline, swaps: 10)
-    }
-} else {
-    isolated = await isolatedSwaps(build + "/microapp", swaps: 50)
+let baseline = options.value("--baseline")
+for _ in 0..<5 {
+    isolated += await isolatedSwaps(build + "/microapp", swaps: 10)
+    unnamespaced += await isolatedSwaps(build + "/microapp", swaps: 10, environment: withoutNamespaces)
+    if let baseline { before += await isolatedSwaps(baseline, swaps: 10) }
 }
 report(
     String(
         format:
             "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 8 ms)",
         percentile(isolated, 0.5), percentile(isolated, 0.9)))
+report(
+    String(
+        format:
+            "  the same without the child's namespaces (MICROAPP_NAMESPACES=0), 50 swaps interleaved: p50 %.1f ms, p90 %.1f ms; the namespaces add %.2f ms at p50 (%.2f×)",
+        percentile(unnamespaced, 0.5), percentile(unnamespaced, 0.9),
+        percentile(isolated, 0.5) - percentile(unnamespaced, 0.5),
+        percentile(isolated, 0.5) / percentile(unnamespaced, 0.5)))
 if !before.isEmpty {
     report(
         String(

@@ -10,6 +10,9 @@ import MicroappPlatform
 // What isolating a feature costs, measured side by side in one run (this machine is shared and noisy):
 // - starting a child that runs `microapp --version`: posix_spawn of the executable against a fork of the zygote,
 //   the template process that has the Swift runtime, Foundation and the SDK mapped already;
+// - an isolated feature's start, from asking for its child to its handshake (the library loaded and registered in the
+//   sandboxed child), forked from the zygote or started afresh (solo's way), each with and without the child's own
+//   namespaces (ProcessNamespaces: PID, mount and user namespace, a fresh /proc; `MICROAPP_NAMESPACES=0` turns them off);
 // - an action's round trip to the frame it leads to, Characters run alone on its mocks (`solo characters --ui json`)
 //   in the app's process against in a child of its own, the two apps driven in turn: `back` from a detail to the
 //   list's drawn screen, and `select` of a row to the detail's drawn screen (which calls the feature's mock service).
@@ -53,6 +56,39 @@ func timeFork(_ zygote: Zygote) throws -> Double {
     drain(ends[0])
     guard child.wait() == .exited(0) else { throw SystemCallError(call: "fork", errno: EIO) }
     return seconds(ContinuousClock.now - start)
+}
+
+/// Seconds from asking for a feature-host child of `library` to its handshake (the first bytes on its socket: the
+/// library is loaded and registered under its sandbox): a fork of `zygote`, or with nil a process started afresh in
+/// `environment`. The child is ended and reaped afterwards, untimed.
+func timeFeatureStart(_ zygote: Zygote?, environment: [String: String], library: String) throws -> Double {
+    let scratch = NSTemporaryDirectory() + "/isolation-benchmark-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    var socket: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socket) == 0 else {
+        throw SystemCallError(call: "socketpair", errno: errno)
+    }
+    let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+    defer { close(null) }
+    let arguments = ["feature-host", "--library", library, "--scratch", scratch]
+    let start = ContinuousClock.now
+    let wait: () -> ChildProcess.Termination
+    if let zygote {
+        let child = try zygote.fork(arguments, input: socket[1], output: null, error: null)
+        wait = { child.wait() }
+    } else {
+        let child = try ChildProcess(
+            [executable] + arguments, environment: environment, directory: scratch, input: .descriptor(socket[1]),
+            output: .null, error: .null)
+        wait = { child.wait().termination }
+    }
+    close(socket[1])
+    var header = [UInt8](repeating: 0, count: 4)
+    let count = read(socket[0], &header, 4)
+    let elapsed = seconds(ContinuousClock.now - start)
+    close(socket[0])
+    guard count == 4, wait() == .exited(0) else { throw SystemCallError(call: "feature-host handshake", errno: EIO) }
+    return elapsed
 }
 
 /// The resident and proportional set sizes of `pid` in KiB (`/proc/PID/smaps_rollup`); 0 for what cannot be read.
@@ -204,6 +240,44 @@ do {
                 + " \(fixed(percentile(values, 0.9) * 1000, 2, width: 8))")
     }
     print("  spawn / fork at p50: \(fixed(median(spawned) / median(forked), 1))×")
+
+    // An isolated start with and without the child's namespaces, the four ways in turn.
+    let library = directory.appendingPathComponent("libCharacters.so").path
+    let withNamespaces = ChildLaunch.featureEnvironment(.process)
+    var withoutNamespaces = withNamespaces
+    withoutNamespaces[ProcessNamespaces.variable] = "0"
+    let zygotes = [
+        try Zygote.start(executable: executable, environment: withNamespaces),
+        try Zygote.start(executable: executable, environment: withoutNamespaces),
+    ]
+    defer { zygotes.forEach { $0.stop() } }
+    let ways: [(name: String, zygote: Zygote?, environment: [String: String])] = [
+        ("fork of the zygote, namespaces", zygotes[0], withNamespaces),
+        ("fork of the zygote, none", zygotes[1], withoutNamespaces),
+        ("started afresh, namespaces", nil, withNamespaces),
+        ("started afresh, none", nil, withoutNamespaces),
+    ]
+    var starts = ways.map { _ in [Double]() }
+    for run in 0...runs {
+        for (index, way) in ways.enumerated() {
+            let elapsed = try timeFeatureStart(way.zygote, environment: way.environment, library: library)
+            if run > 0 { starts[index].append(elapsed) }
+        }
+    }
+    print("")
+    print("isolated start of Characters to its handshake, \(runs) runs each, the four in turn (ms)")
+    print("  \(padRight("", 32)) \(pad("p50", 8)) \(pad("p90", 8))")
+    for (way, values) in zip(ways, starts) {
+        print(
+            "  \(padRight(way.name, 32)) \(fixed(median(values) * 1000, 2, width: 8))"
+                + " \(fixed(percentile(values, 0.9) * 1000, 2, width: 8))")
+    }
+    for (label, with, without) in [("forked", 0, 1), ("started afresh", 2, 3)] {
+        let added = (median(starts[with]) - median(starts[without])) * 1000
+        print(
+            "  \(label): namespaces add \(fixed(added, 2)) ms at p50 (\(fixed(median(starts[with]) / median(starts[without]), 2))×)"
+        )
+    }
 
     let apps = [
         try DrivenApp(name: "in-process", isolation: "none"), try DrivenApp(name: "isolated", isolation: "process"),

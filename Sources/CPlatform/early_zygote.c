@@ -75,7 +75,7 @@ static void await_first_request(int control) {
 }
 
 /// The variables an isolated feature's child keeps (ChildLaunch.featureEnvironment): what the runtime needs.
-static const char *const kept_variables[] = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"};
+static const char *const kept_variables[] = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "MICROAPP_NAMESPACES"};
 enum { kept_count = sizeof(kept_variables) / sizeof(kept_variables[0]) };
 
 /// In the new template: leaves nothing of the person's state it inherited. The environment's and the command line's

@@ -18,6 +18,7 @@
 #include "CPlatform.h"
 
 #include <link.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -69,16 +70,41 @@ static void forget(const struct cached_ids *found) {
     for (int index = 0; index < found->count; index++) *found->slots[index] = 0;
 }
 
-pid_t microapp_fork(void) {
+/// What the last `forgetting` found: the same addresses hold the same caches in every process forked from it since.
+static struct cached_ids last_found;
+
+/// Runs `make` (a fork, or a clone into namespaces) with the forking thread's cached ids forgotten on both sides.
+static pid_t forgetting(pid_t (*make)(unsigned long), unsigned long flags) {
     struct cached_ids found = {.thread = (int)syscall(SYS_gettid), .count = 0};
     dl_iterate_phdr(record_object, &found);
     // Forgotten before the fork as well: the fork's own handlers run in the child before fork returns, and Dispatch's
     // binds the main queue to the id its cache gives (it would be the parent's). This thread looks its id up again
     // when it next needs it, and finds the same one.
     forget(&found);
-    pid_t pid = fork();
+    pid_t pid = make(flags);
     // The same addresses in the child: its one thread's blocks are copies of the forking thread's. What the parent's
     // fork handlers cached again before the copy is forgotten once more.
     if (pid == 0) forget(&found);
+    last_found = found;
+    return pid;
+}
+
+static pid_t plain_fork(unsigned long flags) {
+    (void)flags;
+    return fork();
+}
+
+static pid_t raw_clone(unsigned long flags) { return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0); }
+
+pid_t microapp_fork(void) { return forgetting(plain_fork, 0); }
+
+pid_t microapp_clone_forgetting(unsigned long flags) { return forgetting(raw_clone, flags); }
+
+pid_t microapp_fork_again(void) {
+    // Not looked up by value here: in a new PID namespace this thread's id is small (1), and so are many other
+    // thread-local values a search by value would wipe.
+    forget(&last_found);
+    pid_t pid = fork();
+    if (pid == 0) forget(&last_found);
     return pid;
 }

@@ -38,6 +38,8 @@ extension Problem.Code {
     public static let probeFailed: Self = "probe-failed"
     /// This kernel lacks part of the sandbox (Landlock, seccomp) needed to probe or isolate a library.
     public static let sandboxMissing: Self = "sandbox-missing"
+    /// Isolated children run without a PID namespace and /proc of their own (warning).
+    public static let namespacesMissing: Self = "namespaces-missing"
     /// A library in the build folder whose `Plugins/<Name>` folder is gone was not loaded (notice).
     public static let skippedLibraries: Self = "skipped-libraries"
 

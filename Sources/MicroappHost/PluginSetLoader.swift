@@ -202,6 +202,10 @@ package enum PluginSetLoader {
         loaded.isolated = launched?.plugins ?? []
         loaded.log = launched?.log
         loaded.problems += launched?.problems ?? []
+        // Once per run: children that see every process in /proc are said to, never passed off as isolated.
+        if launched?.plugins.isEmpty == false, let notice = ProcessNamespaces.notice(request.environment.variables) {
+            loaded.warnings.append(notice)
+        }
         loaded = loaded.deduplicated()
         do throws(Problem) {
             loaded = try loaded.keeping(only: request.only)

@@ -21,11 +21,12 @@ public enum ChildLaunch {
     /// helper under the sandbox.
     /// `MICROAPP_ALLOW_UNSANDBOXED=1` is there only with `allowingUnsandboxed` (`--allow-unsandboxed`: the children
     /// skip the sandbox mechanisms this kernel lacks, `SandboxPolicy.bestEffort`, instead of ending, and still apply
-    /// the rest), never inherited from `host`.
+    /// the rest), never inherited from `host`. `MICROAPP_NAMESPACES=0` goes on from `host`: the children then start
+    /// without namespaces of their own (`ProcessNamespaces`).
     public static func featureEnvironment(_ host: HostEnvironment, allowingUnsandboxed: Bool = false) -> [String:
         String]
     {
-        let kept = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"]
+        let kept = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", ProcessNamespaces.variable]
         let unsandboxed = allowingUnsandboxed ? ["MICROAPP_ALLOW_UNSANDBOXED": "1"] : [:]
         return host.variables.filter { kept.contains($0.key) }
             .merging(variables(backtrace: "enable=no")) { $1 }.merging(unsandboxed) { $1 }

@@ -40,19 +40,30 @@ package struct ChildTimeLimit: Sendable {
     }
 }
 
-/// The time a process's threads spent runnable but not running (waiting on the run queue), summed over its threads.
+/// The time a process's threads, and its descendants', spent runnable but not running (waiting on the run queue): a
+/// feature's child in namespaces of its own (`ProcessNamespaces`) is the process the host started, which only waits,
+/// and below it the namespace's first process and the feature's own.
 package enum RunQueueWait {
-    /// The sum over `pid`'s threads now; nil when /proc does not say (no such process, no scheduler statistics).
+    /// The sum over the threads of `pid` and its descendants now; nil when /proc does not say (no such process, no
+    /// scheduler statistics).
     package static func total(of pid: pid_t) -> Duration? {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
         var nanoseconds: UInt64 = 0
         var read = false
-        for task in tasks {
-            // "time on CPU, time waiting on the run queue, timeslices", in nanoseconds.
-            let fields = Files.procText("/proc/\(pid)/task/\(task)/schedstat").split(separator: " ")
-            guard fields.count >= 2, let wait = UInt64(fields[1]) else { continue }
-            nanoseconds &+= wait
-            read = true
+        var processes = [pid]
+        while let process = processes.popLast() {
+            guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task") else {
+                continue
+            }
+            for task in tasks {
+                // "time on CPU, time waiting on the run queue, timeslices", in nanoseconds.
+                let fields = Files.procText("/proc/\(process)/task/\(task)/schedstat").split(separator: " ")
+                if fields.count >= 2, let wait = UInt64(fields[1]) {
+                    nanoseconds &+= wait
+                    read = true
+                }
+                processes += Files.procText("/proc/\(process)/task/\(task)/children").split(separator: " ")
+                    .compactMap { pid_t($0) }
+            }
         }
         return read ? .nanoseconds(nanoseconds) : nil
     }

@@ -144,6 +144,7 @@ enum InspectCommands {
             }
             if rows.isEmpty { Console.out("(no plugin libraries found)") }
             Console.out(Sandbox.support.summary)
+            Console.out(ProcessNamespaces.summary(arguments.environment.variables))
         }
         let listProblems = featureListProblems(arguments)
         return rows.contains { $0.verdict != "ok" } || set.problems.count > 0 || !listProblems.isEmpty

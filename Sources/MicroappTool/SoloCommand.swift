@@ -114,7 +114,10 @@ enum SoloCommand: Command {
         if library.feature == nil { await library.isolationLog?.running.starts() }
         if library.feature != nil || runtime.frame.route.isEmpty { runtime.open(open) }
         // A failed start-up build shows as one under --watch does: the box, and an `error` line in JSON.
-        runtime.announce((library.buildFailure.map { [$0] } ?? []) + resolution.warnings.map(\.notice))
+        let namespaces = library.feature == nil ? ProcessNamespaces.notice(arguments.environment.variables) : nil
+        runtime.announce(
+            (library.buildFailure.map { [$0] } ?? [])
+                + (resolution.warnings + (namespaces.map { [$0] } ?? [])).map(\.notice))
         library.isolationLog?.connect { feature, line in
             runtime.announce([Notice(level: .info, code: Notice.logCode, message: line, feature: feature)])
         }

@@ -8,11 +8,7 @@ struct ChildDirectoryEndToEndTests {
     @Test("a feature's working directory is its scratch folder, forked from the zygote or not", arguments: ["1", "0"])
     func childStartsInItsScratchFolder(zygote: String) async throws {
         let plugins = try await OriginFixtures.plugins(["Pwd"])
-        let app = try AppProcess(
-            [
-                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
-                "--data", AppProcess.freshDataDirectory(), "--open", "pwd://home",
-            ], environment: ["MICROAPP_ZYGOTE": zygote])
+        let app = try AppProcess.isolated(plugins, opening: "pwd://home", environment: ["MICROAPP_ZYGOTE": zygote])
         let frame = try await app.waitForFrame(route: "pwd://home") { screenText($0).contains("cwd=") }
         let text = screenText(frame)
         #expect(text.contains("/microapp-feature-") && text.contains("/scratch"), "\(text)")
@@ -27,11 +23,7 @@ struct RestartedManifestEndToEndTests {
     @Test("Shifter registers another name in its restarted child: cut off with feature-protocol, the app goes on")
     func restartWithAnotherManifestIsCutOff() async throws {
         let plugins = try await OriginFixtures.plugins(["Shifter"])
-        let app = try AppProcess(
-            [
-                "run", "--no-supervise", "--ui", "json", "--isolation", "process", "--plugins", plugins.path,
-                "--data", AppProcess.freshDataDirectory(), "--open", "shifter://home",
-            ])
+        let app = try AppProcess.isolated(plugins, opening: "shifter://home", environment: [:])
         let first = try await app.waitForFrame(route: "shifter://home") { screenText($0).contains("Go") }
         let recorded = try #require(first["featureName"] as? String)
         try app.send([["type": "tap", "id": "go"]])
@@ -42,7 +34,7 @@ struct RestartedManifestEndToEndTests {
         let message = (cut["message"] as? String) ?? ""
         #expect(message.contains("a manifest other than the one shifter registered when it first started"), "\(cut)")
         // The fixture names itself from its mapped file, which a restart's copy names otherwise: the id differs, or
-        // else the name with the child's pid.
+        // else the name with the child's mark.
         #expect(message.contains("not 'shifter'") || message.contains("not '\(recorded)'"), "\(message)")
         try app.send([["type": "open", "url": "auth://select"]])
         try await app.waitForFrame(route: "auth://select")

@@ -56,6 +56,7 @@ enum HostileCorpus {
             )
             .replacingOccurrences(of: "__BEHAVIOURS__", with: behaviours + variant)
             .replacingOccurrences(of: "__PORT__", with: "\(port)")
+            .replacingOccurrences(of: "__PLUGINS__", with: plugins.path)
             let file = try temporaryFolder("hostile-source").appendingPathComponent("HostileBuild.swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
             let built = try await compilePlugin(module: "HostileBuild", sources: [file])

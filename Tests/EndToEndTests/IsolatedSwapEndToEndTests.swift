@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 import TestScratch
 import Testing
 
@@ -74,6 +75,13 @@ struct IsolatedSwapEndToEndTests {
         }
         #expect(!app.objects.contains { $0["code"] as? String == "not-settled" })
         let running = try await HotSwapEndToEndTests.waitForOneFeatureHost(of: app.processID)
+        // Nothing of v1's child stays: below the one outer process only its own namespace's two (none without them).
+        let inside = ProcessNamespaces.refusal(ProcessInfo.processInfo.environment) == nil ? 2 : 0
+        let pid = app.processID
+        #expect(
+            await ProcessNamespacesEndToEndTests.below(pid) {
+                $0.filter(HangDiagnosis.inNestedNamespace).count == inside
+            })
 
         // v1's restore aborts on v2's state: its new child dies, v2's child runs on, and the error says so.
         try app.send([["type": "rollback", "feature": "tally"]])

@@ -24,6 +24,8 @@ enum OriginFixtures {
             return "Unknown"
         }()
         let featureID = module.lowercased()
+        /// A mark of this process, another in each child (made once, when first asked).
+        let childMark = UUID().uuidString.prefix(8)
         let startDirectory = FileManager.default.currentDirectoryPath
 
         public enum OriginFeature: Feature {
@@ -42,8 +44,9 @@ enum OriginFixtures {
                     tab = TabDeclaration(title: spoofs[n], route: "\\(featureID)://home", order: 1)
                 }
                 if module == "Shifter" {
-                    // Each child registers another name: its first is the host's record, a restart's is not.
-                    name = "Shifter \\(ProcessInfo.processInfo.processIdentifier)"
+                    // Each child registers another name: its first is the host's record, a restart's is not. (Not
+                    // its pid: in a PID namespace of its own every child is 2.)
+                    name = "Shifter \\(childMark)"
                 }
                 if module == "Tabber" {
                     // Asks for the first place in the tab bar.
@@ -75,11 +78,41 @@ enum OriginFixtures {
             }
         }
 
+        /// What this process finds of process `pid` through /proc, as an attacker looks: its command line,
+        /// environment and memory maps, and whether SIGKILL reaches it.
+        func peek(_ pid: Int32) -> [String] {
+            func attempt(_ file: String) -> String {
+                let descriptor = open("/proc/\\(pid)/\\(file)", O_RDONLY)
+                guard descriptor >= 0 else { return "\\(file)=denied(\\(errno))" }
+                defer { close(descriptor) }
+                var bytes = [UInt8](repeating: 0, count: 4096)
+                let count = Glibc.read(descriptor, &bytes, bytes.count)
+                return count < 0 ? "\\(file)=denied(\\(errno))" : "\\(file)=read(\\(count))"
+            }
+            let signal = kill(pid, SIGKILL) == 0 ? "kill=sent" : "kill=refused(\\(errno))"
+            return [attempt("cmdline"), attempt("environ"), attempt("maps"), signal]
+        }
+
+        /// The processes this one sees in /proc, and the command line of the first.
+        func census() -> [String] {
+            let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
+            let first = (FileManager.default.contents(atPath: "/proc/1/cmdline") ?? Data()).map { $0 == 0 ? 32 : $0 }
+            return [
+                "self=\\(getpid())", "procs=\\(pids.sorted().map(String.init).joined(separator: ","))",
+                "cmdline1=\\(String(decoding: first, as: UTF8.self))",
+            ]
+        }
+
         @MainActor final class OriginRoot: Root {
             let navigation: any NavigationHost
             init(navigation: any NavigationHost) { self.navigation = navigation }
 
             func screen(at location: Location) -> Screen {
+                if module == "Peeker" {
+                    // Home: what it sees; page/N: what it reaches of process N (a pid as the host's tests know it).
+                    let lines = location.parameters["n"].flatMap { Int32($0) }.map(peek) ?? census()
+                    return Screen(title: "Peeker", content: lines.map { .text(Text($0)) })
+                }
                 if module == "Pwd" {
                     // Where the child runs: its working directory as the library first sees it.
                     return Screen(title: "Pwd", content: [.text(Text("cwd=\\(startDirectory)"))])

@@ -250,7 +250,8 @@ struct RunModeTests {
     }
 }
 
-/// The processes under `ancestor`: its children and theirs (the zygote's forks).
+/// The processes under `ancestor`, at any depth: its children, the zygote's forks, and below each isolated feature's
+/// outer process its namespace's first process and the feature's own.
 func descendants(of ancestor: Int32) -> [Int32] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     var parents: [Int32: Int32] = [:]
@@ -261,5 +262,13 @@ func descendants(of ancestor: Int32) -> [Int32] {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         if fields.count > 2, let parent = Int32(fields[1]) { parents[pid] = parent }
     }
-    return parents.keys.filter { parents[$0] == ancestor || parents[parents[$0] ?? 0] == ancestor }
+    func descends(_ pid: Int32) -> Bool {
+        var next = parents[pid]
+        while let parent = next, parent > 1 {
+            if parent == ancestor { return true }
+            next = parents[parent]
+        }
+        return false
+    }
+    return parents.keys.filter(descends)
 }

@@ -256,6 +256,28 @@ struct SandboxTests {
         }
     #endif
 
+    #if arch(x86_64)
+        @Test(
+            "uretprobe (335), the one call seccomp cannot filter, ends only its caller (SIGILL) where the kernel has it, else fails with EPERM, as docs/sandbox.md says"
+        )
+        func uretprobeEndsOnlyItsCaller() async throws {
+            let target = try Target()
+            let program = try await fixture { try Self.attacker() }
+            let arguments = [program] + Self.sandboxed(target) + ["--", "kill-self", "uretprobe", "kill-self"]
+            let outcome = try await BlockingWork.run {
+                try ChildProcess(arguments, output: .capture, error: .capture).wait()
+            }
+            if outcome.termination == .signalled(SIGILL) {
+                #expect(
+                    outcome.text.hasSuffix("kill-self ok\n"), "the first attempt ran, nothing after: \(outcome.text)")
+            } else {
+                // A kernel before 6.11 has no such call: off the allow list, it fails as every other one does.
+                #expect(outcome.termination == .exited(0), "\(outcome.termination): \(outcome.text)")
+                #expect(outcome.text.contains("uretprobe EPERM"), "\(outcome.text)")
+            }
+        }
+    #endif
+
     @Test("threads still start: clone3 answers ENOSYS and glibc falls back to clone with CLONE_THREAD")
     func threadsStart() async throws {
         let target = try Target()

@@ -4,7 +4,7 @@
 // metadata ones (chmod… setxattr), which the tests aim at files they planted.
 //   sandbox-attacks [--read PATH]... [--write PATH]... [--network] [--memory BYTES] [--no-sandbox] -- ATTEMPT...
 // Attempts: read:PATH write:PATH tcp:PORT unix:PATH socketpair fork exec:PATH ptrace vm-read kill-parent
-// kill-self kill-group raise-limit tiocsti i386 alloc:BYTES thread clone3 io_uring unshare
+// kill-self kill-group raise-limit tiocsti i386 alloc:BYTES thread clone3 io_uring uretprobe unshare
 // chmod:PATH fchmodat:PATH fchmod:PATH chown:PATH utimensat:PATH setxattr:PATH removexattr:PATH getxattr:PATH
 // shmget semget msgget mqueue inotify:PATH fanotify dnotify:PATH setown memfd:BYTES shared-anon:BYTES personality
 // Metadata attempts ask for the harmful change itself (a setuid bit, an old mtime); IPC objects that do get made
@@ -277,6 +277,9 @@ static int attempt(const char *name) {
     if (strcmp(name, "thread") == 0) return attempt_thread();
     if (strcmp(name, "clone3") == 0) return error_of(syscall(SYS_clone3, NULL, 0));
     if (strcmp(name, "io_uring") == 0) return error_of(syscall(SYS_io_uring_setup, 1, NULL));
+    // uretprobe (335 on x86_64): outside any seccomp filter since Linux 6.13; the kernel kills a caller that is not
+    // its trampoline with SIGILL (docs/sandbox.md). An older kernel has no such call, and the filter answers EPERM.
+    if (strcmp(name, "uretprobe") == 0) return error_of(syscall(335));
     if (strcmp(name, "i386") == 0) return attempt_i386();
     if (strcmp(name, "tiocsti") == 0) return error_of(ioctl(0, TIOCSTI, "x"));
     if (strcmp(name, "raise-limit") == 0) {

@@ -10,6 +10,7 @@
 
 #include "early_zygote.h"
 #include "fd_passing.h"
+#include "namespaces.h"
 #include "sandbox.h"
 #include "stdio_buffering.h"
 
