@@ -6,14 +6,14 @@ import Testing
 // thread for all that time; with both held, every other test's `await` waits with them. Seen in full runs on a loaded
 // machine: a probe of the pool (an empty `Task.detached` awaited every 50 ms) waited up to 7.7 s, and the seven
 // Search tests, whose debounced search hops through the pool, timed out together at 30 s while synchronous tests of
-// PluginLoadingTests waited on probe children and cc there (gdb's stacks of the two pool threads).
+// the platform's tests waited on probe children and cc there (gdb's stacks of the two pool threads).
 //
 // A synchronous test marked `.offThePool` runs on a few threads of their own instead: what it blocks stays its own,
-// and the pool is left to the awaits of the rest. Every synchronous test of the targets whose tests wait on processes,
-// builds, locks and hashes is marked (PluginLoadingTests, HotSwapTests, DemoServicesTests, …). An asynchronous test
-// hands its blocking calls to `BlockingWork.run` or `offThePool { }` itself: after an await its task was seen resuming
-// on the pool whatever executor it preferred, so a mark would not keep it off. A `@MainActor` test stays on the main
-// actor.
+// and the pool is left to the awaits of the rest. Every synchronous test of the targets whose tests wait on
+// processes, builds, locks and hashes is marked (MicroappPlatformTests, MicroappDevLoopTests, DemoServicesTests, …).
+// An asynchronous test hands its blocking calls to `BlockingWork.run` or `offThePool { }` itself: after an await its
+// task was seen resuming on the pool whatever executor it preferred, so a mark would not keep it off. A `@MainActor`
+// test stays on the main actor.
 
 /// Runs the synchronous test it marks on `BlockingTestThreads`, not on the cooperative pool.
 public struct OffThePool: TestTrait, TestScoping {
