@@ -18,3 +18,84 @@ struct OffThePoolTests {
 
 /// The name of the thread running the caller.
 private func threadName() -> String { Thread.current.name ?? "" }
+
+/// Every synchronous test of the targets whose tests wait on processes, builds, locks and hashes carries
+/// `.offThePool`, so that a new one cannot quietly hold a pool thread again.
+@Suite("Synchronous tests of the blocking targets are marked off the pool")
+struct OffThePoolMarkTests {
+    /// The test targets whose synchronous tests are marked (main-actor files aside: they run on the main actor).
+    static let targets = [
+        "CommandLineSpecTests", "DemoServicesTests", "MicroappCoreTests", "MicroappDevLoopTests", "MicroappDigestTests",
+        "MicroappHostTests", "MicroappPlatformTests", "MicroappReleaseTests", "MicroappSDKTests", "MicroappToolTests",
+    ]
+
+    /// The 1-based lines of the `@Test` attributes in `source` whose function is synchronous and whose attribute
+    /// lacks `.offThePool`; none in a file with `@MainActor` in it.
+    static func unmarkedSynchronousTests(in source: String) -> [Int] {
+        guard !source.contains("@MainActor") else { return [] }
+        let lines = source.components(separatedBy: "\n")
+        var found: [Int] = []
+        var index = 0
+        while index < lines.count {
+            guard let start = lines[index].range(of: "@Test") else {
+                index += 1
+                continue
+            }
+            // The attribute runs until its parentheses balance; the signature until the body's brace.
+            var attribute = String(lines[index][start.lowerBound...])
+            var end = index
+            while attribute.filter({ $0 == "(" }).count > attribute.filter({ $0 == ")" }).count, end + 1 < lines.count {
+                end += 1
+                attribute += "\n" + lines[end]
+            }
+            var signature = attribute
+            while !signature.contains("{"), end + 1 < lines.count {
+                end += 1
+                signature += "\n" + lines[end]
+            }
+            let header = signature.prefix { $0 != "{" }
+            if header.contains("func "), !header.contains(" async"), !attribute.contains(".offThePool") {
+                found.append(index + 1)
+            }
+            index = end + 1
+        }
+        return found
+    }
+
+    @Test("every synchronous test of those targets is marked .offThePool", .offThePool)
+    func everySynchronousTestIsMarked() throws {
+        var found: [String] = []
+        for target in Self.targets {
+            let folder = Paths.repository.appendingPathComponent("Tests/\(target)")
+            guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let path = folder.appendingPathComponent(file).path
+                guard path != #filePath else { continue }
+                let source = try String(contentsOfFile: path, encoding: .utf8)
+                found += Self.unmarkedSynchronousTests(in: source).map { "Tests/\(target)/\(file):\($0)" }
+            }
+        }
+        #expect(found.isEmpty, "synchronous tests on the cooperative pool; add .offThePool to their @Test: \(found)")
+    }
+
+    @Test(
+        "the check finds an unmarked synchronous test, one-line or not, and passes a marked one, an async one and a main-actor file",
+        .offThePool)
+    func checkFindsUnmarked() {
+        let unmarked = "struct S {\n    @Test(\"t\")\n    func t() throws {\n    }\n}"
+        let inline = "struct S {\n    @Test func t() {\n    }\n}"
+        let multiline =
+            "struct S {\n    @Test(\n        \"t\",\n        arguments: [1])\n    func t(n: Int) {\n    }\n}"
+        let marked = "struct S {\n    @Test(\"t\", .offThePool)\n    func t() throws {\n    }\n}"
+        let markedInline = "struct S {\n    @Test(.offThePool) func t() {\n    }\n}"
+        let asynchronous = "struct S {\n    @Test(\"t\")\n    func t() async throws {\n    }\n}"
+        let mainActor = "@MainActor\nstruct S {\n    @Test(\"t\")\n    func t() throws {\n    }\n}"
+        #expect(Self.unmarkedSynchronousTests(in: unmarked) == [2])
+        #expect(Self.unmarkedSynchronousTests(in: inline) == [2])
+        #expect(Self.unmarkedSynchronousTests(in: multiline) == [2])
+        #expect(Self.unmarkedSynchronousTests(in: marked).isEmpty)
+        #expect(Self.unmarkedSynchronousTests(in: markedInline).isEmpty)
+        #expect(Self.unmarkedSynchronousTests(in: asynchronous).isEmpty)
+        #expect(Self.unmarkedSynchronousTests(in: mainActor).isEmpty)
+    }
+}
