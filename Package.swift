@@ -197,7 +197,7 @@ let package = Package(
                 + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
-            name: "cold-start-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec"],
+            name: "cold-start-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform"],
             path: "Benchmarks/ColdStart",
             swiftSettings: strict),
         .executableTarget(

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import CommandLineSpec
 import Foundation
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -109,15 +110,10 @@ for command in commands where !FileManager.default.isExecutableFile(atPath: comm
 /// once. False when the cache has no record of it (the start would not probe, and the row would measure the wrong
 /// thing).
 func forgetRebuiltLibrary() -> Bool {
-    guard let contents = FileManager.default.contents(atPath: probeCache),
-        var cache = (try? JSONSerialization.jsonObject(with: contents)) as? [String: Any],
-        var libraries = cache["libraries"] as? [String: String], var records = cache["records"] as? [String: Any],
-        let key = libraries.keys.first(where: { $0.hasSuffix("/" + rebuiltLibrary) }), let digest = libraries[key]
-    else { return false }
-    records[digest] = nil
-    libraries[key] = nil
-    cache["records"] = records
-    cache["libraries"] = libraries
+    guard FileManager.default.fileExists(atPath: probeCache) else { return false }
+    var cache = ProbeCache(file: probeCache)
+    guard let digest = cache.forgetLibraries(where: { $0.hasSuffix("/" + rebuiltLibrary) }).first else { return false }
+    cache.save()
     let store = scratch + "/cache/microapp/libraries"
     for name in (try? FileManager.default.contentsOfDirectory(atPath: store)) ?? [] where name.hasPrefix("id-") {
         let link = store + "/" + name
@@ -125,8 +121,7 @@ func forgetRebuiltLibrary() -> Bool {
             try? FileManager.default.removeItem(atPath: link)
         }
     }
-    guard let text = try? JSONSerialization.data(withJSONObject: cache) else { return false }
-    return FileManager.default.createFile(atPath: probeCache, contents: text)
+    return true
 }
 
 /// This process's environment with `extra` set on top, for posix_spawn (the caller frees the strings).

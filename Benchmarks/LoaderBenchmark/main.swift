@@ -109,7 +109,9 @@ func runBenchmark() throws {
     print("")
     print("where the host's time goes: its steps replayed on \(stepCount) warm copies, median of 3 (µs per plugin)")
     let step = { (value: (StepTiming) -> Double) in fixed(median(steps.map(value)) * 1e6, 1, width: 6) }
-    print("  probe cache read, per record           \(step(\.cacheRecord))   JSON of verdict, manifest, SDK version")
+    print(
+        "  probe cache read, per record           \(step(\.cacheRecord))   the compact form (no JSON decoder): verdict, manifest, SDK version"
+    )
     print("  library store lookup                   \(step(\.storeLookup))   open, fstat, readlink, lstat; no read")
     print("  probe record and lock entry            \(step(\.recordAndLock))   by the digest the store answered")
     print("  dlopen (NOW | LOCAL | NODELETE)        \(step(\.open))")

@@ -8,14 +8,49 @@ import MicroappSDK
 /// record also keeps what the library said about itself in the sandboxed probe (its manifest and SDK version), so a
 /// start or an inspection learns it as data, running none of the library's code (GStreamer's registry, VS Code's
 /// extension cache).
+///
+/// The file is in `CompactCoding`'s form after a first line naming it and the checksum of the rest
+/// (`microapp probe cache 4 <FNV-1a>`): a warm start reads it without a JSON decoder, whose first use after a
+/// `dlopen` cost more than the rest of the read. A cache an earlier build wrote (version 3, JSON) is read once that
+/// way and written again in the compact form.
 public struct ProbeCache: Sendable {
     /// What the file holds: each library's digest by path, and a record per digest.
     struct Stored: Codable, Sendable {
-        // 3: manifests keep their tab, whose title `lock` checks.
-        var version = 3
+        // 3: manifests keep their tab, whose title `lock` checks (JSON). 4: the same in the compact form.
+        var version = ProbeCache.version
         var libraries: [String: String] = [:]
         var records: [String: ProbeRecord] = [:]
     }
+
+    /// `Stored` as the compact form holds it: each map a list of entries. Decoding a dictionary asks its container
+    /// for all its keys, which the standard library casts to `[any CodingKey]`, looking the key type's conformance up:
+    /// after a `dlopen`, a scan of every loaded image's conformances (0.32 M instructions, more than a record costs).
+    private struct Listed: Codable {
+        struct Entry<Value: Codable>: Codable {
+            var key: String
+            var value: Value
+        }
+        var version: Int
+        var libraries: [Entry<String>]
+        var records: [Entry<ProbeRecord>]
+
+        init(_ stored: Stored) {
+            version = stored.version
+            libraries = stored.libraries.map { Entry(key: $0.key, value: $0.value) }
+            records = stored.records.map { Entry(key: $0.key, value: $0.value) }
+        }
+
+        var stored: Stored {
+            Stored(
+                version: version, libraries: Dictionary(libraries.map { ($0.key, $0.value) }) { $1 },
+                records: Dictionary(records.map { ($0.key, $0.value) }) { $1 })
+        }
+    }
+
+    /// The version of the file's form.
+    static let version = 4
+    /// How the file's first line starts; the checksum of what follows it comes next (16 hex digits), then a newline.
+    static let header = Array("microapp probe cache \(version) ".utf8)
 
     /// Where the cache lives.
     public let file: String
@@ -26,19 +61,50 @@ public struct ProbeCache: Sendable {
     /// Why the cache on disk was not believed (it or its folder could be written by someone else), nil when it was.
     public let distrust: Problem?
 
-    /// The cache at `file` (`defaultFile(in:)`); a missing or unreadable cache (or one of an earlier format) is an
-    /// empty one, so the worst case is probing again. So is one that another user, or this user's group, could have
-    /// written: an entry marking a crashing library usable must come from this user's own probe.
+    /// The cache at `file` (`defaultFile(in:)`); a missing, damaged or cut-short cache (or one of a format before
+    /// version 3) is an empty one, so the worst case is probing again; one of version 3 is read and written again in
+    /// this version's form at `save()`. So is one that another user, or this user's group, could have written: an
+    /// entry marking a crashing library usable must come from this user's own probe.
     public init(file: String) {
         self.file = file
         distrust =
             FileTrust.distrust(
                 file, what: "the probe cache", ignoring: "every library is probed again",
                 ownerFix: "delete \(file); microapp writes it again")?.warning
-        let read =
-            distrust != nil
-            ? nil : try? JSONDecoder().decode(Stored.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-        stored = read.flatMap { $0.version == 3 ? $0 : nil } ?? Stored()
+        let read = distrust != nil ? nil : FileManager.default.contents(atPath: file).flatMap(Self.stored(in:))
+        stored = read?.stored ?? Stored()
+        isChanged = read?.isOld ?? false
+    }
+
+    /// What `bytes` hold: this version's form, or version 3's JSON (`isOld`); nil for anything else.
+    private static func stored(in bytes: Data) -> (stored: Stored, isOld: Bool)? {
+        if bytes.starts(with: header) {
+            let stored = unframed(Array(bytes)).flatMap { try? CompactCoding.decode(Listed.self, from: $0).stored }
+            return stored.flatMap { $0.version == version ? ($0, false) : nil }
+        }
+        guard var old = try? JSONDecoder().decode(Stored.self, from: bytes), old.version == 3 else { return nil }
+        old.version = version
+        return (old, true)
+    }
+
+    /// `body` after the first line that names the form and checksums `body`.
+    static func framed(_ body: [UInt8]) -> [UInt8] { header + Array(checksum(body).utf8) + [UInt8(ascii: "\n")] + body }
+
+    /// What follows the first line of `bytes` when its checksum matches; nil when it does not (a byte changed, the
+    /// file cut short), which makes the cache an empty one.
+    private static func unframed(_ bytes: [UInt8]) -> [UInt8]? {
+        let end = header.count + 16
+        guard bytes.count > end, bytes[end] == UInt8(ascii: "\n") else { return nil }
+        let body = Array(bytes[(end + 1)...])
+        return bytes[header.count..<end].elementsEqual(checksum(body).utf8) ? body : nil
+    }
+
+    /// FNV-1a (64 bits) of `bytes` in 16 hex digits: damage changes it. Not a defence against a writer (the file's
+    /// owner is checked for that, `FileTrust`).
+    private static func checksum(_ bytes: [UInt8]) -> String {
+        let hash = bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// `$XDG_CACHE_HOME/microapp/probe-cache.json`, or under `~/.cache` (under the temporary folder when there is no
@@ -83,9 +149,20 @@ public struct ProbeCache: Sendable {
         kept.records = kept.records.filter { current.contains($0.key) }
         let folder = (file as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try? encoder.encode(kept).write(to: URL(fileURLWithPath: file), options: .atomic)
+        guard let bytes = try? CompactCoding.encode(Listed(kept)) else { return }
+        try? Data(Self.framed(bytes)).write(to: URL(fileURLWithPath: file), options: .atomic)
+    }
+
+    /// Forgets every library whose path `matches` and its record, as if it had never been probed (a benchmark's
+    /// "after a rebuild" start); returns the digests forgotten. `save()` writes it.
+    public mutating func forgetLibraries(where matches: (String) -> Bool) -> [String] {
+        let forgotten = stored.libraries.filter { matches($0.key) }
+        for (path, digest) in forgotten {
+            stored.libraries[path] = nil
+            stored.records[digest] = nil
+        }
+        isChanged = isChanged || !forgotten.isEmpty
+        return Array(forgotten.values)
     }
 }
 

@@ -23,15 +23,11 @@ struct FileTrustTests {
         var first = PluginScreening(probe: ProbeTests.probe, cache: ProbeCache(file: file))
         #expect(first.verdict(for: library).isBlocked)
         first.cache.save()
-        // The record of the library's digest (the cache keeps one per digest, and each library's digest by path).
-        let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        var cache = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let digest = try #require((cache["libraries"] as? [String: String])?[library])
-        var records = try #require(cache["records"] as? [String: [String: Any]])
-        records[digest]?["usable"] = true
-        records[digest]?["problem"] = nil
-        cache["records"] = records
-        try JSONSerialization.data(withJSONObject: cache).write(to: URL(fileURLWithPath: file))
+        // The record of the library's digest made to say usable, in the file's own form (anyone who can write the
+        // file can write that form).
+        var forged = ProbeCache(file: file)
+        forged.record(.usable, for: library, sha256: try PluginLock.digest(of: library))
+        forged.save()
         #expect(chmod(file, mode) == 0)
         return (file, library)
     }
