@@ -46,9 +46,12 @@ let baseline = parsed.value("--baseline")
 let measuresCPU = parsed.flag("--cpu")
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cold-start-\(getpid())").path
 let data = scratch + "/data"
-// A probe cache of this run's own, so clearing an entry touches nobody else's cache.
-setenv("XDG_CACHE_HOME", scratch + "/cache", 1)
-let probeCache = scratch + "/cache/microapp/probe-cache.json"
+// A probe cache of this run's own, so clearing an entry touches nobody else's cache; a baseline's rows have one of
+// their own too: a build from before the compact form reads this build's cache as empty (and would re-probe every
+// start), and this build rewrites a JSON cache in its own form.
+let cacheHome = scratch + "/cache"
+let baselineCacheHome = scratch + "/cache-baseline"
+setenv("XDG_CACHE_HOME", cacheHome, 1)
 /// The feature whose library is re-probed in the "after a rebuild" row.
 let rebuiltLibrary = "libCharacters.so"
 let microapp = [directory.appendingPathComponent("microapp").path, "--ui", "json", "--no-build", "--data", data]
@@ -62,6 +65,9 @@ struct Command {
     var arguments: [String]
     var reprobe = false
     var environment: [String: String] = [:]
+
+    /// The probe cache the command's starts use.
+    var probeCache: String { (environment["XDG_CACHE_HOME"] ?? cacheHome) + "/microapp/probe-cache.json" }
 }
 /// Today's template of isolated features and probes against the one before: started as a process of its own once the
 /// app runs (`MICROAPP_ZYGOTE=started`) instead of forked before `main`.
@@ -97,6 +103,7 @@ let commands =
             var before = command
             before.name = "  baseline: " + command.name.dropFirst("microapp ".count)
             before.arguments[0] = older
+            before.environment["XDG_CACHE_HOME"] = baselineCacheHome
             return [command, before]
         }
     } ?? measured
@@ -106,15 +113,12 @@ for command in commands where !FileManager.default.isExecutableFile(atPath: comm
 }
 
 /// Makes the rebuilt library new to the start, as a rebuild (new bytes, a new file) does: its probe record goes from
-/// the private probe cache and its file identity from the library store, so the start hashes, copies and probes it
-/// once. False when the cache has no record of it (the start would not probe, and the row would measure the wrong
-/// thing).
-func forgetRebuiltLibrary() -> Bool {
-    guard FileManager.default.fileExists(atPath: probeCache) else { return false }
-    var cache = ProbeCache(file: probeCache)
-    guard let digest = cache.forgetLibraries(where: { $0.hasSuffix("/" + rebuiltLibrary) }).first else { return false }
-    cache.save()
-    let store = scratch + "/cache/microapp/libraries"
+/// the private probe cache `file` and its file identity from the library store beside it, so the start hashes, copies
+/// and probes it once. False when the cache has no record of it (the start would not probe, and the row would measure
+/// the wrong thing).
+func forgetRebuiltLibrary(in file: String) -> Bool {
+    guard let digest = forgetRecord(in: file) else { return false }
+    let store = (file as NSString).deletingLastPathComponent + "/libraries"
     for name in (try? FileManager.default.contentsOfDirectory(atPath: store)) ?? [] where name.hasPrefix("id-") {
         let link = store + "/" + name
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: link))?.hasPrefix(digest) == true {
@@ -122,6 +126,30 @@ func forgetRebuiltLibrary() -> Bool {
         }
     }
     return true
+}
+
+/// Removes the rebuilt library's record from the probe cache `file`, kept in the form it is in (a baseline from
+/// before the compact form wrote JSON), and answers the digest it had.
+func forgetRecord(in file: String) -> String? {
+    guard let contents = FileManager.default.contents(atPath: file) else { return nil }
+    guard contents.first == UInt8(ascii: "{") else {
+        var cache = ProbeCache(file: file)
+        let digest = cache.forgetLibraries(where: { $0.hasSuffix("/" + rebuiltLibrary) }).first
+        cache.save()
+        return digest
+    }
+    guard var cache = (try? JSONSerialization.jsonObject(with: contents)) as? [String: Any],
+        var libraries = cache["libraries"] as? [String: String], var records = cache["records"] as? [String: Any],
+        let key = libraries.keys.first(where: { $0.hasSuffix("/" + rebuiltLibrary) }), let digest = libraries[key]
+    else { return nil }
+    records[digest] = nil
+    libraries[key] = nil
+    cache["records"] = records
+    cache["libraries"] = libraries
+    guard let text = try? JSONSerialization.data(withJSONObject: cache),
+        FileManager.default.createFile(atPath: file, contents: text)
+    else { return nil }
+    return digest
 }
 
 /// This process's environment with `extra` set on top, for posix_spawn (the caller frees the strings).
@@ -194,8 +222,8 @@ for run in 0..<runs {
     // Rotate the order each run, so no command always follows the same one.
     for step in 0..<commands.count {
         let index = (run + step) % commands.count
-        if commands[index].reprobe && !forgetRebuiltLibrary() {
-            print("the probe cache \(probeCache) has no entry for \(rebuiltLibrary) to clear")
+        if commands[index].reprobe && !forgetRebuiltLibrary(in: commands[index].probeCache) {
+            print("the probe cache \(commands[index].probeCache) has no entry for \(rebuiltLibrary) to clear")
             exit(1)
         }
         let (arguments, extra) = (commands[index].arguments, commands[index].environment)
