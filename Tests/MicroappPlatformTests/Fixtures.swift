@@ -11,6 +11,24 @@ enum Paths {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// `lines(source)` for each Swift file under the repository folders `roots` but `skipped` (a check's own file,
+    /// whose examples would match), as `root/file:line`.
+    static func sourceLines(under roots: [String], skipping skipped: String, _ lines: (String) -> [Int]) throws
+        -> [String]
+    {
+        var found: [String] = []
+        for root in roots {
+            let folder = repository.appendingPathComponent(root)
+            guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let path = folder.appendingPathComponent(file).path
+                guard path != skipped else { continue }
+                found += lines(try String(contentsOfFile: path, encoding: .utf8)).map { "\(root)/\(file):\($0)" }
+            }
+        }
+        return found
+    }
+
     /// The folder holding `microapp.h`.
     static let include = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include").path
 

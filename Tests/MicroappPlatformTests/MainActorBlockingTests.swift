@@ -60,17 +60,7 @@ struct MainActorBlockingTests {
     func testSourcesHandBlockingWorkOff() throws {
         let plugins = try FileManager.default.contentsOfDirectory(atPath: Paths.repository.path + "/Plugins")
         let roots = ["Tests"] + plugins.map { "Plugins/\($0)/Tests" }
-        var found: [String] = []
-        for root in roots {
-            let folder = Paths.repository.appendingPathComponent(root)
-            guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
-            for case let file as String in files where file.hasSuffix(".swift") {
-                let path = folder.appendingPathComponent(file).path
-                guard path != #filePath else { continue }
-                let source = try String(contentsOfFile: path, encoding: .utf8)
-                found += Self.blockingLines(in: source).map { "\(root)/\(file):\($0)" }
-            }
-        }
+        let found = try Paths.sourceLines(under: roots, skipping: #filePath, Self.blockingLines(in:))
         #expect(
             found.isEmpty, "blocking calls on the main actor; hand them to fixture { } or BlockingWork.run: \(found)")
     }

@@ -64,17 +64,8 @@ struct OffThePoolMarkTests {
 
     @Test("every synchronous test of those targets is marked .offThePool", .offThePool)
     func everySynchronousTestIsMarked() throws {
-        var found: [String] = []
-        for target in Self.targets {
-            let folder = Paths.repository.appendingPathComponent("Tests/\(target)")
-            guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
-            for case let file as String in files where file.hasSuffix(".swift") {
-                let path = folder.appendingPathComponent(file).path
-                guard path != #filePath else { continue }
-                let source = try String(contentsOfFile: path, encoding: .utf8)
-                found += Self.unmarkedSynchronousTests(in: source).map { "Tests/\(target)/\(file):\($0)" }
-            }
-        }
+        let found = try Paths.sourceLines(
+            under: Self.targets.map { "Tests/\($0)" }, skipping: #filePath, Self.unmarkedSynchronousTests(in:))
         #expect(found.isEmpty, "synchronous tests on the cooperative pool; add .offThePool to their @Test: \(found)")
     }
 
