@@ -228,9 +228,17 @@ struct ProbeChild: Sendable {
     /// The child's process id.
     var pid: pid_t { process.pid }
 
+    /// The command's words after the executable: a probe that sandboxes itself and reports in JSON.
+    private static let command = ["probe", "--json", "--sandboxed"]
+
+    /// A new report file's path in `temporaryFolder`.
+    private static func reportFile(in temporaryFolder: String) -> String {
+        temporaryFolder + "/microapp-probe-\(UUID().uuidString)"
+    }
+
     /// Starts `executable probe --json` on `library`, or, for nil, one that waits for the library's path (standby).
     init?(executable: String, library: String?, environment: [String: String], in temporaryFolder: String) {
-        output = temporaryFolder + "/microapp-probe-\(UUID().uuidString)"
+        output = Self.reportFile(in: temporaryFolder)
         let standby = library == nil
         var ends: [Int32] = [-1, -1]
         if standby {
@@ -242,7 +250,7 @@ struct ProbeChild: Sendable {
         // A crash report would only slow the child down: the verdict is the signal.
         guard
             let process = try? ChildProcess(
-                [executable, "probe", "--json", "--sandboxed", library ?? "--standby"],
+                [executable] + Self.command + [library ?? "--standby"],
                 environment: environment,
                 input: standby ? .descriptor(ends[1]) : .null, output: .file(output), error: .null)
         else {
@@ -256,13 +264,13 @@ struct ProbeChild: Sendable {
     /// Forks `probe --json --sandboxed library` from `zygote`, its report written to a file of its own, its input
     /// and error `/dev/null`; nil when the template could not fork it.
     init?(zygote: Zygote, library: String, in temporaryFolder: String) {
-        output = temporaryFolder + "/microapp-probe-\(UUID().uuidString)"
+        output = Self.reportFile(in: temporaryFolder)
         let report = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { [report, null].filter { $0 >= 0 }.forEach { close($0) } }
         guard report >= 0, null >= 0,
             let child = try? zygote.fork(
-                ["probe", "--json", "--sandboxed", library], input: null, output: report, error: null)
+                Self.command + [library], input: null, output: report, error: null)
         else {
             unlink(output)
             return nil
