@@ -15,7 +15,9 @@ import MicroappPlatform
 // for most rows, and with one feature's entry removed before each start of the "one library re-probed" row, which is
 // the start after that feature was rebuilt (its new library is hashed and probed in a child process once). Rows
 // marked "template started" are the row above with `MICROAPP_ZYGOTE=started`: the template of isolated features and
-// probes started as a process of its own once the app runs, instead of forked before `main` (the default).
+// probes started as a process of its own once the app runs, instead of forked before `main` (the default); rows marked
+// "supervisor forked after main" are the row above with `MICROAPP_SUPERVISOR=late`: the supervisor's app process
+// forked once `main` ran, instead of before it (the default).
 // Build in release:
 //   swift build -c release && swift run -c release cold-start-benchmark [runs]
 let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -72,12 +74,18 @@ struct Command {
 /// Today's template of isolated features and probes against the one before: started as a process of its own once the
 /// app runs (`MICROAPP_ZYGOTE=started`) instead of forked before `main`.
 let startedTemplate = ["MICROAPP_ZYGOTE": "started"]
+/// Today's supervisor against the one before: its app process forked once `main` ran (`MICROAPP_SUPERVISOR=late`)
+/// instead of before it.
+let lateSupervisor = ["MICROAPP_SUPERVISOR": "late"]
 var measured: [Command] = [
     Command(
         name: "monolith (static)",
         arguments: [directory.appendingPathComponent("monolith").path, "--ui", "json", "--data", data]),
     Command(name: "microapp as run from the repository", arguments: microappFromRepository),
+    Command(
+        name: "  supervisor forked after main (before)", arguments: microappFromRepository, environment: lateSupervisor),
     Command(name: "microapp as run, warm probe cache", arguments: microapp),
+    Command(name: "  supervisor forked after main (before)", arguments: microapp, environment: lateSupervisor),
     Command(name: "  template started (before)", arguments: microapp, environment: startedTemplate),
     Command(name: "microapp as run, one library re-probed", arguments: microapp, reprobe: true),
     Command(

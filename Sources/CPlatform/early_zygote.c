@@ -150,8 +150,9 @@ static void reap_at_exit(void) {
 }
 
 /// Runs before main (glibc passes the command line and environment to constructors): forks the template while this
-/// process has read nothing of the person's, when the command line will need it and the executable serves it.
-__attribute__((constructor)) static void fork_early_zygote(int argc, char **argv, char **envp) {
+/// process has read nothing of the person's, when the command line will need it and the executable serves it. First
+/// of the constructors that fork (101): a supervised run's app process, forked next (early_supervisor.c), inherits it.
+__attribute__((constructor(101))) static void fork_early_zygote(int argc, char **argv, char **envp) {
     if (microapp_early_zygote_served == NULL || argv == NULL) return;
     // The default: MICROAPP_ZYGOTE=started starts the template as a process of its own once the app runs (the way
     // before this one, kept to measure against), and 0 starts every child as a process of its own.

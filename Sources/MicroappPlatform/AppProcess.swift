@@ -1,3 +1,4 @@
+import CPlatform
 import Foundation
 import MicroappCore
 
@@ -28,7 +29,7 @@ package enum AppProcess {
     package static func start(
         _ executable: String, _ arguments: [String], crashFile: String, environment: [String: String]
     ) -> Start {
-        let variables = ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
+        let variables = variables(crashFile: crashFile)
         let defaults = appSignals + TerminationForwarding.signals + TerminationForwarding.passedOn
         switch try? ForkedProcess.fork(environment: variables, defaultSignals: defaults, crashReport: crashFile) {
         case .child: return .appProcess(arguments)
@@ -48,6 +49,66 @@ package enum AppProcess {
                     reason: "could not start the app process (\(executable)): \(error.problem.reason)",
                     fix: "check that \(executable) runs"))
         }
+    }
+
+    /// The variables an app process gets on top of the supervisor's: its crash report to `crashFile`, the marker.
+    private static func variables(crashFile: String) -> [String: String] {
+        ChildLaunch.variables(backtrace: "enable=yes,interactive=no,output-to=\(crashFile)")
+    }
+
+    /// What CPlatform's constructor made of this process before `main` (early_supervisor.c): for a command line that
+    /// is a supervised `run`, it forked the first app process there, so that process starts as an unsupervised one
+    /// does (no copy of a started runtime to fault in again), and the supervisor waited for it before starting
+    /// anything. Read once `main` runs.
+    package enum EarlyStart {
+        /// Nothing was forked before main.
+        case none
+        /// This is the first app process: it calls `takeOver()`, then runs the app as the supervisor would have
+        /// started it (its state in `folder`).
+        case appProcess(folder: SupervisorFolder)
+        /// This is the supervisor, its first app process ended.
+        case supervisor(FirstStart)
+    }
+
+    /// The supervisor's first app process, started and ended before `main`.
+    package struct FirstStart {
+        /// The supervisor's folder, made before the fork.
+        package var folder: SupervisorFolder
+        /// Where that process's crash report went.
+        package var crashFile: String
+        /// How it ended.
+        package var ending: AppEnding
+        /// The terminal's settings before it ran.
+        package var terminal: SavedTerminal?
+    }
+
+    /// This process's part in a supervised run forked before main.
+    package static var early: EarlyStart {
+        guard let folder = microapp_early_supervisor_folder(), let base = microapp_early_supervisor_base(),
+            let crashFile = microapp_early_supervisor_crash_file()
+        else { return .none }
+        let made = SupervisorFolder(path: String(cString: folder), base: String(cString: base))
+        switch microapp_early_supervisor_role() {
+        case Int32(microapp_early_supervisor_app.rawValue): return .appProcess(folder: made)
+        case Int32(microapp_early_supervisor_parent.rawValue):
+            return .supervisor(
+                FirstStart(
+                    folder: made, crashFile: String(cString: crashFile),
+                    ending: ending(of: ChildProcess.Termination(waitStatus: microapp_early_supervisor_status())),
+                    terminal: SavedTerminal.savedBeforeMain()))
+        default: return .none
+        }
+    }
+
+    /// In the first app process forked before main: tells the supervisor `main` took it over (it then goes on into
+    /// `main` when this process ends, instead of ending as it did).
+    package static func takeOver() { microapp_early_supervisor_took_over() }
+
+    /// In the first app process forked before main, once its command line is known to be a supervised run: sets the
+    /// variables a forked app process gets (its crash report's place, the internal marker).
+    package static func becomeApp() {
+        guard let crashFile = microapp_early_supervisor_crash_file() else { return }
+        for (name, value) in variables(crashFile: String(cString: crashFile)) { setenv(name, value, 1) }
     }
 
     /// Ctrl-C goes to the whole process group: the child quits cleanly on it, and the supervisor waits to hear so.
@@ -129,6 +190,13 @@ package struct SavedTerminal {
         var settings = termios()
         guard tcgetattr(0, &settings) == 0 else { return nil }
         return SavedTerminal(settings: settings)
+    }
+
+    /// The settings standard input had before main, when CPlatform's constructor forked the first app process there
+    /// (nil when it is no terminal).
+    package static func savedBeforeMain() -> SavedTerminal? {
+        var settings = termios()
+        return microapp_early_supervisor_terminal(&settings) == 1 ? SavedTerminal(settings: settings) : nil
     }
 
     /// Puts the settings back, leaves the alternate screen and shows the cursor again.

@@ -16,6 +16,18 @@ public enum MicroappTool {
         HostScratch.use(environment)
         // The template CPlatform forked before main, for a run with isolated features: it serves and reads nothing.
         if Zygote.isEarlyTemplate { return await zygote(host: host, environment: environment) }
+        // A supervised `run` whose first app process CPlatform forked before main: this is that process, or the
+        // supervisor once it crashed (an app that ended on purpose ended the supervisor before main).
+        switch AppProcess.early {
+        case .none: break
+        case .appProcess(let folder):
+            let code = await Supervisor.firstAppProcess(words, folder: folder, host: host, environment: environment)
+            return Console.exitCode(for: code).rawValue
+        case .supervisor(let first):
+            useNames(of: host, environment: environment)
+            let code = await RunCommand.supervise(words, host: host, environment: environment, first: first)
+            return Console.exitCode(for: code).rawValue
+        }
         if words == ["zygote"], environment[Commands.internalMarker] == "1" {
             return await zygote(host: host, environment: environment)
         }
@@ -46,8 +58,7 @@ public enum MicroappTool {
     /// Dispatches the command line to its command (a built-in one or `host`'s) and answers the contract's code.
     @MainActor
     static func dispatch(_ words: [String], host: HostConfiguration, environment: HostEnvironment) async -> ExitCode {
-        ProgramName.use(host.commandName)
-        ProgramName.useTyped(NewCommand.invocation(name: host.commandName, path: environment["PATH"]).command)
+        useNames(of: host, environment: environment)
         do throws(Problem) {
             if words.first == "--version" {
                 Console.out(HelpText.versionLine)
@@ -67,9 +78,21 @@ public enum MicroappTool {
             return .usage
         }
     }
+
+    /// How messages name the program and the commands they suggest (`host`'s name, as typed here).
+    @MainActor
+    private static func useNames(of host: HostConfiguration, environment: HostEnvironment) {
+        ProgramName.use(host.commandName)
+        ProgramName.useTyped(NewCommand.invocation(name: host.commandName, path: environment["PATH"]).command)
+    }
 }
 
 /// Tells CPlatform's constructor that this executable's `main` serves a template forked before it
 /// (`Zygote.isEarlyTemplate`); executables without MicroappTool never fork one.
 @_cdecl("microapp_early_zygote_served")
 public func microappEarlyZygoteServed() {}
+
+/// Tells CPlatform's constructor that this executable's `main` can be a supervisor whose first app process it forked
+/// before main, and that process (`AppProcess.early`); executables without MicroappTool never fork one.
+@_cdecl("microapp_early_supervisor_served")
+public func microappEarlySupervisorServed() {}

@@ -87,7 +87,16 @@ enum RunCommand: Command {
     @MainActor
     static func run(_ arguments: Arguments, host: HostConfiguration) async throws(Problem) -> ExitCode {
         if arguments[Self.supervised] || arguments[Self.noSupervise] { return try await runApp(arguments, host: host) }
-        switch Supervisor.run(arguments.words, environment: arguments.environment) {
+        return await supervise(arguments.words, host: host, environment: arguments.environment)
+    }
+
+    /// The supervisor over `words` (`first`: its first app process, forked and ended before main), and in each app
+    /// process it forks, the app.
+    @MainActor
+    static func supervise(
+        _ words: [String], host: HostConfiguration, environment: HostEnvironment, first: AppProcess.FirstStart? = nil
+    ) async -> ExitCode {
+        switch Supervisor.run(words, environment: environment, first: first) {
         case .ended(let code): return code
         case .appProcess(let command):
             // A forked app process is a composition root of its own: the fork set its variables (MICROAPP_INTERNAL,

@@ -14,43 +14,41 @@ enum Supervisor {
         case appProcess([String])
     }
 
-    static func run(_ words: [String], environment: HostEnvironment) -> Outcome {
+    /// Supervises `words`; `first` is the first app process when CPlatform's constructor forked it before main and
+    /// waited for it (its folder, its crash file, how it ended, the terminal before it): this goes on from its ending.
+    static func run(_ words: [String], environment: HostEnvironment, first: AppProcess.FirstStart? = nil) -> Outcome {
         let executable = FileFacts.executable.path
-        let base = environment.temporaryFolder
-        let folder: SupervisorFolder
-        do {
-            folder = try SupervisorFolder.make(in: base)
-        } catch {
-            Console.err(
-                Problem(
-                    code: .noTemporaryFolder, subject: "",
-                    reason: "cannot make a temporary folder in \(base) for the supervisor (\(error.words))",
-                    fix: "set TMPDIR to a writable folder, or run with --no-supervise")
-            )
-            return .ended(.usage)
-        }
+        guard let folder = first?.folder ?? makeFolder(in: environment.temporaryFolder) else { return .ended(.usage) }
         // Removed by the supervisor alone: a forked app process leaves this function with the folder in use.
         var isSupervisor = true
         defer { if isSupervisor { folder.remove() } }
-        let terminal = SavedTerminal.save()
+        let terminal = first.map(\.terminal) ?? SavedTerminal.save()
         AppProcess.ignoreInterrupts()
         // `kill <supervisor>` or a closed terminal ends the app through this process, which then removes its folder.
         try? TerminationForwarding.install()
         var loop = CrashLoop<ContinuousClock.Instant>()
         var starts = 0
+        var firstEnding = first.map { (crashFile: $0.crashFile, ending: $0.ending) }
         while true {
-            let crashFile = folder.crashFile(starts)
+            let crashFile = firstEnding?.crashFile ?? folder.crashFile(starts)
             starts += 1
-            let arguments = loop.arguments(for: words, stateFile: folder.stateFile)
             let ending: AppEnding
-            switch AppProcess.start(executable, arguments, crashFile: crashFile, environment: environment.variables) {
-            case .appProcess(let command):
-                isSupervisor = false
-                return .appProcess(command)
-            case .notStarted(let problem):
-                Console.err("microapp: \(problem.reason)")
-                return .ended(.crashed)
-            case .ended(let ended): ending = ended
+            if let known = firstEnding {
+                ending = known.ending
+                firstEnding = nil
+            } else {
+                let arguments = loop.arguments(for: words, stateFile: folder.stateFile)
+                switch AppProcess.start(
+                    executable, arguments, crashFile: crashFile, environment: environment.variables)
+                {
+                case .appProcess(let command):
+                    isSupervisor = false
+                    return .appProcess(command)
+                case .notStarted(let problem):
+                    Console.err("microapp: \(problem.reason)")
+                    return .ended(.crashed)
+                case .ended(let ended): ending = ended
+                }
             }
             if let verdict = loop.verdict(for: ending), case .end(let exit, let restoresTerminal) = verdict {
                 if restoresTerminal { terminal?.restore() }
@@ -64,6 +62,41 @@ enum Supervisor {
             tell(verdict, headline: headline, window: loop.window, kept: folder.keep(crashFile))
             return .ended(.crashed)
         }
+    }
+
+    /// The supervisor's own folder, made fresh in `base`; nil (said why) when it cannot be made.
+    private static func makeFolder(in base: String) -> SupervisorFolder? {
+        do {
+            return try SupervisorFolder.make(in: base)
+        } catch {
+            Console.err(
+                Problem(
+                    code: .noTemporaryFolder, subject: "",
+                    reason: "cannot make a temporary folder in \(base) for the supervisor (\(error.words))",
+                    fix: "set TMPDIR to a writable folder, or run with --no-supervise")
+            )
+            return nil
+        }
+    }
+
+    /// The first app process, forked before main (`AppProcess.EarlyStart.appProcess`): runs the app as the supervisor
+    /// would have started it for `words` (its state in `folder`), once they parse as a supervised `run` the way the
+    /// supervisor parses them (the person's environment, without the internal marker). Any other command line (a
+    /// usage error, help: the constructor decides from words alone) runs as given, so it reads as it would have, and
+    /// the supervisor relays its exit code.
+    @MainActor
+    static func firstAppProcess(
+        _ words: [String], folder: SupervisorFolder, host: HostConfiguration, environment: HostEnvironment
+    ) async -> ExitCode {
+        AppProcess.takeOver()
+        let arguments = try? Arguments(words, commands: CommandSet(host: host), environment: environment)
+        guard let arguments, arguments.command == RunCommand.name, !arguments.asksForHelp,
+            !arguments[RunCommand.supervised], !arguments[RunCommand.noSupervise]
+        else { return await MicroappTool.dispatch(words, host: host, environment: environment) }
+        AppProcess.becomeApp()
+        let command = CrashLoop<ContinuousClock.Instant>().arguments(for: words, stateFile: folder.stateFile)
+        // A composition root of its own, as a forked app process is: the variables just set are in its environment.
+        return await MicroappTool.dispatch(command, host: host, environment: .process)
     }
 
     /// The crash's headline (the report's first line, or the signal when no report was written), the plugin it is
@@ -106,8 +139,6 @@ enum Supervisor {
                 reason: "the app crashed (\(headline)) outside any plugin, so it cannot be isolated",
                 fix: "report it with " + (kept ?? "the command line and what you did (no crash report was written)")))
     }
-
-    /// `$TMPDIR` of `environment`, else `/tmp`.
 }
 
 extension ExitCode {

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <termios.h>
 
+#include "early_supervisor.h"
 #include "early_zygote.h"
 #include "fd_passing.h"
 #include "namespaces.h"
