@@ -52,7 +52,7 @@ func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
     let texts = try sources.map { try Data(contentsOf: $0) }
     let key = ([module] + zip(sources, texts).map { "\($0.lastPathComponent)\u{0}\($1.base64EncodedString())" })
         .joined(separator: "\u{1}")
-    let compiled = try CompiledFixtures.shared.library(for: key) { try runSwiftc(module: module, sources: sources) }
+    let compiled = try compiledFixtures.value(for: key) { try runSwiftc(module: module, sources: sources) }
     let folder = try temporaryFolder("microapp-fixture")
     let library = folder.appendingPathComponent("lib\(module).so")
     try Data(contentsOf: compiled).write(to: library)
@@ -63,31 +63,7 @@ func compilePluginBlocking(module: String, sources: [URL]) throws -> URL {
 /// The fixture libraries this test process compiled, by module and source text. Suites compile the same fixture
 /// (Weather, Tick v1, Crashy, …) again and again; swiftc is most of the test phase's CPU, so each distinct one is
 /// compiled once (a concurrent caller of the same key waits for that compile) and every caller copies it.
-final class CompiledFixtures: @unchecked Sendable {
-    /// The one record of this process.
-    static let shared = CompiledFixtures()
-
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-
-    /// One fixture: compiled at most once, its library or the compile's error kept for every later caller.
-    private final class Entry: @unchecked Sendable {
-        let lock = NSLock()
-        var outcome: Result<URL, any Error>?
-    }
-
-    /// The library compiled for `key`, compiling it with `compile` (which returns its folder) the first time.
-    func library(for key: String, compile: () throws -> URL) throws -> URL {
-        lock.lock()
-        let entry = entries[key] ?? Entry()
-        entries[key] = entry
-        lock.unlock()
-        entry.lock.lock()
-        defer { entry.lock.unlock() }
-        if entry.outcome == nil { entry.outcome = Result { try compile() } }
-        return try entry.outcome!.get()
-    }
-}
+let compiledFixtures = MadeOnce<URL>()
 
 /// How fixtures are linked: with the toolchain's lld, not gold (swiftc's default on Linux): a fixture compile took
 /// 0.22 s of CPU instead of 0.30, and the test phase compiles dozens of fixtures.
@@ -109,9 +85,12 @@ private func runSwiftc(module: String, sources: [URL]) throws -> URL {
         ] + sources.map(\.path)
     process.environment = Scratch.childEnvironment()
     let output = privatePipe()
-    try process.run(stdin: nil, stdout: output, stderr: output)
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let text = try CompilerSlots.run {
+        try process.run(stdin: nil, stdout: output, stderr: output)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
     guard process.terminationStatus == 0 else {
         throw AppProcessError("swiftc could not build lib\(module).so (status \(process.terminationStatus)):\n\(text)")
     }

@@ -91,7 +91,9 @@ enum HostileCorpus {
             "-Wl,-rpath,\(build)", "-o", library.path, file.path,
         ]
         let outcome = try await offThePool {
-            try ChildProcess(arguments, environment: Scratch.childEnvironment(), error: .output).wait()
+            try CompilerSlots.run {
+                try ChildProcess(arguments, environment: Scratch.childEnvironment(), error: .output).wait()
+            }
         }
         guard outcome.termination == .exited(0) else {
             throw AppProcessError("cc could not build \(library.lastPathComponent):\n\(outcome.text)")

@@ -30,7 +30,9 @@ struct InspectionSandboxTests {
                 "-I", include, "-L", build, "-lMicroappSDK", "-Wl,-rpath,\(build)", "-o", library.path, file.path,
             ]
         let outcome = try await offThePool {
-            try ChildProcess(arguments, environment: Scratch.childEnvironment(), error: .output).wait()
+            try CompilerSlots.run {
+                try ChildProcess(arguments, environment: Scratch.childEnvironment(), error: .output).wait()
+            }
         }
         guard outcome.termination == .exited(0) else { throw AppProcessError("cc failed:\n\(outcome.text)") }
         return library

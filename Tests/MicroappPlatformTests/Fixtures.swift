@@ -156,10 +156,9 @@ enum RealPlugins {
 
 /// Builds fixture files with the system C compiler, each once per test process (a cache keyed by name).
 ///
-/// Compiling holds the cache lock, so two tests asking for the same fixture wait for one compile; fixtures are
-/// small (about 30 ms each with `cc`).
+/// Two tests asking for the same fixture wait for one compile; fixtures are small (about 30 ms each with `cc`).
 enum FixtureBuilder {
-    private static let built = Mutex<[String: Result<String, FixtureError>]>([:])
+    private static let built = MadeOnce<String>()
 
     /// `lib<name>.so` exporting `descriptor`.
     static func plugin(_ name: String, _ descriptor: DescriptorFixture) throws -> String {
@@ -194,35 +193,33 @@ enum FixtureBuilder {
         }
     }
 
-    /// Builds `fileName` once per process. The build runs outside the lock (a test that blocks a thread of the
-    /// small cooperative pool while others queue behind it on a lock would stall the whole run), into a temporary
-    /// name renamed into place, so two tests racing for the same fixture both end with a complete file.
+    /// Builds `fileName` once per process (a concurrent caller waits for that build), into a temporary name renamed
+    /// into place, so the file at its path is always whole.
     private static func once(_ fileName: String, make: (String) throws -> Void) throws -> String {
         let path = (Paths.fixtures as NSString).appendingPathComponent(fileName)
-        if let known = built.withLock({ $0[fileName] }) { return try known.get() }
-        let result: Result<String, FixtureError>
-        let temporary = path + ".building-\(UUID().uuidString)"
         do {
-            try make(temporary)
-            guard rename(temporary, path) == 0 else {
-                throw FixtureError(description: "\(fileName): could not move the build into place (errno \(errno))")
+            return try built.value(for: fileName) {
+                let temporary = path + ".building-\(UUID().uuidString)"
+                try make(temporary)
+                guard rename(temporary, path) == 0 else {
+                    throw FixtureError(
+                        description: "\(fileName): could not move the build into place (errno \(errno))")
+                }
+                return path
             }
-            result = .success(path)
         } catch let error as FixtureError {
-            result = .failure(error)
+            throw error
         } catch {
-            result = .failure(FixtureError(description: "\(fileName): \(error)"))
-        }
-        return try built.withLock { built in
-            if built[fileName] == nil { built[fileName] = result }
-            return try built[fileName]!.get()
+            throw FixtureError(description: "\(fileName): \(error)")
         }
     }
 
     private static func compile(_ source: String, name: String, arguments: [String]) throws {
         let sourcePath = (Paths.fixtures as NSString).appendingPathComponent("\(name).c")
         try source.write(toFile: sourcePath, atomically: true, encoding: .utf8)
-        let (status, output) = try run("/usr/bin/env", ["cc", "-w"] + arguments + [sourcePath])
+        let (status, output) = try CompilerSlots.run {
+            try run("/usr/bin/env", ["cc", "-w"] + arguments + [sourcePath])
+        }
         guard status == 0 else {
             throw FixtureError(description: "cc failed for \(name) (\(status)):\n\(output)\n\(source)")
         }

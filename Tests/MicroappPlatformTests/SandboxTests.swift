@@ -115,7 +115,7 @@ struct SandboxTests {
                 ],
             ]
             for step in steps {
-                let (status, output) = try FixtureBuilder.run("/usr/bin/env", step)
+                let (status, output) = try CompilerSlots.run { try FixtureBuilder.run("/usr/bin/env", step) }
                 guard status == 0 else { return .failure(FixtureError(description: "\(step[0]) failed:\n\(output)")) }
             }
             return .success(program)

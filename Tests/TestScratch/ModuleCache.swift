@@ -23,8 +23,10 @@ public enum ModuleCache {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // A failure here shows again, with the compiler's output, in the fixture compile that follows.
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return CompilerSlots.run {
+            guard (try? process.run()) != nil else { return false }
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
     }()
 }
