@@ -22,14 +22,16 @@ import Testing
         #expect(kill(target.processIdentifier, SIGSTOP) == 0)
         // A "gdb" that writes one stack line, then ignores SIGTERM and sleeps longer than the test may take.
         let tool = ["/bin/sh", "-c", "echo 'Thread 1 (stuck)'; trap '' TERM; exec sleep 60", "gdb"]
-        let started = ContinuousClock.now
-        let stacks = try await offThePool {
-            HangDiagnosis.gdbStacks(
+        // Timed inside the blocking thread: the wait for one (they are few, and busy in a full run at load 50) is not
+        // the diagnosis's (34 s of a run once, the diagnosis itself a few).
+        let (stacks, took) = try await offThePool {
+            let started = ContinuousClock.now
+            let stacks = HangDiagnosis.gdbStacks(
                 // Long enough for the shell to start and write its line on a loaded machine (at load 30, 0.2 s was
                 // not: it was killed before it wrote), far below its own 60 s.
                 of: target.processIdentifier, tool: tool, limit: .seconds(3), grace: .milliseconds(200))
+            return (stacks, ContinuousClock.now - started)
         }
-        let took = ContinuousClock.now - started
         #expect(stacks?.contains("Thread 1 (stuck)") == true)
         #expect(stacks?.contains("gdb did not finish in \(Duration.seconds(3)) and was killed") == true)
         // Its limit, then SIGTERM's grace (ignored), then SIGKILL: far below the tool's own 60 s, even under load.
