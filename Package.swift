@@ -74,19 +74,20 @@ let package = Package(
             linkerSettings: [.linkedLibrary("_FoundationICU")]),
         // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
         .target(
-            name: "MicroappPlatform",
-            dependencies: ["MicroappCore", "MicroappDigest", "MicroappRelease", "CPlatform", "CFetch", sdk],
+            name: "MicroappPlatform", dependencies: ["MicroappCore", "MicroappDigest", "CPlatform", "CFetch", sdk],
             path: "Sources/MicroappPlatform", swiftSettings: strict),
         // The development loop: watching sources, rebuilding one feature, hot-swap orchestration.
         .target(
-            name: "MicroappDevLoop", dependencies: ["MicroappPlatform", "MicroappCore", sdk],
+            name: "MicroappDevLoop", dependencies: ["MicroappShipping", "MicroappPlatform", "MicroappCore", sdk],
             path: "Sources/MicroappDevLoop", swiftSettings: strict),
         // The loading pipeline every command shares (find, lock check, placement, probe, load, dedupe, --only,
         // resolve) and the policies it decides by: above the dev loop, whose start-up build is its first step, and
         // below the tool, which only turns options into its requests. No system call of its own: the platform's.
         .target(
             name: "MicroappHost",
-            dependencies: ["CommandLineSpec", "MicroappDevLoop", "MicroappPlatform", "MicroappCore", sdk],
+            dependencies: [
+                "CommandLineSpec", "MicroappDevLoop", "MicroappShipping", "MicroappPlatform", "MicroappCore", sdk,
+            ],
             path: "Sources/MicroappHost", swiftSettings: strict),
         // SHA-256 and Ed25519 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
         .target(
@@ -95,11 +96,13 @@ let package = Package(
         // A channel's HTTP(S) downloads with libcurl's easy interface (Debian's libcurl4-openssl-dev; .ci/run installs
         // it), not URLSession: no content decoding, every byte counted as it arrives, a deadline the transfer keeps.
         .target(name: "CFetch", path: "Sources/CFetch", linkerSettings: [.linkedLibrary("curl")]),
-        // Releases and channels as The Update Framework teaches, in pure rules: signed release records, a signed
-        // channel index with an expiry, trust in named keys, versions that never go back (Ed25519 from libcrypto).
+        // Shipping, in one place: releases and channels as The Update Framework teaches (signed release records, a
+        // signed channel index with an expiry, trust in named keys, versions that never go back: rules as values),
+        // and their files: the release store, a channel's folder and downloads, the updater, kept versions, the
+        // canary's record, an installation's staging and layout.
         .target(
-            name: "MicroappRelease", dependencies: ["MicroappCore", "MicroappDigest", sdk],
-            path: "Sources/MicroappRelease", swiftSettings: strict),
+            name: "MicroappShipping", dependencies: ["MicroappPlatform", "MicroappCore", "MicroappDigest", sdk],
+            path: "Sources/MicroappShipping", swiftSettings: strict),
         .target(
             name: "MicroappTerminal", dependencies: ["MicroappCore", "CPlatform", sdk],
             path: "Sources/MicroappTerminal",
@@ -121,7 +124,7 @@ let package = Package(
             name: "MicroappTool",
             dependencies: [
                 "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappHost",
-                "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappRelease", sdk,
+                "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappShipping", sdk,
             ],
             // host-api.txt: the host API's baseline (scripts/check-host-api).
             path: "Sources/MicroappTool", exclude: ["host-api.txt"], swiftSettings: strict),
@@ -165,7 +168,8 @@ let package = Package(
             name: "CommandLineSpecTests", dependencies: ["CommandLineSpec"], path: "Tests/CommandLineSpecTests",
             swiftSettings: strict),
         .testTarget(
-            name: "MicroappPlatformTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
+            name: "MicroappPlatformTests",
+            dependencies: ["MicroappCore", "MicroappPlatform", "MicroappShipping", "TestScratch", sdk],
             path: "Tests/MicroappPlatformTests",
             swiftSettings: strict),
         // The loading pipeline's steps, driven one at a time with real libraries and plain values.
@@ -185,7 +189,7 @@ let package = Package(
             path: "Tests/MicroappWebTests", exclude: secondStepFolders("Browser"), swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MicroappPlatform", "MicroappRelease", "TestBrowser", "TestScratch", "TestServers", sdk],
+            dependencies: ["MicroappPlatform", "MicroappShipping", "TestBrowser", "TestScratch", "TestServers", sdk],
             path: "Tests/EndToEndTests", exclude: secondStepFolders("Packaging", "Browser"),
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
@@ -208,7 +212,8 @@ let package = Package(
         .testTarget(
             name: "MicroappDevLoopTests",
             dependencies: [
-                "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTesting", "TestScratch", sdk,
+                "MicroappCore", "MicroappPlatform", "MicroappShipping", "MicroappDevLoop", "MicroappTesting",
+                "TestScratch", sdk,
             ],
             path: "Tests/MicroappDevLoopTests", exclude: secondStepFolders("Packaging"),
             swiftSettings: strict),
@@ -226,7 +231,7 @@ let package = Package(
         .executableTarget(
             name: "update-benchmark",
             dependencies: [
-                "BenchmarkSupport", "CommandLineSpec", "MicroappDigest", "MicroappPlatform", "MicroappRelease", sdk,
+                "BenchmarkSupport", "CommandLineSpec", "MicroappDigest", "MicroappPlatform", "MicroappShipping", sdk,
             ],
             path: "Benchmarks/UpdateBenchmark", swiftSettings: strict),
         // The browser front end against the JSON one, side by side (Chromium over the DevTools pipe).
@@ -245,17 +250,18 @@ let package = Package(
         .testTarget(
             name: "MicroappToolTests",
             dependencies: [
-                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappHost",
-                "MicroappTerminal", "DemoServices", "TestScratch", sdk,
+                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappShipping",
+                "MicroappHost", "MicroappTerminal", "DemoServices", "TestScratch", sdk,
             ],
             path: "Tests/MicroappToolTests",
             swiftSettings: strict),
-        // The release rules with real signatures (keys made in the test), and every tampering refused.
+        // The release rules with real signatures (keys made in the test), and every tampering refused; channels,
+        // kept versions and their files.
         .testTarget(
-            name: "MicroappReleaseTests",
+            name: "MicroappShippingTests",
             dependencies: [
-                "MicroappRelease", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk,
+                "MicroappShipping", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk,
             ],
-            path: "Tests/MicroappReleaseTests", swiftSettings: strict),
+            path: "Tests/MicroappShippingTests", swiftSettings: strict),
     ] + featureTargets
 )

@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappPlatform
+import MicroappShipping
 
 /// Where this executable lives, where its plugins are, and the repository it was built from (if any).
 package struct PluginLocations: BuildFolders, Sendable {

@@ -20,10 +20,27 @@ public struct PluginLock: Codable, Sendable, Equatable {
         /// between the update's two writes of the lock (around the library's rename): whichever file a reader finds,
         /// and wherever an update stopped, the lock pins it. Absent otherwise.
         public var installing: String?
+
+        /// An entry of these fields (an update's pin writes one from its module).
+        package init(
+            feature: String, sha256: String, isolation: Isolation? = nil, grants: [String]? = nil,
+            installing: String? = nil
+        ) {
+            self.feature = feature
+            self.sha256 = sha256
+            self.isolation = isolation
+            self.grants = grants
+            self.installing = installing
+        }
     }
 
     /// The file name of the lock in a plugin folder.
     public static let fileName = "plugins.lock"
+
+    /// The update lock of the plugin folder `plugins`: an update (`PluginVersions`) holds it while it switches a
+    /// library and pins it; a loader holds it shared while it reads the libraries and their lock.
+    public static func updateLock(_ plugins: String) -> String { plugins + "/.versions/update.lock" }
+
     /// Format version of the lock.
     public var version = 1
     /// Locked libraries by file name (`libAuth.so`).

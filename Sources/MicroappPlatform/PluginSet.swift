@@ -136,7 +136,7 @@ public enum PluginSet {
         // An update holds its folder's update lock while it renames a library and pins it: holding it shared here,
         // the libraries and the lock are read both before or both after, never one of each.
         let folders = Set(paths.map(PathParts.folder(of:)))
-        return FileLock.withSharedLocks(enforcing ? folders.sorted().map(PluginVersions.updateLock) : []) {
+        return FileLock.withSharedLocks(enforcing ? folders.sorted().map(PluginLock.updateLock) : []) {
             checkLocksHeld(paths, lockHistory: lockHistory, enforcing: enforcing, store: store)
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 
 /// `run --channel URL`: the updater of `microapp update` as the running app's `ChannelUpdates`. Each check updates
 /// the plugin folders the running features were loaded from (an `Updater` per folder: verified, kept in `.versions`,

@@ -2,6 +2,7 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import MicroappShipping
 
 /// `microapp install --prefix DIR [--configuration release|debug]`: an app that runs without the checkout and without
 /// the toolchain (see `AppInstallation`).

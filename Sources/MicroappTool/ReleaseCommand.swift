@@ -5,8 +5,8 @@ import MicroappDevLoop
 import MicroappDigest
 import MicroappHost
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 
 /// `microapp release NAME [--library FILE] [--key NAME] [-o DIR]`: builds one feature in release and writes its
 /// release folder (library, manifest, signed record), its manifest learned from a sandboxed probe.

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import MicroappDigest
-import MicroappRelease
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import MicroappDigest
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import MicroappCore
-import MicroappRelease
+import MicroappPlatform
 import MicroappSDK
 
 /// Updates one plugin folder from one channel: what `microapp update` runs, and what a running app calls to check

@@ -1,7 +1,7 @@
 import Foundation
 import MicroappDigest
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,6 +1,7 @@
 import CPlatform
 import Foundation
 import MicroappCore
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc

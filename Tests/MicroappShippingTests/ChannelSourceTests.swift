@@ -1,5 +1,6 @@
 import Foundation
 import MicroappPlatform
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDigest
-import MicroappRelease
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -26,9 +26,6 @@ public struct PluginVersions: Sendable {
 
     /// The hidden folder of kept versions.
     public var root: String { plugins + "/.versions" }
-
-    /// The update lock of the plugin folder `plugins`.
-    public static func updateLock(_ plugins: String) -> String { plugins + "/.versions/update.lock" }
 
     /// The folder of `feature`'s kept `version`.
     public func folder(_ feature: String, _ version: Int) -> String { root + "/\(feature)/\(version)" }
@@ -135,7 +132,7 @@ public struct PluginVersions: Sendable {
         let target = plugins + "/" + name
         let staged = plugins + "/." + name + ".installing"
         if let problem = writeDurably(bytes, to: staged, mode: 0o755) { return problem }
-        let outcome = FileLock.waitingForExclusiveLock(Self.updateLock(plugins)) { () -> Problem? in
+        let outcome = FileLock.waitingForExclusiveLock(PluginLock.updateLock(plugins)) { () -> Problem? in
             do {
                 let lock = try PluginLock.load(in: plugins)
                 if var lock {
@@ -167,7 +164,7 @@ public struct PluginVersions: Sendable {
         unlink(staged)
         return outcome
             ?? Problem(
-                code: .updateWrite, subject: Self.updateLock(plugins), reason: "the update lock cannot be opened",
+                code: .updateWrite, subject: PluginLock.updateLock(plugins), reason: "the update lock cannot be opened",
                 fix: "check that the plugin folder is writable, then update again")
     }
 

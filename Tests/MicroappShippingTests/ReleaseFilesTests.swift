@@ -2,8 +2,8 @@ import Foundation
 import MicroappCore
 import MicroappDigest
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 
 /// The versions on trial in a plugin folder (`canary.json` beside `plugins.lock`), written when a live update goes
 /// on trial and cleared when it passes, is rolled back or the app quits. An in-process feature that crashes takes the

@@ -1,7 +1,7 @@
 import Foundation
 import MicroappDigest
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 
 /// A publisher with a fresh key, a person who trusts it, and a channel held in memory (path → bytes), published to
 /// as `microapp publish` will: real Ed25519 signatures, real SHA-256.

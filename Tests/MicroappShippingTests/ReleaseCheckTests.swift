@@ -1,8 +1,8 @@
 import Foundation
 import MicroappCore
 import MicroappDigest
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 
 /// The folders of an installed app under its prefix, as `microapp install` and `microapp bundle` lay them out:
 /// `bin/<host>` (its RUNPATH `$ORIGIN/../lib`), `lib/` (the SDK and the Swift runtime libraries the host and its

@@ -1,6 +1,6 @@
 import Foundation
 import MicroappCore
-import MicroappRelease
+import MicroappPlatform
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDigest
-import MicroappRelease
+import MicroappPlatform
 import MicroappSDK
 
 extension ChannelFolder {

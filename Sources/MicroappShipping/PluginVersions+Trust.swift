@@ -1,6 +1,6 @@
 import Foundation
 import MicroappCore
-import MicroappRelease
+import MicroappPlatform
 
 extension PluginVersions {
     /// Why `feature`'s kept `record` may not run again under `trust`, nil when it may. A version from a channel runs

@@ -1,5 +1,5 @@
 import MicroappCore
-import MicroappRelease
+import MicroappPlatform
 
 /// Where a person's release keys, trusted keys and channel record live, by the XDG rules the rest of the host
 /// follows: keys and trust are configuration (`$XDG_CONFIG_HOME/microapp`, or `~/.config/microapp`), what was seen

@@ -1,6 +1,6 @@
 import Foundation
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 import TestScratch
 import Testing
 
