@@ -78,7 +78,8 @@ let package = Package(
             path: "Sources/MicroappPlatform", swiftSettings: strict),
         // The development loop: watching sources, rebuilding one feature, hot-swap orchestration.
         .target(
-            name: "MicroappDevLoop", dependencies: ["MicroappShipping", "MicroappPlatform", "MicroappCore", sdk],
+            name: "MicroappDevLoop",
+            dependencies: ["MicroappIsolation", "MicroappShipping", "MicroappPlatform", "MicroappCore", sdk],
             path: "Sources/MicroappDevLoop", swiftSettings: strict),
         // The loading pipeline every command shares (find, lock check, placement, probe, load, dedupe, --only,
         // resolve) and the policies it decides by: above the dev loop, whose start-up build is its first step, and
@@ -86,7 +87,8 @@ let package = Package(
         .target(
             name: "MicroappHost",
             dependencies: [
-                "CommandLineSpec", "MicroappDevLoop", "MicroappShipping", "MicroappPlatform", "MicroappCore", sdk,
+                "CommandLineSpec", "MicroappDevLoop", "MicroappIsolation", "MicroappShipping", "MicroappPlatform",
+                "MicroappCore", sdk,
             ],
             path: "Sources/MicroappHost", swiftSettings: strict),
         // SHA-256 and Ed25519 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
@@ -96,6 +98,12 @@ let package = Package(
         // A channel's HTTP(S) downloads with libcurl's easy interface (Debian's libcurl4-openssl-dev; .ci/run installs
         // it), not URLSession: no content decoding, every byte counted as it arrives, a deadline the transfer keeps.
         .target(name: "CFetch", path: "Sources/CFetch", linkerSettings: [.linkedLibrary("curl")]),
+        // Isolation: a feature in a sandboxed child, seen from both ends: the host's side of the protocol
+        // (IsolatedRoot: every message checked, budgets, deadlines), the child's server (IsolatedServer), their start
+        // (IsolatedPlugin), the run's running children, and how a child ended (FeatureExit, CrashReport).
+        .target(
+            name: "MicroappIsolation", dependencies: ["MicroappPlatform", "MicroappCore", sdk],
+            path: "Sources/MicroappIsolation", swiftSettings: strict),
         // Shipping, in one place: releases and channels as The Update Framework teaches (signed release records, a
         // signed channel index with an expiry, trust in named keys, versions that never go back: rules as values),
         // and their files: the release store, a channel's folder and downloads, the updater, kept versions, the
@@ -123,8 +131,9 @@ let package = Package(
         .target(
             name: "MicroappTool",
             dependencies: [
-                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappHost",
-                "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappShipping", sdk,
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappIsolation", "MicroappDevLoop",
+                "MicroappHost", "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappShipping",
+                sdk,
             ],
             // host-api.txt: the host API's baseline (scripts/check-host-api).
             path: "Sources/MicroappTool", exclude: ["host-api.txt"], swiftSettings: strict),
@@ -146,6 +155,16 @@ let package = Package(
         .systemLibrary(name: "CCrypt", path: "hosts/microapp/CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // One scratch folder per test process, removed when it exits (temporary files, children's caches and data).
         .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: strict),
+        // Plugin libraries built from C for the engine's tests (each descriptor field a C expression), the real
+        // plugins beside the test runner, and a container like the demo's that they load and resolve against.
+        .target(
+            name: "TestPlugins", dependencies: ["MicroappPlatform", "MicroappCore", "TestScratch", sdk],
+            path: "Tests/TestPlugins", swiftSettings: strict),
+        // The isolation protocol's host side and a child's ends (exits, crash reports), with real children.
+        .testTarget(
+            name: "MicroappIsolationTests",
+            dependencies: ["MicroappIsolation", "MicroappPlatform", "MicroappCore", "TestPlugins", "TestScratch", sdk],
+            path: "Tests/MicroappIsolationTests", swiftSettings: strict),
         // Stand-ins for the services the demo app talks to over the network (a loopback HTTP server, the Rick and
         // Morty API), shared by service tests and end-to-end tests.
         .target(name: "TestServers", dependencies: ["DemoServices"], path: "Tests/TestServers", swiftSettings: strict),
@@ -169,13 +188,19 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "MicroappPlatformTests",
-            dependencies: ["MicroappCore", "MicroappPlatform", "MicroappShipping", "TestScratch", sdk],
+            dependencies: [
+                "MicroappCore", "MicroappPlatform", "MicroappIsolation", "MicroappShipping", "TestPlugins",
+                "TestScratch",
+                sdk,
+            ],
             path: "Tests/MicroappPlatformTests",
             swiftSettings: strict),
         // The loading pipeline's steps, driven one at a time with real libraries and plain values.
         .testTarget(
             name: "MicroappHostTests",
-            dependencies: ["MicroappHost", "MicroappCore", "MicroappPlatform", "TestScratch", sdk],
+            dependencies: [
+                "MicroappHost", "MicroappCore", "MicroappIsolation", "MicroappPlatform", "TestScratch", sdk,
+            ],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
         .testTarget(
             name: "MicroappTerminalTests",
@@ -189,7 +214,11 @@ let package = Package(
             path: "Tests/MicroappWebTests", exclude: secondStepFolders("Browser"), swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MicroappPlatform", "MicroappShipping", "TestBrowser", "TestScratch", "TestServers", sdk],
+            dependencies: [
+                "MicroappIsolation", "MicroappPlatform", "MicroappShipping", "TestBrowser", "TestScratch",
+                "TestServers",
+                sdk,
+            ],
             path: "Tests/EndToEndTests", exclude: secondStepFolders("Packaging", "Browser"),
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
@@ -206,7 +235,9 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "hot-swap-benchmark",
-            dependencies: ["CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", sdk],
+            dependencies: [
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappIsolation", "MicroappDevLoop", sdk,
+            ],
             path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(

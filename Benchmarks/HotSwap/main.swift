@@ -2,6 +2,7 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappIsolation
 import MicroappPlatform
 import MicroappSDK
 

@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappDevLoop
+import MicroappIsolation
 import MicroappPlatform
 import MicroappSDK
 

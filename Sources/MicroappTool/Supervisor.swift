@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappIsolation
 import MicroappPlatform
 
 /// `microapp run` as people start it: a small parent that runs the app in a child process and, when a plugin

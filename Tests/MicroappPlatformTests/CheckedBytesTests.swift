@@ -1,6 +1,8 @@
 import Foundation
+import MicroappIsolation
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import TestScratch
 import Testing
 
@@ -8,14 +10,6 @@ import Testing
 /// file put in its place after the check (a rename over it, a symbolic link's new target) never runs.
 @Suite("Checked bytes are the bytes that run")
 struct CheckedBytesTests {
-    /// A folder of its own holding a copy of the real `name` library.
-    static func folder(with name: String) throws -> String {
-        let folder = "\(Paths.fixtures)/checked-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "\(Paths.runnerDirectory)/\(name)", toPath: "\(folder)/\(name)")
-        return folder
-    }
-
     /// Puts the real Characters library at `path` as a new file renamed over it, as a build or an attacker would.
     static func renameCharacters(over path: String) throws {
         let staged = path + ".new"
@@ -25,7 +19,7 @@ struct CheckedBytesTests {
 
     @Test("a library renamed over the locked one after the lock check does not run: the checked bytes load")
     func renameAfterLockCheckLoadsCheckedBytes() async throws {
-        let folder = try Self.folder(with: "libAuth.so")
+        let folder = try Paths.folder(with: "libAuth.so")
         let auth = "\(folder)/libAuth.so"
         let pinned = try PluginLock.digest(of: auth)
         try PluginLock(libraries: [(path: auth, feature: "auth", sha256: pinned)]).write(in: folder)
@@ -48,7 +42,7 @@ struct CheckedBytesTests {
 
     @Test("a symbolic link's target replaced after the check never runs: the target's checked bytes load")
     func symlinkTargetReplacedAfterCheck() async throws {
-        let targets = try Self.folder(with: "libAuth.so")
+        let targets = try Paths.folder(with: "libAuth.so")
         let folder = "\(Paths.fixtures)/linked-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let link = "\(folder)/libAuth.so"
@@ -73,7 +67,7 @@ struct CheckedBytesTests {
     @Test("an isolated child maps the checked copy of a symbolic link's target, not a target replaced afterwards")
     @MainActor
     func isolatedChildMapsCheckedCopy() async throws {
-        let targets = try Self.folder(with: "libAuth.so")
+        let targets = try Paths.folder(with: "libAuth.so")
         let folder = "\(Paths.fixtures)/linked-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let link = "\(folder)/libAuth.so"
@@ -93,7 +87,7 @@ struct CheckedBytesTests {
 
     @Test("a library that is not a regular file, or writable by others, is refused before anything reads it")
     func refusedBeforeCopy() throws {
-        let folder = try Self.folder(with: "libAuth.so")
+        let folder = try Paths.folder(with: "libAuth.so")
         let fifo = "\(folder)/libFifo.so"
         #expect(mkfifo(fifo, 0o600) == 0)
         // O_NONBLOCK: a FIFO with no writer must not hang the check.

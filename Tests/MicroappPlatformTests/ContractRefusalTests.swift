@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import Testing
 
 /// Real libraries whose manifests break the contract with the host beyond names: the resolver refuses them from

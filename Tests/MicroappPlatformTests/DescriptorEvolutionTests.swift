@@ -3,6 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import Testing
 
 /// The descriptor grows by appending fields within ABI major 1: a plugin built before a field was appended keeps

@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappShipping
+import TestPlugins
 import TestScratch
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import TestScratch
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import Testing
 
 /// Each bad file is loaded in ONE `PluginSet.load` call together with the real plugins (the bad file first), and

@@ -3,6 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import TestScratch
 import Testing
 

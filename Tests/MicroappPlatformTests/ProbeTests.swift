@@ -1,7 +1,9 @@
 import Foundation
 import MicroappCore
+import MicroappIsolation
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import Testing
 
 @Suite("Untrusted libraries are probed in a child process first")

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import Testing
 
 @Suite("The real plugins built by swift test load, register and resolve")

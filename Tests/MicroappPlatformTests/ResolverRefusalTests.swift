@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 import MicroappSDK
+import TestPlugins
 import Testing
 
 /// Real libraries with valid descriptors whose manifests conflict: every one loads, and the resolver (from

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import TestPlugins
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,8 @@
 import Foundation
 import MicroappCore
+import MicroappIsolation
 import MicroappPlatform
+import TestPlugins
 import Testing
 
 /// What a run composes is its own: the isolated features it started are in its registry, not in a static one every
@@ -10,7 +12,7 @@ struct RunningFeaturesTests {
     @Test("two runs in one process keep their isolated features apart: stopping one ends only its own children")
     @MainActor
     func runsAreApart() async throws {
-        let folder = try CheckedBytesTests.folder(with: "libAuth.so")
+        let folder = try Paths.folder(with: "libAuth.so")
         let first = IsolationLog(environment: .process)
         let second = IsolationLog(environment: .process)
         let plugin = try await IsolatedPlugin.launch(

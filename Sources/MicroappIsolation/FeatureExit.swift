@@ -1,9 +1,6 @@
 import Foundation
 import MicroappCore
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import MicroappPlatform
 
 /// How an isolated feature's child ended, in the host's words: a crash by signal, an exit with a status, a kill from
 /// outside, or the out-of-memory killer, which is named only when the kernel's own count of such kills says so.
@@ -32,7 +29,7 @@ public enum OutOfMemoryCount {
     /// The count now, nil when no source can be read.
     public static func read() -> Int? {
         for file in sources() {
-            if let text = try? String(contentsOfFile: file, encoding: .utf8), let count = value(in: text) {
+            if let text = Files.text(file), let count = value(in: text) {
                 return count
             }
         }

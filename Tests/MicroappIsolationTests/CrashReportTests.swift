@@ -1,3 +1,4 @@
+import MicroappIsolation
 import MicroappPlatform
 import TestScratch
 import Testing

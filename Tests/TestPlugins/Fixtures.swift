@@ -6,14 +6,14 @@ import TestScratch
 
 /// Where the tests find things: the repository (from this file), the C header, the folder of the test runner
 /// (where `swift test` put the real plugins), and a scratch folder for fixtures of this test process.
-enum Paths {
+package enum Paths {
     /// The repository root: three levels above this file.
-    static let repository = URL(fileURLWithPath: #filePath)
+    package static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `lines(source)` for each Swift file under the repository folders `roots` but `skipped` (a check's own file,
     /// whose examples would match), as `root/file:line`.
-    static func sourceLines(under roots: [String], skipping skipped: String, _ lines: (String) -> [Int]) throws
+    package static func sourceLines(under roots: [String], skipping skipped: String, _ lines: (String) -> [Int]) throws
         -> [String]
     {
         var found: [String] = []
@@ -30,62 +30,73 @@ enum Paths {
     }
 
     /// The folder holding `microapp.h`.
-    static let include = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include").path
+    package static let include = repository.appendingPathComponent("Sources/MicroappSDK/ABI/include").path
 
     /// The test runner binary, symlinks resolved.
-    static let runner: String = {
+    package static let runner: String = {
         let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         return URL(fileURLWithPath: link ?? CommandLine.arguments[0]).resolvingSymlinksInPath().path
     }()
 
     /// The folder of the test runner: `libAuth.so`, `libMicroappSDK.so`… live here.
-    static let runnerDirectory = URL(fileURLWithPath: runner).deletingLastPathComponent().path
+    package static let runnerDirectory = URL(fileURLWithPath: runner).deletingLastPathComponent().path
 
     /// A folder for this process's fixtures (a new process compiles its own: paths are never reused across runs
     /// while an old image might be loaded, and parallel test processes never share files); removed at exit.
-    static let fixtures: String = Scratch.folder("plugin-loading").path
+    package static let fixtures: String = Scratch.folder("plugin-loading").path
 
     /// The real plugin libraries beside the runner (the SDK itself left out).
-    static var realPlugins: [String] { PluginSet.discover(in: [runnerDirectory]) }
+    package static var realPlugins: [String] { PluginSet.discover(in: [runnerDirectory]) }
+
+    /// A folder of its own holding a copy of the real `name` library.
+    package static func folder(with name: String) throws -> String {
+        let folder = "\(fixtures)/checked-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(runnerDirectory)/\(name)", toPath: "\(folder)/\(name)")
+        return folder
+    }
 }
 
 /// Why a fixture could not be made.
-struct FixtureError: Error, CustomStringConvertible {
+package struct FixtureError: Error, CustomStringConvertible {
     /// What went wrong, with the compiler's output.
-    var description: String
+    package var description: String
+
+    /// A failure saying `description`.
+    package init(description: String) { self.description = description }
 }
 
 /// A C descriptor as a fixture writes it: each field is a C expression, so a test can put anything there.
-struct DescriptorFixture {
+package struct DescriptorFixture {
     /// `abi_version`.
-    var abiVersion = "MICROAPP_ABI_VERSION"
+    package var abiVersion = "MICROAPP_ABI_VERSION"
     /// `struct_size`.
-    var structSize = "(uint32_t)sizeof(microapp_descriptor)"
+    package var structSize = "(uint32_t)sizeof(microapp_descriptor)"
     /// `sdk_version`.
-    var sdkVersion = "microapp_sdk_version()"
+    package var sdkVersion = "microapp_sdk_version()"
     /// C declarations put before `microapp_entry` (an SDK version symbol of another version, a constructor).
-    var prelude = ""
+    package var prelude = ""
     /// The SDK version symbol the library needs (as `MicroappEntry.export` makes a Swift plugin need it), or nil
     /// for none.
-    var versionSymbol: String? = "MICROAPP_SDK_VERSION_SYMBOL"
+    package var versionSymbol: String? = "MICROAPP_SDK_VERSION_SYMBOL"
     /// The manifest text (written as a C string literal), or nil for a NULL `manifest_json`.
-    var manifest: String?
+    package var manifest: String?
     /// When set, the manifest is padded with spaces to this many bytes (still valid JSON).
-    var padManifestTo: Int?
+    package var padManifestTo: Int?
     /// `manifest_json` as a raw C expression, overriding `manifest` (for pointers that must never be read).
-    var rawManifest: String?
+    package var rawManifest: String?
     /// `register_feature`, or nil to leave it NULL.
-    var registerStatus: String? = "MICROAPP_STATUS_OK"
+    package var registerStatus: String? = "MICROAPP_STATUS_OK"
     /// When true, `microapp_entry` returns NULL.
-    var entryReturnsNull = false
+    package var entryReturnsNull = false
     /// Extra bytes after the descriptor (a newer minor version appending fields); `struct_size` should say so.
-    var appendedBytes = 0
+    package var appendedBytes = 0
 
     /// A valid descriptor around `manifest`.
-    init(manifest: String?) { self.manifest = manifest }
+    package init(manifest: String?) { self.manifest = manifest }
 
     /// The C source of a plugin exporting this descriptor.
-    var source: String {
+    package var source: String {
         let manifestText = manifest.map(Self.literal) ?? "NULL"
         let capacity = (padManifestTo ?? 0) + 1
         let manifestExpression = rawManifest ?? (padManifestTo == nil ? "manifest_text" : "padded")
@@ -135,7 +146,7 @@ struct DescriptorFixture {
     }
 
     /// `text` as a C string literal.
-    static func literal(_ text: String) -> String {
+    package static func literal(_ text: String) -> String {
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -150,36 +161,36 @@ struct DescriptorFixture {
 }
 
 /// The real plugins' manifests, read once per test process (each read parses their ELF files again).
-enum RealPlugins {
-    static let manifests = PluginSet.load(Paths.realPlugins).images.map(\.manifest)
+package enum RealPlugins {
+    package static let manifests = PluginSet.load(Paths.realPlugins).images.map(\.manifest)
 }
 
 /// Builds fixture files with the system C compiler, each once per test process (a cache keyed by name).
 ///
 /// Compiling holds the cache lock, so two tests asking for the same fixture wait for one compile; fixtures are
 /// small (about 30 ms each with `cc`).
-enum FixtureBuilder {
+package enum FixtureBuilder {
     private static let built = Mutex<[String: Result<String, FixtureError>]>([:])
 
     /// `lib<name>.so` exporting `descriptor`.
-    static func plugin(_ name: String, _ descriptor: DescriptorFixture) throws -> String {
+    package static func plugin(_ name: String, _ descriptor: DescriptorFixture) throws -> String {
         try library(name, source: descriptor.source)
     }
 
     /// `lib<name>.so` compiled from `source` with the SDK header on the include path.
-    static func library(_ name: String, source: String) throws -> String {
+    package static func library(_ name: String, source: String) throws -> String {
         try once("lib\(name).so") { path in
             try compile(source, name: name, arguments: ["-shared", "-fPIC", "-I", Paths.include, "-o", path])
         }
     }
 
     /// An executable compiled from `source` with extra compiler `flags`, under a plugin-like name.
-    static func executable(_ fileName: String, source: String, flags: [String]) throws -> String {
+    package static func executable(_ fileName: String, source: String, flags: [String]) throws -> String {
         try once(fileName) { path in try compile(source, name: fileName, arguments: flags + ["-o", path]) }
     }
 
     /// A file with `contents` under `fileName`.
-    static func file(_ fileName: String, contents: Data) throws -> String {
+    package static func file(_ fileName: String, contents: Data) throws -> String {
         try once(fileName) { path in
             guard FileManager.default.createFile(atPath: path, contents: contents) else {
                 throw FixtureError(description: "could not write \(path)")
@@ -188,7 +199,7 @@ enum FixtureBuilder {
     }
 
     /// A directory under `fileName`.
-    static func directory(_ fileName: String) throws -> String {
+    package static func directory(_ fileName: String) throws -> String {
         try once(fileName) { path in
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
@@ -229,7 +240,7 @@ enum FixtureBuilder {
     }
 
     /// Runs a tool, returning its exit status and its combined output.
-    static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
+    package static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
         let outcome = try ChildProcess(
             [tool] + arguments, environment: Scratch.childEnvironment(), output: .capture, error: .output
         ).wait()
@@ -238,9 +249,9 @@ enum FixtureBuilder {
 }
 
 /// Manifest JSON for fixtures, written through the SDK's own encoder so the shape is the one plugins write.
-enum Manifests {
+package enum Manifests {
     /// A requirement as a manifest holds it.
-    static func requirement(
+    package static func requirement(
         _ key: String, type: String = "Service<Nothing, Nothing>", kind: DependencyKind = .service,
         access: Access = .read, optional: Bool = false, shape: String? = nil
     ) -> Requirement {
@@ -254,14 +265,16 @@ enum Manifests {
     }
 
     /// A provision as a manifest holds it.
-    static func provision(_ key: String, type: String = "Service<Nothing, Nothing>", uses: [String] = []) -> Provision {
+    package static func provision(_ key: String, type: String = "Service<Nothing, Nothing>", uses: [String] = [])
+        -> Provision
+    {
         let uses = uses.map { "\"\($0)\"" }.joined(separator: ",")
         let json = #"{"key":"\#(key)","type":"\#(type)","uses":[\#(uses)]}"#
         return try! JSONDecoder().decode(Provision.self, from: Data(json.utf8))
     }
 
     /// A manifest for `id` whose routes default to `id://home`.
-    static func manifest(
+    package static func manifest(
         _ id: String, routes: [String]? = nil, requirements: [Requirement] = [], provides: [Provision] = []
     ) -> FeatureManifest {
         FeatureManifest(
@@ -271,7 +284,7 @@ enum Manifests {
     }
 
     /// The JSON a plugin for that manifest would export.
-    static func json(
+    package static func json(
         _ id: String, routes: [String]? = nil, requirements: [Requirement] = [], provides: [Provision] = []
     ) -> String {
         let manifest = manifest(id, routes: routes, requirements: requirements, provides: provides)
@@ -279,7 +292,7 @@ enum Manifests {
     }
 
     /// A valid plugin fixture for that manifest, compiled once as `lib<name>.so` (name defaults to the id).
-    static func plugin(
+    package static func plugin(
         _ id: String, name: String? = nil, routes: [String]? = nil, requirements: [Requirement] = [],
         provides: [Provision] = []
     ) throws -> String {

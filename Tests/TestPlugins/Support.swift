@@ -6,14 +6,14 @@ import Testing
 
 /// The host side of the tests: a container like the demo app's, and the check that the real plugins survive.
 @MainActor
-enum Host {
+package enum Host {
     /// Host state that features may only read: asking for read-write is a wrong-access problem.
-    static let counter = DependencyKey<Int>.state("host.counter", access: .read)
+    package static let counter = DependencyKey<Int>.state("host.counter", access: .read)
 
     /// A container offering what the real plugins ask for (each service under the exact type their manifests
     /// name, the session read-write), plus `host.counter` shared read-only. Fixture keys are never offered, nor
     /// the services a real plugin provides itself (Search's `search.recent-summary`, which Settings uses).
-    static func container() -> Container {
+    package static func container() -> Container {
         let container = Container()
         let manifests = RealPlugins.manifests
         let provided = Set(manifests.flatMap(\.provides).map(\.key))
@@ -30,7 +30,7 @@ enum Host {
     /// Loads `paths` in one `PluginSet.load` call, on a thread of its own (file checks, ELF reads and `dlopen` take
     /// seconds over a suite, and the main actor is every main-actor suite's), and resolves the result against
     /// `container()`.
-    static func loadAndResolve(_ paths: [String]) async -> (PluginSet.LoadReport, Resolution) {
+    package static func loadAndResolve(_ paths: [String]) async -> (PluginSet.LoadReport, Resolution) {
         let report = await BlockingWork.run { () -> PluginSet.LoadReport in
             _ = RealPlugins.manifests  // read here the first time, not on the main actor by `container()`
             return PluginSet.load(paths)
@@ -39,7 +39,7 @@ enum Host {
     }
 
     /// Checks that every real plugin loaded, resolved and would start, whatever else was in the same call.
-    static func expectRealPluginsUnaffected(
+    package static func expectRealPluginsUnaffected(
         _ report: PluginSet.LoadReport, _ resolution: Resolution, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let real = Paths.realPlugins
@@ -64,7 +64,7 @@ enum Host {
 }
 
 /// What `reason` and `fix` must mention, checked with a readable failure.
-func expectMentions(
+package func expectMentions(
     _ problem: Problem, reason: [String] = [], fix: [String] = [],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
@@ -78,6 +78,6 @@ func expectMentions(
 
 /// Makes a fixture (seconds of `cc` the first time) on a thread of its own and awaits it: a `@MainActor` test must
 /// not hold the main actor, which every other main-actor test of the run shares, while a compiler runs.
-func fixture(_ make: @escaping @Sendable () throws -> String) async throws -> String {
+package func fixture(_ make: @escaping @Sendable () throws -> String) async throws -> String {
     try await BlockingWork.run(make)
 }

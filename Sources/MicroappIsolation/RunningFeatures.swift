@@ -1,3 +1,5 @@
+import MicroappPlatform
+
 /// The isolated features of one run whose children are running: who `stopAll()` ends when the app quits and whose
 /// starts `starts()` waits for. An instance owned by the run that composes them (its `IsolationLog`), never a static
 /// registry: two runs in one process (tests, a host that runs twice) do not see each other's children.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// A plugin library run in its own sandboxed child (`--isolation process`): the host never maps it. Its manifest is

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 
 /// What a Swift crash report (the runtime's backtrace, written with `SWIFT_BACKTRACE=…,output-to=FILE`) says about
 /// where the process died: its headline and the code images of the crashed thread. Which of those images is a

@@ -1,7 +1,7 @@
-import CPlatform
 import Dispatch
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// The child side of an isolated feature (`microapp feature-host`, internal): it sandboxes itself, then loads and
@@ -44,7 +44,7 @@ public final class IsolatedServer {
         descriptor: Int32, library: String, mocks: [String: String]? = nil, sandbox: () -> String?
     ) async -> Int32 {
         // What the plugin prints reaches the host's log line by line (its stdout is a pipe, not a terminal).
-        microapp_line_buffer_stdio()
+        ChildLaunch.lineBufferOutput()
         // The sandbox first, while this is the process's only thread: Landlock confines the calling thread and the
         // threads it starts later, so the channel's reader thread must not exist yet.
         let sandboxProblem = sandbox()

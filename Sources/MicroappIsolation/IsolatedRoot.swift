@@ -1,11 +1,8 @@
 import Dispatch
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The host's side of one isolated feature's child: its Root as the runtime sees it (screens are the last the child
 /// sent; actions go down the socket), the services it provides, and the checks every message passes before use.
@@ -266,7 +263,7 @@ public final class IsolatedRoot: SettlingRoot {
         resumeSettling()
         watchdog.cancelAll()
         child.kill()
-        try? FileManager.default.removeItem(atPath: child.folder)
+        try? Files.remove(child.folder)
     }
 
     /// The feature as fault messages name it: its id and library path, which the host vouches for (a display name is
