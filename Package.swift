@@ -72,14 +72,19 @@ let package = Package(
         .target(
             name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict,
             linkerSettings: [.linkedLibrary("_FoundationICU")]),
-        // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
+        // The system layer, the one module that calls the OS: system calls behind one wrapper (EINTR, errno as a
+        // Problem), files, stamps, locks and events, processes and fork (the runners, the zygote, an isolated child's
+        // process and socket), the sandbox's mechanisms, ELF checks, private copies of libraries, the one dlopen,
+        // libcurl's downloads. The capability modules above it call the system through it.
         .target(
             name: "MicroappPlatform", dependencies: ["MicroappCore", "MicroappDigest", "CPlatform", "CFetch", sdk],
             path: "Sources/MicroappPlatform", swiftSettings: strict),
         // The development loop: watching sources, rebuilding one feature, hot-swap orchestration.
         .target(
             name: "MicroappDevLoop",
-            dependencies: ["MicroappIsolation", "MicroappShipping", "MicroappPlatform", "MicroappCore", sdk],
+            dependencies: [
+                "MicroappIsolation", "MicroappShipping", "MicroappPlatform", "MicroappLoading", "MicroappCore", sdk,
+            ],
             path: "Sources/MicroappDevLoop", swiftSettings: strict),
         // The loading pipeline every command shares (find, lock check, placement, probe, load, dedupe, --only,
         // resolve) and the policies it decides by: above the dev loop, whose start-up build is its first step, and
@@ -88,6 +93,7 @@ let package = Package(
             name: "MicroappHost",
             dependencies: [
                 "CommandLineSpec", "MicroappDevLoop", "MicroappIsolation", "MicroappShipping", "MicroappPlatform",
+                "MicroappLoading",
                 "MicroappCore", sdk,
             ],
             path: "Sources/MicroappHost", swiftSettings: strict),
@@ -98,18 +104,25 @@ let package = Package(
         // A channel's HTTP(S) downloads with libcurl's easy interface (Debian's libcurl4-openssl-dev; .ci/run installs
         // it), not URLSession: no content decoding, every byte counted as it arrives, a deadline the transfer keeps.
         .target(name: "CFetch", path: "Sources/CFetch", linkerSettings: [.linkedLibrary("curl")]),
+        // Loading a library, on the system layer: the plugin lock, the probe (a library's first run, in a sandboxed
+        // child) and its cache, the loader's checks of a descriptor and a manifest, a set of libraries found, checked
+        // and loaded.
+        .target(
+            name: "MicroappLoading", dependencies: ["MicroappPlatform", "MicroappCore", "MicroappDigest", sdk],
+            path: "Sources/MicroappLoading", swiftSettings: strict),
         // Isolation: a feature in a sandboxed child, seen from both ends: the host's side of the protocol
         // (IsolatedRoot: every message checked, budgets, deadlines), the child's server (IsolatedServer), their start
         // (IsolatedPlugin), the run's running children, and how a child ended (FeatureExit, CrashReport).
         .target(
-            name: "MicroappIsolation", dependencies: ["MicroappPlatform", "MicroappCore", sdk],
+            name: "MicroappIsolation", dependencies: ["MicroappPlatform", "MicroappLoading", "MicroappCore", sdk],
             path: "Sources/MicroappIsolation", swiftSettings: strict),
         // Shipping, in one place: releases and channels as The Update Framework teaches (signed release records, a
         // signed channel index with an expiry, trust in named keys, versions that never go back: rules as values),
         // and their files: the release store, a channel's folder and downloads, the updater, kept versions, the
         // canary's record, an installation's staging and layout.
         .target(
-            name: "MicroappShipping", dependencies: ["MicroappPlatform", "MicroappCore", "MicroappDigest", sdk],
+            name: "MicroappShipping",
+            dependencies: ["MicroappPlatform", "MicroappLoading", "MicroappCore", "MicroappDigest", sdk],
             path: "Sources/MicroappShipping", swiftSettings: strict),
         .target(
             name: "MicroappTerminal", dependencies: ["MicroappCore", "CPlatform", sdk],
@@ -131,7 +144,8 @@ let package = Package(
         .target(
             name: "MicroappTool",
             dependencies: [
-                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappIsolation", "MicroappDevLoop",
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappIsolation",
+                "MicroappDevLoop",
                 "MicroappHost", "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappShipping",
                 sdk,
             ],
@@ -158,12 +172,22 @@ let package = Package(
         // Plugin libraries built from C for the engine's tests (each descriptor field a C expression), the real
         // plugins beside the test runner, and a container like the demo's that they load and resolve against.
         .target(
-            name: "TestPlugins", dependencies: ["MicroappPlatform", "MicroappCore", "TestScratch", sdk],
+            name: "TestPlugins",
+            dependencies: ["MicroappPlatform", "MicroappLoading", "MicroappCore", "TestScratch", sdk],
             path: "Tests/TestPlugins", swiftSettings: strict),
+        // Loading with real libraries: C fixtures for every way a descriptor can be wrong, the probe, the plugin
+        // lock, the probe cache's file, checked bytes.
+        .testTarget(
+            name: "MicroappLoadingTests",
+            dependencies: ["MicroappLoading", "MicroappPlatform", "MicroappCore", "TestPlugins", "TestScratch", sdk],
+            path: "Tests/MicroappLoadingTests", swiftSettings: strict),
         // The isolation protocol's host side and a child's ends (exits, crash reports), with real children.
         .testTarget(
             name: "MicroappIsolationTests",
-            dependencies: ["MicroappIsolation", "MicroappPlatform", "MicroappCore", "TestPlugins", "TestScratch", sdk],
+            dependencies: [
+                "MicroappIsolation", "MicroappPlatform", "MicroappLoading", "MicroappCore", "TestPlugins",
+                "TestScratch", sdk,
+            ],
             path: "Tests/MicroappIsolationTests", swiftSettings: strict),
         // Stand-ins for the services the demo app talks to over the network (a loopback HTTP server, the Rick and
         // Morty API), shared by service tests and end-to-end tests.
@@ -189,7 +213,8 @@ let package = Package(
         .testTarget(
             name: "MicroappPlatformTests",
             dependencies: [
-                "MicroappCore", "MicroappPlatform", "MicroappIsolation", "MicroappShipping", "TestPlugins",
+                "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappIsolation", "MicroappShipping",
+                "TestPlugins",
                 "TestScratch",
                 sdk,
             ],
@@ -199,7 +224,8 @@ let package = Package(
         .testTarget(
             name: "MicroappHostTests",
             dependencies: [
-                "MicroappHost", "MicroappCore", "MicroappIsolation", "MicroappPlatform", "TestScratch", sdk,
+                "MicroappHost", "MicroappCore", "MicroappIsolation", "MicroappPlatform", "MicroappLoading",
+                "TestScratch", sdk,
             ],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
         .testTarget(
@@ -215,7 +241,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "MicroappIsolation", "MicroappPlatform", "MicroappShipping", "TestBrowser", "TestScratch",
+                "MicroappIsolation", "MicroappPlatform", "MicroappLoading", "MicroappShipping", "TestBrowser",
+                "TestScratch",
                 "TestServers",
                 sdk,
             ],
@@ -230,20 +257,23 @@ let package = Package(
                 + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
-            name: "cold-start-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform"],
+            name: "cold-start-benchmark",
+            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform", "MicroappLoading"],
             path: "Benchmarks/ColdStart",
             swiftSettings: strict),
         .executableTarget(
             name: "hot-swap-benchmark",
             dependencies: [
-                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappIsolation", "MicroappDevLoop", sdk,
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappIsolation",
+                "MicroappDevLoop", sdk,
             ],
             path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
             name: "MicroappDevLoopTests",
             dependencies: [
-                "MicroappCore", "MicroappPlatform", "MicroappShipping", "MicroappDevLoop", "MicroappTesting",
+                "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappShipping", "MicroappDevLoop",
+                "MicroappTesting",
                 "TestScratch", sdk,
             ],
             path: "Tests/MicroappDevLoopTests", exclude: secondStepFolders("Packaging"),
@@ -253,11 +283,15 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "loader-benchmark",
-            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
+            dependencies: [
+                "BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", sdk,
+            ],
             path: "Benchmarks/LoaderBenchmark", swiftSettings: strict),
         .executableTarget(
             name: "host-benchmark",
-            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
+            dependencies: [
+                "BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", sdk,
+            ],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
             name: "update-benchmark",
@@ -281,7 +315,8 @@ let package = Package(
         .testTarget(
             name: "MicroappToolTests",
             dependencies: [
-                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappShipping",
+                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading",
+                "MicroappShipping",
                 "MicroappHost", "MicroappTerminal", "DemoServices", "TestScratch", sdk,
             ],
             path: "Tests/MicroappToolTests",
@@ -291,7 +326,8 @@ let package = Package(
         .testTarget(
             name: "MicroappShippingTests",
             dependencies: [
-                "MicroappShipping", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk,
+                "MicroappShipping", "MicroappPlatform", "MicroappLoading", "MicroappDigest", "MicroappCore",
+                "TestScratch", sdk,
             ],
             path: "Tests/MicroappShippingTests", swiftSettings: strict),
     ] + featureTargets

@@ -3,6 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

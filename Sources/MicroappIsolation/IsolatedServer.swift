@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDigest
+import MicroappLoading
 import MicroappPlatform
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import CommandLineSpec
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 import MicroappShipping
 

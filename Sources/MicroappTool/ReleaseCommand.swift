@@ -4,6 +4,7 @@ import MicroappCore
 import MicroappDevLoop
 import MicroappDigest
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 import MicroappShipping

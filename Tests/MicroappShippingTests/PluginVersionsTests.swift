@@ -1,5 +1,6 @@
 import Foundation
 import MicroappDigest
+import MicroappLoading
 import MicroappPlatform
 import MicroappShipping
 import TestScratch

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDigest
+import MicroappPlatform
 
 /// `plugins.lock`: the SHA-256 of each plugin library in a folder, written by `microapp lock`. When a folder has
 /// one, a library that is not in it or does not match is refused before it is opened.

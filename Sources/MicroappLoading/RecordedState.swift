@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 
 /// What the app process records for its supervisor: where it is, and which feature each loaded library holds.
 package struct RecordedState: Codable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 import TestPlugins

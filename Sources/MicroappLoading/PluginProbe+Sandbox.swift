@@ -1,4 +1,5 @@
 import MicroappCore
+import MicroappPlatform
 
 /// The probe process's own sandbox: the one an isolated feature's child applies (limits, no new privileges, no
 /// capabilities, Landlock, seccomp), so that inspecting a library (`probe`, `lock`, the start-up screening of

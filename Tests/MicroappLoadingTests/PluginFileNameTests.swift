@@ -1,3 +1,4 @@
+import MicroappLoading
 import MicroappPlatform
 import TestScratch
 import Testing

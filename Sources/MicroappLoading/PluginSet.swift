@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// Finding and loading a set of plugin libraries, and resolving them together.

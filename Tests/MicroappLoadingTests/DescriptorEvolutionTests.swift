@@ -1,6 +1,7 @@
 import CMicroappABI
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 import TestPlugins
@@ -23,7 +24,7 @@ struct DescriptorEvolutionTests {
     {
         let manifest = DescriptorFixture.literal(Manifests.json(id))
         let nextMinorHeader = Paths.repository.appendingPathComponent(
-            "Tests/MicroappPlatformTests/NextMinor/microapp_next.h"
+            "Tests/MicroappLoadingTests/NextMinor/microapp_next.h"
         ).path
         let size = writesAppendedField ? "sizeof(microapp_descriptor_next)" : "MICROAPP_DESCRIPTOR_MIN_SIZE"
         let source = """

@@ -1,11 +1,8 @@
 import CMicroappABI
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A plugin library that loaded and described itself: its manifest is read, none of its feature code ran.
 public struct PluginImage: @unchecked Sendable {
@@ -170,8 +167,11 @@ public enum PluginLoader {
 
     /// `dlopen` of `path` and the call of its entry: the descriptor it answers, not checked yet.
     private static func map(_ path: String) -> Result<UnsafePointer<microapp_descriptor>, Problem> {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-            let message = dlerror().map { String(cString: $0) } ?? "unknown reason"
+        let symbol: UnsafeMutableRawPointer
+        switch DynamicLibrary.symbol(MICROAPP_ENTRY_SYMBOL, in: path) {
+        case .found(let address): symbol = address
+        case .noSymbol: return .failure(noEntrySymbol(path))
+        case .notMapped(let message):
             if message.contains("position-independent executable") { return .failure(executable(path)) }
             return .failure(
                 Problem(
@@ -180,7 +180,6 @@ public enum PluginLoader {
                         "a missing library or undefined symbol means it was built with another toolchain or SDK: rebuild it with this host's (`swift build`)"
                 ))
         }
-        guard let symbol = dlsym(handle, MICROAPP_ENTRY_SYMBOL) else { return .failure(noEntrySymbol(path)) }
         let entry = unsafeBitCast(symbol, to: microapp_entry_fn.self)
         guard let descriptor = entry() else {
             return .failure(

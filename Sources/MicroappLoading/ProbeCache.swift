@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 /// What earlier probes found, so a warm start loads known-good libraries without probing them again, and a

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 
 /// The plugin folders that have had a `plugins.lock`, so that a lock deleted later is noticed: without a record, a
 /// folder whose lock is gone looks like one that never had one, and every library in it loads unchecked.

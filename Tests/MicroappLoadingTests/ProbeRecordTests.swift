@@ -1,6 +1,7 @@
 import CMicroappABI
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 import TestPlugins

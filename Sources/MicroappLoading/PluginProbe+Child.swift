@@ -1,4 +1,5 @@
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 
 /// The file name of a feature's library, made and read in one place: `lib<Name>.so`. The SDK's own library sits
 /// beside the features' but is never one of them.

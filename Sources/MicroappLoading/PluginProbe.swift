@@ -1,11 +1,8 @@
 import Foundation
 import MicroappCore
+import MicroappPlatform
 import MicroappSDK
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Loads an untrusted library in a sandboxed child process first (`microapp probe --json --sandboxed FILE`), so a
 /// plugin that traps or hangs while loading or registering takes down the child, not the host, and its code (its
