@@ -25,7 +25,7 @@ public struct LockHistory: Sendable {
 
     /// The folders recorded (real paths).
     public var folders: Set<String> {
-        Set((try? JSONDecoder().decode([String].self, from: Data(contentsOf: URL(fileURLWithPath: file)))) ?? [])
+        Set(Files.contents(file).flatMap { try? JSONDecoder().decode([String].self, from: $0) } ?? [])
     }
 
     /// True when `folder` has had a lock.
@@ -45,18 +45,17 @@ public struct LockHistory: Sendable {
     public func forget(_ folder: String) throws -> Bool {
         var known = folders
         let removed = known.remove(Self.key(folder)) != nil
-        if removed || known.contains(where: { !FileManager.default.fileExists(atPath: $0) }) { try write(known) }
+        if removed || known.contains(where: { !Files.exists($0) }) { try write(known) }
         return removed
     }
 
     /// Writes `known`, less the folders that no longer exist (a deleted folder has no lock to miss), atomically.
     private func write(_ known: Set<String>) throws {
-        try FileManager.default.createDirectory(
-            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Files.makeDirectory((file as NSString).deletingLastPathComponent)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let kept = known.filter { FileManager.default.fileExists(atPath: $0) }.sorted()
-        try encoder.encode(kept).write(to: URL(fileURLWithPath: file), options: .atomic)
+        let kept = known.filter { Files.exists($0) }.sorted()
+        try Files.replace(file, with: encoder.encode(kept))
     }
 
     /// Why `folder`, which has no lock now, should have one; nil when it never had one.

@@ -23,7 +23,7 @@ public enum PluginSet {
     /// The `lib*.so` files in `directories` (sorted, the SDK itself left out).
     public static func discover(in directories: [String]) -> [String] {
         directories.flatMap { directory -> [String] in
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            let names = Files.names(in: directory)
             return
                 names
                 .filter(PluginFileName.isPlugin)

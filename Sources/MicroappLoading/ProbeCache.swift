@@ -72,7 +72,7 @@ public struct ProbeCache: Sendable {
             FileTrust.distrust(
                 file, what: "the probe cache", ignoring: "every library is probed again",
                 ownerFix: "delete \(file); microapp writes it again")?.warning
-        let read = distrust != nil ? nil : FileManager.default.contents(atPath: file).flatMap(Self.stored(in:))
+        let read = distrust != nil ? nil : Files.contents(file).flatMap(Self.stored(in:))
         stored = read?.stored ?? Stored()
         isChanged = read?.isOld ?? false
     }
@@ -149,9 +149,9 @@ public struct ProbeCache: Sendable {
         let current = Set(kept.libraries.values)
         kept.records = kept.records.filter { current.contains($0.key) }
         let folder = (file as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try? Files.makeDirectory(folder)
         guard let bytes = try? CompactCoding.encode(Listed(kept)) else { return }
-        try? Data(Self.framed(bytes)).write(to: URL(fileURLWithPath: file), options: .atomic)
+        try? Files.replace(file, with: Data(Self.framed(bytes)))
     }
 
     /// Forgets every library whose path `matches` and its record, as if it had never been probed (a benchmark's

@@ -20,12 +20,12 @@ package struct RecordedState: Codable, Sendable {
 
     /// The state recorded at `path`; nil when there is none (or it cannot be read).
     package static func load(_ path: String) -> RecordedState? {
-        try? JSONDecoder().decode(RecordedState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        Files.contents(path).flatMap { try? JSONDecoder().decode(RecordedState.self, from: $0) }
     }
 
     /// Records the state at `path`, replacing it in one step.
     package func save(_ path: String) {
-        try? JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try? Files.replace(path, with: JSONEncoder().encode(self))
     }
 
     /// The libraries of `images`, each its own feature's starting library, keyed by the file mapped (its private

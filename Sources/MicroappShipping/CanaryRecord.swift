@@ -34,7 +34,7 @@ public struct CanaryRecord: Codable, Sendable, Equatable {
 
     /// The record of `folder`; empty when it has none (or an unreadable one: nothing to take back).
     public static func read(_ folder: String) -> CanaryRecord {
-        guard let bytes = FileManager.default.contents(atPath: path(in: folder)),
+        guard let bytes = Files.contents(path(in: folder)),
             let record = try? JSONDecoder().decode(CanaryRecord.self, from: bytes)
         else { return CanaryRecord() }
         return record
@@ -58,12 +58,12 @@ public struct CanaryRecord: Codable, Sendable, Equatable {
     private func save(in folder: String) {
         let file = Self.path(in: folder)
         guard !trials.isEmpty else {
-            try? FileManager.default.removeItem(atPath: file)
+            try? Files.remove(file)
             return
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try? encoder.encode(self).write(to: URL(fileURLWithPath: file), options: .atomic)
+        try? Files.replace(file, with: encoder.encode(self))
     }
 
     private static func path(in folder: String) -> String { (folder as NSString).appendingPathComponent(fileName) }

@@ -4,10 +4,6 @@ import MicroappDigest
 import MicroappPlatform
 import MicroappSDK
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A release folder and a channel folder on disk: writing a release, reading one back verified, publishing it into
 /// a channel (its files under `releases/<feature>/<version>/`, then a new signed index), and reading a channel's
 /// files no further than the index allows. The decisions are `MicroappRelease`'s; this file only moves bytes.
@@ -33,8 +29,8 @@ public enum ChannelFolder {
         (release: SignedRelease, library: Data, manifest: Data), Problem
     > {
         let recordPath = folder + "/" + ReleaseLayout.record
-        guard let record = FileManager.default.contents(atPath: recordPath),
-            let signature = FileManager.default.contents(atPath: folder + "/" + ReleaseLayout.signature)
+        guard let record = Files.contents(recordPath),
+            let signature = Files.contents(folder + "/" + ReleaseLayout.signature)
         else {
             return .failure(
                 Problem(
@@ -110,7 +106,7 @@ public enum ChannelFolder {
         }
         let path = channel + "/" + ChannelLayout.rotations
         var rotations = RotationFile()
-        if let bytes = FileManager.default.contents(atPath: path) {
+        if let bytes = Files.contents(path) {
             guard let file = RotationFile.decode(bytes) else {
                 return .failure(
                     Problem(
@@ -131,11 +127,11 @@ public enum ChannelFolder {
     /// The index of the channel folder `channel`, checked to be signed by `key` (a publisher never builds on an
     /// index it did not sign); nil for a channel with no index yet.
     private static func ownIndex(of channel: String, key: Ed25519.PrivateKey) -> Result<ChannelIndex?, Problem> {
-        guard let bytes = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.index) else {
+        guard let bytes = Files.contents(channel + "/" + ChannelLayout.index) else {
             return .success(nil)
         }
         let own = TrustList(keys: ["publisher": KeyText.text(of: key.publicKey)])
-        let signature = FileManager.default.contents(atPath: channel + "/" + ChannelLayout.signature) ?? Data()
+        let signature = Files.contents(channel + "/" + ChannelLayout.signature) ?? Data()
         // The publisher's own index may have expired; it is re-signed now, so only the signature counts here.
         let verification = ChannelVerification(channel: channel, trust: own, seen: SeenVersions(), sdk: .current)
         return verification.verifyIndex(bytes, signature: signature, now: .distantPast).map { $0.index }
@@ -171,9 +167,9 @@ public enum ChannelFolder {
     /// Writes each (name, bytes) into `folder` (made when missing), each atomically.
     private static func writeFiles(_ files: [(String, Data)], in folder: String) -> Problem? {
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Files.makeDirectory(folder)
             for (name, bytes) in files {
-                try bytes.write(to: URL(fileURLWithPath: folder + "/" + name), options: .atomic)
+                try Files.replace(folder + "/" + name, with: bytes)
             }
             return nil
         } catch {

@@ -2,10 +2,6 @@ import Foundation
 import MicroappCore
 import MicroappPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The person's trust list and channel record on disk (`ReleaseFolders`), each read whole and written atomically
 /// (a new file renamed over the old): a reader never sees half a list.
 public struct ReleaseStore: Sendable {
@@ -73,7 +69,7 @@ public struct ReleaseStore: Sendable {
     private func write(_ data: Data, to path: String, folderMode: mode_t) -> Problem? {
         do {
             try ReleaseKeyFile.makeFolder((path as NSString).deletingLastPathComponent, mode: folderMode)
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            try Files.replace(path, with: data)
             return nil
         } catch {
             return (error as? ProblemDescribing)?.problem

@@ -13,7 +13,7 @@ extension ChannelFolder {
         of library: LibraryCopy, as libraryName: String, manifest: Data, feature: String, version: Int,
         sdk: SDKVersion, key: Ed25519.PrivateKey, now: Date, to folder: String
     ) -> Result<SignedRelease, Problem> {
-        guard let bytes = FileManager.default.contents(atPath: library.path),
+        guard let bytes = Files.contents(library.path),
             SHA256.hex(of: bytes) == library.sha256
         else {
             return .failure(
