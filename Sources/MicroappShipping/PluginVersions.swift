@@ -132,7 +132,7 @@ public struct PluginVersions: Sendable {
         }
         let target = plugins + "/" + name
         let staged = plugins + "/." + name + ".installing"
-        if let problem = writeDurably(bytes, to: staged, mode: 0o755) { return problem }
+        if let problem = Files.writeDurably(bytes, to: staged, mode: 0o755) { return problem }
         let outcome = FileLock.waitingForExclusiveLock(PluginLock.updateLock(plugins)) { () -> Problem? in
             do {
                 let lock = try PluginLock.load(in: plugins)
@@ -239,7 +239,8 @@ public struct PluginVersions: Sendable {
             // never a truncated one (a truncated bad.json once read as "nothing marked bad").
             let path = folder + "/" + name
             let written = folder + "/.writing-" + name
-            if let problem = writeDurably(bytes, to: written, mode: PluginFileName.isPlugin(name) ? 0o755 : 0o644) {
+            if let problem = Files.writeDurably(bytes, to: written, mode: PluginFileName.isPlugin(name) ? 0o755 : 0o644)
+            {
                 return problem
             }
             if rename(written, path) != 0 {
@@ -247,31 +248,6 @@ public struct PluginVersions: Sendable {
                 unlink(written)
                 return SystemCallError(call: "rename", path: path, errno: code).problem
             }
-        }
-        return nil
-    }
-
-    /// Writes `bytes` to the new file `path` (replacing a leftover) and flushes it to the disk before answering.
-    private func writeDurably(_ bytes: Data, to path: String, mode: mode_t) -> Problem? {
-        unlink(path)
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { return SystemCallError(call: "open", path: path, errno: errno).problem }
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 {
-                failure = count < 0 ? errno : EIO
-                break
-            }
-            offset += count
-        }
-        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
-        if close(descriptor) != 0 && failure == 0 { failure = errno }
-        guard failure == 0 else {
-            unlink(path)
-            return SystemCallError(call: "write", path: path, errno: failure).problem
         }
         return nil
     }

@@ -189,7 +189,7 @@ struct LayerTests {
         "Sources/MicroappShipping/InstallStaging.swift":
             "stages an installation beside its target in a pid-named folder and swaps the two (renameat2, CPlatform)",
         "Sources/MicroappShipping/PluginVersions.swift":
-            "writes a kept version durably (O_EXCL, fsync, then rename): the durable write Files does not have yet",
+            "renames a durably written version into place (rename, unlink what a failed one left), pid-named folders",
         "Sources/MicroappShipping/ReleaseKeyFile.swift":
             "the signing key's file: made 0600 with O_EXCL and O_NOFOLLOW, its owner and mode checked before a read",
     ]
