@@ -72,21 +72,30 @@ let package = Package(
         .target(
             name: "MicroappCore", dependencies: [sdk], path: "Sources/MicroappCore", swiftSettings: strict,
             linkerSettings: [.linkedLibrary("_FoundationICU")]),
-        // Every system call the engine makes: loading (the only dlopen), checks of files, probes, processes, locks.
+        // The system layer, the one module that calls the OS: system calls behind one wrapper (EINTR, errno as a
+        // Problem), files, stamps, locks and events, processes and fork (the runners, the zygote, an isolated child's
+        // process and socket), the sandbox's mechanisms, ELF checks, private copies of libraries, the one dlopen,
+        // libcurl's downloads. The capability modules above it call the system through it.
         .target(
-            name: "MicroappPlatform",
-            dependencies: ["MicroappCore", "MicroappDigest", "MicroappRelease", "CPlatform", "CFetch", sdk],
+            name: "MicroappPlatform", dependencies: ["MicroappCore", "MicroappDigest", "CPlatform", "CFetch", sdk],
             path: "Sources/MicroappPlatform", swiftSettings: strict),
         // The development loop: watching sources, rebuilding one feature, hot-swap orchestration.
         .target(
-            name: "MicroappDevLoop", dependencies: ["MicroappPlatform", "MicroappCore", sdk],
+            name: "MicroappDevLoop",
+            dependencies: [
+                "MicroappIsolation", "MicroappShipping", "MicroappPlatform", "MicroappLoading", "MicroappCore", sdk,
+            ],
             path: "Sources/MicroappDevLoop", swiftSettings: strict),
         // The loading pipeline every command shares (find, lock check, placement, probe, load, dedupe, --only,
         // resolve) and the policies it decides by: above the dev loop, whose start-up build is its first step, and
         // below the tool, which only turns options into its requests. No system call of its own: the platform's.
         .target(
             name: "MicroappHost",
-            dependencies: ["CommandLineSpec", "MicroappDevLoop", "MicroappPlatform", "MicroappCore", sdk],
+            dependencies: [
+                "CommandLineSpec", "MicroappDevLoop", "MicroappIsolation", "MicroappShipping", "MicroappPlatform",
+                "MicroappLoading",
+                "MicroappCore", sdk,
+            ],
             path: "Sources/MicroappHost", swiftSettings: strict),
         // SHA-256 and Ed25519 from OpenSSL's libcrypto (Debian's libssl-dev; .ci/run installs it): nothing cryptographic by hand.
         .target(
@@ -95,11 +104,26 @@ let package = Package(
         // A channel's HTTP(S) downloads with libcurl's easy interface (Debian's libcurl4-openssl-dev; .ci/run installs
         // it), not URLSession: no content decoding, every byte counted as it arrives, a deadline the transfer keeps.
         .target(name: "CFetch", path: "Sources/CFetch", linkerSettings: [.linkedLibrary("curl")]),
-        // Releases and channels as The Update Framework teaches, in pure rules: signed release records, a signed
-        // channel index with an expiry, trust in named keys, versions that never go back (Ed25519 from libcrypto).
+        // Loading a library, on the system layer: the plugin lock, the probe (a library's first run, in a sandboxed
+        // child) and its cache, the loader's checks of a descriptor and a manifest, a set of libraries found, checked
+        // and loaded.
         .target(
-            name: "MicroappRelease", dependencies: ["MicroappCore", "MicroappDigest", sdk],
-            path: "Sources/MicroappRelease", swiftSettings: strict),
+            name: "MicroappLoading", dependencies: ["MicroappPlatform", "MicroappCore", "MicroappDigest", sdk],
+            path: "Sources/MicroappLoading", swiftSettings: strict),
+        // Isolation: a feature in a sandboxed child, seen from both ends: the host's side of the protocol
+        // (IsolatedRoot: every message checked, budgets, deadlines), the child's server (IsolatedServer), their start
+        // (IsolatedPlugin), the run's running children, and how a child ended (FeatureExit, CrashReport).
+        .target(
+            name: "MicroappIsolation", dependencies: ["MicroappPlatform", "MicroappLoading", "MicroappCore", sdk],
+            path: "Sources/MicroappIsolation", swiftSettings: strict),
+        // Shipping, in one place: releases and channels as The Update Framework teaches (signed release records, a
+        // signed channel index with an expiry, trust in named keys, versions that never go back: rules as values),
+        // and their files: the release store, a channel's folder and downloads, the updater, kept versions, the
+        // canary's record, an installation's staging and layout.
+        .target(
+            name: "MicroappShipping",
+            dependencies: ["MicroappPlatform", "MicroappLoading", "MicroappCore", "MicroappDigest", sdk],
+            path: "Sources/MicroappShipping", swiftSettings: strict),
         .target(
             name: "MicroappTerminal", dependencies: ["MicroappCore", "CPlatform", sdk],
             path: "Sources/MicroappTerminal",
@@ -120,8 +144,10 @@ let package = Package(
         .target(
             name: "MicroappTool",
             dependencies: [
-                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappHost",
-                "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappRelease", sdk,
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappIsolation",
+                "MicroappDevLoop",
+                "MicroappHost", "MicroappTerminal", "MicroappWeb", "CPlatform", "MicroappDigest", "MicroappShipping",
+                sdk,
             ],
             // host-api.txt: the host API's baseline (scripts/check-host-api).
             path: "Sources/MicroappTool", exclude: ["host-api.txt"], swiftSettings: strict),
@@ -143,6 +169,26 @@ let package = Package(
         .systemLibrary(name: "CCrypt", path: "hosts/microapp/CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // One scratch folder per test process, removed when it exits (temporary files, children's caches and data).
         .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: strict),
+        // Plugin libraries built from C for the engine's tests (each descriptor field a C expression), the real
+        // plugins beside the test runner, and a container like the demo's that they load and resolve against.
+        .target(
+            name: "TestPlugins",
+            dependencies: ["MicroappPlatform", "MicroappLoading", "MicroappCore", "TestScratch", sdk],
+            path: "Tests/TestPlugins", swiftSettings: strict),
+        // Loading with real libraries: C fixtures for every way a descriptor can be wrong, the probe, the plugin
+        // lock, the probe cache's file, checked bytes.
+        .testTarget(
+            name: "MicroappLoadingTests",
+            dependencies: ["MicroappLoading", "MicroappPlatform", "MicroappCore", "TestPlugins", "TestScratch", sdk],
+            path: "Tests/MicroappLoadingTests", swiftSettings: strict),
+        // The isolation protocol's host side and a child's ends (exits, crash reports), with real children.
+        .testTarget(
+            name: "MicroappIsolationTests",
+            dependencies: [
+                "MicroappIsolation", "MicroappPlatform", "MicroappLoading", "MicroappCore", "TestPlugins",
+                "TestScratch", sdk,
+            ],
+            path: "Tests/MicroappIsolationTests", swiftSettings: strict),
         // Stand-ins for the services the demo app talks to over the network (a loopback HTTP server, the Rick and
         // Morty API), shared by service tests and end-to-end tests.
         .target(name: "TestServers", dependencies: ["DemoServices"], path: "Tests/TestServers", swiftSettings: strict),
@@ -165,13 +211,22 @@ let package = Package(
             name: "CommandLineSpecTests", dependencies: ["CommandLineSpec"], path: "Tests/CommandLineSpecTests",
             swiftSettings: strict),
         .testTarget(
-            name: "MicroappPlatformTests", dependencies: ["MicroappCore", "MicroappPlatform", "TestScratch", sdk],
+            name: "MicroappPlatformTests",
+            dependencies: [
+                "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappIsolation", "MicroappShipping",
+                "TestPlugins",
+                "TestScratch",
+                sdk,
+            ],
             path: "Tests/MicroappPlatformTests",
             swiftSettings: strict),
         // The loading pipeline's steps, driven one at a time with real libraries and plain values.
         .testTarget(
             name: "MicroappHostTests",
-            dependencies: ["MicroappHost", "MicroappCore", "MicroappPlatform", "TestScratch", sdk],
+            dependencies: [
+                "MicroappHost", "MicroappCore", "MicroappIsolation", "MicroappPlatform", "MicroappLoading",
+                "TestScratch", sdk,
+            ],
             path: "Tests/MicroappHostTests", swiftSettings: strict),
         .testTarget(
             name: "MicroappTerminalTests",
@@ -185,7 +240,12 @@ let package = Package(
             path: "Tests/MicroappWebTests", exclude: secondStepFolders("Browser"), swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MicroappPlatform", "MicroappRelease", "TestBrowser", "TestScratch", "TestServers", sdk],
+            dependencies: [
+                "MicroappIsolation", "MicroappPlatform", "MicroappLoading", "MicroappShipping", "TestBrowser",
+                "TestScratch",
+                "TestServers",
+                sdk,
+            ],
             path: "Tests/EndToEndTests", exclude: secondStepFolders("Packaging", "Browser"),
             swiftSettings: strict),
         // The same features linked statically: the floor the plugin host's cold start is measured against.
@@ -197,18 +257,24 @@ let package = Package(
                 + demoFeatures.sorted().filter(features.contains).map { .target(name: $0) },
             path: "hosts/monolith", swiftSettings: strict),
         .executableTarget(
-            name: "cold-start-benchmark", dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform"],
+            name: "cold-start-benchmark",
+            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappPlatform", "MicroappLoading"],
             path: "Benchmarks/ColdStart",
             swiftSettings: strict),
         .executableTarget(
             name: "hot-swap-benchmark",
-            dependencies: ["CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappDevLoop", sdk],
+            dependencies: [
+                "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappIsolation",
+                "MicroappDevLoop", sdk,
+            ],
             path: "Benchmarks/HotSwap",
             swiftSettings: strict),
         .testTarget(
             name: "MicroappDevLoopTests",
             dependencies: [
-                "MicroappCore", "MicroappPlatform", "MicroappDevLoop", "MicroappTesting", "TestScratch", sdk,
+                "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappShipping", "MicroappDevLoop",
+                "MicroappTesting",
+                "TestScratch", sdk,
             ],
             path: "Tests/MicroappDevLoopTests", exclude: secondStepFolders("Packaging"),
             swiftSettings: strict),
@@ -217,16 +283,20 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "loader-benchmark",
-            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
+            dependencies: [
+                "BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", sdk,
+            ],
             path: "Benchmarks/LoaderBenchmark", swiftSettings: strict),
         .executableTarget(
             name: "host-benchmark",
-            dependencies: ["BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", sdk],
+            dependencies: [
+                "BenchmarkSupport", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading", sdk,
+            ],
             path: "Benchmarks/HostBenchmark", swiftSettings: strict),
         .executableTarget(
             name: "update-benchmark",
             dependencies: [
-                "BenchmarkSupport", "CommandLineSpec", "MicroappDigest", "MicroappPlatform", "MicroappRelease", sdk,
+                "BenchmarkSupport", "CommandLineSpec", "MicroappDigest", "MicroappPlatform", "MicroappShipping", sdk,
             ],
             path: "Benchmarks/UpdateBenchmark", swiftSettings: strict),
         // The browser front end against the JSON one, side by side (Chromium over the DevTools pipe).
@@ -245,17 +315,20 @@ let package = Package(
         .testTarget(
             name: "MicroappToolTests",
             dependencies: [
-                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappHost",
-                "MicroappTerminal", "DemoServices", "TestScratch", sdk,
+                "MicroappTool", "CommandLineSpec", "MicroappCore", "MicroappPlatform", "MicroappLoading",
+                "MicroappShipping",
+                "MicroappHost", "MicroappTerminal", "DemoServices", "TestScratch", sdk,
             ],
             path: "Tests/MicroappToolTests",
             swiftSettings: strict),
-        // The release rules with real signatures (keys made in the test), and every tampering refused.
+        // The release rules with real signatures (keys made in the test), and every tampering refused; channels,
+        // kept versions and their files.
         .testTarget(
-            name: "MicroappReleaseTests",
+            name: "MicroappShippingTests",
             dependencies: [
-                "MicroappRelease", "MicroappPlatform", "MicroappDigest", "MicroappCore", "TestScratch", sdk,
+                "MicroappShipping", "MicroappPlatform", "MicroappLoading", "MicroappDigest", "MicroappCore",
+                "TestScratch", sdk,
             ],
-            path: "Tests/MicroappReleaseTests", swiftSettings: strict),
+            path: "Tests/MicroappShippingTests", swiftSettings: strict),
     ] + featureTargets
 )

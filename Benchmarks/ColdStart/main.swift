@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import CommandLineSpec
 import Foundation
+import MicroappLoading
 import MicroappPlatform
 
 #if canImport(Glibc)

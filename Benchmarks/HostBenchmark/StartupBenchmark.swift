@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import MicroappLoading
 import MicroappPlatform
 
 /// What one child process measured while loading a set of libraries (seconds).

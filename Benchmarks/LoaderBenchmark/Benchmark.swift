@@ -2,6 +2,7 @@ import BenchmarkSupport
 import CMicroappABI
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

@@ -3,8 +3,8 @@ import CommandLineSpec
 import Foundation
 import MicroappDigest
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 
 // Update to live: how long a running app takes from a `check-updates` event to the frame of the new version, with the
 // channel served by Python's http.server on loopback. Each round publishes one release (outside the timed section),

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import MicroappShipping
 
 /// `run --channel`: the running app follows a channel. It checks at start, every `every`, on SIGUSR1 and on a
 /// `check-updates` event, always in the background (the check's downloads never hold a frame; only the swap waits for

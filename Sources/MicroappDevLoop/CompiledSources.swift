@@ -1,4 +1,5 @@
 import Foundation
+import MicroappLoading
 import MicroappPlatform
 
 /// What each source of a module was (its SHA-256) when the module was last compiled, kept in a file beside the build.

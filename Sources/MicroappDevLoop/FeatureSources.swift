@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 
 /// The sources `--watch` follows for one running feature: its folder in a repository's `Plugins/`, or the folders of

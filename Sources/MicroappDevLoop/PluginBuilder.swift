@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 
 /// Rebuilds one feature's library as fast as it honestly can: from the watch loop's shadow build when it is primed

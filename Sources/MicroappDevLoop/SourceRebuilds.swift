@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 
 /// What `--watch` does with a save, for the app (`WatchLoop`) and the preview gallery alike: a save that changed

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 
 /// Where the running host was built: its build folder, the repository (when it was built from one) and the

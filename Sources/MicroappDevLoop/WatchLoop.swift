@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 
 /// The `--watch` loop (a `SourceWatcher`, then the `PluginBuilder`, then the `HotSwapper`): watches the plugin

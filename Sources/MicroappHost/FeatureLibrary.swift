@@ -2,6 +2,8 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

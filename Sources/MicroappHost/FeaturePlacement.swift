@@ -1,4 +1,5 @@
 import MicroappCore
+import MicroappIsolation
 import MicroappPlatform
 import MicroappSDK
 

@@ -1,4 +1,6 @@
 import MicroappCore
+import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

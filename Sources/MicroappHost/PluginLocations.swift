@@ -1,7 +1,9 @@
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappLoading
 import MicroappPlatform
+import MicroappShipping
 
 /// Where this executable lives, where its plugins are, and the repository it was built from (if any).
 package struct PluginLocations: BuildFolders, Sendable {

@@ -1,5 +1,7 @@
 import MicroappCore
 import MicroappDevLoop
+import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

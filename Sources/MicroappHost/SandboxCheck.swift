@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappIsolation
 import MicroappPlatform
 
 /// Whether isolated features can have their sandbox on this kernel: the mechanisms `Sandbox.support` says it lacks,

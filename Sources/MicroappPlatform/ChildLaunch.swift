@@ -1,3 +1,4 @@
+import CPlatform
 import Foundation
 import MicroappCore
 
@@ -31,4 +32,8 @@ public enum ChildLaunch {
         return host.variables.filter { kept.contains($0.key) }
             .merging(variables(backtrace: "enable=no")) { $1 }.merging(unsandboxed) { $1 }
     }
+
+    /// In a started child whose stdout and stderr are pipes to the host: both flushed at each line, so what it
+    /// prints reaches the host's log line by line.
+    package static func lineBufferOutput() { microapp_line_buffer_stdio() }
 }

@@ -46,7 +46,7 @@ public struct DescriptorFields: @unchecked Sendable {
     }
 
     /// Length of a C string, or nil if no terminator is found within `limit` bytes.
-    static func boundedLength(_ string: UnsafePointer<CChar>, limit: Int) -> Int? {
+    package static func boundedLength(_ string: UnsafePointer<CChar>, limit: Int) -> Int? {
         let length = strnlen(string, limit + 1)
         return length > limit ? nil : length
     }

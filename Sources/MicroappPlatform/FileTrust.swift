@@ -7,9 +7,9 @@ import MicroappCore
 
 /// Like ssh with its keys: a file that someone other than this user (or root) could have written is not believed.
 /// Plugin libraries that fail it are refused; the probe cache and `plugins.lock` that fail it are ignored.
-enum FileTrust {
+package enum FileTrust {
     /// How a file or folder could have been written by someone else.
-    struct Weakness {
+    package struct Weakness {
         /// The file or folder at fault.
         let path: String
         /// `its folder /x is writable by its group`.
@@ -22,7 +22,7 @@ enum FileTrust {
 
     /// The weakness of one file or folder whose status is `info`; a folder with the sticky bit (`/tmp`) protects
     /// the files in it from other users, so its write bits do not count.
-    static func weakness(_ path: String, _ info: stat, what: String) -> Weakness? {
+    package static func weakness(_ path: String, _ info: stat, what: String) -> Weakness? {
         let sticky = what == "folder" && info.st_mode & S_ISVTX != 0
         if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
             let whom = info.st_mode & S_IWOTH != 0 ? "everyone" : "its group"
@@ -37,7 +37,7 @@ enum FileTrust {
     }
 
     /// The weakness of the file at `path`, else of its folder; nil when neither has one or the file is missing.
-    static func weakness(ofFileAndFolder path: String) -> Weakness? {
+    package static func weakness(ofFileAndFolder path: String) -> Weakness? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         if let weakness = weakness(path, info, what: "file") { return weakness }
@@ -50,7 +50,7 @@ enum FileTrust {
     /// Why the file at `path` (`what`: "the probe cache", say), which this user's tools write, is ignored: the
     /// weakness in a few words and the warning to show; nil when it is believed or missing. `ownerFix` says what to
     /// do when another user owns it.
-    static func distrust(
+    package static func distrust(
         _ path: String, what: String, ignoring consequence: String, ownerFix: String
     ) -> (weakness: String, warning: Problem)? {
         guard let weakness = weakness(ofFileAndFolder: path) else { return nil }

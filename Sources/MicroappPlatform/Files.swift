@@ -1,8 +1,15 @@
 import Foundation
+import MicroappCore
 
-/// The file operations the layers above the platform need (the dev loop's builds, the tool's scaffolding and removal,
-/// the SDK's installation), in one place: they call these, never `FileManager`, Foundation's readers and writers of
-/// files or the C library, and the layer test holds them to it (`onlyThePlatformCallsTheSystem`). Each is the plain operation, answering nil, false or an empty list where it cannot.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The file operations the layers above the system layer need (the capability modules' records, caches and kept
+/// versions, the dev loop's builds, the tool's scaffolding and removal, the SDK's installation), in one place: they
+/// call these, never `FileManager`, Foundation's readers and writers of files or the C library, and the layer test
+/// holds them to it (`onlyTheSystemLayerCallsTheSystem`). Each is the plain operation, answering nil, false or an
+/// empty list where it cannot.
 package enum Files {
     /// True when something is at `path` (a symbolic link is followed).
     package static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
@@ -99,5 +106,31 @@ package enum Files {
     /// Makes a symbolic link at `path` pointing to `destination` (as written: relative to the link's folder).
     package static func makeLink(_ path: String, to destination: String) throws {
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: destination)
+    }
+
+    /// Writes `bytes` to the new file `path` (replacing a leftover) with `mode` and flushes it to the disk before
+    /// answering: nil, or the problem naming the call that failed. Renamed over a file, it replaces it durably.
+    package static func writeDurably(_ bytes: Data, to path: String, mode: mode_t) -> Problem? {
+        unlink(path)
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { return SystemCallError(call: "open", path: path, errno: errno).problem }
+        var offset = 0
+        var failure: Int32 = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                failure = count < 0 ? errno : EIO
+                break
+            }
+            offset += count
+        }
+        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0 && failure == 0 { failure = errno }
+        guard failure == 0 else {
+            unlink(path)
+            return SystemCallError(call: "write", path: path, errno: failure).problem
+        }
+        return nil
     }
 }

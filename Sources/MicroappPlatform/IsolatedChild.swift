@@ -10,17 +10,17 @@ import MicroappCore
 /// One `microapp feature-host` process: the protocol socket (its standard input), pipes for its standard output
 /// and error (never the host's own), and a private 0700 folder holding the copy of the library it maps and its
 /// scratch folder. The folder is removed once the child ended.
-final class IsolatedChild: Sendable {
-    let channel: FeatureChannel
-    let process: IsolatedProcess
-    let folder: String
+package final class IsolatedChild: Sendable {
+    package let channel: FeatureChannel
+    package let process: IsolatedProcess
+    package let folder: String
     /// The private copy of the library the child maps.
-    let library: String
+    package let library: String
     private let outputs: [Int32]
     /// Signalled by the thread of `exit(_:)` once the child was reaped and its folder removed.
     private let reaped = DispatchSemaphore(value: 0)
     /// Lines of stderr kept for the stop report.
-    static let tailLength = 20
+    package static let tailLength = 20
 
     private init(channel: FeatureChannel, process: IsolatedProcess, folder: String, library: String, outputs: [Int32]) {
         self.channel = channel
@@ -38,7 +38,7 @@ final class IsolatedChild: Sendable {
     ///
     /// `check` looks at the copy (its digest: the folder's lock) before any child maps it; the bytes checked are the
     /// bytes the child loads, not a file someone may replace meanwhile; its problem refuses the start.
-    static func spawn(
+    package static func spawn(
         library: String, prepared: LibraryCopy? = nil, executable: String, zygote: Zygote?,
         environment: [String: String], extra: [String] = [],
         check: (_ copy: LibraryCopy) -> Problem? = { _ in nil }
@@ -116,14 +116,14 @@ final class IsolatedChild: Sendable {
     }
 
     /// Why a child was not started.
-    enum StartFailure: Error {
+    package enum StartFailure: Error {
         /// A system call failed (the copy, the socket, the fork).
         case system(SystemCallError)
         /// `check` refused the private copy.
         case refused(Problem)
 
         /// The failure as an error of its own kind, for callers that pass it on.
-        var error: any Error {
+        package var error: any Error {
             switch self {
             case .system(let error): error
             case .refused(let problem): problem
@@ -132,7 +132,7 @@ final class IsolatedChild: Sendable {
     }
 
     /// Hands each line the child prints to `line` on the main actor (`isError` for stderr), escape sequences removed.
-    func output(_ line: @escaping @MainActor (String, Bool) -> Void) {
+    package func output(_ line: @escaping @MainActor (String, Bool) -> Void) {
         for (index, descriptor) in outputs.enumerated() {
             let thread = Thread { [tail] in
                 Self.readLines(descriptor) { text in
@@ -146,7 +146,7 @@ final class IsolatedChild: Sendable {
     }
 
     /// Calls `ended` on the main actor once the child ended, with the last lines it wrote to stderr.
-    func exit(_ ended: @escaping @MainActor (ChildProcess.Termination, [String]) -> Void) {
+    package func exit(_ ended: @escaping @MainActor (ChildProcess.Termination, [String]) -> Void) {
         let thread = Thread { [self] in
             let termination = process.wait()
             channel.close()
@@ -162,7 +162,7 @@ final class IsolatedChild: Sendable {
     /// A hard link to the copy of the library this child maps, in a folder of this process's pinned copies: later
     /// children of the same version start from it even after a new build replaced the original file. Nil when the
     /// link could not be made.
-    func pin() -> String? {
+    package func pin() -> String? {
         let folder = Self.pinnedFolder
         if mkdir(folder, 0o700) != 0 && errno != EEXIST { return nil }
         let name = (folder as NSString).appendingPathComponent(
@@ -174,36 +174,36 @@ final class IsolatedChild: Sendable {
     private static var pinnedFolder: String { HostScratch.folder + "/microapp-pinned-\(getpid())" }
 
     /// Removes the pinned copies (the app is quitting).
-    static func removePinned() { try? FileManager.default.removeItem(atPath: pinnedFolder) }
+    package static func removePinned() { try? FileManager.default.removeItem(atPath: pinnedFolder) }
 
     /// Kills the child (its end is reported through `exit`).
-    func kill() { process.signal(SIGKILL) }
+    package func kill() { process.signal(SIGKILL) }
 
     /// Kills the child and waits until the thread of `exit(_:)` reaped it and removed its folder (at most `limit`: a
     /// killed child ends at once), for a command that ends now. Only when that thread did not finish in time is the
     /// folder removed here: two removals of one tree at once can each give up on what the other took away.
-    func end(waitingAtMost limit: DispatchTimeInterval = .seconds(5)) {
+    package func end(waitingAtMost limit: DispatchTimeInterval = .seconds(5)) {
         kill()
         guard reaped.wait(timeout: .now() + limit) == .timedOut else { return }
         try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// A child process either way it was started.
-    enum IsolatedProcess: Sendable {
+    package enum IsolatedProcess: Sendable {
         /// Started afresh with posix_spawn.
         case spawned(ChildProcess)
         /// Forked from the zygote.
         case forked(ZygoteChild)
 
         /// The child's process id.
-        var pid: pid_t {
+        package var pid: pid_t {
             switch self {
             case .spawned(let process): process.pid
             case .forked(let child): child.pid
             }
         }
 
-        func signal(_ number: Int32) {
+        package func signal(_ number: Int32) {
             switch self {
             case .spawned(let process): process.signal(number)
             case .forked(let child): child.signal(number)
@@ -212,7 +212,7 @@ final class IsolatedChild: Sendable {
 
         /// Waits for its end (killing it once it had `timeout` of time it could run, if given); call once, on a
         /// thread of its own.
-        func wait(timeout: Duration? = nil) -> ChildProcess.Termination {
+        package func wait(timeout: Duration? = nil) -> ChildProcess.Termination {
             switch self {
             case .spawned(let process): process.wait(timeout: timeout).termination
             case .forked(let child): child.wait(timeout: timeout)

@@ -37,13 +37,6 @@ public struct LibraryStore: Sendable {
         self.folder = folder
     }
 
-    /// `libraries` beside the probe cache (`$XDG_CACHE_HOME/microapp/libraries`), or nil when it cannot be trusted.
-    public static func inCacheFolder(of environment: HostEnvironment) -> LibraryStore? {
-        LibraryStore(
-            folder: ((ProbeCache.defaultFile(in: environment) as NSString).deletingLastPathComponent as NSString)
-                .appendingPathComponent("libraries"))
-    }
-
     /// The copy made from a file that had `identity` and was named `name`, with the digest of its bytes; nil when
     /// there is none, or it is not a 0500 regular file of this user's of the original's size.
     func copy(of identity: FileIdentity) -> (path: String, sha256: String)? {

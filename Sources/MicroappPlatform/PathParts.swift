@@ -3,15 +3,15 @@ import Foundation
 /// A path's last component and its folder, as `NSString`'s `lastPathComponent` and `deletingLastPathComponent` give
 /// them, cut at the last `/` for a plain path: those cost ~30 000 instructions a call in Foundation on Linux (they
 /// rebuild the path through `NSString`), and the loader asks them several times per library at every start.
-enum PathParts {
+package enum PathParts {
     /// The last component of `path` (`libAuth.so` of `/x/libAuth.so`).
-    static func name(of path: String) -> String {
+    package static func name(of path: String) -> String {
         guard let cut = plainCut(path) else { return (path as NSString).lastPathComponent }
         return cut.map { String(path.utf8[path.utf8.index(after: $0)...])! } ?? path
     }
 
     /// The folder of `path` (`/x` of `/x/libAuth.so`, `/` of `/libAuth.so`, empty for a bare name).
-    static func folder(of path: String) -> String {
+    package static func folder(of path: String) -> String {
         guard let cut = plainCut(path) else { return (path as NSString).deletingLastPathComponent }
         guard let cut else { return "" }
         return cut == path.utf8.startIndex ? "/" : String(path.utf8[..<cut])!

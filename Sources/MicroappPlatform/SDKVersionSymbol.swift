@@ -13,7 +13,7 @@ public enum SDKVersionSymbol {
     }
 
     /// Why a plugin needing `versions` cannot load in a host running SDK `host`, or nil when it can.
-    static func problem(with versions: [SDKVersion], at path: String, host: SDKVersion) -> Problem? {
+    package static func problem(with versions: [SDKVersion], at path: String, host: SDKVersion) -> Problem? {
         let rebuild = "rebuild the plugin against SDK \(host.major).x (this host's MicroappSDK)"
         guard let plugin = versions.first else {
             return Problem(
@@ -43,21 +43,21 @@ public enum SDKVersionSymbol {
 public struct ELFReadError: Error, Sendable {
     /// What is missing or unreadable, as a clause ("it has no dynamic symbol table").
     public let reason: String
-    init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String) { self.reason = reason }
 }
 
 /// What the loader learns from a library's file before `dlopen`: the SDK versions it needs, whether it defines
 /// the entry symbol, whether it is an executable (it asks for an interpreter).
-struct PluginSymbols {
+package struct PluginSymbols {
     /// The versions of the `microapp_sdk_<major>_<minor>` symbols it needs.
-    var sdkVersions: [SDKVersion]
+    package var sdkVersions: [SDKVersion]
     /// Whether it defines `microapp_entry`.
-    var definesEntry: Bool
+    package var definesEntry: Bool
     /// Whether it has a program interpreter (PT_INTERP): a position-independent executable, not a library.
-    var isExecutable: Bool
+    package var isExecutable: Bool
 
     /// Reads them from the file at `path`.
-    static func read(_ path: String) -> Result<PluginSymbols, ELFReadError> {
+    package static func read(_ path: String) -> Result<PluginSymbols, ELFReadError> {
         guard let file = FileHandle(forReadingAtPath: path) else { return .failure(ELFReadError("it cannot be read")) }
         defer { try? file.close() }
         return ELFDynamicSymbols.read(file).map { symbols in
@@ -73,11 +73,11 @@ struct PluginSymbols {
 
 /// The dynamic symbol table of a 64-bit little-endian ELF file, read with a few positioned reads (the section
 /// headers, `.dynsym` and its string table), never the whole file.
-struct ELFDynamicSymbols {
+package struct ELFDynamicSymbols {
     private let symbols: [UInt8]
     private let names: [UInt8]
     /// Whether a program header asks for an interpreter (PT_INTERP), as executables do.
-    let hasInterpreter: Bool
+    package let hasInterpreter: Bool
 
     private init(symbols: [UInt8], names: [UInt8], hasInterpreter: Bool) {
         self.symbols = symbols
@@ -86,7 +86,7 @@ struct ELFDynamicSymbols {
     }
 
     /// Reads the table of `file`; the failure says what is missing.
-    static func read(_ file: FileHandle) -> Result<ELFDynamicSymbols, ELFReadError> {
+    package static func read(_ file: FileHandle) -> Result<ELFDynamicSymbols, ELFReadError> {
         func bytes(at offset: UInt64, count: UInt64) -> [UInt8]? {
             count <= 64 << 20 ? file.bytes(at: offset, count: count) : nil
         }
@@ -125,7 +125,7 @@ struct ELFDynamicSymbols {
     }
 
     /// In one pass: the names of the undefined symbols that start with `prefix`, and whether `name` is defined.
-    func names(needingPrefix prefix: String, defining name: String) -> (needed: [String], defines: Bool) {
+    package func names(needingPrefix prefix: String, defining name: String) -> (needed: [String], defines: Bool) {
         let wanted = Array(prefix.utf8)
         let exact = Array(name.utf8) + [0]
         var needed: [String] = []

@@ -55,7 +55,7 @@ package enum SharedObjectCheck {
     }
 
     /// The problem with the file at `path`, or nil if `dlopen` may try it.
-    static func problem(at path: String) -> Problem? {
+    package static func problem(at path: String) -> Problem? {
         var info = stat()
         guard stat(path, &info) == 0 else {
             return Problem(

@@ -10,14 +10,14 @@ import MicroappCore
 /// reply cost 320 MB.) The transfer is also held to its check's budget (`CheckBudget`): stopped past the check's
 /// deadline, or when it averages less than the floor. libcurl waits in poll and ticks at least once a second, when the
 /// pace is looked at: waiting costs no CPU. A connection silent for `idleTimeout` fails too.
-enum WebDownload {
+package enum WebDownload {
     /// How long a connection may stay silent.
     static let idleTimeout = 30
 
     /// Hands the body of `url` (at most `limit` bytes of it) to `take`; a problem naming the URL when it cannot be
     /// fetched, answers another status than 200 or with a content coding, breaks `budget`, or `take` refuses it.
     /// Blocks.
-    static func stream(_ url: URL, limit: Int, budget: CheckBudget, into take: (Data) -> Problem?) -> Problem? {
+    package static func stream(_ url: URL, limit: Int, budget: CheckBudget, into take: (Data) -> Problem?) -> Problem? {
         let transfer = Transfer(limit: limit, pace: TransferPace(started: budget.clock(), budget: budget))
         var status = 0
         var error = [CChar](repeating: 0, count: 512)

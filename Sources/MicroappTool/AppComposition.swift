@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

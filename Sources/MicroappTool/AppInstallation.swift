@@ -3,7 +3,9 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
+import MicroappShipping
 
 /// What an install copies: one configuration's host executable and the plugin libraries it would load beside it.
 /// From a checkout, the build folder of `--configuration` (release by default: `swift build -c release` builds the

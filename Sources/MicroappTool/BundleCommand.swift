@@ -3,6 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappHost
 import MicroappPlatform
+import MicroappShipping
 
 /// `microapp bundle NAME -o FILE|DIR`: one feature, its mocks and previews (they live in its library) and the host,
 /// laid out as an install of that one feature (`AppInstallation`) with a launcher `./NAME` that runs it alone:

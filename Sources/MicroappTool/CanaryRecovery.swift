@@ -1,6 +1,8 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
+import MicroappShipping
 
 /// What a start does with versions still on trial (`CanaryRecord`): the last run ended inside their canary window.
 /// A version whose library the supervisor saw crash the app (it names it with `--skip-library` when it starts the app

@@ -1,8 +1,9 @@
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappLoading
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 
 /// `run --channel URL`: the updater of `microapp update` as the running app's `ChannelUpdates`. Each check updates
 /// the plugin folders the running features were loaded from (an `Updater` per folder: verified, kept in `.versions`,

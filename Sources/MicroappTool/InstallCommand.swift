@@ -1,7 +1,9 @@
 import CommandLineSpec
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
+import MicroappShipping
 
 /// `microapp install --prefix DIR [--configuration release|debug]`: an app that runs without the checkout and without
 /// the toolchain (see `AppInstallation`).

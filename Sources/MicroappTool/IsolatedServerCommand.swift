@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappIsolation
 import MicroappPlatform
 
 /// `microapp feature-host --library FILE --scratch DIR [--mocks JSON] [--network granted]` (internal, started by the host with

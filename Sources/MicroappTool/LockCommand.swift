@@ -2,6 +2,7 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
 import Synchronization
 

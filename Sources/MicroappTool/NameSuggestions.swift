@@ -2,6 +2,7 @@ import CommandLineSpec
 import Foundation
 import MicroappDigest
 import MicroappPlatform
+import MicroappShipping
 
 /// Did-you-mean for the names a person types besides commands: a signing key, a channel's scheme, a feature folder.
 enum NameSuggestions {

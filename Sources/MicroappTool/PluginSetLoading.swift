@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
 
 /// The command line turned into the loader's requests: the options read here, the loading itself in MicroappHost.

@@ -1,4 +1,5 @@
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 

@@ -4,9 +4,10 @@ import MicroappCore
 import MicroappDevLoop
 import MicroappDigest
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 
 /// `microapp release NAME [--library FILE] [--key NAME] [-o DIR]`: builds one feature in release and writes its
 /// release folder (library, manifest, signed record), its manifest learned from a sandboxed probe.

@@ -3,7 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappDigest
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 
 /// `microapp keygen [--name NAME]`: makes the team's Ed25519 release key pair and prints the public key to share.
 enum KeygenCommand: Command {

@@ -1,6 +1,7 @@
 import CommandLineSpec
 import Foundation
 import MicroappDevLoop
+import MicroappLoading
 import MicroappPlatform
 
 /// `microapp remove NAME`: takes a feature out of the repository — its line in Package.swift's feature list, its

@@ -3,7 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappDigest
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 
 /// `microapp rotate OLD NEW --channel DIR`: the publisher's key OLD announces NEW in the channel and the index is
 /// re-signed by NEW; every machine that trusts OLD trusts NEW in its place at its next update.

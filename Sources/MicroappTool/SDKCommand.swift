@@ -3,6 +3,7 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
 
 /// `microapp sdk [--install]`: where the SDK of this host lives as packages for features built outside the

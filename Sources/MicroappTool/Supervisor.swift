@@ -1,5 +1,7 @@
 import Foundation
 import MicroappCore
+import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
 
 /// `microapp run` as people start it: a small parent that runs the app in a child process and, when a plugin

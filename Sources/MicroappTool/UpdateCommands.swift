@@ -2,8 +2,9 @@ import CommandLineSpec
 import Foundation
 import MicroappCore
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 
 /// The plugin folder the update commands work on: `--plugins DIR`, else the host's own (beside this executable, or
 /// an installed app's `plugins/`: where `run` finds its libraries first).

@@ -1,9 +1,10 @@
 import Foundation
 import MicroappCore
 import MicroappDigest
+import MicroappLoading
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 import Synchronization
 import TestScratch
 import Testing

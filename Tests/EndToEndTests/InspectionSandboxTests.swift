@@ -1,4 +1,5 @@
 import Foundation
+import MicroappLoading
 import MicroappPlatform
 import TestScratch
 import Testing

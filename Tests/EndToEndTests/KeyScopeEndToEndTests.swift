@@ -1,7 +1,8 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
-import MicroappRelease
+import MicroappShipping
 import Testing
 
 /// A second trusted publisher, as an attacker who got a key trusted would use it: `microapp update` with the real

@@ -1,7 +1,7 @@
 import Foundation
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 import Testing
 
 #if canImport(Glibc)

@@ -1,8 +1,8 @@
 import Foundation
 import MicroappDigest
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 import Testing
 
 @Suite("End to end: microapp release writes a signed release of a built library that publish accepts")

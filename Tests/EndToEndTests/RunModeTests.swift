@@ -1,5 +1,7 @@
 import Foundation
 import MicroappCore
+import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
 import Testing
 

@@ -1,7 +1,8 @@
 import Foundation
+import MicroappLoading
 import MicroappPlatform
-import MicroappRelease
 import MicroappSDK
+import MicroappShipping
 import TestServers
 import Testing
 

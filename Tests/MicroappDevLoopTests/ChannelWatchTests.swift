@@ -2,6 +2,7 @@ import Foundation
 import MicroappCore
 import MicroappDevLoop
 import MicroappPlatform
+import MicroappShipping
 import Synchronization
 import TestScratch
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
 import TestScratch
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappDevLoop
+import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 import Testing

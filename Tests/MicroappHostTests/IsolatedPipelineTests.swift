@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappHost
+import MicroappIsolation
 import MicroappPlatform
 import Testing
 

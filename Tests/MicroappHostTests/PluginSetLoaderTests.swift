@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappHost
+import MicroappLoading
 import MicroappPlatform
 import TestScratch
 import Testing

@@ -1,6 +1,8 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import MicroappShipping
+import TestPlugins
 import TestScratch
 import Testing
 

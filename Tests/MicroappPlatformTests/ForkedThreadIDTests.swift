@@ -1,6 +1,7 @@
 import CPlatform
 import Foundation
 import Synchronization
+import TestPlugins
 import TestScratch
 import Testing
 

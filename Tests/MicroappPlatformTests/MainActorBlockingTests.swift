@@ -1,4 +1,5 @@
 import Foundation
+import TestPlugins
 import Testing
 
 /// Every `@MainActor` test of the process shares one main actor: a main-actor suite that runs a compiler or waits

@@ -1,4 +1,5 @@
 import Foundation
+import TestPlugins
 import TestScratch
 import Testing
 
@@ -26,7 +27,8 @@ struct OffThePoolMarkTests {
     /// The test targets whose synchronous tests are marked (main-actor files aside: they run on the main actor).
     static let targets = [
         "CommandLineSpecTests", "DemoServicesTests", "MicroappCoreTests", "MicroappDevLoopTests", "MicroappDigestTests",
-        "MicroappHostTests", "MicroappPlatformTests", "MicroappReleaseTests", "MicroappSDKTests", "MicroappToolTests",
+        "MicroappHostTests", "MicroappIsolationTests", "MicroappLoadingTests", "MicroappPlatformTests",
+        "MicroappSDKTests", "MicroappShippingTests", "MicroappToolTests",
     ]
 
     /// The 1-based lines of the `@Test` attributes in `source` whose function is synchronous and whose attribute

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappPlatform
+import TestPlugins
 import TestScratch
 import Testing
 

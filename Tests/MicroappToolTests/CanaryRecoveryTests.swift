@@ -1,6 +1,8 @@
 import Foundation
 import MicroappCore
+import MicroappLoading
 import MicroappPlatform
+import MicroappShipping
 import TestScratch
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappDevLoop
+import MicroappLoading
 import MicroappPlatform
 import TestScratch
 import Testing
