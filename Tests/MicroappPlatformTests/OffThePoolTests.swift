@@ -8,17 +8,21 @@ import Testing
 struct OffThePoolTests {
     @Test("a synchronous test marked .offThePool runs on an off-the-pool thread", .offThePool)
     func marked() {
+        #expect(BlockingTestThreads.isCurrent)
         #expect(threadName().hasPrefix("off-the-pool"))
     }
 
     @Test("an unmarked one runs where Swift Testing puts it, on the cooperative pool")
     func unmarked() {
+        #expect(!BlockingTestThreads.isCurrent)
         #expect(!threadName().hasPrefix("off-the-pool"))
     }
 }
 
-/// The name of the thread running the caller.
-private func threadName() -> String { Thread.current.name ?? "" }
+/// The kernel's name of the thread running the caller (what gdb and ps show).
+private func threadName() -> String {
+    ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+}
 
 /// Every synchronous test of the targets whose tests wait on processes, builds, locks and hashes carries
 /// `.offThePool`, so that a new one cannot quietly hold a pool thread again.
