@@ -9,12 +9,11 @@ struct LayerTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Each Swift file under `folder` (relative to the repository) with its code, comments left out.
-    static func sources(_ folder: String) throws -> [(name: String, code: String)] {
+    /// Each Swift file (or file named with `suffix`) under `folder` (relative to the repository) with its code, `//`
+    /// comments left out.
+    static func sources(_ folder: String, suffix: String = ".swift") throws -> [(name: String, code: String)] {
         let directory = root.appendingPathComponent(folder)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
-            $0.hasSuffix(".swift")
-        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(suffix) }
         return try names.sorted().map { name in
             let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
             let code = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
@@ -64,7 +63,9 @@ struct LayerTests {
         #expect(Self.uses(["import MicroappTerminal"], in: devLoop) == [])
     }
 
-    @Test("dlopen is called in one file of the whole package, the platform's loader", .offThePool)
+    @Test(
+        "dlopen is called in one Swift file of the whole package, the platform's loader, and in one C file, the opener of the system libraries loaded on demand",
+        .offThePool)
     func oneLoader() throws {
         let folders = [
             "Sources/MicroappCore", "Sources/MicroappPlatform", "Sources/MicroappDevLoop", "Sources/MicroappTerminal",
@@ -74,6 +75,13 @@ struct LayerTests {
             try Self.uses(["dlopen("], in: Self.sources(folder)).map { "\(folder)/\($0)" }
         }
         #expect(callers == ["Sources/MicroappPlatform/PluginLoader.swift: dlopen("])
+        let cFolders = [
+            "Sources/CPlatform", "Sources/CCrypto", "Sources/CFetch", "Sources/CWebServer", "Sources/CWebPage",
+        ]
+        let cCallers = try cFolders.flatMap { folder in
+            try Self.uses(["dlopen("], in: Self.sources(folder, suffix: ".c")).map { "\(folder)/\($0)" }
+        }
+        #expect(cCallers == ["Sources/CPlatform/library_on_demand.c: dlopen("])
     }
 
     @Test(
