@@ -103,7 +103,9 @@ let package = Package(
         .target(name: "CCrypto", path: "Sources/CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // A channel's HTTP(S) downloads with libcurl's easy interface (Debian's libcurl4-openssl-dev; .ci/run installs
         // it), not URLSession: no content decoding, every byte counted as it arrives, a deadline the transfer keeps.
-        .target(name: "CFetch", path: "Sources/CFetch", linkerSettings: [.linkedLibrary("curl")]),
+        // libcurl is opened with dlopen at the first transfer, not linked: it maps some thirty libraries, and a process
+        // that downloads nothing (nearly every one) maps none of them.
+        .target(name: "CFetch", dependencies: ["CPlatform"], path: "Sources/CFetch"),
         // Loading a library, on the system layer: the plugin lock, the probe (a library's first run, in a sandboxed
         // child) and its cache, the loader's checks of a descriptor and a manifest, a set of libraries found, checked
         // and loaded.
@@ -135,9 +137,10 @@ let package = Package(
         .target(
             name: "MicroappWeb", dependencies: ["MicroappCore", "MicroappTerminal", "CWebServer", "CWebPage", sdk],
             path: "Sources/MicroappWeb", swiftSettings: strict),
-        // HTTP from GNU libmicrohttpd (Debian's libmicrohttpd-dev; .ci/run installs it): the two variadic calls Swift
-        // cannot make, in C. Nothing parses HTTP by hand.
-        .target(name: "CWebServer", path: "Sources/CWebServer", linkerSettings: [.linkedLibrary("microhttpd")]),
+        // HTTP from GNU libmicrohttpd (Debian's libmicrohttpd-dev; .ci/run installs it), opened with dlopen when a server
+        // first starts (not linked: only `--ui web` needs it and GnuTLS behind it), its calls made through C. Nothing
+        // parses HTTP by hand.
+        .target(name: "CWebServer", dependencies: ["CPlatform"], path: "Sources/CWebServer"),
         // The page's own HTML, CSS and JavaScript, embedded in the binary by the compiler (#embed): nothing fetched.
         .target(name: "CWebPage", path: "Sources/CWebPage", exclude: ["page"]),
         // The generic command line (run, solo, preview, doctor, graph, keys, new, …) over a host's configuration.
@@ -156,11 +159,14 @@ let package = Package(
             name: "microapp", dependencies: ["MicroappTool", "DemoServices"],
             path: "hosts/microapp/CLI",
             swiftSettings: strict),
-        // The demo app's real services, chosen in the composition root (hosts/microapp/CLI).
+        // The demo app's real services, chosen in the composition root (hosts/microapp/CLI). The characters API is
+        // asked through CFetch (libcurl, opened at the first request), not URLSession, whose FoundationNetworking
+        // would map libcurl into every process of the host.
         .target(
             name: "DemoServices",
             dependencies: [
-                "CommandLineSpec", "DemoContracts", "MicroappCore", "MicroappPlatform", "CSQLite", "CCrypt", sdk,
+                "CommandLineSpec", "DemoContracts", "MicroappCore", "MicroappPlatform", "CFetch", "CSQLite", "CCrypt",
+                sdk,
             ],
             path: "hosts/microapp/Services", swiftSettings: strict),
         // The shapes of the demo app's services: plain Codable structs its features and its host share.

@@ -330,6 +330,11 @@ extension Problem.Code {
     /// The bundle could not be packed or written.
     public static let bundleNotWritten: Self = "bundle-not-written"
 
+    // MARK: System libraries
+
+    /// A system library opened when first needed (libcurl, libmicrohttpd) is not installed or cannot be loaded.
+    public static let systemLibraryMissing: Self = "system-library-missing"
+
     // MARK: Notices
 
     /// A route that needs a session went to sign-in first and continues after.

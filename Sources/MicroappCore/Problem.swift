@@ -68,6 +68,16 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
         Problem(.usage, subject: "", reason: message, fix: fix)
     }
 
+    /// A system library opened when first needed that cannot be (`system-library-missing`): `library` (its soname),
+    /// what it is needed for, the dynamic linker's `reason`, and the Debian `package` that installs it.
+    public static func systemLibraryMissing(
+        _ library: String, package: String, neededFor purpose: String, reason: String
+    ) -> Problem {
+        Problem(
+            .systemLibraryMissing, subject: library, reason: "\(purpose) needs it and it cannot be loaded (\(reason))",
+            fix: "install it: `sudo apt-get install \(package)`")
+    }
+
     /// `subject: reason`, or the reason alone when there is no subject.
     public var message: String { subject.isEmpty ? reason : "\(subject): \(reason)" }
 

@@ -35,7 +35,8 @@ package enum WebDownload {
                 tick: { context in Transfer.from(context).tick() })
             let authorities = budget.limits.authorities
             return microapp_fetch(
-                url.absoluteString, idleTimeout, Int(total), authorities.file?.path, authorities.folder?.path, &hooks,
+                url.absoluteString, nil, idleTimeout, Int(total), authorities.file?.path, authorities.folder?.path,
+                &hooks,
                 &status, &error, error.count)
         }
         if end == MICROAPP_FETCH_QUIET, transfer.cut == nil, budget.clock() >= budget.deadline {
@@ -111,7 +112,11 @@ package enum WebDownload {
                 reason:
                     "the certificate authorities in \(budget.limits.authorities.described) cannot be read (\(reason))",
                 fix: "name a readable PEM file of certificate authorities, or unset the variable to use the system's")
-        case MICROAPP_FETCH_FAILED:
+        case MICROAPP_FETCH_NO_LIBRARY:
+            return .systemLibraryMissing(
+                MICROAPP_FETCH_LIBRARY, package: MICROAPP_FETCH_PACKAGE, neededFor: "downloading updates",
+                reason: reason)
+        case MICROAPP_FETCH_FAILED, MICROAPP_FETCH_REFUSED, MICROAPP_FETCH_NO_HOST, MICROAPP_FETCH_LOST:
             return Problem(
                 code: .channelUnreachable, subject: subject, reason: "it cannot be fetched (\(reason))",
                 fix: "check the URL and your network, and that the server is up; then update again")

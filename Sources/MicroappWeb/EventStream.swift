@@ -46,7 +46,7 @@ final class EventStream: Sendable {
             }
             if state.suspended, let connection = state.connection {
                 state.suspended = false
-                MHD_resume_connection(connection.pointer)
+                web_server_resume(connection.pointer)
             }
             return !state.ended
         }
@@ -58,7 +58,7 @@ final class EventStream: Sendable {
             state.ended = true
             if state.suspended, let connection = state.connection {
                 state.suspended = false
-                MHD_resume_connection(connection.pointer)
+                web_server_resume(connection.pointer)
             }
         }
     }
@@ -87,7 +87,7 @@ final class EventStream: Sendable {
                 if state.ended { return -1 }
                 guard let connection = state.connection else { return -1 }
                 state.suspended = true
-                MHD_suspend_connection(connection.pointer)
+                web_server_suspend(connection.pointer)
                 return 0
             }
             let count = min(room, state.pending.count)

@@ -72,12 +72,19 @@ public final class WebFrontEnd {
             return Self.answer(
                 request, gate: gate, streams: streams, deliver: deliver, drawing: drawing, actions: actions)
         }
-        guard server.start(port: address.port) else {
+        switch server.start(port: address.port) {
+        case .listening: break
+        case .portRefused:
             throw StartFailure(
                 problem: Problem(
                     code: .webPort, subject: "127.0.0.1:\(address.port)",
                     reason: "the app cannot be served there: the port is taken or not allowed",
                     fix: "pick another with --port PORT, or leave --port out for any free one"))
+        case .libraryMissing(let reason):
+            throw StartFailure(
+                problem: .systemLibraryMissing(
+                    WebServer.library.soname, package: WebServer.library.package,
+                    neededFor: "serving the app to a browser (--ui web)", reason: reason))
         }
         address.port = server.port
         gate.withLock { $0 = WebGate(token: address.token, port: server.port) }

@@ -64,9 +64,23 @@ final class WebServer: Sendable {
         self.respond = respond
     }
 
-    /// Listens on 127.0.0.1:`port` (0: a port the kernel picks); the port is `port` afterwards. False when it could
-    /// not (the port is taken, say).
-    func start(port requested: UInt16) -> Bool {
+    /// How a start ended.
+    enum Start: Equatable {
+        /// Listening (on the server's `port`).
+        case listening
+        /// The port is taken or not allowed.
+        case portRefused
+        /// libmicrohttpd (`WebServer.library`) cannot be loaded: the dynamic linker's reason.
+        case libraryMissing(String)
+    }
+
+    /// The library the server is made with, opened on the first start (not linked), and the Debian package with it.
+    static let library = (soname: WEB_SERVER_LIBRARY, package: WEB_SERVER_PACKAGE)
+
+    /// Listens on 127.0.0.1:`port` (0: a port the kernel picks); the port is `port` afterwards. Loads libmicrohttpd on
+    /// the process's first start.
+    func start(port requested: UInt16) -> Start {
+        if let missing = web_server_load() { return .libraryMissing(String(cString: missing)) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started = web_server_start(
             requested,
@@ -84,17 +98,17 @@ final class WebServer: Sendable {
                 Unmanaged<PendingRequest>.fromOpaque(pending).release()
                 requestContext.pointee = nil
             }, context)
-        guard let started else { return false }
+        guard let started else { return .portRefused }
         daemon = started
         port = web_server_port(started)
-        return true
+        return .listening
     }
 
     /// Stops listening and closes every connection; event streams must have been ended first.
     func stop() {
         guard let daemon else { return }
         self.daemon = nil
-        MHD_stop_daemon(daemon)
+        web_server_stop(daemon)
     }
 
     /// One call of libmicrohttpd's handler: the first makes the request's record, the next ones bring its body, the
@@ -137,17 +151,17 @@ final class WebServer: Sendable {
         switch response {
         case .bytes(let status, let mediaType, let body, let headers):
             let made = body.withUnsafeBytes { bytes in
-                MHD_create_response_from_buffer(
+                web_server_response_from_buffer(
                     bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
             guard let made else { return .NO }
-            defer { MHD_destroy_response(made) }
-            MHD_add_response_header(made, "Content-Type", mediaType)
-            for (name, value) in SecurityHeaders.all + headers { MHD_add_response_header(made, name, value) }
-            return MHD_queue_response(connection, UInt32(status), made)
+            defer { web_server_destroy_response(made) }
+            web_server_add_header(made, "Content-Type", mediaType)
+            for (name, value) in SecurityHeaders.all + headers { web_server_add_header(made, name, value) }
+            return web_server_queue(connection, UInt32(status), made)
         case .stream(let stream):
             stream.attach(to: connection)
-            let made = MHD_create_response_from_callback(
+            let made = web_server_response_from_callback(
                 UInt64.max, 16 * 1024,
                 { context, _, buffer, room in
                     guard let context, let buffer else { return -1 }
@@ -160,10 +174,10 @@ final class WebServer: Sendable {
                     stream.detach()
                 })
             guard let made else { return .NO }
-            defer { MHD_destroy_response(made) }
-            MHD_add_response_header(made, "Content-Type", "text/event-stream; charset=utf-8")
-            for (name, value) in SecurityHeaders.all { MHD_add_response_header(made, name, value) }
-            return MHD_queue_response(connection, 200, made)
+            defer { web_server_destroy_response(made) }
+            web_server_add_header(made, "Content-Type", "text/event-stream; charset=utf-8")
+            for (name, value) in SecurityHeaders.all { web_server_add_header(made, name, value) }
+            return web_server_queue(connection, 200, made)
         }
     }
 
@@ -176,13 +190,13 @@ final class WebServer: Sendable {
     }
 
     private static func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+        web_server_value(connection, kind, name).map { String(cString: $0) }
     }
 
     private static func cookies(_ connection: OpaquePointer) -> [String: String] {
         var found: [String: String] = [:]
         withUnsafeMutablePointer(to: &found) { found in
-            _ = MHD_get_connection_values(
+            _ = web_server_values(
                 connection, .COOKIE_KIND,
                 { context, _, key, value in
                     guard let context, let key, let value else { return .YES }

@@ -208,6 +208,24 @@ struct HTTPCharactersTests {
                         "The characters service at \(server.baseURL)/api did not answer within 1 s; try again later"))
     }
 
+    @Test("a request whose task is cancelled while the server is silent ends as cancelled, not at its timeout")
+    func cancelled() async throws {
+        // The server holds the request 15 s and the client would wait 30: only the cancellation explains the answer.
+        let (arrived, arrival) = AsyncStream<Void>.makeStream()
+        let (server, service) = try Self.api(timeout: 30) { _ in
+            arrival.yield()
+            return .silence(.seconds(15))
+        }
+        defer { server.stop() }
+        let request = Task { await serviceError { _ = try await service.detail(CharacterRequest(id: 1)) } }
+        var arrivals = arrived.makeAsyncIterator()
+        _ = await arrivals.next()
+        request.cancel()
+        #expect(
+            await request.value
+                == ServiceError(code: "cancelled", message: "The request to the characters service was cancelled"))
+    }
+
     @Test("a timeout under a second is a whole second for the requests too: an answer after 0.3 s arrives")
     func shortTimeoutRoundsUp() async throws {
         let (server, service) = try Self.api(timeout: 0.2) { _ in

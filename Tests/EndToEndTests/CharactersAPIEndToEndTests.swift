@@ -9,10 +9,15 @@ struct CharactersAPIEndToEndTests {
         let server = try LoopbackHTTPServer(lifetime: .seconds(120), handler: RickAndMortyAPIStub.answer)
         defer { server.stop() }
         let app = try AppProcess(["run", "--ui", "json", "--characters-url", server.baseURL + "/api"])
+        // A start asks the network nothing, and no process of the app maps libcurl until the first request (nor
+        // libmicrohttpd, nor Foundation's networking, which links libcurl): each is opened when first needed.
+        try await app.waitForFrame(route: "auth://select") { _ in true }
+        #expect(Self.networkLibraries(mappedBy: app) == [])
         try app.signInAsRick()
         // 7 pages is the API's paging (20 a page); the bundled catalog pages differently.
         let list = try await app.waitForFrame(route: "characters://list") { screenText($0).contains("page 1 of 7") }
         #expect(screenText(list).contains("Rick Sanchez") && screenText(list).contains("Morty Smith"))
+        #expect(Self.networkLibraries(mappedBy: app) == ["libcurl.so.4"])
 
         try app.send([["type": "select", "id": "characters", "index": 0]])
         let rick = try await app.waitForFrame(route: "characters://detail/1") { screenText($0).contains("Origin") }
@@ -103,6 +108,16 @@ struct CharactersAPIEndToEndTests {
     }
 
     /// The `type` of a frame's screen state: view, loading, alert or error.
+    /// Which of libcurl, libmicrohttpd and FoundationNetworking a process of `app` (it, its supervised app, their
+    /// children) maps now.
+    static func networkLibraries(mappedBy app: AppProcess) -> Set<String> {
+        let maps = ([app.processID] + descendants(of: app.processID)).map { procText("/proc/\($0)/maps") }
+        return Set(
+            ["libcurl.so.4", "libmicrohttpd.so.12", "libFoundationNetworking.so"].filter { library in
+                maps.contains { $0.contains("/" + library) }
+            })
+    }
+
     static func stateType(of frame: [String: Any]) -> String? {
         ((frame["screen"] as? [String: Any])?["state"] as? [String: Any])?["type"] as? String
     }

@@ -11,12 +11,11 @@ struct LayerTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Each Swift file under `folder` (relative to the repository) with its code, comments left out.
-    static func sources(_ folder: String) throws -> [(name: String, code: String)] {
+    /// Each Swift file (or file named with `suffix`) under `folder` (relative to the repository) with its code, `//`
+    /// comments left out.
+    static func sources(_ folder: String, suffix: String = ".swift") throws -> [(name: String, code: String)] {
         let directory = root.appendingPathComponent(folder)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
-            $0.hasSuffix(".swift")
-        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(suffix) }
         return try names.sorted().map { name in
             let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
             let code = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
@@ -104,7 +103,7 @@ struct LayerTests {
         "imports point one way, down the engine's layers: the core sees only the SDK, the system layer no capability, loading neither isolation nor shipping",
         .offThePool)
     func importsPointOneWay() throws {
-        #expect(try Self.importsUp(reading: Self.sources) == [])
+        #expect(try Self.importsUp { try Self.sources($0) } == [])
         // A rule that fails: loading importing isolation, and the system layer importing shipping, are caught.
         let upward = Self.importsUp { folder in
             folder == "Sources/MicroappLoading"
@@ -118,12 +117,21 @@ struct LayerTests {
             ])
     }
 
-    @Test("dlopen is called in one file of the whole package, the system layer's DynamicLibrary", .offThePool)
+    @Test(
+        "dlopen is called in one Swift file of the whole package, the system layer's DynamicLibrary, and in one C file, the opener of the system libraries loaded on demand",
+        .offThePool)
     func oneLoader() throws {
         let callers = try Self.shipped.flatMap { folder in
             try Self.uses(["dlopen("], in: Self.sources(folder)).map { "\(folder)/\($0)" }
         }
         #expect(callers == ["Sources/MicroappPlatform/DynamicLibrary.swift: dlopen("])
+        let cFolders = [
+            "Sources/CPlatform", "Sources/CCrypto", "Sources/CFetch", "Sources/CWebServer", "Sources/CWebPage",
+        ]
+        let cCallers = try cFolders.flatMap { folder in
+            try Self.uses(["dlopen("], in: Self.sources(folder, suffix: ".c")).map { "\(folder)/\($0)" }
+        }
+        #expect(cCallers == ["Sources/CPlatform/library_on_demand.c: dlopen("])
     }
 
     @Test(

@@ -48,18 +48,19 @@ struct ChildTimeLimitTests {
         // machine is busier), so 200 ms after the start it has had about 100 ms of its 150 ms. Asleep, it waits for
         // no CPU and its limit is spent. (The wait is read after at least 200 ms and counted up to 200 ms; the
         // sleeper's is counted from when it is asleep: its own start, on a loaded machine, waited for a CPU too.)
-        let hog = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
-        let spinning = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
         // Asleep for longer than any wait of the test (it is killed at the end): a suite that keeps this test's task
         // from a thread for seconds must not find it already exited.
         let asleep = try ChildProcess(["/bin/sleep", "600"], output: .null, error: .null)
-        defer {
-            for process in [hog, spinning, asleep] {
-                process.signal(SIGKILL)
-                _ = process.wait()
-            }
-        }
+        defer { Self.end(asleep) }
         try await Self.untilAsleep(asleep.pid)
+        // The spinning pair start only now and end as soon as the spinning one's wait is read: each second they spin
+        // is a second of CPU the rest of the test run goes without (in a full run, waiting for this task to be
+        // resumed, they spun more than a second each).
+        var spinners: [ChildProcess] = []
+        defer { spinners.forEach(Self.end) }
+        spinners.append(try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null))
+        let spinning = try ChildProcess(Self.onFirstCPU("while :; do :; done"), output: .null, error: .null)
+        spinners.append(spinning)
         let started = ContinuousClock.now
         let before = try #require(RunQueueWait.total(of: spinning.pid))
         let asleepBefore = try #require(RunQueueWait.total(of: asleep.pid))
@@ -68,11 +69,19 @@ struct ChildTimeLimitTests {
         #expect(waited > .milliseconds(30), "waited \(waited) in 200 ms beside a spinning process")
         let checked = started + .milliseconds(200)
         #expect(ChildTimeLimit(.milliseconds(150), pid: spinning.pid, started: started).remaining(at: checked) > .zero)
+        spinners.forEach(Self.end)
+        spinners = []
         let sleeper = ChildTimeLimit(.milliseconds(150), started: started) {
             RunQueueWait.total(of: asleep.pid).map { $0 - asleepBefore }
         }
         #expect(sleeper.remaining(at: checked) == .zero)
         #expect(RunQueueWait.total(of: -1) == nil)
+    }
+
+    /// Kills `process` and reaps it (once: its pidfd is closed by then).
+    private static func end(_ process: ChildProcess) {
+        process.signal(SIGKILL)
+        _ = process.wait()
     }
 
     /// Waits (at most 10 s) until `pid` is asleep (state S in /proc/PID/stat).

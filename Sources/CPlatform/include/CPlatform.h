@@ -11,6 +11,7 @@
 #include "early_supervisor.h"
 #include "early_zygote.h"
 #include "fd_passing.h"
+#include "library_on_demand.h"
 #include "namespaces.h"
 #include "sandbox.h"
 #include "stdio_buffering.h"

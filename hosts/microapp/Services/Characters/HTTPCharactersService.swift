@@ -1,26 +1,23 @@
+import CFetch
 import Foundation
 import MicroappSDK
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// Characters from the Rick and Morty API (https://rickandmortyapi.com/documentation) or a service that speaks
 /// it: `GET {base}/character?page=N` for a page (of the service's size, 20), `GET {base}/character/{id}` for one
 /// character, `GET {base}/character/?name=Q` for a search (its first page). The API's 404 with an `error` message
 /// is how it says "nothing here": an empty search, `not-found` for a page or a character. Other failures become
 /// `ServiceError`s: `unavailable` (cannot connect, timed out, 5xx, 429), `bad-response` (any other status, a 404
-/// that is not the API's, or a body that is not the API's JSON).
+/// that is not the API's, or a body that is not the API's JSON). Requests go through libcurl (`HTTPGet`), not
+/// URLSession, so that the host's processes do not all map FoundationNetworking and libcurl at start.
 public struct HTTPCharactersService: CharactersService {
     /// The service's base URL, such as `https://rickandmortyapi.com/api`.
     public let baseURL: URL
-    /// How long one request may take, in whole seconds (at least 1: Foundation on Linux truncates fractions,
-    /// and a timeout of 0.5 s would fail every request at once).
+    /// How long one request may take, in whole seconds (at least 1, and a fraction rounded up: a timeout of 0.5 s
+    /// would otherwise fail every request at once).
     public let timeout: TimeInterval
     /// The command-line option the base URL was given with (`--characters-url`), named when it cannot be reached so
     /// the person knows which setting to change; nil when it came from elsewhere.
     public let option: String?
-    private let session: URLSession
 
     /// Talks to `baseURL`, giving each request `timeout` seconds (rounded up to a whole second); `option` is the
     /// command-line option that gave the URL, if one did.
@@ -28,11 +25,6 @@ public struct HTTPCharactersService: CharactersService {
         self.baseURL = baseURL
         self.timeout = max(1, timeout.rounded(.up))
         self.option = option
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = self.timeout
-        configuration.timeoutIntervalForResource = self.timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
     }
 
     /// The URL in `text` when it is an absolute `http` or `https` URL with a host, else nil.
@@ -92,16 +84,14 @@ public struct HTTPCharactersService: CharactersService {
         guard let url = components?.url else {
             throw ServiceError(code: "bad-request", message: "Cannot make a URL for \(what) from \(baseURL)")
         }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let status: Int
         let data: Data
-        let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (status, data) = try await HTTPGet.fetch(url, accept: "application/json", timeout: Int(timeout))
         } catch {
             throw failure(error)
         }
-        guard let status = (response as? HTTPURLResponse)?.statusCode else {
+        guard status > 0 else {
             throw ServiceError(
                 code: "bad-response", message: "The characters service at \(baseURL) sent no HTTP answer")
         }
@@ -155,22 +145,26 @@ public struct HTTPCharactersService: CharactersService {
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    private func failure(_ error: any Error) -> ServiceError {
-        if error is CancellationError || (error as? URLError)?.code == .cancelled {
+    private func failure(_ error: HTTPGet.Failure) -> ServiceError {
+        let reason: String
+        switch error {
+        case .cancelled:
             return ServiceError(code: "cancelled", message: "The request to the characters service was cancelled")
+        case .noLibrary(let why):
+            return ServiceError(
+                code: "unavailable",
+                message: "The characters service at \(baseURL) cannot be asked: \(MICROAPP_FETCH_LIBRARY), which makes "
+                    + "the requests, cannot be loaded (\(why)); install it with `sudo apt-get install "
+                    + "\(MICROAPP_FETCH_PACKAGE)`")
+        case .timedOut: reason = "did not answer within \(Int(timeout)) s"
+        case .refused: reason = "refused the connection"
+        case .noHost: reason = "cannot be found"
+        case .lost: reason = "closed the connection"
+        case .failed(let why): reason = "cannot be reached (\(why))"
         }
-        let code = (error as? URLError)?.code
-        let reason: String =
-            switch code {
-            case .timedOut?: "did not answer within \(Int(timeout)) s"
-            case .cannotConnectToHost?: "refused the connection"
-            case .cannotFindHost?, .dnsLookupFailed?: "cannot be found"
-            case .networkConnectionLost?: "closed the connection"
-            default: "cannot be reached (\(error.localizedDescription))"
-            }
         // Nothing listens there, or no such host: trying again will not help; the address given is what to change.
-        if let option, code == .cannotConnectToHost || code == .cannotFindHost || code == .dnsLookupFailed {
-            let why = code == .cannotConnectToHost ? "nothing listens at that address" : "no such host"
+        if let option, error == .refused || error == .noHost {
+            let why = error == .refused ? "nothing listens at that address" : "no such host"
             return ServiceError(
                 code: "unavailable",
                 message: "The characters service at \(baseURL), given with \(option), \(reason) (\(why)); "
