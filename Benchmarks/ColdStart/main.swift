@@ -202,7 +202,9 @@ func timeToFirstFrame(
         seen += buffer[0..<count]
         let now = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
         let lines = String(decoding: seen, as: UTF8.self).split(separator: "\n")
-        if elapsed == nil, lines.contains(where: { $0.hasPrefix(#"{"type":"frame""#) && !$0.contains(#""type":"loading"}"#) }) {
+        if elapsed == nil,
+            lines.contains(where: { $0.hasPrefix(#"{"type":"frame""#) && !$0.contains(#""type":"loading"}"#) })
+        {
             elapsed = now
             if !untilReady { ready = now }
         }
@@ -272,7 +274,8 @@ func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 print(
     measuresCPU
         ? "CPU time of a whole run (first frame, then stdin's end), \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)"
-        : "cold start to first frame (and, where features start after it, to every feature ready), \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)")
+        : "cold start to first frame (and, where features start after it, to every feature ready), \(runs) runs each, interleaved (median · min · max, ms; ratio to the monolith)"
+)
 var load = [0.0, 0.0, 0.0]
 _ = getloadavg(&load, 3)
 print(

@@ -69,6 +69,9 @@ extension AppRuntime {
                 message: "every feature is ready (\(features.count) running)"))
     }
 
+    /// Starts no more features late: the app is ending (what is being prepared for one is ended when it is ready).
+    public func dropPendingStarts() { pendingStarts = [] }
+
     /// The feature of start `start` could not be loaded (`FeatureEnvironment.failedToLoad`): it leaves the app, the
     /// services it provides fail, its routes show the host's problem screen, and `problem` is reported.
     func featureFailedToLoad(_ id: String, _ problem: Problem, start: Int) {

@@ -208,8 +208,12 @@ package enum PluginSetLoader {
         loaded.isolated = launched?.isolated ?? []
         loaded.log = launched?.log
         loaded.problems += launched?.problems ?? []
-        if let launched, !launched.handshakes.isEmpty, let file = request.screening?.cache.file {
-            let handshakes = launched.handshakes
+        // What a child registered from bytes the cache has no record of is kept for the next start.
+        let known = request.screening?.cache
+        let handshakes = (launched?.handshakes ?? []).filter {
+            known?.description(of: $0.copy.original, sha256: $0.copy.sha256) == nil
+        }
+        if !handshakes.isEmpty, let file = known?.file {
             await BlockingWork.run {
                 var cache = ProbeCache(file: file)
                 for (copy, description) in handshakes {

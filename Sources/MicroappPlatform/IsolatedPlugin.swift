@@ -321,7 +321,8 @@ final class IsolatedFactory: PreparingFactory {
             self.stopUnstarted()
         }
         IsolatedPlugin.refuseUnwelcomed(
-            remote, library: origin, after: handshakeLimit, limit: ChildTimeLimit(handshakeLimit, pid: child.process.pid))
+            remote, library: origin, after: handshakeLimit,
+            limit: ChildTimeLimit(handshakeLimit, pid: child.process.pid))
     }
 
     func discardPreparedStart() { stopUnstarted() }

@@ -163,8 +163,9 @@ public struct ProbeCache: Sendable {
     /// handshake: a later start learns its manifest without starting it (`description(of:sha256:)`).
     public mutating func recordHandshake(_ description: LibraryDescription, for path: String, sha256: String) {
         isChanged = true
-        stored.handshakes = (stored.handshakes ?? [:]).merging([path: Handshake(sha256: sha256, description: description)])
-        { $1 }
+        var handshakes = stored.handshakes ?? [:]
+        handshakes[path] = Handshake(sha256: sha256, description: description)
+        stored.handshakes = handshakes
     }
 
     /// Writes the cache when a verdict was recorded (atomically; a failure only costs a probe next time). Records

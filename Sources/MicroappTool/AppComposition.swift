@@ -164,6 +164,7 @@ struct AppComposition {
         updates.watch?.stop()
         updates.channel?.stop()
         updates.swapper?.quit()
+        runtime.dropPendingStarts()
         set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
         return exit
