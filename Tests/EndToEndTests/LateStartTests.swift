@@ -4,45 +4,57 @@ import Testing
 /// `run` with isolated features known from their records: the first frame waits for the feature on screen only.
 @Suite("End to end: the first frame waits only for the feature on screen", .serialized)
 struct LateStartTests {
-    /// A feature whose library, while loading in its child, waits for the file `go` (its manifest is read at load),
-    /// and ends its child (exit 3) while the file `fail` is there: a slow load and a late load failure, each set off
-    /// by the test, never by a clock.
-    static func source(module: String, folder: URL) -> String {
-        let id = module.lowercased()
-        return """
-            import Foundation
-            import MicroappSDK
+    /// One library copied under two names (`libSlow.so`, `libBrittle.so`): each copy takes its feature's id from the
+    /// file name it is mapped from and, while loading in its child (its manifest is read at load), waits for the file `go` in its
+    /// folder of `switches`, and ends its child (exit 3) while the file `fail` is there: a slow load and a late load
+    /// failure, each set off by the test, never by a clock.
+    static func source(switches: URL) -> String {
+        """
+        import Foundation
+        import MicroappSDK
 
-            public enum \(module)Feature: Feature {
-                public static var manifest: FeatureManifest {
-                    if FileManager.default.fileExists(atPath: "\(folder.path)/fail") { exit(3) }
-                    while !FileManager.default.fileExists(atPath: "\(folder.path)/go") { usleep(5_000) }
-                    return FeatureManifest(
-                        id: "\(id)", version: 1, displayName: "\(module)", routes: [RouteDeclaration("\(id)://home")])
-                }
-                @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { \(module)Root() }
+        // Read to its end: /proc says its size is 0. Only one of the two copies is mapped in a child.
+        let name = String(
+            decoding: (try? FileHandle(forReadingAtPath: "/proc/self/maps")?.readToEnd()) ?? Data(), as: UTF8.self
+        ).contains("/libSlow.so") ? "Slow" : "Brittle"
+
+        public enum LateFeature: Feature {
+            public static var manifest: FeatureManifest {
+                let folder = "\(switches.path)/" + name.lowercased()
+                if FileManager.default.fileExists(atPath: folder + "/fail") { exit(3) }
+                while !FileManager.default.fileExists(atPath: folder + "/go") { usleep(5_000) }
+                let id = name.lowercased()
+                return FeatureManifest(id: id, version: 1, displayName: name, routes: [RouteDeclaration("\\(id)://home")])
             }
+            @MainActor public static func makeRoot(_ context: FeatureContext) throws -> any Root { LateRoot() }
+        }
 
-            @_cdecl("microapp_entry") public func entry() -> UnsafeRawPointer? { MicroappEntry.export(\(module)Feature.self) }
+        @_cdecl("microapp_entry") public func entry() -> UnsafeRawPointer? { MicroappEntry.export(LateFeature.self) }
 
-            @MainActor final class \(module)Root: Root {
-                func screen(at location: Location) -> Screen {
-                    Screen(title: "\(module)", content: [.text(Text("\(module) is here"))])
-                }
-                func handle(_ action: Action, at location: Location) {}
+        @MainActor final class LateRoot: Root {
+            func screen(at location: Location) -> Screen {
+                Screen(title: name, content: [.text(Text("\\(name) is here"))])
             }
-            """
+            func handle(_ action: Action, at location: Location) {}
+        }
+        """
     }
 
-    /// The slow and the brittle fixtures, each with the folder its switches are in, compiled once for the suite.
+    /// The slow and the brittle fixtures, each in a folder of its own, and the folder of their switches; compiled once
+    /// for the suite.
     static let fixtures = Task { () throws -> (slow: URL, brittle: URL, switches: URL) in
         let switches = try temporaryFolder("late-start-switches")
-        let slow = try await compilePlugin(module: "Slow", source: source(module: "Slow", folder: switches))
-        let brittle = try await compilePlugin(
-            module: "Brittle", source: source(module: "Brittle", folder: switches.appendingPathComponent("brittle")))
-        try FileManager.default.createDirectory(
-            at: switches.appendingPathComponent("brittle"), withIntermediateDirectories: true)
-        return (slow, brittle, switches)
+        let compiled = try await compilePlugin(module: "Late", source: source(switches: switches))
+        var folders: [URL] = []
+        for name in ["Slow", "Brittle"] {
+            try FileManager.default.createDirectory(
+                at: switches.appendingPathComponent(name.lowercased()), withIntermediateDirectories: true)
+            let folder = try temporaryFolder("late-start-\(name.lowercased())")
+            try FileManager.default.copyItem(
+                at: compiled.appendingPathComponent("libLate.so"), to: folder.appendingPathComponent("lib\(name).so"))
+            folders.append(folder)
+        }
+        return (folders[0], folders[1], switches)
     }
 
     /// `run` of the demo with both fixtures, every feature isolated, Auth's screen opened first.
@@ -59,7 +71,7 @@ struct LateStartTests {
     /// A first start (no records of the fixtures: their children answer their handshakes before the first frame, as
     /// before) whose handshakes are recorded for the next.
     static func recordHandshakes(_ fixtures: (slow: URL, brittle: URL, switches: URL)) async throws {
-        let (go, brittleGo) = (fixtures.switches.appendingPathComponent("go"), brittleSwitch("go", fixtures))
+        let (go, brittleGo) = (slowSwitch("go", fixtures), brittleSwitch("go", fixtures))
         try Data().write(to: go)
         try Data().write(to: brittleGo)
         let app = try start(fixtures)
@@ -70,6 +82,10 @@ struct LateStartTests {
 
     static func brittleSwitch(_ name: String, _ fixtures: (slow: URL, brittle: URL, switches: URL)) -> URL {
         fixtures.switches.appendingPathComponent("brittle").appendingPathComponent(name)
+    }
+
+    static func slowSwitch(_ name: String, _ fixtures: (slow: URL, brittle: URL, switches: URL)) -> URL {
+        fixtures.switches.appendingPathComponent("slow").appendingPathComponent(name)
     }
 
     static func index(of line: [String: Any]?, in app: AppProcess) -> Int? {
@@ -103,7 +119,7 @@ struct LateStartTests {
         try app.send([["type": "open", "url": "slow://home"]])
         try await app.waitFor("frame", since: opened) { $0["route"] as? String == "slow://home" }
         #expect(!screenText(app.lastFrame ?? [:]).contains("Slow is here"))
-        try Data().write(to: fixtures.switches.appendingPathComponent("go"))
+        try Data().write(to: Self.slowSwitch("go", fixtures))
         try await app.waitForFrame(route: "slow://home") { screenText($0).contains("Slow is here") }
         try await app.waitFor("notice") { $0["code"] as? String == "ready" }
 
