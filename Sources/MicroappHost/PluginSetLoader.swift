@@ -166,6 +166,11 @@ package enum PluginSetLoader {
     package static func load(
         _ request: PluginSetRequest, openServices: @escaping @MainActor () async -> Result<Container, Problem>
     ) async throws(Problem) -> LoadedPluginSet {
+        // Whether children get namespaces is tried in a child of its own (milliseconds), off the actor: from the start
+        // when children are expected, beside the lock checks, else once some are placed.
+        let variables = request.environment.variables
+        let namespacesTried = { Task { await BlockingWork.run { ProcessNamespaces.notice(variables) } } }
+        let namespacesEarly = request.expectsChildren ? namespacesTried() : nil
         let found = await find(request)
         if let leftover = found.leftover { request.notify?(.leftover(leftover)) }
         // The template forked before main (for children and probes) is ready now; one started instead takes longest
@@ -197,6 +202,7 @@ package enum PluginSetLoader {
             }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
         let opening = Task { @MainActor in await openServices() }
+        let namespaces = placed.isolated.isEmpty ? nil : (namespacesEarly ?? namespacesTried())
         let inProcess = await loadInProcess(placed, screening: screening, mapping: request.mapsDescribed)
         // Without children, the template is done once the probes are.
         if placed.isolated.isEmpty, let earlyZygote {
@@ -223,7 +229,7 @@ package enum PluginSetLoader {
             }
         }
         // Once per run: children that see every process in /proc are said to, never passed off as isolated.
-        if launched?.isolated.isEmpty == false, let notice = ProcessNamespaces.notice(request.environment.variables) {
+        if launched?.isolated.isEmpty == false, let notice = await namespaces?.value {
             loaded.warnings.append(notice)
         }
         loaded = loaded.deduplicated()
