@@ -64,8 +64,11 @@ extension AppRuntime {
 
     /// The origin of `feature`'s screens, nil when it is not a running feature (the host's own screens).
     func origin(of feature: String) -> Frame.Origin? {
-        guard let running = features[feature], let trust = grants?.trust[feature] else { return nil }
-        return Frame.Origin(trust: trust, feature: feature, library: running.version.origin)
+        guard let trust = grants?.trust[feature],
+            let library = features[feature]?.version.origin
+                ?? pendingStarts.first(where: { $0.manifest.id == feature })?.origin
+        else { return nil }
+        return Frame.Origin(trust: trust, feature: feature, library: library)
     }
 }
 

@@ -137,12 +137,13 @@ extension AppRuntime {
 
     /// Swaps each service `manifest` provides for one that fails with `feature-stopped`, so callers get an answer
     /// instead of waiting on a process that is gone. A restart hands out the real ones again.
-    private func refuseServices(of manifest: FeatureManifest) {
+    func refuseServices(of manifest: FeatureManifest, loaded: Bool = true) {
         for provision in manifest.provides {
             let error = ServiceError(
                 code: "feature-stopped",
-                message:
-                    "\(manifest.id) stopped, so '\(provision.key)' cannot answer; restart it from its screen")
+                message: loaded
+                    ? "\(manifest.id) stopped, so '\(provision.key)' cannot answer; restart it from its screen"
+                    : "\(manifest.id) could not be loaded, so '\(provision.key)' cannot answer")
             container.provide(
                 provision.key, type: provision.type, service: ErasedService { _ in throw error }, by: manifest.id,
                 summary: provision.summary, shape: provision.shape)

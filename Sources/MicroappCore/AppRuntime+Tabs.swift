@@ -12,8 +12,8 @@ extension AppRuntime {
     public var tabs: [Frame.Tab] {
         guard session.map({ $0.value != nil }) ?? true else { return [] }
         let onScreen = router.top?.feature
-        return features.values.compactMap { feature -> (TabDeclaration, Frame.Tab)? in
-            let manifest = feature.manifest
+        // A feature still to start has its tab already: the bar does not grow while the app starts.
+        return runningFeatures.compactMap { manifest -> (TabDeclaration, Frame.Tab)? in
             guard let tab = manifest.tab else { return nil }
             return (
                 tab,

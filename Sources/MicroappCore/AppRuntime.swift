@@ -27,6 +27,10 @@ public final class AppRuntime: AppDriver {
         /// How the host says the tool's command in a notice's text and fix (`microapp routes` → `hello-host routes`);
         /// the lines a feature printed (`log`) are left as they are.
         public var spoken: @Sendable (String) -> String = { $0 }
+        /// Features whose start waits (`run` with isolated features known from their records): each starts when a
+        /// route of its is first shown, else after the first frame without a loading screen, in start order; then a
+        /// `ready` notice says all answered their start. Empty: every feature starts with the runtime.
+        public var startsLater: Set<String> = []
 
         /// Creates options.
         public init(
@@ -94,6 +98,12 @@ public final class AppRuntime: AppDriver {
     var stopTimes: [String: [Duration]] = [:]
     /// Counts the starts of Roots, so a stop names the start it belongs to.
     var startCount = 0
+    /// Features of `Options.startsLater` not started yet, in start order.
+    var pendingStarts: [FeatureSource] = []
+    /// Whether the features still pending after the first frame were set to start.
+    var lateStartsBegun = false
+    /// Whether the runtime is made: a start problem after that is posted, not only kept in `startProblems`.
+    var isMade = false
     private var pendingNotices: [Notice] = []
     private var updateScheduled = false
     /// Work under way that the next event waits for (a hot swap), by what it is.
@@ -108,7 +118,7 @@ public final class AppRuntime: AppDriver {
     var navigationGate = NavigationGate()
 
     /// Problems met while starting features (after resolution), in the same form as loader problems.
-    public private(set) var startProblems: [Problem] = []
+    public internal(set) var startProblems: [Problem] = []
     /// Set by front ends; called after the frame changed.
     public var onUpdate: ((Frame, [Notice]) -> Void)?
     /// Set by whoever follows a channel (`run --channel`): a `check-updates` event starts a check; nil, it is refused.
@@ -145,13 +155,21 @@ public final class AppRuntime: AppDriver {
         let byID = Dictionary(sources.map { ($0.manifest.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in resolution.startOrder {
             guard let source = byID[id] else { continue }
-            start(source)
+            if options.startsLater.contains(id) {
+                pendingStarts.append(source)
+            } else {
+                startProviders(of: source.manifest)
+                start(source)
+            }
         }
+        isMade = true
         sessionObservation = session?.observe { [weak self] session in self?.sessionChanged(signedIn: session != nil) }
     }
 
-    /// Ids of the features that are running, in start order.
-    public var runningFeatures: [FeatureManifest] { features.values.map(\.manifest).sorted { $0.id < $1.id } }
+    /// The features that run or are still to start (`Options.startsLater`), by id.
+    public var runningFeatures: [FeatureManifest] {
+        (features.values.map(\.manifest) + pendingStarts.map(\.manifest)).sorted { $0.id < $1.id }
+    }
 
     /// Opens the first screen: `url`, or the home route if a running feature answers it, or the first route of
     /// the first feature.
@@ -320,6 +338,7 @@ public final class AppRuntime: AppDriver {
             let notices = self.pendingNotices
             self.pendingNotices = []
             self.onUpdate?(self.frame, notices)
+            self.startRemainingOnceDrawn()
         }
     }
 
@@ -350,6 +369,8 @@ public final class AppRuntime: AppDriver {
     }
 
     func showTop() {
+        // A person who opens a feature that has not started yet waits for that one only.
+        if case .feature(let id, _) = router.top { startPending(id) }
         if case .feature(let id, let location) = router.top, stopped[id] == nil {
             features[id]?.root.willShow(location)
         }
@@ -370,14 +391,14 @@ public final class AppRuntime: AppDriver {
         }
     }
 
-    private func start(_ source: FeatureSource) {
+    /// Starts `source` with `factory` (registered now when nil); a problem after the runtime was made is posted too.
+    func start(_ source: FeatureSource, factory registered: (any FeatureFactory)? = nil) {
         let manifest = source.manifest
         let factory: any FeatureFactory
-        switch source.register() {
+        switch registered.map(Result.success) ?? source.register() {
         case .success(let registered): factory = registered
         case .failure(let problem):
-            startProblems.append(problem)
-            return
+            return startFailed(problem)
         }
         do {
             let version = FeatureVersion(manifest: manifest, factory: factory, number: manifest.version)
@@ -385,12 +406,21 @@ public final class AppRuntime: AppDriver {
             publish(prepared)
             features[manifest.id] = RunningFeature(
                 manifest: manifest, root: prepared.root, version: version, start: prepared.start)
+        } catch let problem as Problem {
+            // A factory that could not load the feature's code says so in a load problem of its own.
+            startFailed(problem)
         } catch {
-            startProblems.append(
+            startFailed(
                 Problem(
                     .startFailed, subject: manifest.id, reason: "it failed to start: \(error)",
                     fix: "run `swift test --filter \(manifest.displayName)` to see it fail with its mocks"))
         }
+    }
+
+    /// Keeps a start's problem; one after the runtime was made (a late start) is posted as well.
+    private func startFailed(_ problem: Problem) {
+        startProblems.append(problem)
+        if isMade { post(problem.notice) }
     }
 
     /// A Root made from a version, with the services its `provide(_:)` gave, not yet handed out to others.
@@ -414,6 +444,7 @@ public final class AppRuntime: AppDriver {
             navigation: FeatureNavigation(feature: manifest.id, runtime: self),
             invalidate: { [weak self] in self?.scheduleUpdate() },
             stopped: { [weak self] in self?.featureStopped(manifest.id, $0, start: start) },
+            failedToLoad: { [weak self] in self?.featureFailedToLoad(manifest.id, $0, start: start) },
             offerOwnServices: { dependencies.provided.merge($0) { _, new in new } })
         let started = try version.factory.start(in: environment)
         do {

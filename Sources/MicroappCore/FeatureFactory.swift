@@ -14,6 +14,10 @@ public struct FeatureEnvironment {
     public let invalidate: () -> Void
     /// Tells the host the feature's process ended (an isolated feature): the feature stops, the app goes on.
     public let stopped: (FeatureStop) -> Void
+    /// Tells the host the feature's code could not be loaded after all (an isolated feature started from its
+    /// library's record, whose child refused, hung or ended before its handshake): the feature leaves the app and the
+    /// problem is reported as a load problem at start is.
+    public let failedToLoad: (Problem) -> Void
     /// Lets the feature's own Root use a service it provides before the container hands it out.
     let offerOwnServices: ([String: ErasedService]) -> Void
 

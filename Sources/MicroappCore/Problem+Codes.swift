@@ -345,6 +345,8 @@ extension Problem.Code {
     public static let noBack: Self = "no-back"
     /// A line an isolated feature printed.
     public static let log: Self = "log"
+    /// Every feature started late (after the first frame) answered its start.
+    public static let ready: Self = "ready"
     /// A stopped feature started again.
     public static let featureRestarted: Self = "feature-restarted"
     /// A new version passed its canary window.

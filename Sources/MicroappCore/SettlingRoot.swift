@@ -13,6 +13,13 @@ public protocol SettlingRoot: Root {
     /// Waits until a new Root answered its start, the state it was given and the screen at `location` (when given):
     /// nil then, or why not.
     func ready(showing location: Location?) async -> Problem?
+    /// Waits until the feature answered its start (started or refused) or ended.
+    func started() async
+}
+
+extension SettlingRoot {
+    /// A Root whose start is answered when it is made.
+    public func started() async {}
 }
 
 /// A factory whose start needs blocking work first (forking a child process): `prepareStart` does it off the main

@@ -39,6 +39,9 @@ package struct PluginSetRequest: Sendable {
     package var expectsChildren = false
     /// Whether isolated children fork from a template process (false: `MICROAPP_ZYGOTE=0`, each a process start).
     package var usesZygote = true
+    /// Whether an isolated library a sandboxed child described before (its manifest in the probe cache, from these
+    /// same bytes) is handed over without its child: the child starts with its feature (`run`, unless `--strict`).
+    package var startsLate = false
     /// The executable that hosts an isolated feature (`microapp feature-host`): this one, unless a test names one.
     package var featureHost = IsolatedLaunch.executable
     /// Told what people should see on the way (a command that only describes prints it; `run` tells its front end).
@@ -99,6 +102,8 @@ package enum PluginSetLoader {
         package var isolated: [IsolatedPlugin] = []
         /// Where the children's printed lines go.
         package var log: IsolationLog?
+        /// What the children started now registered at their handshake, for the probe cache.
+        package var handshakes: [(copy: LibraryCopy, description: LibraryDescription)] = []
         /// Lock, sandbox, load and launch problems.
         package var problems: [Problem]
         /// Lock, load and probe-cache warnings.
@@ -163,6 +168,11 @@ package enum PluginSetLoader {
     package static func load(
         _ request: PluginSetRequest, openServices: @escaping @MainActor () async -> Result<Container, Problem>
     ) async throws(Problem) -> LoadedPluginSet {
+        // Whether children get namespaces is tried in a child of its own (milliseconds), off the actor: from the start
+        // when children are expected, beside the lock checks, else once some are placed.
+        let variables = request.environment.variables
+        let namespacesTried = { Task { await BlockingWork.run { ProcessNamespaces.notice(variables) } } }
+        let namespacesEarly = request.expectsChildren ? namespacesTried() : nil
         let found = await find(request)
         if let leftover = found.leftover { request.notify?(.leftover(leftover)) }
         // The template forked before main (for children and probes) is ready now; one started instead takes longest
@@ -189,10 +199,12 @@ package enum PluginSetLoader {
                 return await launchIsolated(
                     locks.copies(of: placed.isolated), zygote: zygote, featureHost: request.featureHost,
                     allowingNetwork: request.rules.capabilities.allowed.contains(.network),
-                    environment: request.environment, allowingUnsandboxed: request.sandbox.unsandboxed)
+                    environment: request.environment, allowingUnsandboxed: request.sandbox.unsandboxed,
+                    described: request.startsLate ? request.screening?.cache : nil)
             }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
         let opening = Task { @MainActor in await openServices() }
+        let namespaces = placed.isolated.isEmpty ? nil : (namespacesEarly ?? namespacesTried())
         let inProcess = await loadInProcess(placed, screening: screening, mapping: request.mapsDescribed)
         // Without children, the template is done once the probes are.
         if placed.isolated.isEmpty, let earlyZygote {
@@ -201,11 +213,25 @@ package enum PluginSetLoader {
         request.notify?(.warnings(inProcess.warnings))
         let launched = await launching?.value
         var loaded = inProcess
-        loaded.isolated = launched?.plugins ?? []
+        loaded.isolated = launched?.isolated ?? []
         loaded.log = launched?.log
         loaded.problems += launched?.problems ?? []
+        // What a child registered from bytes the cache has no record of is kept for the next start.
+        let known = request.screening?.cache
+        let handshakes = (launched?.handshakes ?? []).filter {
+            known?.description(of: $0.copy.original, sha256: $0.copy.sha256) == nil
+        }
+        if !handshakes.isEmpty, let file = known?.file {
+            await BlockingWork.run {
+                var cache = ProbeCache(file: file)
+                for (copy, description) in handshakes {
+                    cache.recordHandshake(description, for: copy.original, sha256: copy.sha256)
+                }
+                cache.save()
+            }
+        }
         // Once per run: children that see every process in /proc are said to, never passed off as isolated.
-        if launched?.plugins.isEmpty == false, let notice = ProcessNamespaces.notice(request.environment.variables) {
+        if launched?.isolated.isEmpty == false, let notice = await namespaces?.value {
             loaded.warnings.append(notice)
         }
         loaded = loaded.deduplicated()
@@ -313,12 +339,13 @@ package enum PluginSetLoader {
     }
 
     /// Step 4b: each library in a feature-host child of its own, started side by side; the host maps none of them. A
-    /// second library of a feature already started is refused.
+    /// second library of a feature already started is refused. With `described` (the probe cache), a library a child
+    /// described before from the same bytes is handed over without a child: its child starts with its feature.
     @MainActor
     private static func launchIsolated(
         _ copies: [LibraryCopy], zygote: Zygote?, featureHost: String, allowingNetwork: Bool,
-        environment: HostEnvironment, allowingUnsandboxed: Bool
-    ) async -> (plugins: [IsolatedPlugin], problems: [Problem], log: IsolationLog) {
+        environment: HostEnvironment, allowingUnsandboxed: Bool, described: ProbeCache? = nil
+    ) async -> Loaded {
         let log = IsolationLog(zygote: zygote, environment: environment, allowingUnsandboxed: allowingUnsandboxed)
         var plugins: [IsolatedPlugin] = []
         var problems: [Problem] = []
@@ -328,15 +355,31 @@ package enum PluginSetLoader {
             copies.map { copy in (copy: copy, file: PluginLoader.inspectFile(copy.path).mapError(copy.naming)) }
         }
         let launches = inspected.map { copy, file in
-            Task { @MainActor in
-                if case .failure(let problem) = file { return Result<IsolatedPlugin, Problem>.failure(problem) }
-                return await IsolatedPlugin.launch(
+            Task { @MainActor () -> (Result<IsolatedPlugin, Problem>, LibraryDescription?) in
+                let version: SDKVersion
+                switch file {
+                case .failure(let problem): return (.failure(problem), nil)
+                case .success(let read): version = read
+                }
+                if let known = described?.description(of: copy.original, sha256: copy.sha256) {
+                    let plugin = IsolatedPlugin.described(
+                        copy, manifest: known.manifest, executable: featureHost, log: log,
+                        allowingNetwork: allowingNetwork)
+                    return (.success(plugin), nil)
+                }
+                let launched = await IsolatedPlugin.launch(
                     copy.original, prepared: copy, executable: featureHost, log: log,
                     allowingNetwork: allowingNetwork)
+                // What the child registered is remembered: the next start needs no child before its first frame.
+                let handshake = try? launched.get().manifest
+                return (launched, handshake.map { LibraryDescription(manifest: $0, sdkVersion: version) })
             }
         }
-        for launch in launches {
-            switch await launch.value {
+        var handshakes: [(copy: LibraryCopy, description: LibraryDescription)] = []
+        for (index, launch) in launches.enumerated() {
+            let (result, handshake) = await launch.value
+            if let handshake { handshakes.append((inspected[index].copy, handshake)) }
+            switch result {
             case .success(let plugin):
                 if plugins.contains(where: { $0.manifest.id == plugin.manifest.id }) {
                     plugin.end()
@@ -347,7 +390,9 @@ package enum PluginSetLoader {
             case .failure(let problem): problems.append(problem)
             }
         }
-        return (plugins, problems, log)
+        var launched = Loaded(images: [], isolated: plugins, log: log, problems: problems)
+        launched.handshakes = handshakes
+        return launched
     }
 
     /// A template process started to fork every feature's child, when none was forked before main (`load` takes

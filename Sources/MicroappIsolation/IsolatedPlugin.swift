@@ -13,6 +13,8 @@ public struct IsolatedPlugin: LoadedPlugin {
     /// What the child's registration of it says.
     public let manifest: FeatureManifest
     private let factory: IsolatedFactory
+    /// Whether its child starts with its feature, not before (`described`): nothing of it ran yet.
+    public var startsWithFeature = false
 
     /// Starts a child for `library` and waits (without blocking the main actor) for its handshake, at most
     /// `timeout`; a library the child cannot load or register is refused with the child's reason. With `mocks`
@@ -45,6 +47,24 @@ public struct IsolatedPlugin: LoadedPlugin {
                 .lockMismatch, subject: library,
                 reason: "it changed while it was started again with network (it registered another manifest)",
                 fix: "start the app again once the library is no longer being replaced"))
+    }
+
+    /// A library whose child starts with its feature, not before (`run`'s first frame waits for the feature on screen
+    /// only): `manifest` is what a sandboxed child registered from these same bytes before (`ProbeCache.description`),
+    /// the child maps `copy` and must register `manifest` again. A child that is refused, hangs past `timeout` or ends
+    /// before its handshake is a load problem, told to the runtime (`FeatureEnvironment.failedToLoad`).
+    @MainActor
+    public static func described(
+        _ copy: LibraryCopy, manifest: FeatureManifest, executable: String = IsolatedLaunch.executable,
+        log: IsolationLog, timeout: Duration = .seconds(10), allowingNetwork: Bool = false
+    ) -> IsolatedPlugin {
+        // The record says whether the feature declares network: its one child gets it from the start.
+        let extra = allowingNetwork && manifest.capabilities.contains(.network) ? IsolatedLaunch.network : []
+        let factory = IsolatedFactory(
+            described: copy, recorded: manifest, executable: executable, log: log, extra: extra, timeout: timeout)
+        var plugin = IsolatedPlugin(path: copy.original, manifest: manifest, factory: factory)
+        plugin.startsWithFeature = true
+        return plugin
     }
 
     /// Starts one child with the feature-host options `extra` and waits for its handshake.
@@ -95,7 +115,7 @@ public struct IsolatedPlugin: LoadedPlugin {
     /// After `delay`, refuses `remote` as `register-hung` unless it answered its handshake meanwhile or `limit` (the
     /// time its child could run) gives it longer, as it does for a child kept waiting for a CPU by a busy machine.
     @MainActor
-    private static func refuseUnwelcomed(
+    static func refuseUnwelcomed(
         _ remote: IsolatedRoot, library: String, after delay: Duration, limit: ChildTimeLimit
     ) {
         DispatchQueue.main.asyncAfter(deadline: .now() + delay.timeInterval) {
@@ -194,7 +214,7 @@ public enum IsolatedLaunch {
 @MainActor
 final class IsolatedFactory: PreparingFactory {
     let origin: String
-    private let library: String
+    private var library: String
     private let executable: String
     private let log: IsolationLog
     private var first: IsolatedRoot?
@@ -202,6 +222,16 @@ final class IsolatedFactory: PreparingFactory {
     private let extra: [String]
     /// The manifest the first child registered: the host's record, which every later child must register again.
     private let recorded: FeatureManifest?
+    /// Made from a record (`described`): the checked copy its first child maps, until that child is started.
+    private var prepared: LibraryCopy?
+    /// How long that first child may take to its handshake.
+    private var handshakeLimit = Duration.seconds(10)
+    /// That first child, while its handshake is awaited.
+    private weak var awaited: IsolatedRoot?
+    /// Why that first child failed before a feature was started in it (the start throws it).
+    private var handshakeFailure: Problem?
+    /// Told when that first child fails after a feature was started in it.
+    private var failedToLoad: ((Problem) -> Void)?
 
     init(library: String, executable: String, log: IsolationLog, first: IsolatedRoot, extra: [String] = []) {
         self.extra = extra
@@ -212,6 +242,22 @@ final class IsolatedFactory: PreparingFactory {
         self.first = first
         recorded = first.manifest
         origin = library
+    }
+
+    /// A factory with no child yet: its first child maps `copy` (checked against its folder's lock as a launch's is)
+    /// and must register `recorded`; its handshake is awaited for at most `timeout`.
+    init(
+        described copy: LibraryCopy, recorded: FeatureManifest, executable: String, log: IsolationLog,
+        extra: [String], timeout: Duration
+    ) {
+        self.extra = extra
+        library = copy.original
+        self.executable = executable
+        self.log = log
+        self.recorded = recorded
+        prepared = copy
+        handshakeLimit = timeout
+        origin = copy.original
     }
 
     /// The root of `child`; a later child's (`recorded`: the first child's manifest) must register that manifest
@@ -248,17 +294,37 @@ final class IsolatedFactory: PreparingFactory {
     func prepareStart() async throws {
         guard first == nil else { return }
         let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
-        let (origin, environment) = (self.origin, log.childEnvironment)
+        let (origin, environment, prepared) = (self.origin, log.childEnvironment, self.prepared)
         let child = try await BlockingWork.run {
             try Self.newChild(
-                library: library, origin: origin, executable: executable, zygote: zygote, environment: environment,
-                extra: extra)
+                library: library, prepared: prepared, origin: origin, executable: executable, zygote: zygote,
+                environment: environment, extra: extra)
         }
         let remote = Self.remote(
             origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
-        guard first == nil else { return remote.stop() }
+        // A start that forked its own child meanwhile took the first one's copy: this one is not needed either.
+        guard first == nil, prepared == nil || self.prepared != nil else { return remote.stop() }
         first = remote
+        awaitHandshake(remote, child: child)
+    }
+
+    /// The first child of a factory made from a record: its bytes are pinned for later children, and its handshake is
+    /// awaited as a launch awaits it (a refusal, a hang or an end before it is a load problem). Nothing for others.
+    private func awaitHandshake(_ remote: IsolatedRoot, child: IsolatedChild) {
+        guard prepared != nil else { return }
+        prepared = nil
+        library = remote.pinLibrary() ?? library
+        awaited = remote
+        remote.welcomed = { [weak self] result in
+            guard case .failure(let problem) = result, let self else { return }
+            if let failedToLoad = self.failedToLoad { return failedToLoad(problem) }
+            self.handshakeFailure = problem
+            self.stopUnstarted()
+        }
+        IsolatedPlugin.refuseUnwelcomed(
+            remote, library: origin, after: handshakeLimit,
+            limit: ChildTimeLimit(handshakeLimit, pid: child.process.pid))
     }
 
     func discardPreparedStart() { stopUnstarted() }
@@ -266,12 +332,13 @@ final class IsolatedFactory: PreparingFactory {
     /// A new child for a later start (a restart, a rollback), its copy checked against the lock of `origin`'s folder
     /// as the first was; its failure as an error of its own kind. Blocks.
     nonisolated private static func newChild(
-        library: String, origin: String, executable: String, zygote: Zygote?, environment: [String: String],
-        extra: [String]
+        library: String, prepared: LibraryCopy? = nil, origin: String, executable: String, zygote: Zygote?,
+        environment: [String: String], extra: [String]
     ) throws -> IsolatedChild {
         do throws(IsolatedChild.StartFailure) {
             return try IsolatedChild.spawn(
-                library: library, executable: executable, zygote: zygote, environment: environment, extra: extra
+                library: library, prepared: prepared, executable: executable, zygote: zygote, environment: environment,
+                extra: extra
             ) {
                 PluginLock.swapProblem(for: origin, sha256: $0.sha256)
             }
@@ -281,6 +348,10 @@ final class IsolatedFactory: PreparingFactory {
     }
 
     func start(in environment: FeatureEnvironment) throws -> StartedFeature {
+        if let handshakeFailure {
+            self.handshakeFailure = nil
+            throw handshakeFailure
+        }
         let remote: IsolatedRoot
         if let first {
             remote = first
@@ -288,11 +359,13 @@ final class IsolatedFactory: PreparingFactory {
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
             let child = try Self.newChild(
-                library: library, origin: origin, executable: executable, zygote: log.zygote,
+                library: library, prepared: prepared, origin: origin, executable: executable, zygote: log.zygote,
                 environment: log.childEnvironment, extra: extra)
             remote = Self.remote(
                 origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
+            awaitHandshake(remote, child: child)
         }
+        if remote === awaited { failedToLoad = environment.failedToLoad }
         remote.begin(in: environment)
         return StartedFeature(root: remote, services: remote.providedServices(environment.manifest))
     }

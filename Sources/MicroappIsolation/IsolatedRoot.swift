@@ -254,6 +254,11 @@ public final class IsolatedRoot: SettlingRoot {
         readiness(problem.map { Problem(.startFailed, subject: library, reason: $0, fix: fix) })
     }
 
+    /// Waits until this feature's start was answered or it ended (with the run's other isolated features' starts).
+    public func started() async {
+        if !startIsAnswered { await registry.starts() }
+    }
+
     /// Whether this feature's start was answered (started or refused), or it ended or was never asked to start.
     var startIsAnswered: Bool { environment == nil || startAnswered || startFailure != nil || phase == .ended }
 

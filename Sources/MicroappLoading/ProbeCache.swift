@@ -21,6 +21,14 @@ public struct ProbeCache: Sendable {
         var version = ProbeCache.version
         var libraries: [String: String] = [:]
         var records: [String: ProbeRecord] = [:]
+        /// What isolated libraries' children registered at their handshake, by library path (absent before).
+        var handshakes: [String: Handshake]?
+    }
+
+    /// What an isolated library's sandboxed child registered at its handshake, from the bytes hashing to `sha256`.
+    struct Handshake: Codable, Sendable {
+        var sha256: String
+        var description: LibraryDescription
     }
 
     /// `Stored` as the compact form holds it: each map a list of entries. Decoding a dictionary asks its container
@@ -34,17 +42,20 @@ public struct ProbeCache: Sendable {
         var version: Int
         var libraries: [Entry<String>]
         var records: [Entry<ProbeRecord>]
+        var handshakes: [Entry<Handshake>]?
 
         init(_ stored: Stored) {
             version = stored.version
             libraries = stored.libraries.map { Entry(key: $0.key, value: $0.value) }
             records = stored.records.map { Entry(key: $0.key, value: $0.value) }
+            handshakes = stored.handshakes?.map { Entry(key: $0.key, value: $0.value) }
         }
 
         var stored: Stored {
             Stored(
                 version: version, libraries: Dictionary(libraries.map { ($0.key, $0.value) }) { $1 },
-                records: Dictionary(records.map { ($0.key, $0.value) }) { $1 })
+                records: Dictionary(records.map { ($0.key, $0.value) }) { $1 },
+                handshakes: handshakes.map { list in Dictionary(list.map { ($0.key, $0.value) }) { $1 } })
         }
     }
 
@@ -141,6 +152,23 @@ public struct ProbeCache: Sendable {
         }
     }
 
+    /// What a sandboxed child said about the library at `path` whose bytes hash to `sha256`: a usable probe record's
+    /// description, else what its isolated child registered at a handshake; nil when no child read these bytes.
+    public func description(of path: String, sha256: String) -> LibraryDescription? {
+        if let record = record(for: sha256), record.usable, let description = record.description { return description }
+        guard let known = stored.handshakes?[path], known.sha256 == sha256 else { return nil }
+        return known.description
+    }
+
+    /// Remembers what the isolated child of the library at `path`, its bytes hashing to `sha256`, registered at its
+    /// handshake: a later start learns its manifest without starting it (`description(of:sha256:)`).
+    public mutating func recordHandshake(_ description: LibraryDescription, for path: String, sha256: String) {
+        isChanged = true
+        var handshakes = stored.handshakes ?? [:]
+        handshakes[path] = Handshake(sha256: sha256, description: description)
+        stored.handshakes = handshakes
+    }
+
     /// Writes the cache when a verdict was recorded (atomically; a failure only costs a probe next time). Records
     /// no library path points to any more (an earlier build's) are left out.
     public func save() {
@@ -148,6 +176,7 @@ public struct ProbeCache: Sendable {
         var kept = stored
         let current = Set(kept.libraries.values)
         kept.records = kept.records.filter { current.contains($0.key) }
+        kept.handshakes = kept.handshakes?.filter { FileManager.default.fileExists(atPath: $0.key) }
         let folder = (file as NSString).deletingLastPathComponent
         try? Files.makeDirectory(folder)
         guard let bytes = try? CompactCoding.encode(Listed(kept)) else { return }

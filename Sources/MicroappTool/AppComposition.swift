@@ -73,6 +73,8 @@ struct AppComposition {
             name: host.name, home: arguments[RunCommand.home] ?? host.home, isolation: set.running,
             now: arguments.environment.now)
         options.spoken = { ProgramName.spoken($0) }
+        // Isolated features known from their records start with their route, or after the first frame.
+        options.startsLater = Set(set.isolated.filter(\.startsWithFeature).map(\.manifest.id))
         let runtime = AppRuntime(
             sources: set.placements.map(\.source), resolution: set.resolution, container: set.container,
             options: options)
@@ -163,6 +165,7 @@ struct AppComposition {
         updates.watch?.stop()
         updates.channel?.stop()
         updates.swapper?.quit()
+        runtime.dropPendingStarts()
         set.isolationLog?.stopAll()
         set.isolationLog?.zygote?.stop()
         return exit

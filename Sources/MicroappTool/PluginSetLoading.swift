@@ -80,6 +80,10 @@ extension PluginSetRequest {
         only = arguments[CommonOptions.only]
         expectsChildren = isolation == .process || (isolation == .auto && !arguments[CommonOptions.plugins].isEmpty)
         usesZygote = environment["MICROAPP_ZYGOTE"] != "0"
+        // `run`'s first frame waits for the feature on screen only (`MICROAPP_START_LATE=0`: for every feature, as
+        // before, to compare); `--strict` stops at any problem, so it waits for every load.
+        startsLate =
+            services == .live && !arguments[RunCommand.strict] && environment["MICROAPP_START_LATE"] != "0"
         // The inspect commands say so on stderr; `run` tells its front end.
         if services == .inspection {
             notify = { notice in

@@ -46,6 +46,29 @@ struct ProbeCacheFormatTests {
     }
 
     @Test(
+        "an isolated library's handshake is kept by its path and digest: other bytes have none, the probe records stay, a library gone is dropped",
+        .offThePool)
+    func handshakeRecords() throws {
+        let folder = try FileTrustTests.folder("cache-handshakes")
+        let (file, library, gone) = (folder + "/probe-cache.json", folder + "/libC.so", folder + "/libGone.so")
+        try Data().write(to: URL(fileURLWithPath: library))
+        Self.savedCache(at: file)
+        var cache = ProbeCache(file: file)
+        #expect(cache.description(of: library, sha256: Self.digests.blocked) == nil)
+        cache.recordHandshake(Self.description, for: library, sha256: Self.digests.blocked)
+        cache.recordHandshake(Self.description, for: gone, sha256: Self.digests.blocked)
+        cache.save()
+        let read = ProbeCache(file: file)
+        #expect(read.description(of: library, sha256: Self.digests.blocked) == Self.description)
+        #expect(read.description(of: library, sha256: String(repeating: "c", count: 64)) == nil)
+        #expect(read.description(of: gone, sha256: Self.digests.blocked) == nil)
+        // A blocked probe record is no description; a usable one is, whichever path asks.
+        #expect(read.record(for: Self.digests.blocked)?.usable == false)
+        #expect(read.description(of: "/elsewhere/libA.so", sha256: Self.digests.usable) == Self.description)
+        #expect(Self.holdsBothRecords(file))
+    }
+
+    @Test(
         "records round trip in the compact form, which is not JSON: verdicts, every manifest field, the problem",
         .offThePool)
     func roundTrip() throws {
