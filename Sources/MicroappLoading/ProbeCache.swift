@@ -176,7 +176,7 @@ public struct ProbeCache: Sendable {
         var kept = stored
         let current = Set(kept.libraries.values)
         kept.records = kept.records.filter { current.contains($0.key) }
-        kept.handshakes = kept.handshakes?.filter { FileManager.default.fileExists(atPath: $0.key) }
+        kept.handshakes = kept.handshakes?.filter { Files.exists($0.key) }
         let folder = (file as NSString).deletingLastPathComponent
         try? Files.makeDirectory(folder)
         guard let bytes = try? CompactCoding.encode(Listed(kept)) else { return }
