@@ -25,7 +25,7 @@ package struct RecordedState: Codable, Sendable {
 
     /// Records the state at `path`, replacing it in one step.
     package func save(_ path: String) {
-        try? Files.replace(path, with: JSONEncoder().encode(self))
+        try? Files.replaceUnflushed(path, with: JSONEncoder().encode(self))
     }
 
     /// The libraries of `images`, each its own feature's starting library, keyed by the file mapped (its private

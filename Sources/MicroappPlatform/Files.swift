@@ -51,6 +51,19 @@ package enum Files {
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
+    /// Makes `data` the file at `path`, whole or not at all, as `replace` does but without flushing it to the disk: for
+    /// a record that only has to outlive a process, not the machine (Foundation's atomic write calls fsync, which cost
+    /// a supervised start two waits on the disk before its first frame). Throws why not.
+    package static func replaceUnflushed(_ path: String, with data: Data) throws(Problem) {
+        let temporary = path + ".writing-\(getpid())"
+        if let problem = write(data, toNew: temporary, mode: 0o600, flushed: false) { throw problem }
+        guard rename(temporary, path) == 0 else {
+            let error = SystemCallError(call: "rename", path: path, errno: errno)
+            unlink(temporary)
+            throw error.problem
+        }
+    }
+
     /// Writes `data` as the file at `path` in place (made with the umask's mode, or emptied first); throws why not.
     package static func create(_ path: String, with data: Data) throws {
         try data.write(to: URL(fileURLWithPath: path))
@@ -111,6 +124,12 @@ package enum Files {
     /// Writes `bytes` to the new file `path` (replacing a leftover) with `mode` and flushes it to the disk before
     /// answering: nil, or the problem naming the call that failed. Renamed over a file, it replaces it durably.
     package static func writeDurably(_ bytes: Data, to path: String, mode: mode_t) -> Problem? {
+        write(bytes, toNew: path, mode: mode, flushed: true)
+    }
+
+    /// Writes `bytes` to the new file `path` (replacing a leftover) with `mode`, flushed to the disk before answering
+    /// when `flushed`: nil, or the problem naming the call that failed.
+    private static func write(_ bytes: Data, toNew path: String, mode: mode_t, flushed: Bool) -> Problem? {
         unlink(path)
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return SystemCallError(call: "open", path: path, errno: errno).problem }
@@ -125,7 +144,7 @@ package enum Files {
             }
             offset += count
         }
-        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
+        if failure == 0 && flushed && fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0 && failure == 0 { failure = errno }
         guard failure == 0 else {
             unlink(path)
