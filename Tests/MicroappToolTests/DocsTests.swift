@@ -163,7 +163,7 @@ struct Markdown {
                     fence = nil
                 } else {
                     fence = Block(line: index + 1, lines: [])
-                    runnable = trimmed == "```sh runnable"
+                    runnable = trimmed == "```sh runnable" || trimmed == "```sh runnable apart"
                 }
             } else if fence != nil {
                 fence?.lines.append(line)

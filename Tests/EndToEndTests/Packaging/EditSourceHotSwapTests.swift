@@ -11,8 +11,9 @@ struct EditSourceHotSwapTests {
         "each save of Characters' source (renamed over or written in place) ends in one outcome of its own bytes: built and swapped with the new screen drawn at once, or build-failed with the last good version answering; of saves 50 ms apart only the newest lands"
     )
     func editedSourceIsSwappedIn() async throws {
-        // A copy: the test edits sources and builds, which must touch neither this repository nor its build lock.
-        try await RepositoryCopy.using { try await editWhileRunning(in: $0) }
+        // A copy: the test edits sources and builds, which must touch neither this repository nor its build lock. The
+        // process's shared one (its SDK may be built already); the edited source gets its bytes back afterwards.
+        try await RepositoryCopy.usingShared(restoring: [Self.detailSource]) { try await editWhileRunning(in: $0) }
     }
 
     private func editWhileRunning(in copy: RepositoryCopy) async throws {

@@ -10,7 +10,11 @@ struct FeatureLifecycleTests {
         "microapp new → swift build → microapp remove → swift build, with SwiftPM's manifest cache on: each build sees the change, no cache purge, no invalid custom path"
     )
     func addBuildRemoveBuild() async throws {
-        try await RepositoryCopy.using { try await addAndRemove(in: $0) }
+        // The process's shared copy (its SDK may be built already). `remove` takes back what `new` did; should the
+        // test stop before it, the manifest gets its bytes back and the feature's folder goes.
+        try await RepositoryCopy.usingShared(restoring: ["Package.swift", "Plugins/\(NewCommandTests.name)"]) {
+            try await addAndRemove(in: $0)
+        }
     }
 
     private func addAndRemove(in copy: RepositoryCopy) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 
 /// A copy of this repository in a temporary folder, without `.build` and `.git`: a package of its own, so `swift build`
 /// may run there with its own build lock (never in the repository `swift test` is running in, which holds its lock).
@@ -13,6 +14,28 @@ struct RepositoryCopy: Sendable {
             try copyTree(from: Repository.root, to: folder)
             return RepositoryCopy(root: folder)
         }
+    }
+
+    /// Runs `body` on the one copy this test process shares, lent to one body at a time. The copy is made once and
+    /// its builds are kept, so the next body's `swift build` compiles only what changed (the SDK and the demo's
+    /// contracts once for every suite, not once per suite). A body may change the files at `restoring` (repository
+    /// paths): afterwards, whether it threw or not, each that was a file gets its bytes back and each that did not
+    /// exist is removed, so every body starts from a copy of the repository. Removed with the test's scratch folder.
+    static func usingShared(restoring paths: [String], _ body: (RepositoryCopy) async throws -> Void) async throws {
+        let copy = try await SharedBuilds.shared.value(of: "repository-copy") { try await make() }
+        await Lender.shared.borrow()
+        let files = paths.map { copy.root.appendingPathComponent($0) }
+        let saved = files.map { try? Data(contentsOf: $0) }
+        var failure: (any Error)?
+        do { try await body(copy) } catch { failure = error }
+        let restored = Result {
+            for (file, bytes) in zip(files, saved) {
+                if let bytes { try bytes.write(to: file) } else { try? FileManager.default.removeItem(at: file) }
+            }
+        }
+        await Lender.shared.giveBack()
+        if let failure { throw failure }
+        try restored.get()
     }
 
     /// Runs `body` on a new copy and removes the copy afterwards, whether `body` threw or not.
@@ -76,6 +99,25 @@ struct RepositoryCopy: Sendable {
             try? FileManager.default.removeItem(
                 at: root.deletingLastPathComponent().appendingPathComponent(root.lastPathComponent + "-swiftpm-cache"))
             try FileManager.default.removeItem(at: root)
+        }
+    }
+
+    /// The shared copy's one borrower at a time, the others waiting in the order they asked.
+    private actor Lender {
+        static let shared = Lender()
+        private var lent = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func borrow() async {
+            guard lent else {
+                lent = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func giveBack() {
+            if waiting.isEmpty { lent = false } else { waiting.removeFirst().resume() }
         }
     }
 
