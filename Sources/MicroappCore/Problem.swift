@@ -70,7 +70,7 @@ public struct Problem: Error, Codable, Sendable, Hashable, CustomStringConvertib
 
     /// A system library opened when first needed that cannot be (`system-library-missing`): `library` (its soname),
     /// what it is needed for, the dynamic linker's `reason`, and the Debian `package` that installs it.
-    public static func systemLibraryMissing(
+    package static func systemLibraryMissing(
         _ library: String, package: String, neededFor purpose: String, reason: String
     ) -> Problem {
         Problem(
