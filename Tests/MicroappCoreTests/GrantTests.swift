@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Grants: services and state are granted, never only offered")
@@ -27,7 +28,9 @@ struct GrantTests {
         Candidate(manifest: T.manifest(id, requirements: requirements), path: "/plugins/lib\(id).so", trust: trust)
     }
 
-    @Test("an untrusted feature gets what is public, and a required key it was not granted keeps it from starting")
+    @Test(
+        "an untrusted feature gets what is public, and a required key it was not granted keeps it from starting",
+        .offThePool)
     func untrustedRequired() throws {
         let intruder = Self.candidate(
             "intruder", trust: .untrusted,
@@ -45,7 +48,9 @@ struct GrantTests {
         #expect(states == [.ok, .ok, .notGranted])
     }
 
-    @Test("an optional key not granted is a problem, the feature starts, and the runtime's table withholds the key")
+    @Test(
+        "an optional key not granted is a problem, the feature starts, and the runtime's table withholds the key",
+        .offThePool)
     func untrustedOptional() throws {
         let intruder = Self.candidate("intruder", trust: .untrusted, requirements: [Self.recent.requirement])
         let resolution = DependencyResolver.resolve([intruder], hostOffers: Self.offers, rules: Self.rules)
@@ -57,7 +62,9 @@ struct GrantTests {
         #expect(!table.allows(Self.recent.requirement, to: "intruder"))
     }
 
-    @Test("a key the host does not name is for the repository's own features and pinned folders, never untrusted ones")
+    @Test(
+        "a key the host does not name is for the repository's own features and pinned folders, never untrusted ones",
+        .offThePool)
     func defaultRule() {
         let rule = GrantRule.default
         #expect(rule.access(for: "x", trust: .own) != nil)
@@ -71,7 +78,8 @@ struct GrantTests {
     }
 
     @Test(
-        "a feature named by the rule gets the key once its library is pinned or own; named but untrusted, or unnamed but own, it does not"
+        "a feature named by the rule gets the key once its library is pinned or own; named but untrusted, or unnamed but own, it does not",
+        .offThePool
     )
     func namedFeature() throws {
         let requirement = [Self.deleteAccount.requirement]
@@ -89,7 +97,7 @@ struct GrantTests {
         #expect(problems("characters", .own).map(\.code) == [.notGranted])
     }
 
-    @Test("state public read-only may be read by anyone, written only by the features named")
+    @Test("state public read-only may be read by anyone, written only by the features named", .offThePool)
     func publicReadOnly() {
         let write = DependencyKey<Session?>.session(access: .readWrite).requirement
         let reader = DependencyResolver.resolve(
@@ -105,7 +113,7 @@ struct GrantTests {
         #expect(owner.problems.isEmpty)
     }
 
-    @Test("an explicit grant gives the key by name to that feature only")
+    @Test("an explicit grant gives the key by name to that feature only", .offThePool)
     func explicitGrant() {
         var rules = Self.rules
         rules.grants.grant("auth.delete-account", to: "intruder")
@@ -120,7 +128,9 @@ struct GrantTests {
         #expect(resolution.requirements["intruder"]?.first?.grant?.basis == .explicit)
     }
 
-    @Test("a service a feature provides follows the default rule: an untrusted caller is refused, its own use is not")
+    @Test(
+        "a service a feature provides follows the default rule: an untrusted caller is refused, its own use is not",
+        .offThePool)
     func providedService() {
         let summary = T.service("search.summary")
         let resolution = DependencyResolver.resolve(
@@ -137,7 +147,7 @@ struct GrantTests {
         #expect(resolution.disabled["settings"] == nil)
     }
 
-    @Test("a requirement nobody offers stays missing, not refused: there is nothing to grant")
+    @Test("a requirement nobody offers stays missing, not refused: there is nothing to grant", .offThePool)
     func unofferedIsMissing() {
         let resolution = DependencyResolver.resolve(
             [Self.candidate("intruder", trust: .untrusted, requirements: [T.service("nobody.has").requirement])],

@@ -1,6 +1,7 @@
 import MicroappCore
 import MicroappSDK
 import MicroappTesting
+import TestScratch
 import Testing
 
 /// A feature whose navigation the tests drive: on its screen's buttons (the person's action), or at any moment through
@@ -182,7 +183,8 @@ struct NavigationRulesTests {
 
 @Suite("The gate on its own: the budget")
 struct NavigationGateTests {
-    @Test("every request spends from the budget, refused ones too; it refills at its rate, up to the burst")
+    @Test(
+        "every request spends from the budget, refused ones too; it refills at its rate, up to the burst", .offThePool)
     func budget() {
         var gate = NavigationGate()
         for _ in 0..<NavigationGate.burst {
@@ -200,7 +202,7 @@ struct NavigationGateTests {
 
 @Suite("The back stack is bounded")
 struct BackStackBoundTests {
-    @Test("past 64 screens the oldest go, never the top, and back walks the newest")
+    @Test("past 64 screens the oldest go, never the top, and back walks the newest", .offThePool)
     func oldestGo() {
         let table = RouteTable([
             FeatureManifest(id: "p", version: 1, displayName: "P", routes: [RouteDeclaration("p://page/{n}")])

@@ -1,5 +1,6 @@
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 @Suite("Solo: stubs for features that are not loaded")
@@ -15,7 +16,7 @@ struct ForeignRouteTests {
     ])
     static let foreign = ForeignRoutes(names: ["auth": "Auth", "search": "Search"], signIn: "auth://select")
 
-    @Test("a route of a feature that is not loaded is a stub named after the feature, and back leaves it")
+    @Test("a route of a feature that is not loaded is a stub named after the feature, and back leaves it", .offThePool)
     func stub() {
         var router = Router(table: Self.table, foreign: Self.foreign)
         _ = router.open("characters://list", signedIn: true)
@@ -29,7 +30,9 @@ struct ForeignRouteTests {
         #expect(router.top?.url == "characters://list")
     }
 
-    @Test("an unknown scheme is a stub named by the scheme; a loaded feature's unknown route is still a problem")
+    @Test(
+        "an unknown scheme is a stub named by the scheme; a loaded feature's unknown route is still a problem",
+        .offThePool)
     func unknownSchemeAndUnknownRoute() {
         var router = Router(table: Self.table, foreign: Self.foreign)
         _ = router.open("nowhere://at/all", signedIn: true)
@@ -46,7 +49,9 @@ struct ForeignRouteTests {
         }
     }
 
-    @Test("a guarded route opened signed out, with no sign-in feature loaded, shows the sign-in route's stub")
+    @Test(
+        "a guarded route opened signed out, with no sign-in feature loaded, shows the sign-in route's stub", .offThePool
+    )
     func guardWithoutSignIn() {
         var router = Router(table: Self.table, foreign: Self.foreign)
         let notice = router.open("characters://detail/2", signedIn: false)
@@ -57,7 +62,8 @@ struct ForeignRouteTests {
         #expect(router.top?.feature == "characters")
     }
 
-    @Test("the full app (no foreign routes) keeps problem screens and opens guarded routes without sign-in")
+    @Test(
+        "the full app (no foreign routes) keeps problem screens and opens guarded routes without sign-in", .offThePool)
     func fullAppUnchanged() {
         var router = Router(table: Self.table)
         _ = router.open("search://results/rick", signedIn: true)

@@ -1,6 +1,7 @@
 import Foundation
 import MicroappCore
 import MicroappSDK
+import TestScratch
 import Testing
 
 /// A screen that only says where it is, so tab tests see routes and nothing else.
@@ -118,7 +119,7 @@ struct DeepLinkEntryTests {
             tab: TabDeclaration(title: "Characters", route: "characters://list", order: 1)),
     ])
 
-    @Test("only a screen opened onto an empty stack gets the entry route under it")
+    @Test("only a screen opened onto an empty stack gets the entry route under it", .offThePool)
     func onlyOntoEmptyStack() {
         var router = Router(table: Self.table)
         _ = router.open("characters://detail/2", signedIn: true)
@@ -127,7 +128,8 @@ struct DeepLinkEntryTests {
         #expect(router.stack.map(\.url) == ["characters://list", "characters://detail/2", "characters://detail/3"])
     }
 
-    @Test("the entry route itself, a feature without a tab, and an entry the guard would refuse add nothing")
+    @Test(
+        "the entry route itself, a feature without a tab, and an entry the guard would refuse add nothing", .offThePool)
     func nothingAdded() {
         var router = Router(table: Self.table)
         _ = router.open("characters://list", signedIn: true)
@@ -140,7 +142,7 @@ struct DeepLinkEntryTests {
         #expect(router.stack.map(\.url) == ["characters://about"], "the list needs a session: it is left out")
     }
 
-    @Test("a deep link continued after signing in has the entry route under it")
+    @Test("a deep link continued after signing in has the entry route under it", .offThePool)
     func afterSignIn() {
         var router = Router(table: Self.table)
         _ = router.open("characters://detail/2", signedIn: false)

@@ -190,7 +190,7 @@ struct PluginSetLoaderTests {
 
 @Suite("Plugin folders named on the command line")
 struct PluginFolderTests {
-    @Test("a folder that does not exist, or is a file, is a usage problem naming it; a folder is not")
+    @Test("a folder that does not exist, or is a file, is a usage problem naming it; a folder is not", .offThePool)
     func missingFolderIsAProblem() throws {
         let folder = try Runner.folder(["Auth"])
         #expect(throws: Never.self) { try PluginLocations.checkFolders([folder], option: "--plugins") }

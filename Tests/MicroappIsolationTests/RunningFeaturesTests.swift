@@ -4,6 +4,7 @@ import MicroappIsolation
 import MicroappLoading
 import MicroappPlatform
 import TestPlugins
+import TestScratch
 import Testing
 
 /// What a run composes is its own: the isolated features it started are in its registry, not in a static one every
@@ -28,7 +29,9 @@ struct RunningFeaturesTests {
         #expect(first.running.count == 0)
     }
 
-    @Test("the probe cache and the lock history are where the environment's XDG folders say, a relative one ignored")
+    @Test(
+        "the probe cache and the lock history are where the environment's XDG folders say, a relative one ignored",
+        .offThePool)
     func filesFollowTheEnvironment() {
         func environment(_ variables: [String: String]) -> HostEnvironment {
             HostEnvironment(
@@ -43,7 +46,9 @@ struct RunningFeaturesTests {
         #expect(LockHistory(environment: relative).file == "/home/rick/.local/state/microapp/locked-folders.json")
     }
 
-    @Test("an isolated feature's child gets the run's environment's PATH and locale, never its other variables")
+    @Test(
+        "an isolated feature's child gets the run's environment's PATH and locale, never its other variables",
+        .offThePool)
     func childEnvironmentIsTheRuns() {
         let host = HostEnvironment(
             variables: ["PATH": "/stated/bin", "LANG": "C.UTF-8", "TOKEN": "secret"], home: nil,

@@ -86,7 +86,8 @@ struct CheckedBytesTests {
         #expect(plugin.path == link)
     }
 
-    @Test("a library that is not a regular file, or writable by others, is refused before anything reads it")
+    @Test(
+        "a library that is not a regular file, or writable by others, is refused before anything reads it", .offThePool)
     func refusedBeforeCopy() throws {
         let folder = try Paths.folder(with: "libAuth.so")
         let fifo = "\(folder)/libFifo.so"

@@ -5,6 +5,7 @@ import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 import TestPlugins
+import TestScratch
 import Testing
 
 @Suite("Untrusted libraries are probed in a child process first")
@@ -81,7 +82,7 @@ struct ProbeTests {
         #expect(problem.subject == hanging && problem.reason.contains("did not load and register it within"))
     }
 
-    @Test("a refused library is refused with the child's diagnostic, and a good one is usable")
+    @Test("a refused library is refused with the child's diagnostic, and a good one is usable", .offThePool)
     func refusedAndUsable() throws {
         var descriptor = DescriptorFixture(manifest: Manifests.json("wrongabi"))
         descriptor.abiVersion = "(2u << 16)"
@@ -91,7 +92,8 @@ struct ProbeTests {
     }
 
     @Test(
-        "the cache answers for unchanged files, keeps a crasher blocked, forgets a file that changed, and is not rewritten when nothing was probed"
+        "the cache answers for unchanged files, keeps a crasher blocked, forgets a file that changed, and is not rewritten when nothing was probed",
+        .offThePool
     )
     func cache() throws {
         let folder = "\(Paths.fixtures)/probe-cache-\(UUID().uuidString)"
@@ -124,7 +126,7 @@ struct ProbeTests {
         #expect(warm.cache.verdict(for: auth) == nil)
     }
 
-    @Test("a library rewritten in place with its size and mtime put back is probed again")
+    @Test("a library rewritten in place with its size and mtime put back is probed again", .offThePool)
     func inPlaceRewrite() throws {
         let folder = "\(Paths.fixtures)/probe-rewrite-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -169,7 +171,7 @@ extension Result {
 struct StandbyProbeTests {
     static let probe = ProbeTests.probe
 
-    @Test("gives the same verdicts as a probe process started for the library")
+    @Test("gives the same verdicts as a probe process started for the library", .offThePool)
     func sameVerdicts() throws {
         let auth = "\(Paths.runnerDirectory)/libAuth.so"
         #expect(Self.probe.verdict(for: auth, using: Self.probe.standby()) == .usable)
@@ -190,7 +192,7 @@ struct StandbyProbeTests {
         #expect(quick.verdict(for: hanging, using: quick.standby()).blockedCode == .probeHung)
     }
 
-    @Test("that died while waiting is replaced by a new probe process, and the library is not blamed")
+    @Test("that died while waiting is replaced by a new probe process, and the library is not blamed", .offThePool)
     func diedWhileWaiting() throws {
         let waiting = try #require(Self.probe.standby())
         let pid = try #require(waiting.processID)
@@ -220,7 +222,7 @@ struct StandbyProbeTests {
         #expect(await verdict.value == .usable)
     }
 
-    @Test("ends when it is cancelled, and is used only once")
+    @Test("ends when it is cancelled, and is used only once", .offThePool)
     func cancelledAndUsedOnce() throws {
         let waiting = try #require(Self.probe.standby())
         let pid = try #require(waiting.processID)

@@ -36,9 +36,10 @@ struct OffThePoolMarkTests {
     ]
 
     /// The 1-based lines of the `@Test` attributes in `source` whose function is synchronous and whose attribute
-    /// lacks `.offThePool`; none in a file with `@MainActor` in it.
+    /// lacks `.offThePool`; none for a test on the main actor (its function, or the type it is declared in, marked
+    /// `@MainActor`: once a whole file with `@MainActor` anywhere in it was passed, and ProbeTests' standby probes
+    /// waited on the pool unmarked).
     static func unmarkedSynchronousTests(in source: String) -> [Int] {
-        guard !source.contains("@MainActor") else { return [] }
         let lines = source.components(separatedBy: "\n")
         var found: [Int] = []
         var index = 0
@@ -60,12 +61,27 @@ struct OffThePoolMarkTests {
                 signature += "\n" + lines[end]
             }
             let header = signature.prefix { $0 != "{" }
-            if header.contains("func "), !header.contains(" async"), !attribute.contains(".offThePool") {
+            if header.contains("func "), !header.contains(" async"), !attribute.contains(".offThePool"),
+                !header.contains("@MainActor"), !Self.inMainActorType(lines, at: index)
+            {
                 found.append(index + 1)
             }
             index = end + 1
         }
         return found
+    }
+
+    /// Whether the top-level type around line `index` (the last one declared at the start of a line before it) has
+    /// `@MainActor` among the lines since the declaration before it ended.
+    static func inMainActorType(_ lines: [String], at index: Int) -> Bool {
+        let declarations = ["struct ", "final class ", "class ", "enum ", "extension ", "actor "]
+        guard
+            let declaration = lines[..<index].lastIndex(where: { line in
+                declarations.contains { line.hasPrefix($0) }
+            })
+        else { return false }
+        let previousEnd = lines[..<declaration].lastIndex(of: "}") ?? -1
+        return lines[(previousEnd + 1)...declaration].contains { $0.contains("@MainActor") }
     }
 
     @Test("every synchronous test of those targets is marked .offThePool", .offThePool)
@@ -76,7 +92,7 @@ struct OffThePoolMarkTests {
     }
 
     @Test(
-        "the check finds an unmarked synchronous test, one-line or not, and passes a marked one, an async one and a main-actor file",
+        "the check finds an unmarked synchronous test, one-line or not, and passes a marked one, an async one and a main-actor one",
         .offThePool)
     func checkFindsUnmarked() {
         let unmarked = "struct S {\n    @Test(\"t\")\n    func t() throws {\n    }\n}"
@@ -87,6 +103,9 @@ struct OffThePoolMarkTests {
         let markedInline = "struct S {\n    @Test(.offThePool) func t() {\n    }\n}"
         let asynchronous = "struct S {\n    @Test(\"t\")\n    func t() async throws {\n    }\n}"
         let mainActor = "@MainActor\nstruct S {\n    @Test(\"t\")\n    func t() throws {\n    }\n}"
+        // A main-actor test elsewhere in the file exempts only itself.
+        let mainActorBeside =
+            "struct S {\n    @Test(\"a\")\n    @MainActor\n    func a() {\n    }\n}\n\nstruct T {\n    @Test(\"b\")\n    func b() {\n    }\n}"
         #expect(Self.unmarkedSynchronousTests(in: unmarked) == [2])
         #expect(Self.unmarkedSynchronousTests(in: inline) == [2])
         #expect(Self.unmarkedSynchronousTests(in: multiline) == [2])
@@ -94,5 +113,6 @@ struct OffThePoolMarkTests {
         #expect(Self.unmarkedSynchronousTests(in: markedInline).isEmpty)
         #expect(Self.unmarkedSynchronousTests(in: asynchronous).isEmpty)
         #expect(Self.unmarkedSynchronousTests(in: mainActor).isEmpty)
+        #expect(Self.unmarkedSynchronousTests(in: mainActorBeside) == [9])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Every public declaration of the SDK and of MicroappTesting carries a doc comment: they are what a team outside
@@ -9,7 +10,7 @@ struct SDKDocumentationTests {
         .deletingLastPathComponent().deletingLastPathComponent()
     static let folders = ["Sources/MicroappSDK/Swift", "Sources/MicroappTesting"]
 
-    @Test("every public declaration of the SDK and MicroappTesting has a doc comment")
+    @Test("every public declaration of the SDK and MicroappTesting has a doc comment", .offThePool)
     func everyPublicDeclarationIsDocumented() throws {
         var undocumented: [String] = []
         var declarations = 0
@@ -30,7 +31,8 @@ struct SDKDocumentationTests {
     }
 
     @Test(
-        "the scan finds public members, protocol requirements and enum cases, and accepts doc comments above attributes"
+        "the scan finds public members, protocol requirements and enum cases, and accepts doc comments above attributes",
+        .offThePool
     )
     func scanSeesWhatIsPublic() {
         let found = PublicDeclarations(
