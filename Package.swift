@@ -185,7 +185,12 @@ let package = Package(
         // lock, the probe cache's file, checked bytes.
         .testTarget(
             name: "MicroappLoadingTests",
-            dependencies: ["MicroappLoading", "MicroappPlatform", "MicroappCore", "TestPlugins", "TestScratch", sdk],
+            // Isolation too: CheckedBytesTests hands a checked copy to an isolated child.
+            dependencies: [
+                "MicroappLoading", "MicroappIsolation", "MicroappPlatform", "MicroappCore", "TestPlugins",
+                "TestScratch",
+                sdk,
+            ],
             path: "Tests/MicroappLoadingTests", swiftSettings: strict),
         // The isolation protocol's host side and a child's ends (exits, crash reports), with real children.
         .testTarget(
@@ -208,13 +213,16 @@ let package = Package(
             path: "Tests/MicroappCoreTests", swiftSettings: strict),
         // The SDK's own types (route patterns, RootDriver, type shapes, its clock) and its documentation.
         .testTarget(
-            name: "MicroappSDKTests", dependencies: ["MicroappTesting", sdk], path: "Tests/MicroappSDKTests",
+            name: "MicroappSDKTests", dependencies: ["MicroappTesting", "TestScratch", sdk],
+            path: "Tests/MicroappSDKTests",
             swiftSettings: strict),
         .testTarget(
-            name: "MicroappDigestTests", dependencies: ["MicroappDigest"], path: "Tests/MicroappDigestTests",
+            name: "MicroappDigestTests", dependencies: ["MicroappDigest", "TestScratch"],
+            path: "Tests/MicroappDigestTests",
             swiftSettings: strict),
         .testTarget(
-            name: "CommandLineSpecTests", dependencies: ["CommandLineSpec"], path: "Tests/CommandLineSpecTests",
+            name: "CommandLineSpecTests", dependencies: ["CommandLineSpec", "TestScratch"],
+            path: "Tests/CommandLineSpecTests",
             swiftSettings: strict),
         .testTarget(
             name: "MicroappPlatformTests",
