@@ -127,23 +127,32 @@ package enum Files {
         write(bytes, toNew: path, mode: mode, flushed: true)
     }
 
+    /// Writes every one of `bytes` to `descriptor` (a short write goes on from where it stopped, an interrupted one is
+    /// made again): 0, or the error number that stopped it (EIO for a write that wrote nothing).
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let count: Int
+            do {
+                count = try SystemCall.run("write") {
+                    Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                }
+            } catch {
+                return error.errno
+            }
+            guard count > 0 else { return EIO }
+            offset += count
+        }
+        return 0
+    }
+
     /// Writes `bytes` to the new file `path` (replacing a leftover) with `mode`, flushed to the disk before answering
     /// when `flushed`: nil, or the problem naming the call that failed.
     private static func write(_ bytes: Data, toNew path: String, mode: mode_t, flushed: Bool) -> Problem? {
         unlink(path)
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return SystemCallError(call: "open", path: path, errno: errno).problem }
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 {
-                failure = count < 0 ? errno : EIO
-                break
-            }
-            offset += count
-        }
+        var failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
         if failure == 0 && flushed && fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0 && failure == 0 { failure = errno }
         guard failure == 0 else {

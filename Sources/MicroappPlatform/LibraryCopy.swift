@@ -104,7 +104,7 @@ public struct LibraryCopy: Sendable, Equatable {
                 break
             }
             chunk.withUnsafeBufferPointer { hash.update(UnsafeBufferPointer(rebasing: $0[..<count])) }
-            if !writeAll(target, chunk, count) { failure = errno == 0 ? EIO : errno }
+            failure = chunk.withUnsafeBytes { Files.writeAll(target, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
         // Read and run by its owner only, written no more.
         if failure == 0 && fchmod(target, 0o500) != 0 { failure = errno }
@@ -214,17 +214,6 @@ public struct LibraryCopy: Sendable, Equatable {
     private static func folder(of path: String) -> String {
         let folder = PathParts.folder(of: path)
         return folder.isEmpty ? "." : folder
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], _ count: Int) -> Bool {
-        var written = 0
-        while written < count {
-            let result = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, count - written) }
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else { return false }
-            written += result
-        }
-        return true
     }
 
     private static func unreadable(_ path: String, _ number: Int32) -> Problem {
