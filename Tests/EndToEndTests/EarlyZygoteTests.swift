@@ -39,6 +39,9 @@ struct EarlyZygoteTests {
             environment: ["MICROAPP_TEST_CANARY": canary])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         let template = try #require(Self.children(of: app.processID).first { !Self.children(of: $0).isEmpty })
+        // Every feature's child: once this process's probe cache knows the children's manifests (an isolated test ran
+        // before), the three not on screen start after the first frame (alone in a fresh cache, all four before it).
+        try await app.waitUntil { Self.children(of: template).count == 4 }
         let features = Self.children(of: template)
         #expect(features.count == 4)
         // The harness finds the canary where it is (the app's own memory and environment): its absence means something.
