@@ -70,6 +70,9 @@ public struct ProbeCache: Sendable {
     /// Whether a verdict was recorded since the cache was read: an unchanged cache is not written again (a warm start
     /// would spend milliseconds encoding and replacing the file it just read).
     private var isChanged = false
+    /// The entries this process set or removed since it read the file: `save()` writes them over what the file holds
+    /// then, so what another process saved meanwhile stays.
+    private var touched = Touched()
     /// Why the cache on disk was not believed (it or its folder could be written by someone else), nil when it was.
     public let distrust: Problem?
 
@@ -140,6 +143,8 @@ public struct ProbeCache: Sendable {
         _ verdict: PluginProbe.Verdict, for path: String, sha256: String, description: LibraryDescription? = nil
     ) {
         isChanged = true
+        touched.records.insert(sha256)
+        if case .refused = verdict {} else { touched.libraries.insert(path) }
         switch verdict {
         case .usable:
             stored.records[sha256] = ProbeRecord(usable: true, description: description)
@@ -164,23 +169,32 @@ public struct ProbeCache: Sendable {
     /// handshake: a later start learns its manifest without starting it (`description(of:sha256:)`).
     public mutating func recordHandshake(_ description: LibraryDescription, for path: String, sha256: String) {
         isChanged = true
+        touched.handshakes.insert(path)
         var handshakes = stored.handshakes ?? [:]
         handshakes[path] = Handshake(sha256: sha256, description: description)
         stored.handshakes = handshakes
     }
 
-    /// Writes the cache when a verdict was recorded (atomically; a failure only costs a probe next time). Records
-    /// no library path points to any more (an earlier build's) are left out.
+    /// Writes the cache when a verdict was recorded (atomically; a failure only costs a probe next time): what this
+    /// process recorded goes over what the file holds now, read again under a file lock beside it, so two hosts
+    /// starting at once each keep the other's records. Records no library path points to any more (an earlier
+    /// build's) are left out.
     public func save() {
         guard isChanged else { return }
-        var kept = stored
-        let current = Set(kept.libraries.values)
-        kept.records = kept.records.filter { current.contains($0.key) }
-        kept.handshakes = kept.handshakes?.filter { Files.exists($0.key) }
         let folder = (file as NSString).deletingLastPathComponent
         try? Files.makeDirectory(folder)
-        guard let bytes = try? CompactCoding.encode(Listed(kept)) else { return }
-        try? Files.replace(file, with: Data(Self.framed(bytes)))
+        let write = {
+            // A file this process did not believe is not merged with: it is replaced by what this process knows.
+            let now = distrust == nil ? Files.contents(file).flatMap(Self.stored(in:))?.stored : nil
+            var kept = touched.merged(stored, over: now ?? Stored())
+            let current = Set(kept.libraries.values)
+            kept.records = kept.records.filter { current.contains($0.key) }
+            kept.handshakes = kept.handshakes?.filter { Files.exists($0.key) }
+            guard let bytes = try? CompactCoding.encode(Listed(kept)) else { return }
+            try? Files.replace(file, with: Data(Self.framed(bytes)))
+        }
+        // Without a lock file (a read-only folder, say) the write is tried alone, as before there was one.
+        if FileLock.waitingForExclusiveLock(file + ".lock", write) == nil { write() }
     }
 
     /// Forgets every library whose path `matches` and its record, as if it had never been probed (a benchmark's
@@ -190,9 +204,33 @@ public struct ProbeCache: Sendable {
         for (path, digest) in forgotten {
             stored.libraries[path] = nil
             stored.records[digest] = nil
+            touched.libraries.insert(path)
+            touched.records.insert(digest)
         }
         isChanged = isChanged || !forgotten.isEmpty
         return Array(forgotten.values)
+    }
+}
+
+extension ProbeCache {
+    /// The keys of the entries one process set or removed, by map.
+    struct Touched: Sendable {
+        var libraries: Set<String> = []
+        var records: Set<String> = []
+        var handshakes: Set<String> = []
+
+        /// `base` with each touched entry as `mine` has it (removed where `mine` has none).
+        func merged(_ mine: Stored, over base: Stored) -> Stored {
+            var merged = base
+            for path in libraries { merged.libraries[path] = mine.libraries[path] }
+            for digest in records { merged.records[digest] = mine.records[digest] }
+            if !handshakes.isEmpty {
+                var kept = merged.handshakes ?? [:]
+                for path in handshakes { kept[path] = mine.handshakes?[path] }
+                merged.handshakes = kept
+            }
+            return merged
+        }
     }
 }
 

@@ -69,6 +69,51 @@ struct ProbeCacheFormatTests {
     }
 
     @Test(
+        "two hosts that read the cache before either saved keep each other's records: each save writes its own over the file as it is then",
+        .offThePool)
+    func savesMerge() throws {
+        let folder = try FileTrustTests.folder("cache-merge")
+        let (file, library) = (folder + "/probe-cache.json", folder + "/libC.so")
+        try Data().write(to: URL(fileURLWithPath: library))
+        var first = ProbeCache(file: file)
+        var second = ProbeCache(file: file)
+        first.record(.usable, for: "/plugins/libA.so", sha256: Self.digests.usable, description: Self.description)
+        second.record(.blocked(Self.blocked), for: "/plugins/libB.so", sha256: Self.digests.blocked)
+        second.recordHandshake(Self.description, for: library, sha256: Self.digests.blocked)
+        first.save()
+        second.save()
+        #expect(Self.holdsBothRecords(file))
+        #expect(ProbeCache(file: file).description(of: library, sha256: Self.digests.blocked) == Self.description)
+
+        // What one forgets goes, what it did not touch stays.
+        var forgetting = ProbeCache(file: file)
+        var other = ProbeCache(file: file)
+        #expect(forgetting.forgetLibraries { $0.hasSuffix("/libB.so") } == [Self.digests.blocked])
+        other.recordHandshake(Self.description, for: library, sha256: Self.digests.usable)
+        forgetting.save()
+        other.save()
+        let read = ProbeCache(file: file)
+        #expect(read.record(for: Self.digests.blocked) == nil)
+        #expect(read.record(for: Self.digests.usable)?.usable == true)
+        #expect(read.description(of: library, sha256: Self.digests.usable) == Self.description)
+    }
+
+    @Test(
+        "hosts saving at the same moment lose no record: each save reads and writes the file under a lock", .offThePool)
+    func concurrentSaves() throws {
+        let file = try FileTrustTests.folder("cache-concurrent") + "/probe-cache.json"
+        let digests = (0..<12).map { String(repeating: String($0, radix: 16), count: 64) }
+        let caches = digests.enumerated().map { index, digest in
+            var cache = ProbeCache(file: file)
+            cache.record(.usable, for: "/plugins/lib\(index).so", sha256: digest, description: Self.description)
+            return cache
+        }
+        DispatchQueue.concurrentPerform(iterations: caches.count) { caches[$0].save() }
+        let read = ProbeCache(file: file)
+        #expect(digests.filter { read.record(for: $0)?.usable == true } == digests)
+    }
+
+    @Test(
         "records round trip in the compact form, which is not JSON: verdicts, every manifest field, the problem",
         .offThePool)
     func roundTrip() throws {
