@@ -34,24 +34,37 @@ public struct LockHistory: Sendable {
     /// Remembers that `folder` has a lock (written atomically; nothing is written when it is known already), and
     /// forgets the folders that no longer exist. Throws when the record cannot be written.
     public func record(_ folder: String) throws {
-        var known = folders
-        guard known.insert(Self.key(folder)).inserted else { return }
-        try write(known)
+        guard !contains(folder) else { return }
+        try changing { $0.insert(Self.key(folder)).inserted }
     }
 
     /// Forgets that `folder` had a lock (its lock was removed on purpose), and the folders that no longer exist;
     /// answers whether `folder` was recorded. Throws when the record cannot be written.
     @discardableResult
     public func forget(_ folder: String) throws -> Bool {
-        var known = folders
-        let removed = known.remove(Self.key(folder)) != nil
-        if removed || known.contains(where: { !Files.exists($0) }) { try write(known) }
+        var removed = false
+        try changing { known in
+            removed = known.remove(Self.key(folder)) != nil
+            return removed || known.contains(where: { !Files.exists($0) })
+        }
         return removed
+    }
+
+    /// Reads the record, lets `change` edit it (answering whether it changed) and writes it then: under a file lock
+    /// beside it, so two hosts recording at once each keep the other's folder.
+    private func changing(_ change: (inout Set<String>) -> Bool) throws {
+        try Files.makeDirectory((file as NSString).deletingLastPathComponent)
+        func edit() -> Result<Void, any Error> {
+            var known = folders
+            guard change(&known) else { return .success(()) }
+            return Result { try write(known) }
+        }
+        // Without a lock file (a read-only folder) the edit is tried alone; its write then fails with the reason.
+        try (FileLock.waitingForExclusiveLock(file + ".lock", edit) ?? edit()).get()
     }
 
     /// Writes `known`, less the folders that no longer exist (a deleted folder has no lock to miss), atomically.
     private func write(_ known: Set<String>) throws {
-        try Files.makeDirectory((file as NSString).deletingLastPathComponent)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let kept = known.filter { Files.exists($0) }.sorted()

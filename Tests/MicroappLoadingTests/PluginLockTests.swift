@@ -110,6 +110,16 @@ struct PluginLockTests {
         #expect(try !history.forget(folder), "nothing left to forget")
     }
 
+    @Test(
+        "hosts recording locked folders at the same moment keep every folder: each edit is made under a lock",
+        .offThePool)
+    func historyKeepsConcurrentRecords() throws {
+        let history = LockHistory(file: Scratch.folder("lock-history").appendingPathComponent("locked.json").path)
+        let folders = (0..<12).map { Scratch.folder("locked-\($0)").path }
+        DispatchQueue.concurrentPerform(iterations: folders.count) { _ = try? history.record(folders[$0]) }
+        #expect(folders.filter(history.contains) == folders)
+    }
+
     @Test("a truncated library in a locked folder is refused as truncated, not as one to lock again", .offThePool)
     func truncatedLockedLibrary() throws {
         let (folder, paths) = try Self.lockedFolderWithRealPlugins()
