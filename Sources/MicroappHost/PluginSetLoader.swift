@@ -42,6 +42,9 @@ package struct PluginSetRequest: Sendable {
     /// Whether an isolated library a sandboxed child described before (its manifest in the probe cache, from these
     /// same bytes) is handed over without its child: the child starts with its feature (`run`, unless `--strict`).
     package var startsLate = false
+    /// The route the first frame opens (`--open`, else the host's home), when features start late: the isolated
+    /// features that may show it (`RouteTable.firstScreenFeatures`) fork their children while the rest loads.
+    package var firstScreen: String?
     /// The executable that hosts an isolated feature (`microapp feature-host`): this one, unless a test names one.
     package var featureHost = IsolatedLaunch.executable
     /// Told what people should see on the way (a command that only describes prints it; `run` tells its front end).
@@ -196,11 +199,13 @@ package enum PluginSetLoader {
             ? nil
             : Task { @MainActor in
                 let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote(request) }
-                return await launchIsolated(
+                let launched = await launchIsolated(
                     locks.copies(of: placed.isolated), zygote: zygote, featureHost: request.featureHost,
                     allowingNetwork: request.rules.capabilities.allowed.contains(.network),
                     environment: request.environment, allowingUnsandboxed: request.sandbox.unsandboxed,
                     described: request.startsLate ? request.screening?.cache : nil)
+                prepareFirstScreen(launched.isolated, opening: request.firstScreen)
+                return launched
             }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
         let opening = Task { @MainActor in await openServices() }
@@ -287,6 +292,18 @@ package enum PluginSetLoader {
             decisions[$0]?.mode == .process && !refused.map(\.subject).contains($0)
         }
         return Placed(locks: locks, decisions: decisions, trust: trust, refused: refused, isolated: isolated)
+    }
+
+    /// Forks the children of the features `url` may show first, among `isolated` known from their records, now: their
+    /// sandbox, load and handshake overlap the services' opening, the resolver and the runtime's start instead of
+    /// following them. A guess: a child forked for a feature not shown first is the one its late start takes.
+    @MainActor
+    static func prepareFirstScreen(_ isolated: [IsolatedPlugin], opening url: String?) {
+        guard let url else { return }
+        let table = RouteTable(isolated.filter(\.startsWithFeature).map(\.manifest))
+        for id in table.firstScreenFeatures(opening: url) {
+            isolated.first { $0.manifest.id == id }?.prepareEarly()
+        }
     }
 
     /// Step 4a: the in-process libraries loaded here (new or changed ones tried in a child process first, verdicts

@@ -158,6 +158,15 @@ public struct IsolatedPlugin: LoadedPlugin {
         log?.zygote?.stop()
     }
 
+    /// Forks the child its feature will start in now, in the background, for a feature expected on the first screen
+    /// (`startsWithFeature` only): its start takes that child. Ended with the plugin when it does not run.
+    @MainActor
+    package func prepareEarly() { factory.prepareEarly() }
+
+    /// Whether a child is forked and waits for its feature's start (the launch's, or one `prepareEarly()` forked).
+    @MainActor
+    package var hasWaitingChild: Bool { factory.hasWaitingChild }
+
     /// The factory that starts the feature in the child (a new child for each later start: Restart, a swap).
     @MainActor
     public func register() -> Result<any FeatureFactory, Problem> { .success(factory) }
@@ -289,10 +298,18 @@ final class IsolatedFactory: PreparingFactory {
         first = nil
     }
 
-    /// Starts the child of the next start (a restart, a rollback) off the main actor: a fork of the zygote blocks for
-    /// about a millisecond, a copy of the library a little more.
+    /// Forks the first child of a factory made from a record now, on the main actor (a fork of the zygote blocks for
+    /// about a millisecond): the start that comes takes it. A fork that fails is left to that start, which forks again
+    /// and reports why.
+    func prepareEarly() {
+        guard first == nil, prepared != nil else { return }
+        first = try? forkNow()
+    }
+
+    /// Starts the child of the next start (a late start, a restart, a rollback) off the main actor: a fork of the
+    /// zygote blocks for about a millisecond, a copy of the library a little more.
     func prepareStart() async throws {
-        guard first == nil else { return }
+        guard first == nil, handshakeFailure == nil else { return }
         let (library, executable, zygote, extra) = (self.library, self.executable, log.zygote, self.extra)
         let (origin, environment, prepared) = (self.origin, log.childEnvironment, self.prepared)
         let child = try await BlockingWork.run {
@@ -329,6 +346,19 @@ final class IsolatedFactory: PreparingFactory {
 
     func discardPreparedStart() { stopUnstarted() }
 
+    /// Whether a child is forked and no feature was started in it yet.
+    var hasWaitingChild: Bool { first != nil }
+
+    /// A child for the next start, forked here (blocking for the fork), its handshake awaited when it is the first.
+    private func forkNow() throws -> IsolatedRoot {
+        let child = try Self.newChild(
+            library: library, prepared: prepared, origin: origin, executable: executable, zygote: log.zygote,
+            environment: log.childEnvironment, extra: extra)
+        let remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
+        awaitHandshake(remote, child: child)
+        return remote
+    }
+
     /// A new child for a later start (a restart, a rollback), its copy checked against the lock of `origin`'s folder
     /// as the first was; its failure as an error of its own kind. Blocks.
     nonisolated private static func newChild(
@@ -358,12 +388,7 @@ final class IsolatedFactory: PreparingFactory {
             self.first = nil
         } else {
             // Only when nobody prepared the start: the fork blocks the main actor for a moment.
-            let child = try Self.newChild(
-                library: library, prepared: prepared, origin: origin, executable: executable, zygote: log.zygote,
-                environment: log.childEnvironment, extra: extra)
-            remote = Self.remote(
-                origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
-            awaitHandshake(remote, child: child)
+            remote = try forkNow()
         }
         if remote === awaited { failedToLoad = environment.failedToLoad }
         remote.begin(in: environment)

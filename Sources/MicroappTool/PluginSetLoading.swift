@@ -84,6 +84,7 @@ extension PluginSetRequest {
         // before, to compare); `--strict` stops at any problem, so it waits for every load.
         startsLate =
             services == .live && !arguments[RunCommand.strict] && environment["MICROAPP_START_LATE"] != "0"
+        if startsLate { firstScreen = arguments.openURL ?? arguments[RunCommand.home] ?? host.home }
         // The inspect commands say so on stderr; `run` tells its front end.
         if services == .inspection {
             notify = { notice in

@@ -2,7 +2,9 @@ import Foundation
 import MicroappCore
 import MicroappHost
 import MicroappIsolation
+import MicroappLoading
 import MicroappPlatform
+import TestScratch
 import Testing
 
 @Suite("The pipeline's children: libraries placed in a process start in sandboxed feature hosts")
@@ -27,6 +29,43 @@ struct IsolatedPipelineTests {
         #expect(set.isolated.map(\.manifest.id).sorted() == ["auth", "search"])
         #expect(set.placements.map(\.running) == [.process, .process])
         #expect(set.isolation(of: "\(folder)/libAuth.so") == IsolationDecision(.process, reason: "--isolation process"))
+    }
+
+    @Test(
+        "a start that knows its isolated libraries from their records forks, while it loads, the children of the features its first screen may show, and only those"
+    )
+    func firstScreenChildrenForkEarly() async throws {
+        let folder = try Runner.folder(["Auth", "Characters", "Search"])
+        let cache = Scratch.folder("first-screen-cache").path + "/probe-cache.json"
+        var request = PluginSetRequest(
+            locations: Runner.installed(in: folder), directories: [folder], environment: .process)
+        request.isolation = .process
+        request.featureHost = Self.featureHost
+        request.usesZygote = false
+        request.startsLate = true
+        let screening = { PluginScreening(probe: PluginProbe(environment: .process), cache: ProbeCache(file: cache)) }
+        // A first start: no records, each child answers its handshake before the set is made, and is recorded.
+        request.screening = screening()
+        let recorded = try await PluginSetLoader.load(request) { .success(Container()) }
+        recorded.endIsolated()
+        #expect(recorded.isolated.count == 3 && !recorded.isolated.contains { $0.startsWithFeature })
+
+        request.screening = screening()
+        for (url, forked) in [
+            ("characters://list", ["auth", "characters"]), ("search://home", ["auth", "search"]),
+            ("auth://sign-up", ["auth"]), ("nowhere://home", []),
+        ] {
+            request.firstScreen = url
+            let set = try await PluginSetLoader.load(request) { .success(Container()) }
+            defer { set.endIsolated() }
+            #expect(set.isolated.count == 3 && set.isolated.allSatisfy { $0.startsWithFeature }, "\(url)")
+            #expect(set.isolated.filter(\.hasWaitingChild).map(\.manifest.id).sorted() == forked, "\(url)")
+        }
+        // Without a first screen (the inspection commands) nothing is forked before a feature starts.
+        request.firstScreen = nil
+        let quiet = try await PluginSetLoader.load(request) { .success(Container()) }
+        defer { quiet.endIsolated() }
+        #expect(!quiet.isolated.contains { $0.hasWaitingChild })
     }
 
     @Test("a feature loaded here and started in a child too keeps the one here; the child ends with a problem")
