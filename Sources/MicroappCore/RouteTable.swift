@@ -64,17 +64,6 @@ public struct RouteTable: Sendable {
     /// Where people who must sign in are sent, if a feature declares such a route.
     public var signInRoute: Entry? { entries.first { $0.declaration.isSignIn } }
 
-    /// The features a first frame opening `url` may show, the likelier first: the sign-in route's when the route needs
-    /// a session (a person signed out lands there), then the route's own; none when no route matches.
-    public func firstScreenFeatures(opening url: String) -> [String] {
-        guard let match = match(url) else { return [] }
-        let owner = match.entry.feature
-        guard match.entry.declaration.requiresSession, let signIn = signInRoute?.feature, signIn != owner else {
-            return [owner]
-        }
-        return [signIn, owner]
-    }
-
     /// The route of `feature`'s tab, its top-level entry point; nil when it declares no tab.
     public func entryRoute(of feature: String) -> Entry? {
         guard let tab = tabs[feature] else { return nil }

@@ -43,7 +43,7 @@ package struct PluginSetRequest: Sendable {
     /// same bytes) is handed over without its child: the child starts with its feature (`run`, unless `--strict`).
     package var startsLate = false
     /// The route the first frame opens (`--open`, else the host's home), when features start late: the isolated
-    /// features that may show it (`RouteTable.firstScreenFeatures`) fork their children while the rest loads.
+    /// feature the router shows there forks its child while the rest loads (`PluginSetLoader.prepareFirstScreen`).
     package var firstScreen: String?
     /// The executable that hosts an isolated feature (`microapp feature-host`): this one, unless a test names one.
     package var featureHost = IsolatedLaunch.executable
@@ -199,16 +199,22 @@ package enum PluginSetLoader {
             ? nil
             : Task { @MainActor in
                 let zygote = if let earlyZygote { await earlyZygote.value } else { await startZygote(request) }
-                let launched = await launchIsolated(
+                return await launchIsolated(
                     locks.copies(of: placed.isolated), zygote: zygote, featureHost: request.featureHost,
                     allowingNetwork: request.rules.capabilities.allowed.contains(.network),
                     environment: request.environment, allowingUnsandboxed: request.sandbox.unsandboxed,
                     described: request.startsLate ? request.screening?.cache : nil)
-                prepareFirstScreen(launched.isolated, opening: request.firstScreen)
-                return launched
             }
         // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
         let opening = Task { @MainActor in await openServices() }
+        // The child of the feature the first screen shows forks as soon as that feature is known, while the rest loads.
+        let firstScreen = launching.map { launching in
+            Task { @MainActor in
+                await prepareFirstScreen(launching.value.isolated, opening: request.firstScreen) {
+                    (try? await opening.value.get()).map(isSignedIn) ?? false
+                }
+            }
+        }
         let namespaces = placed.isolated.isEmpty ? nil : (namespacesEarly ?? namespacesTried())
         let inProcess = await loadInProcess(placed, screening: screening, mapping: request.mapsDescribed)
         // Without children, the template is done once the probes are.
@@ -240,6 +246,7 @@ package enum PluginSetLoader {
             loaded.warnings.append(notice)
         }
         loaded = loaded.deduplicated()
+        await firstScreen?.value
         do throws(Problem) {
             loaded = try loaded.keeping(only: request.only)
             let container = try await opening.value.get()
@@ -294,16 +301,27 @@ package enum PluginSetLoader {
         return Placed(locks: locks, decisions: decisions, trust: trust, refused: refused, isolated: isolated)
     }
 
-    /// Forks the children of the features `url` may show first, among `isolated` known from their records, now: their
-    /// sandbox, load and handshake overlap the services' opening, the resolver and the runtime's start instead of
-    /// following them. A guess: a child forked for a feature not shown first is the one its late start takes.
+    /// Forks now the child of the feature among `isolated` (known from their records) that a first frame opening `url`
+    /// shows, as the router would place it: its sandbox, load and handshake then overlap the services' opening, the
+    /// resolver and the runtime's start instead of following them. Whether the person is signed in (`signedIn`, once
+    /// the services are open) is asked only of a route that needs a session.
     @MainActor
-    static func prepareFirstScreen(_ isolated: [IsolatedPlugin], opening url: String?) {
-        guard let url else { return }
-        let table = RouteTable(isolated.filter(\.startsWithFeature).map(\.manifest))
-        for id in table.firstScreenFeatures(opening: url) {
-            isolated.first { $0.manifest.id == id }?.prepareEarly()
-        }
+    static func prepareFirstScreen(
+        _ isolated: [IsolatedPlugin], opening url: String?, signedIn: () async -> Bool
+    ) async {
+        let candidates = isolated.filter(\.startsWithFeature)
+        let table = RouteTable(candidates.map(\.manifest))
+        guard let url, let match = table.match(url) else { return }
+        var router = Router(table: table)
+        _ = router.open(url, signedIn: match.entry.declaration.requiresSession ? await signedIn() : true)
+        guard let id = router.top?.feature else { return }
+        candidates.first { $0.manifest.id == id }?.prepareEarly()
+    }
+
+    /// Whether `container` holds a session: someone is signed in.
+    @MainActor
+    static func isSignedIn(_ container: Container) -> Bool {
+        container.property(.session(access: .readWrite))?.value != nil
     }
 
     /// Step 4a: the in-process libraries loaded here (new or changed ones tried in a child process first, verdicts

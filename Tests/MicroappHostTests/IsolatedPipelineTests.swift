@@ -4,6 +4,7 @@ import MicroappHost
 import MicroappIsolation
 import MicroappLoading
 import MicroappPlatform
+import MicroappSDK
 import TestScratch
 import Testing
 
@@ -32,9 +33,9 @@ struct IsolatedPipelineTests {
     }
 
     @Test(
-        "a start that knows its isolated libraries from their records forks, while it loads, the children of the features its first screen may show, and only those"
+        "a start that knows its isolated libraries from their records forks, while it loads, the child of the feature its first screen shows, signed in or out, and no other"
     )
-    func firstScreenChildrenForkEarly() async throws {
+    func firstScreenChildForksEarly() async throws {
         let folder = try Runner.folder(["Auth", "Characters", "Search"])
         let cache = Scratch.folder("first-screen-cache").path + "/probe-cache.json"
         var request = PluginSetRequest(
@@ -51,15 +52,20 @@ struct IsolatedPipelineTests {
         #expect(recorded.isolated.count == 3 && !recorded.isolated.contains { $0.startsWithFeature })
 
         request.screening = screening()
-        for (url, forked) in [
-            ("characters://list", ["auth", "characters"]), ("search://home", ["auth", "search"]),
-            ("auth://sign-up", ["auth"]), ("nowhere://home", []),
+        let rick = Session(accountID: "1", email: "rick@example.com", name: "Rick")
+        for (url, session, forked) in [
+            ("characters://list", nil, ["auth"]), ("characters://list", rick, ["characters"]),
+            ("search://home", nil, ["auth"]), ("auth://sign-up", rick, ["auth"]), ("nowhere://home", rick, []),
         ] {
             request.firstScreen = url
-            let set = try await PluginSetLoader.load(request) { .success(Container()) }
+            let set = try await PluginSetLoader.load(request) {
+                let container = Container()
+                container.share(.session(access: .readWrite), ObservableProperty<Session?>(session))
+                return .success(container)
+            }
             defer { set.endIsolated() }
             #expect(set.isolated.count == 3 && set.isolated.allSatisfy { $0.startsWithFeature }, "\(url)")
-            #expect(set.isolated.filter(\.hasWaitingChild).map(\.manifest.id).sorted() == forked, "\(url)")
+            #expect(set.isolated.filter(\.hasWaitingChild).map(\.manifest.id) == forked, "\(url), \(session == nil)")
         }
         // Without a first screen (the inspection commands) nothing is forked before a feature starts.
         request.firstScreen = nil
