@@ -10,28 +10,23 @@ import MicroappSDK
 /// status and last stderr lines. Nothing here runs plugin code.
 @MainActor
 public final class IsolatedRoot: SettlingRoot {
-    /// Where the feature's stages are.
-    enum Phase { case handshake, welcomed, started, ended }
-
     /// The library as the host found it (messages name it, not the private copy).
     let library: String
     private let child: IsolatedChild
     private(set) var manifest: FeatureManifest?
-    private var phase = Phase.handshake
+    /// The protocol's rules and counts: what the child may send now.
+    private var gate: ChildMessageGate
+    private var phase: ChildMessageGate.Phase {
+        get { gate.phase }
+        set { gate.phase = newValue }
+    }
     private var environment: FeatureEnvironment?
     private var outbound: [FeatureMessage] = []
     private var screens: [Location: Screen] = [:]
-    private var asked: Set<Location> = []
-    private var pending = 0
     private var lastSnapshot: Data?
     private var grants: [String: StateBytes] = [:]
-    /// The host services the child was told it has at `start` (those it was granted): a call of any other is a fault.
-    private var served: Set<String> = []
     private var observations: [Observation] = []
     private let calls = ServiceCalls()
-    private var answering = 0
-    private var budget: MessageBudget
-    private var violation: String?
     /// Why the feature refused to start in its child (`provide` or `makeRoot` threw), once it said so.
     private var startFailure: String?
     /// Watches each screen and action request until its `done`; one unanswered past the deadline kills the child,
@@ -68,9 +63,6 @@ public final class IsolatedRoot: SettlingRoot {
     /// Who waits (`settled()`) until no request is in flight.
     private var settling: [CheckedContinuation<Void, Never>] = []
 
-    /// The most service calls of the child the host answers at once.
-    static let maximumAnswering = 64
-
     init(
         library: String, child: IsolatedChild, registry: RunningFeatures, deadline: Duration,
         now: @escaping @Sendable () -> ContinuousClock.Instant
@@ -79,7 +71,7 @@ public final class IsolatedRoot: SettlingRoot {
         self.child = child
         self.registry = registry
         self.deadline = deadline
-        budget = MessageBudget(now: now)
+        gate = ChildMessageGate(now: now)
         child.channel.start(
             receive: { [weak self] in self?.receive($0) }, ended: { [weak self] in self?.channelEnded($0) })
         child.output { [weak self] line, isError in self?.printed(line, isError: isError) }
@@ -91,7 +83,7 @@ public final class IsolatedRoot: SettlingRoot {
     /// Why the child's unanswered request is not yet a hang: the host is answering a service call of the child's,
     /// or the child is starved (`childIsStarved`); nil when neither.
     private func excuse() async -> RequestWatchdog.Excuse? {
-        if answering > 0 { return .waitingForHost }
+        if gate.answering > 0 { return .waitingForHost }
         return await childIsStarved() ? .starved : nil
     }
 
@@ -133,7 +125,9 @@ public final class IsolatedRoot: SettlingRoot {
                     })
             }
         }
-        served = Set(services)
+        gate.started(
+            declared: Set(environment.manifest.requirements.filter { $0.kind == .service }.map(\.key)),
+            served: Set(services), state: grants.mapValues(\.writable))
         outbound.insert(.start(state: values, writable: writable, services: services), at: 0)
         flush()
     }
@@ -229,13 +223,13 @@ public final class IsolatedRoot: SettlingRoot {
 
     /// Waits until every request in flight was answered (their snapshot came before their `done`) or the child ended.
     public func settled() async {
-        guard phase != .ended, pending > 0 else { return }
+        guard phase != .ended, gate.pending > 0 else { return }
         await withCheckedContinuation { settling.append($0) }
     }
 
     /// Lets those waiting in `settled()` go on once nothing is in flight (or nothing more will come).
     private func resumeSettling() {
-        guard phase == .ended || pending == 0 else { return }
+        guard phase == .ended || gate.pending == 0 else { return }
         let waiting = settling
         settling = []
         waiting.forEach { $0.resume() }
@@ -244,7 +238,7 @@ public final class IsolatedRoot: SettlingRoot {
     /// Answers `ready` once every answer it waits for came.
     private func checkReady() {
         guard readiness != nil, startAnswered, !restoring else { return }
-        if let location = readyLocation, screens[location] == nil || pending > 0 { return }
+        if let location = readyLocation, screens[location] == nil || gate.pending > 0 { return }
         becameReady(problem: nil, fix: "")
     }
 
@@ -286,7 +280,7 @@ public final class IsolatedRoot: SettlingRoot {
                 title: faultName, content: [],
                 state: .error(ErrorPanel(title: "\(faultName) stopped", message: "Its process ended.", actions: [])))
         }
-        if !asked.contains(location) {
+        if !gate.asked.contains(location) {
             request(.screen(location), about: location)
         }
         return Self.waiting(named?.displayName ?? library, "Starting…")
@@ -312,14 +306,13 @@ public final class IsolatedRoot: SettlingRoot {
 
     /// Why the app waits for this feature: a request in flight.
     public var unsettledReason: String? {
-        guard phase != .ended, pending > 0 else { return nil }
-        return "\(named?.displayName ?? library) is answering (\(pending) request(s) in flight)"
+        guard phase != .ended, gate.pending > 0 else { return nil }
+        return "\(named?.displayName ?? library) is answering (\(gate.pending) request(s) in flight)"
     }
 
     private func request(_ message: FeatureMessage, about location: Location) {
         guard phase != .ended else { return }
-        asked.insert(location)
-        pending += 1
+        gate.requested(location)
         tickets.append(watchdog.begin(Self.describe(message, at: location)))
         deliver(message)
     }
@@ -340,17 +333,13 @@ public final class IsolatedRoot: SettlingRoot {
     // MARK: Messages from the child
 
     private func receive(_ message: FeatureMessage) {
-        guard phase != .ended, violation == nil else { return }
-        guard message.isFromChild else { return cutOff("a host message (\(message.name)) from the child") }
-        guard budget.allow(isLog: message.isLog) else {
-            return cutOff("more than \(MessageBudget.messages) messages or \(MessageBudget.logs) log lines at once")
+        switch gate.admit(message) {
+        case .accept: break
+        case .ignore: return
+        case .cutOff(let what): return cutOff(what)
         }
         switch message {
-        case .welcome(let version, let json):
-            guard phase == .handshake else { return cutOff("a second welcome") }
-            guard version == FeatureWire.version else {
-                return cutOff("protocol version \(version), the host speaks \(FeatureWire.version)")
-            }
+        case .welcome(_, let json):
             do throws(ManifestError) {
                 let manifest = try ManifestCoding.decode(json)
                 if let recorded, manifest != recorded {
@@ -367,7 +356,6 @@ public final class IsolatedRoot: SettlingRoot {
                 cutOff("a manifest the host refuses: \(error.reason)")
             }
         case .refused(let reason, let fix, let code):
-            guard phase == .handshake else { return cutOff("a refusal after the handshake") }
             // Only a refusal about the feature's own mocks (solo) has a kind and fix of its own.
             let kind = code.flatMap(Problem.Code.init(rawValue:)).flatMap {
                 [.missingRequirement, .mockChoice].contains($0) ? $0 : nil
@@ -393,16 +381,11 @@ public final class IsolatedRoot: SettlingRoot {
             }
             registry.startAnswerArrived()
         case .screenUpdate(let location, let screen):
-            guard asked.contains(location) else {
-                return cutOff("a screen for \(location.url), which the host did not ask for")
-            }
             screens[location] = screen
             environment?.invalidate()
         case .done:
-            guard pending > 0 else { return cutOff("an answer to no request") }
-            pending -= 1
             if !tickets.isEmpty { watchdog.answered(tickets.removeFirst()) }
-            if pending == 0 { environment?.invalidate() }
+            if gate.pending == 0 { environment?.invalidate() }
             checkReady()
             resumeSettling()
         case .navigate(let step):
@@ -421,10 +404,7 @@ public final class IsolatedRoot: SettlingRoot {
             case .open(let url): navigation.open(url)
             }
         case .stateWrite(let key, let value):
-            guard let grant = grants[key] else { return cutOff("a write of '\(key)', which it was not granted") }
-            guard grant.set(value) else {
-                return cutOff("a write of '\(key)', which it may only read")
-            }
+            _ = grants[key]?.set(value)
         case .snapshot(let snapshot): lastSnapshot = snapshot
         case .restored(let failure):
             restoring = false
@@ -445,30 +425,23 @@ public final class IsolatedRoot: SettlingRoot {
         }
     }
 
+    /// Answers a service call the gate let through: it is one the manifest declares and the host granted.
     private func answer(id: UInt64, key: String, request: Data) {
-        guard let environment,
-            let requirement = environment.manifest.requirements.first(where: { $0.key == key && $0.kind == .service })
-        else { return cutOff("a call of '\(key)', which it did not declare") }
-        // The feature's own declaration is not enough: the host serves only what it was granted at start.
-        guard served.contains(key) else { return cutOff("a call of '\(key)', which it was not granted") }
-        guard answering < Self.maximumAnswering else {
-            return cutOff("more than \(Self.maximumAnswering) service calls at once")
-        }
-        answering += 1
-        let service = environment.dependencies.value(for: requirement) as? ErasedService
+        let requirement = environment?.manifest.requirements.first { $0.key == key && $0.kind == .service }
+        let service = requirement.flatMap { environment?.dependencies.value(for: $0) as? ErasedService }
         ServiceCalls.answer(id: id, key: key, request: request, with: service) { [weak self] reply in
             guard let self else { return }
-            self.answering -= 1
+            self.gate.answered()
             _ = self.deliverNow(reply)
         }
     }
 
     private func printed(_ line: String, isError: Bool) {
-        guard phase != .ended else { return }
-        if !budget.allow(isLog: true) {
-            return cutOff("more than \(MessageBudget.logs) printed lines at once")
+        switch gate.admitPrinted() {
+        case .accept: log(line)
+        case .ignore: return
+        case .cutOff(let what): cutOff(what)
         }
-        log(line)
     }
 
     /// What differs between a later child's manifest and the recorded one, for the cut-off's reason.
@@ -483,8 +456,8 @@ public final class IsolatedRoot: SettlingRoot {
 
     /// Kills the child for breaking the protocol; its end is reported as `feature-protocol`.
     private func cutOff(_ what: String) {
-        guard violation == nil else { return }
-        violation = what
+        guard gate.violation == nil else { return }
+        gate.violation = what
         if phase == .handshake {
             welcomed?(
                 .failure(
@@ -518,7 +491,7 @@ public final class IsolatedRoot: SettlingRoot {
         if let welcomed {
             self.welcomed = nil
             let last = stderrTail.last.map { ": \($0)" } ?? ""
-            let cause = violation.map(FeatureStop.Cause.protocolViolation) ?? FeatureExit.cause(of: termination)
+            let cause = gate.violation.map(FeatureStop.Cause.protocolViolation) ?? FeatureExit.cause(of: termination)
             let ending = FeatureStop(library: library, cause: cause).reason
             welcomed(
                 .failure(
@@ -531,7 +504,7 @@ public final class IsolatedRoot: SettlingRoot {
         }
         guard wasStarted || environment != nil else { return }
         let cause: FeatureStop.Cause
-        if let violation {
+        if let violation = gate.violation {
             cause = .protocolViolation(violation)
         } else if let startFailure {
             cause = .startFailed(startFailure)
@@ -552,31 +525,4 @@ extension FeatureMessage {
     var name: String { String(String(describing: self).prefix { $0 != "(" }) }
 
     var isLog: Bool { if case .log = self { true } else { false } }
-}
-
-/// How many messages and log lines a child may send in a burst: each bucket refills at its rate per second.
-struct MessageBudget {
-    static let messages = 4000
-    static let logs = 1000
-    private var messageTokens = Double(messages)
-    private var logTokens = Double(logs)
-    private let clock: @Sendable () -> ContinuousClock.Instant
-    private var last: ContinuousClock.Instant
-
-    /// A full budget, refilled by the time `now` reads.
-    init(now: @escaping @Sendable () -> ContinuousClock.Instant) {
-        clock = now
-        last = now()
-    }
-
-    mutating func allow(isLog: Bool) -> Bool {
-        let now = clock()
-        let elapsed = (now - last).timeInterval
-        last = now
-        messageTokens = min(Double(Self.messages), messageTokens + elapsed * Double(Self.messages) / 2)
-        logTokens = min(Double(Self.logs), logTokens + elapsed * Double(Self.logs) / 2)
-        messageTokens -= 1
-        if isLog { logTokens -= 1 }
-        return messageTokens >= 0 && logTokens >= 0
-    }
 }
