@@ -111,7 +111,7 @@ public struct PluginLock: Codable, Sendable, Equatable {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let bytes: Data
         do {
-            bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes = try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))
         } catch {
             throw Problem(
                 .lockMismatch, subject: path, reason: "it cannot be read (\(error.localizedDescription))",

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappCore
+import TestScratch
 import Testing
 
 @Suite("JSON read by hand over bytes: the values JSONDecoder reads, and where a file is not JSON")
@@ -19,7 +20,7 @@ struct JSONParsingTests {
         }
     }
 
-    @Test("every kind of value reads as JSONDecoder reads it, escapes and surrogate pairs included")
+    @Test("every kind of value reads as JSONDecoder reads it, escapes and surrogate pairs included", .offThePool)
     func agreesWithJSONDecoder() throws {
         let documents = [
             #"{"version":1,"libraries":{"libAuth.so":{"feature":"auth","sha256":"ab","grants":["a","b"]}}}"#,
@@ -41,7 +42,7 @@ struct JSONParsingTests {
     }
 
     @Test(
-        "what is not JSON is named with its line and column",
+        "what is not JSON is named with its line and column", .offThePool,
         arguments: [
             ("", 1, 1, "expected a value, found the end"),
             ("{\"a\": 1,\n  \"b\" 2}", 2, 7, "expected ':' after a key, found '2'"),
@@ -76,7 +77,7 @@ struct JSONParsingTests {
         #expect(error?.description == "line \(line), column \(column): \(reason)")
     }
 
-    @Test("bytes that are not UTF-8 inside a string, and nesting past 64, are refused")
+    @Test("bytes that are not UTF-8 inside a string, and nesting past 64, are refused", .offThePool)
     func invalidBytesAndDepth() {
         let invalid: [UInt8] = Array("[\"ok\", \"a".utf8) + [0xC3, 0x28] + Array("\"]".utf8)
         #expect(Self.failure(bytes: invalid)?.description == "line 1, column 9: a string that is not UTF-8")
@@ -88,7 +89,7 @@ struct JSONParsingTests {
                 == "nested more than 64 deep")
     }
 
-    @Test("every cut of a document fails with a reason instead of reading a part of it")
+    @Test("every cut of a document fails with a reason instead of reading a part of it", .offThePool)
     func everyPrefixRefused() throws {
         let document = #"{"libraries":{"libA.so":{"feature":"a","grants":["x"],"n":-1.5e3}},"version":1}"#
         let bytes = Array(document.utf8)
