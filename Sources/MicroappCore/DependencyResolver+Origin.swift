@@ -215,8 +215,8 @@ extension DependencyResolver {
 }
 
 /// Each name's comparison key and defect, worked out once per check: a feature's names are read for the holders, for
-/// its own claims and for each clash, and each reading is an ICU normalization and skeleton (0.4 M instructions for a
-/// feature's names when each was read again every time).
+/// its own claims and for each clash, and each reading is an ICU normalization and skeleton (one feature's names cost
+/// 0.67 M instructions read at every use, 0.09 M read once).
 final class NameReading {
     private var keys: [String: String] = [:]
     private var defects: [String: String?] = [:]
