@@ -13,6 +13,8 @@
 //     objcopy --strip-debug .build/release/loader-benchmark .build/release/loader-benchmark-cg
 //     valgrind --tool=callgrind --toggle-collect='*measureHost*' .build/release/loader-benchmark-cg --rounds 1 \
 //         --plugin libBenchTemplate.so --host-only
+// One profile per call of (a), to read N = 1 apart from the others (callgrind.out.1 the warm-up's 20, then N = 1, 20,
+// 200): add `--dump-after=` and measureHost's mangled name (a pattern with `*` dumps nothing), as `nm` prints it.
 //
 // Copies are never unloaded (the host never dlcloses), so memory grows by 2 × (1 + 20 + 200) images a round.
 // Before the rounds, the loader's steps are replayed one by one on warm copies to show where (a) − (b) goes.

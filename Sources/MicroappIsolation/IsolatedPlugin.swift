@@ -214,7 +214,7 @@ public final class IsolationLog {
 /// How the host starts `microapp feature-host`: this executable, with its internal marker.
 public enum IsolatedLaunch {
     /// This process's executable.
-    public static var executable: String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
+    public static var executable: String { FileFacts.executablePath }
     /// The feature-host option that lets the child's sandbox open network connections.
     public static let network = ["--network", "granted"]
 }

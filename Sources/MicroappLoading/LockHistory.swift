@@ -23,9 +23,14 @@ public struct LockHistory: Sendable {
         file = (environment.folder(.state) ?? environment.temporaryFolder) + "/microapp/locked-folders.json"
     }
 
-    /// The folders recorded (real paths).
+    /// The folders recorded (real paths): the record's JSON list read by hand (`JSONValue(parsing:)`: every start
+    /// reads it, and JSONDecoder would cost it a scan of the loaded images' conformances); what is not a string is
+    /// skipped, so one bad entry does not forget the others.
     public var folders: Set<String> {
-        Set(Files.contents(file).flatMap { try? JSONDecoder().decode([String].self, from: $0) } ?? [])
+        guard let bytes = Files.contents(file), case .array(let items) = try? JSONValue(parsing: [UInt8](bytes)) else {
+            return []
+        }
+        return Set(items.compactMap { if case .string(let folder) = $0 { folder } else { nil } })
     }
 
     /// True when `folder` has had a lock.

@@ -109,13 +109,57 @@ public struct PluginLock: Codable, Sendable, Equatable {
     public static func load(in folder: String) throws(Problem) -> PluginLock? {
         let path = (folder as NSString).appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let bytes: Data
         do {
-            return try JSONDecoder().decode(PluginLock.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes = try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))
         } catch {
             throw Problem(
                 .lockMismatch, subject: path, reason: "it cannot be read (\(error.localizedDescription))",
                 fix: "write it again with `microapp lock \(folder)`")
         }
+        do {
+            return try PluginLock(json: [UInt8](bytes))
+        } catch {
+            throw Problem(
+                .lockMismatch, subject: path, reason: "it cannot be read (\(error.reason))",
+                fix: "write it again with `microapp lock \(folder)`, or mend it by hand")
+        }
+    }
+
+    /// Why bytes are not a lock: not JSON (where), or a field missing or of another kind (which).
+    package struct FormatError: Error, Sendable {
+        /// What is wrong, naming the line and column or the field.
+        package let reason: String
+    }
+
+    /// The lock `bytes` hold as `write(in:)` writes them (JSON: people read and mend it), read by hand
+    /// (`JSONValue(parsing:)`, no JSONDecoder and its dynamic casts on a warm start's path) with `Codable`'s rules: the
+    /// fields `version`, `libraries` and each entry's `feature` and `sha256` required, the others absent or null for
+    /// none, fields it does not know ignored.
+    package init(json bytes: [UInt8]) throws(FormatError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: bytes)
+        } catch {
+            throw FormatError(reason: "not JSON: \(error)")
+        }
+        guard case .object(let fields) = value else { throw FormatError(reason: "not a JSON object") }
+        guard case .integer(let number) = fields["version"], let version = Int(exactly: number) else {
+            throw FormatError(reason: Self.wrong("version", fields["version"], "a whole number"))
+        }
+        guard case .object(let entries) = fields["libraries"] else {
+            throw FormatError(reason: Self.wrong("libraries", fields["libraries"], "an object"))
+        }
+        self.version = version
+        libraries = [:]
+        for (name, entry) in entries {
+            libraries[name] = try Entry(json: entry, at: "libraries.\"\(name)\"")
+        }
+    }
+
+    /// "`field` is missing" or "`field` is not `kind`".
+    fileprivate static func wrong(_ field: String, _ value: JSONValue?, _ kind: String) -> String {
+        value == nil ? "\(field) is missing" : "\(field) is not \(kind)"
     }
 
     /// Writes the lock into `folder` (sorted, one library per line, so diffs read well).
@@ -151,5 +195,38 @@ public struct PluginLock: Codable, Sendable, Equatable {
     /// Hex SHA-256 of a file.
     public static func digest(of path: String) throws -> String {
         SHA256.hex(of: try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
+extension PluginLock.Entry {
+    /// The entry `value` holds, at `path` in the lock (for errors), by `Codable`'s rules.
+    fileprivate init(json value: JSONValue, at path: String) throws(PluginLock.FormatError) {
+        guard case .object(let fields) = value else { throw .init(reason: "\(path) is not an object") }
+        func text(_ field: String, required: Bool) throws(PluginLock.FormatError) -> String? {
+            switch fields[field] {
+            case .string(let text): return text
+            case nil where !required, .null where !required: return nil
+            case let other: throw .init(reason: PluginLock.wrong("\(path).\(field)", other, "a string"))
+            }
+        }
+        feature = try text("feature", required: true) ?? ""
+        sha256 = try text("sha256", required: true) ?? ""
+        installing = try text("installing", required: false)
+        isolation = nil
+        if let setting = try text("isolation", required: false) {
+            guard let known = Isolation(rawValue: setting) else {
+                throw .init(reason: "\(path).isolation is \"\(setting)\", neither \"process\" nor \"none\"")
+            }
+            isolation = known
+        }
+        switch fields["grants"] {
+        case nil, .null: grants = nil
+        case .array(let items):
+            grants = try items.map { (item) throws(PluginLock.FormatError) -> String in
+                guard case .string(let key) = item else { throw .init(reason: "\(path).grants holds a non-string") }
+                return key
+            }
+        default: throw .init(reason: "\(path).grants is not a list of strings")
+        }
     }
 }

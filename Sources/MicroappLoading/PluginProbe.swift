@@ -32,13 +32,13 @@ public struct PluginProbe: Sendable {
     /// describes (the template was started with it, or scrubbed to it before `main`).
     public var zygote: Zygote?
 
-    /// A probe that runs `executable probe --json FILE` from the host's `environment`; with `allowingUnsandboxed`
-    /// (`--allow-unsandboxed`) its children skip the sandbox mechanisms the kernel lacks.
+    /// A probe that runs `executable probe --json FILE` (this executable when nil) from the host's `environment`; with
+    /// `allowingUnsandboxed` (`--allow-unsandboxed`) its children skip the sandbox mechanisms the kernel lacks.
     public init(
-        executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+        executable: String? = nil,
         environment: HostEnvironment, allowingUnsandboxed: Bool = false, timeout: Duration = .seconds(5)
     ) {
-        self.executable = executable
+        self.executable = executable ?? FileFacts.executablePath
         self.timeout = timeout
         childEnvironment = ChildLaunch.featureEnvironment(environment, allowingUnsandboxed: allowingUnsandboxed)
         temporaryFolder = environment.temporaryFolder

@@ -45,6 +45,8 @@ private let notProblems: Set<String> = [
     "Failure",  // RootDriver's: a test's or preview's failure with the screen; `microapp preview` wraps it
     "ParseFailure",  // an input line that is not an event: the front end posts it as a `bad-event` notice
     "FeatureWireError",  // a clause of a `feature-protocol` stop's reason (FeatureStop), never shown alone
+    "ParseError",  // where bytes are not JSON: a clause of the reason of the Problem its reader makes (lock-mismatch)
+    "FormatError",  // why a plugins.lock is not one: the clause `PluginLock.load` puts in its lock-mismatch reason
 ]
 
 @Suite("One error shape")
