@@ -8,7 +8,7 @@ extension IsolatedServer {
     /// each child repeated before its first screen that does not depend on its library — the sandbox's runtime paths
     /// and the debug runtime (`SandboxPolicy.prepareForkTemplate`), a manifest's coding, a round trip of every
     /// protocol message — whose Swift metadata, conformances, type lookups and bound calls each child then inherits.
-    public nonisolated static func prepareTemplate() {
+    public static func prepareTemplate() {
         SandboxPolicy.prepareForkTemplate()
         let service = DependencyKey<Service<String, String>>.service("template.service")
         let manifest = FeatureManifest(
@@ -23,13 +23,16 @@ extension IsolatedServer {
             capabilities: [.scratchFiles])
         let text = (try? ManifestCoding.encode(manifest)) ?? ""
         _ = try? ManifestCoding.decode(text)
+        // As the channel's reader thread takes them: slices of its read buffer.
         var reader = FeatureFrameReader()
+        var screens: [Location: Screen] = [:]
         for message in sampleMessages(manifest: text) {
-            reader.append(FeatureWire.encode(message))
-            _ = try? reader.next()
+            let frame = [UInt8](FeatureWire.encode(message))
+            reader.append(frame[..<frame.count])
+            if case .screenUpdate(let location, let screen) = try? reader.next() { screens[location] = screen }
         }
-        // The server's own metadata (its fields' generic types too), which each child instantiated before its start.
-        _ = String(describing: IsolatedServer.self)
+        // The server's own metadata (its fields' generic types too), and its calls' table, which each child made.
+        _ = String(describing: IsolatedServer.self) + String(describing: ServiceCalls()) + "\(screens.count)"
     }
 
     /// One message of each kind, as either side sends it.

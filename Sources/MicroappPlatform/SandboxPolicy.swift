@@ -135,6 +135,7 @@ public struct SandboxPolicy: Sendable, Equatable {
         }
         let paths = runtimeReadPaths(maps: Files.procText("/proc/self/maps"))
         templateReadPaths.withLock { $0 = paths }
+        Sandbox.prepareForkTemplate()
     }
 
     private static func unique(_ paths: [String]) -> [String] {
