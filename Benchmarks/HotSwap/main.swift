@@ -35,6 +35,9 @@ func report(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// `report` of a line made by `String(format:)`.
+func report(format: String, _ arguments: CVarArg...) { report(String(format: format, arguments: arguments)) }
+
 /// Ends the run on a failure, naming the step and the reason (the figures measured so far are out already).
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("hot-swap-benchmark: \(message)\n".utf8))
@@ -209,31 +212,27 @@ func inProcessRows() async {
     let probe = PluginProbe(executable: build + "/microapp", environment: .process, timeout: .seconds(5))
     let costs = probeCosts(probe, rounds: 30, library: libraries[0])
     report(
-        String(
-            format:
-                "probe alone, 30 rounds interleaved: process started for the library p50 %.1f ms; started ahead and waiting p50 %.1f ms (%.1f× faster)",
-            percentile(costs.fresh, 0.5), percentile(costs.standby, 0.5),
-            percentile(costs.fresh, 0.5) / percentile(costs.standby, 0.5)))
+        format:
+            "probe alone, 30 rounds interleaved: process started for the library p50 %.1f ms; started ahead and waiting p50 %.1f ms (%.1f× faster)",
+        percentile(costs.fresh, 0.5), percentile(costs.standby, 0.5),
+        percentile(costs.fresh, 0.5) / percentile(costs.standby, 0.5))
     // Swaps 100 ms apart: a rebuild takes over a second, time enough for the next probe process to be waiting.
     let probed = await measure(probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries)
     report(
-        String(
-            format:
-                "swap latency as shipped (copy + waiting child probe + load + restore + frame), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
-            percentile(probed.latencies, 0.5), percentile(probed.latencies, 0.9)))
+        format:
+            "swap latency as shipped (copy + waiting child probe + load + restore + frame), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
+        percentile(probed.latencies, 0.5), percentile(probed.latencies, 0.9))
     let prepared = await measure(
         probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries, prepared: true)
     report(
-        String(
-            format:
-                "swap latency, probed while building (prepared on the build's thread; the swap: load + restore + frame), 50 swaps: p50 %.2f ms, p90 %.2f ms (%.1f× faster than as shipped before; target p50 ≤ 5 ms)",
-            percentile(prepared.latencies, 0.5), percentile(prepared.latencies, 0.9),
-            percentile(probed.latencies, 0.5) / percentile(prepared.latencies, 0.5)))
+        format:
+            "swap latency, probed while building (prepared on the build's thread; the swap: load + restore + frame), 50 swaps: p50 %.2f ms, p90 %.2f ms (%.1f× faster than as shipped before; target p50 ≤ 5 ms)",
+        percentile(prepared.latencies, 0.5), percentile(prepared.latencies, 0.9),
+        percentile(probed.latencies, 0.5) / percentile(prepared.latencies, 0.5))
     let direct = await measure(probe: nil, swaps: 100, gap: .milliseconds(2), libraries: libraries)
     report(
-        String(
-            format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
-            percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
+        format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
+        percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9))
     let growth = Double(direct.rss.last! - direct.rss[10]) / 90
     report(
         "RSS: \(direct.rss[0]) KiB before, \(direct.rss.last!) KiB after 100 more swaps; growth \(String(format: "%.0f", growth)) KiB per swap (swaps 10–100)"
@@ -272,23 +271,20 @@ for _ in 0..<blocks {
     if let baseline { before += await isolatedSwaps(baseline, swaps: 10) }
 }
 report(
-    String(
-        format:
-            "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), %d swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 8 ms)",
-        isolated.count, percentile(isolated, 0.5), percentile(isolated, 0.9)))
+    format:
+        "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), %d swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 8 ms)",
+    isolated.count, percentile(isolated, 0.5), percentile(isolated, 0.9))
 report(
-    String(
-        format:
-            "  the same without the child's namespaces (MICROAPP_NAMESPACES=0), %d swaps interleaved: p50 %.1f ms, p90 %.1f ms; the namespaces add %.2f ms at p50 (%.2f×)",
-        unnamespaced.count, percentile(unnamespaced, 0.5), percentile(unnamespaced, 0.9),
-        percentile(isolated, 0.5) - percentile(unnamespaced, 0.5),
-        percentile(isolated, 0.5) / percentile(unnamespaced, 0.5)))
+    format:
+        "  the same without the child's namespaces (MICROAPP_NAMESPACES=0), %d swaps interleaved: p50 %.1f ms, p90 %.1f ms; the namespaces add %.2f ms at p50 (%.2f×)",
+    unnamespaced.count, percentile(unnamespaced, 0.5), percentile(unnamespaced, 0.9),
+    percentile(isolated, 0.5) - percentile(unnamespaced, 0.5),
+    percentile(isolated, 0.5) / percentile(unnamespaced, 0.5))
 if !before.isEmpty {
     report(
-        String(
-            format:
-                "  the same in children of the baseline, %d swaps interleaved: p50 %.1f ms, p90 %.1f ms; this build / the baseline at p50 %.2f×",
-            before.count, percentile(before, 0.5), percentile(before, 0.9),
-            percentile(isolated, 0.5) / percentile(before, 0.5)))
+        format:
+            "  the same in children of the baseline, %d swaps interleaved: p50 %.1f ms, p90 %.1f ms; this build / the baseline at p50 %.2f×",
+        before.count, percentile(before, 0.5), percentile(before, 0.9),
+        percentile(isolated, 0.5) / percentile(before, 0.5))
 }
 try? FileManager.default.removeItem(atPath: work)
