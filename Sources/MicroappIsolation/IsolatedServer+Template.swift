@@ -58,7 +58,7 @@ extension IsolatedServer {
             .serviceCall(id: 1, key: "template.service", request: bytes),
             .serviceReply(id: 1, response: bytes, error: nil),
             .serviceReply(id: 2, response: nil, error: ServiceError(code: "unavailable", message: "none")),
-            .startFailed("reason"), .refused("reason", fix: "fix", code: "load-failed"),
+            .startFailed("reason"), .refused("reason", fix: "fix", code: Problem.Code.loadFailed.rawValue),
         ]
     }
 }
