@@ -287,7 +287,7 @@ let package = Package(
             name: "MicroappDevLoopTests",
             dependencies: [
                 "MicroappCore", "MicroappPlatform", "MicroappLoading", "MicroappShipping", "MicroappDevLoop",
-                "MicroappTesting",
+                "MicroappIsolation", "MicroappTesting",
                 "TestScratch", sdk,
             ],
             path: "Tests/MicroappDevLoopTests", exclude: secondStepFolders("Packaging"),

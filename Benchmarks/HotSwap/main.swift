@@ -21,7 +21,9 @@ let options = CommandSpec(
             "--baseline", "FILE",
             help:
                 "also swap isolated builds in children of FILE (an older microapp copied into the same build folder), in blocks of 10 alternating with this build's"
-        )
+        ),
+        .value("--blocks", "N", help: "isolated swaps in N blocks of 10 for each build (default 5)"),
+        .flag("--isolated-only", help: "only the isolated swaps (no probe, no in-process swaps, no RSS figure)"),
     ],
     discussion: "Compiles a small feature twice with swiftc and swaps the two builds back and forth."
 ).parseOrExit(Array(CommandLine.arguments.dropFirst()))
@@ -32,6 +34,9 @@ let options = CommandSpec(
 func report(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
+/// `report` of a line made by `String(format:)`.
+func report(format: String, _ arguments: CVarArg...) { report(String(format: format, arguments: arguments)) }
 
 /// Ends the run on a failure, naming the step and the reason (the figures measured so far are out already).
 func fail(_ message: String) -> Never {
@@ -199,34 +204,41 @@ func probeCosts(_ probe: PluginProbe, rounds: Int, library: String) -> (fresh: [
 }
 
 let libraries = [compile(greeting: "Hello"), compile(greeting: "Howdy")]
-let probe = PluginProbe(executable: build + "/microapp", environment: .process, timeout: .seconds(5))
-let costs = probeCosts(probe, rounds: 30, library: libraries[0])
-report(
-    String(
+let isolatedOnly = options.flag("--isolated-only")
+let blocks = options.value("--blocks").flatMap { Int($0) } ?? 5
+/// The in-process rows: the probe alone, swaps as shipped, prepared and unprobed; the last one's RSS growth.
+@MainActor
+func inProcessRows() async {
+    let probe = PluginProbe(executable: build + "/microapp", environment: .process, timeout: .seconds(5))
+    let costs = probeCosts(probe, rounds: 30, library: libraries[0])
+    report(
         format:
             "probe alone, 30 rounds interleaved: process started for the library p50 %.1f ms; started ahead and waiting p50 %.1f ms (%.1f× faster)",
         percentile(costs.fresh, 0.5), percentile(costs.standby, 0.5),
-        percentile(costs.fresh, 0.5) / percentile(costs.standby, 0.5)))
-// Swaps 100 ms apart: a rebuild takes over a second, time enough for the next probe process to be waiting.
-let probed = await measure(probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries)
-report(
-    String(
+        percentile(costs.fresh, 0.5) / percentile(costs.standby, 0.5))
+    // Swaps 100 ms apart: a rebuild takes over a second, time enough for the next probe process to be waiting.
+    let probed = await measure(probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries)
+    report(
         format:
             "swap latency as shipped (copy + waiting child probe + load + restore + frame), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 20 ms)",
-        percentile(probed.latencies, 0.5), percentile(probed.latencies, 0.9)))
-let prepared = await measure(
-    probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries, prepared: true)
-report(
-    String(
+        percentile(probed.latencies, 0.5), percentile(probed.latencies, 0.9))
+    let prepared = await measure(
+        probe: probe, swaps: 50, gap: .milliseconds(100), libraries: libraries, prepared: true)
+    report(
         format:
             "swap latency, probed while building (prepared on the build's thread; the swap: load + restore + frame), 50 swaps: p50 %.2f ms, p90 %.2f ms (%.1f× faster than as shipped before; target p50 ≤ 5 ms)",
         percentile(prepared.latencies, 0.5), percentile(prepared.latencies, 0.9),
-        percentile(probed.latencies, 0.5) / percentile(prepared.latencies, 0.5)))
-let direct = await measure(probe: nil, swaps: 100, gap: .milliseconds(2), libraries: libraries)
-report(
-    String(
+        percentile(probed.latencies, 0.5) / percentile(prepared.latencies, 0.5))
+    let direct = await measure(probe: nil, swaps: 100, gap: .milliseconds(2), libraries: libraries)
+    report(
         format: "swap latency, unprobed (copy + load + restore + frame), 100 swaps: p50 %.2f ms, p90 %.2f ms",
-        percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9)))
+        percentile(direct.latencies, 0.5), percentile(direct.latencies, 0.9))
+    let growth = Double(direct.rss.last! - direct.rss[10]) / 90
+    report(
+        "RSS: \(direct.rss[0]) KiB before, \(direct.rss.last!) KiB after 100 more swaps; growth \(String(format: "%.0f", growth)) KiB per swap (swaps 10–100)"
+    )
+}
+if !isolatedOnly { await inProcessRows() }
 /// `swaps` isolated swaps in children forked from a template of `executable` started with `environment`.
 @MainActor
 func isolatedSwaps(
@@ -253,31 +265,26 @@ var isolated: [Double] = []
 var unnamespaced: [Double] = []
 var before: [Double] = []
 let baseline = options.value("--baseline")
-for _ in 0..<5 {
+for _ in 0..<blocks {
     isolated += await isolatedSwaps(build + "/microapp", swaps: 10)
     unnamespaced += await isolatedSwaps(build + "/microapp", swaps: 10, environment: withoutNamespaces)
     if let baseline { before += await isolatedSwaps(baseline, swaps: 10) }
 }
 report(
-    String(
-        format:
-            "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), 50 swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 8 ms)",
-        percentile(isolated, 0.5), percentile(isolated, 0.9)))
+    format:
+        "swap latency, isolated (copy + fork of the zygote + sandbox + load + restore + first screen in the new child), %d swaps: p50 %.1f ms, p90 %.1f ms (target p50 ≤ 8 ms)",
+    isolated.count, percentile(isolated, 0.5), percentile(isolated, 0.9))
 report(
-    String(
-        format:
-            "  the same without the child's namespaces (MICROAPP_NAMESPACES=0), 50 swaps interleaved: p50 %.1f ms, p90 %.1f ms; the namespaces add %.2f ms at p50 (%.2f×)",
-        percentile(unnamespaced, 0.5), percentile(unnamespaced, 0.9),
-        percentile(isolated, 0.5) - percentile(unnamespaced, 0.5),
-        percentile(isolated, 0.5) / percentile(unnamespaced, 0.5)))
+    format:
+        "  the same without the child's namespaces (MICROAPP_NAMESPACES=0), %d swaps interleaved: p50 %.1f ms, p90 %.1f ms; the namespaces add %.2f ms at p50 (%.2f×)",
+    unnamespaced.count, percentile(unnamespaced, 0.5), percentile(unnamespaced, 0.9),
+    percentile(isolated, 0.5) - percentile(unnamespaced, 0.5),
+    percentile(isolated, 0.5) / percentile(unnamespaced, 0.5))
 if !before.isEmpty {
     report(
-        String(
-            format: "  the same in children of the baseline, 50 swaps interleaved: p50 %.1f ms, p90 %.1f ms",
-            percentile(before, 0.5), percentile(before, 0.9)))
+        format:
+            "  the same in children of the baseline, %d swaps interleaved: p50 %.1f ms, p90 %.1f ms; this build / the baseline at p50 %.2f×",
+        before.count, percentile(before, 0.5), percentile(before, 0.9),
+        percentile(isolated, 0.5) / percentile(before, 0.5))
 }
-let growth = Double(direct.rss.last! - direct.rss[10]) / 90
-report(
-    "RSS: \(direct.rss[0]) KiB before, \(direct.rss.last!) KiB after 100 more swaps; growth \(String(format: "%.0f", growth)) KiB per swap (swaps 10–100)"
-)
 try? FileManager.default.removeItem(atPath: work)

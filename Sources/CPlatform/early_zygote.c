@@ -20,11 +20,13 @@ static int host_end = -1;
 static pid_t template_pid = 0;
 static pid_t forked_by = 0;
 static int template_control = -1;
+static int probes_only_template = 0;
 
 int microapp_early_zygote_host(void) { return host_end; }
 pid_t microapp_early_zygote_pid(void) { return template_pid; }
 pid_t microapp_early_zygote_forked_by(void) { return forked_by; }
 int microapp_early_zygote_control(void) { return template_control; }
+int microapp_early_zygote_probes_only(void) { return probes_only_template; }
 
 void microapp_early_zygote_forget(void) {
     host_end = -1;
@@ -179,6 +181,7 @@ __attribute__((constructor(101))) static void fork_early_zygote(int argc, char *
     close(ends[0]);
     scrub(argc, argv, envp, ends[1]);
     template_control = 0;
+    probes_only_template = use == probes_only;
     if (use == probes_only) await_first_request(template_control);
 }
 

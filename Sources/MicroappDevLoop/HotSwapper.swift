@@ -116,7 +116,7 @@ public final class HotSwapper {
         case .failure(let problem): return refuse(problem, feature: id)
         }
         if let isolation, isolatedFeatures?.contains(id) ?? true {
-            return await swapIsolated(copy.path, feature: id, log: isolation, since: started)
+            return await swapIsolated(copy, feature: id, log: isolation, since: started)
         }
         switch prepared.verdict {
         case .usable, nil: break
@@ -137,15 +137,16 @@ public final class HotSwapper {
     /// Starts the build at `copy` in a new child, restores the running child's snapshot into it and waits for its
     /// answers (start, state, the screen on top) before its route switches over and the old child ends. Any failure
     /// ends the new child and leaves the old one running. The sandbox stands in for the probe: nothing is mapped here.
+    /// The copy (checked against the lock already) moves into the child's folder: it is not read and hashed again.
     private func swapIsolated(
-        _ copy: String, feature id: String, log: IsolationLog, since started: ContinuousClock.Instant
+        _ copy: LibraryCopy, feature id: String, log: IsolationLog, since started: ContinuousClock.Instant
     ) async -> Result<SwapResult, Problem> {
         let plugin: IsolatedPlugin
-        switch await IsolatedPlugin.launch(copy, log: log, mocks: mocks) {
+        switch await IsolatedPlugin.launch(copy.path, prepared: copy, log: log, mocks: mocks) {
         case .success(let launched): plugin = launched
         case .failure(let problem): return refuse(problem, feature: id)
         }
-        willSwap?(id, copy)
+        willSwap?(id, copy.path)
         let result = await runtime.swapWhenReady(id, to: .plugin(plugin), since: started)
         // A swap refused before its start used the child that answered the handshake: it ends here.
         plugin.stop()

@@ -17,6 +17,9 @@ package enum DynamicLibrary {
         case noSymbol
     }
 
+    /// Maps the library at `path` for good, as `symbol` does, without looking anything up; false when it cannot be.
+    package static func map(_ path: String) -> Bool { dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) != nil }
+
     /// Maps the library at `path` (`RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE`), then looks `symbol` up in it.
     package static func symbol(_ symbol: String, in path: String) -> Lookup {
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {

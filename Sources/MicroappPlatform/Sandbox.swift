@@ -210,6 +210,11 @@ public enum Sandbox {
     }
 
     /// Calls `body` with `strings` as an array of C strings that live for the call.
+    /// In the template children are forked from: the Swift metadata `apply` instantiates, which each child inherits.
+    package static func prepareForkTemplate() {
+        _ = withCStrings(["/"]) { $0.count } + mechanisms(UInt32.max).count
+    }
+
     private static func withCStrings<Result>(
         _ strings: [String], _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) -> Result
     ) -> Result {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -55,8 +56,8 @@ public struct SandboxPolicy: Sendable, Equatable {
     /// private copy) and what this process's runtime maps (`runtimeReadPaths`), write beneath `scratch` only, and
     /// the network only when granted. Paths that do not exist on this machine are left out.
     public static func feature(library: String, scratch: String, network: Bool) -> SandboxPolicy {
-        let maps = Files.procText("/proc/self/maps")
-        var reads = [library] + runtimeReadPaths(maps: maps)
+        let runtime = templateReadPaths.withLock { $0 } ?? runtimeReadPaths(maps: Files.procText("/proc/self/maps"))
+        var reads = [library] + runtime
         if network { reads += networkReadPaths }
         return SandboxPolicy(
             readPaths: existing(unique(reads)), writePaths: existing([scratch, "/dev/null"]), network: network)
@@ -117,6 +118,25 @@ public struct SandboxPolicy: Sendable, Equatable {
     static let runtimeLibraryPrefixes = [
         "libswift", "libFoundation", "libdispatch", "libBlocksRuntime", "lib_Foundation",
     ]
+
+    /// The runtime paths of the template this process was forked from (`prepareForkTemplate`); nil in any other.
+    private static let templateReadPaths = Mutex<[String]?>(nil)
+
+    /// In the template isolated children and probes are forked from, once before its first fork: maps the toolchain's
+    /// `libswiftSwiftOnoneSupport` beside the runtime (every debug build of a feature needs it, and each child mapped
+    /// and relocated it again), then keeps this process's `runtimeReadPaths`, which are each forked child's until it
+    /// loads its library, so that `feature` does not read and split the child's own `/proc/self/maps`.
+    package static func prepareForkTemplate() {
+        let core = Files.procText("/proc/self/maps").split(separator: "\n").lazy
+            .compactMap { line in line.firstIndex(of: "/").map { line[$0...] } }
+            .first { $0.hasSuffix("/libswiftCore.so") }
+        if let core {
+            _ = DynamicLibrary.map(core.dropLast("libswiftCore.so".count) + "libswiftSwiftOnoneSupport.so")
+        }
+        let paths = runtimeReadPaths(maps: Files.procText("/proc/self/maps"))
+        templateReadPaths.withLock { $0 = paths }
+        Sandbox.prepareForkTemplate()
+    }
 
     private static func unique(_ paths: [String]) -> [String] {
         var seen = Set<String>()

@@ -57,6 +57,9 @@ public final class Zygote: Sendable {
     /// True in the template forked before main: `main` serves requests (`serve()`) and nothing else.
     public static var isEarlyTemplate: Bool { microapp_early_zygote_control() >= 0 }
 
+    /// True in a template forked before main for a run's probes only (no isolated feature's child will be asked for).
+    public static var servesProbesOnly: Bool { microapp_early_zygote_probes_only() != 0 }
+
     /// Starts the template: `executable zygote` with `environment` (it must carry `MICROAPP_INTERNAL=1`).
     public static func start(executable: String, environment: [String: String]) throws(SystemCallError) -> Zygote {
         var ends: [Int32] = [-1, -1]

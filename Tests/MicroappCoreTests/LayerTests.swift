@@ -360,6 +360,8 @@ struct LayerTests {
             "the supervised app's copies go in its supervisor's folder: one folder per process, removed at its exit",
         "Sources/MicroappPlatform/HostScratch.swift chosen":
             "the temporary folder the process's pid-named folders are in, told once by the composition root",
+        "Sources/MicroappPlatform/SandboxPolicy.swift templateReadPaths":
+            "the runtime's paths read once by the template before its first fork, which each forked child inherits",
         "Sources/MicroappPlatform/Zygote.swift earlyTaken":
             "the template CPlatform forked before main is one per process and is taken once",
         "Sources/MicroappPlatform/UpdateSignal.swift listener":

@@ -18,6 +18,9 @@ pid_t microapp_early_zygote_forked_by(void);
 /// In the template itself: its control socket (0, standard input); -1 in every other process.
 int microapp_early_zygote_control(void);
 
+/// In the template itself: 1 when it serves a run's probes only (it waited for its first request), else 0.
+int microapp_early_zygote_probes_only(void);
+
 /// Forgets the template in this process (its descriptor was taken or closed): the getters answer -1 and 0 after.
 /// Call from one thread.
 void microapp_early_zygote_forget(void);
