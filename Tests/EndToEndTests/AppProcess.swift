@@ -280,7 +280,8 @@ func copyHost(to folder: URL) async throws {
     try await offThePool {
         for name in ["microapp", "libMicroappSDK.so"] {
             try copyExecutable(
-                AppProcess.buildDirectory.appendingPathComponent(name).path, to: folder.appendingPathComponent(name).path)
+                AppProcess.buildDirectory.appendingPathComponent(name).path,
+                to: folder.appendingPathComponent(name).path)
         }
     }
 }

@@ -19,7 +19,8 @@ struct ChildDirectoryEndToEndTests {
 }
 
 /// A restarted child is held to what its feature's first child registered: the host's record, not the new child's word.
-@Suite("End to end: a restarted child registers the manifest its feature's first child did, or is cut off", .promptResumes)
+@Suite(
+    "End to end: a restarted child registers the manifest its feature's first child did, or is cut off", .promptResumes)
 struct RestartedManifestEndToEndTests {
     @Test("Shifter registers another name in its restarted child: cut off with feature-protocol, the app goes on")
     func restartWithAnotherManifestIsCutOff() async throws {

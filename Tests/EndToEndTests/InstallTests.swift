@@ -20,7 +20,9 @@ private func toolchainRuntimeFolder() -> String? {
         .map { ($0 as NSString).deletingLastPathComponent }
 }
 
-@Suite("End to end: microapp install lays out an app that runs without the checkout and the toolchain", .serialized, .promptResumes)
+@Suite(
+    "End to end: microapp install lays out an app that runs without the checkout and the toolchain", .serialized,
+    .promptResumes)
 struct InstallTests {
     @Test(
         "the installed app, started under env -i from an unrelated folder, draws its first frame and maps the Swift runtime from its prefix"
