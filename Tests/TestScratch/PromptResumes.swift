@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 // Swift Testing starts every test at once, and the cooperative pool (one thread per core) runs their jobs in order of
@@ -17,7 +16,6 @@ public struct PromptResumes: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        if ProcessInfo.processInfo.environment["PHASE_AB_OFF"] == "1" { return try await function() }
         try await withoutActuallyEscaping(function) { function in
             try await Task(priority: .high) { try await function() }.value
         }
