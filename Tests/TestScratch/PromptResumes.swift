@@ -17,7 +17,14 @@ public struct PromptResumes: SuiteTrait, TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await withoutActuallyEscaping(function) { function in
-            try await Task(priority: .high) { try await function() }.value
+            let task = Task(priority: .high) { try await function() }
+            // A time limit or a stopped run cancels the test's task, not this one: passed on, so a body that waits
+            // for cancellation still ends.
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
     }
 }
