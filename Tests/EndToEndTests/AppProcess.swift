@@ -274,6 +274,18 @@ private func runToEndBlocking(
     )
 }
 
+/// Copies this build's `microapp` and `libMicroappSDK.so` into `folder` (a host installed there), off the pool, with
+/// `cp` (see `copyExecutable`): the copy a test wrote itself failed to start with "Text file busy" in a full run.
+func copyHost(to folder: URL) async throws {
+    try await offThePool {
+        for name in ["microapp", "libMicroappSDK.so"] {
+            try copyExecutable(
+                AppProcess.buildDirectory.appendingPathComponent(name).path,
+                to: folder.appendingPathComponent(name).path)
+        }
+    }
+}
+
 /// Copies an executable (a `microapp` for a repository of its own) with `cp` in a child process. A copy written from
 /// this process would leave the file open for writing in any child another test forks meanwhile, and exec'ing it
 /// then fails with ETXTBSY ("Text file busy") until that child execs.

@@ -2,7 +2,7 @@ import Foundation
 import TestScratch
 import Testing
 
-@Suite("End to end: bad plugins never stop the others", .serialized)
+@Suite("End to end: bad plugins never stop the others", .serialized, .promptResumes)
 struct BadPluginTests {
     /// A folder with one library that is not a shared object.
     static func brokenFolder() throws -> URL {
@@ -60,10 +60,7 @@ struct BadPluginTests {
         // An installed host: the executable and the SDK, with no plugins beside them.
         let host = Scratch.folder("microapp-host")
         try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
-        for name in ["microapp", "libMicroappSDK.so"] {
-            try FileManager.default.copyItem(
-                at: AppProcess.buildDirectory.appendingPathComponent(name), to: host.appendingPathComponent(name))
-        }
+        try await copyHost(to: host)
         let folder = try Self.brokenFolder()
         try Data("also not a library".utf8).write(to: folder.appendingPathComponent("libAlsoBroken.so"))
         let result = try await runToEnd(

@@ -1,8 +1,11 @@
 import Foundation
+import TestScratch
 import TestServers
 import Testing
 
-@Suite("End to end: microapp run --characters-url reads characters from the Rick and Morty API (a loopback stand-in)")
+@Suite(
+    "End to end: microapp run --characters-url reads characters from the Rick and Morty API (a loopback stand-in)",
+    .promptResumes)
 struct CharactersAPIEndToEndTests {
     @Test("list, detail and Search come from the API: page 1 of 7, a record's facts, a match opens, no match says so")
     func browseTheAPI() async throws {

@@ -1,9 +1,10 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// An isolated child starts in its own scratch folder, never the host's working directory (the checkout), whether
 /// the zygote forked it or it was started as a process of its own.
-@Suite("End to end: an isolated child starts in its scratch folder", .serialized)
+@Suite("End to end: an isolated child starts in its scratch folder", .serialized, .promptResumes)
 struct ChildDirectoryEndToEndTests {
     @Test("a feature's working directory is its scratch folder, forked from the zygote or not", arguments: ["1", "0"])
     func childStartsInItsScratchFolder(zygote: String) async throws {
@@ -18,7 +19,8 @@ struct ChildDirectoryEndToEndTests {
 }
 
 /// A restarted child is held to what its feature's first child registered: the host's record, not the new child's word.
-@Suite("End to end: a restarted child registers the manifest its feature's first child did, or is cut off")
+@Suite(
+    "End to end: a restarted child registers the manifest its feature's first child did, or is cut off", .promptResumes)
 struct RestartedManifestEndToEndTests {
     @Test("Shifter registers another name in its restarted child: cut off with feature-protocol, the app goes on")
     func restartWithAnotherManifestIsCutOff() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import TestScratch
 import Testing
 
-@Suite("End to end: the command line")
+@Suite("End to end: the command line", .promptResumes)
 struct CommandLineTests {
     /// Every command `microapp` accepts.
     static let commands = [
@@ -165,9 +165,11 @@ struct CommandLineTests {
     @Test("a folder whose plugins.lock was deleted after `microapp lock` gets a warning naming the lock and the fix")
     func deletedLockWarned() async throws {
         let folder = Scratch.folder("microapp-locked").path
-        for name in ["libAuth.so", "libSettings.so"] {
-            try FileManager.default.copyItem(
-                atPath: AppProcess.buildDirectory.appendingPathComponent(name).path, toPath: "\(folder)/\(name)")
+        try await offThePool {
+            for name in ["libAuth.so", "libSettings.so"] {
+                try FileManager.default.copyItem(
+                    atPath: AppProcess.buildDirectory.appendingPathComponent(name).path, toPath: "\(folder)/\(name)")
+            }
         }
         let lock = try await runToEnd(["lock", folder])
         #expect(lock.status == 0, "\(lock.err)")

@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: every executable parses its command line by its declaration")
+@Suite("End to end: every executable parses its command line by its declaration", .promptResumes)
 struct CommandSpecTests {
     /// Every executable of the package, with the words that name one of its commands.
     static let commands: [[String]] =

@@ -1,10 +1,11 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Look-alike names as an attacker would ship them: eight untrusted features calling themselves Settings in ways a
 /// person cannot tell apart, each with a "Settings" tab at order 1 (`OriginFixtures`' SpoofN). `doctor`, `lock` and
 /// `run` refuse every one alike, and the app runs on with the host's own Settings.
-@Suite("End to end: look-alike names are refused by doctor, lock and run alike", .serialized)
+@Suite("End to end: look-alike names are refused by doctor, lock and run alike", .serialized, .promptResumes)
 struct ConfusableNamesEndToEndTests {
     static let spoofs = (0..<8).map { "Spoof\($0)" }
 

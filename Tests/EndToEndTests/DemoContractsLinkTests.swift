@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: who links the demo's contracts")
+@Suite("End to end: who links the demo's contracts", .promptResumes)
 struct DemoContractsLinkTests {
     /// The targets and products SwiftPM reads from this repository's `Package.swift` once `microapp new NAME` has
     /// added a feature, evaluated in a folder of its own (no build, so no lock on the repository's `.build`). Its

@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: the demo app's whole journey on real services")
+@Suite("End to end: the demo app's whole journey on real services", .promptResumes)
 struct DemoJourneyTests {
     @Test(
         "sign up, list, next page, detail, search, recent query, settings, sign out, guard, sign in again, restart"

@@ -1,11 +1,14 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The supervisor's first app process is forked before `main` (CPlatform's early_supervisor.c) by the command line's
 /// words alone, before anything parses them: the app process parses them as the supervisor would have, so a command
 /// line that is no supervised run reads as it did when the supervisor parsed it first. The rest of the supervisor's
 /// behaviour (restarts, signals, exit codes, its folder) is SupervisorTests'.
-@Suite("End to end: the supervisor's app process forked before main reads the command line as the supervisor did")
+@Suite(
+    "End to end: the supervisor's app process forked before main reads the command line as the supervisor did",
+    .promptResumes)
 struct EarlySupervisorTests {
     @Test(
         "a usage error reads word for word as without a supervisor, exit 1, and its folder is gone",

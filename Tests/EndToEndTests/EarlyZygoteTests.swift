@@ -8,7 +8,7 @@ import Testing
 
 /// The template of isolated features and probes is forked before `main` reads anything of the person's (the default),
 /// and scrubbed: ready when the app is, and holding none of what the app knows.
-@Suite("End to end: the zygote forked before main", .serialized)
+@Suite("End to end: the zygote forked before main", .serialized, .promptResumes)
 struct EarlyZygoteTests {
     @Test(
         "a supervised run with every feature isolated forks its children from a template the supervisor made at start")

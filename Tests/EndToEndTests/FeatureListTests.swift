@@ -55,7 +55,7 @@ private func jsonLines(_ text: String) -> [[String: Any]] {
     text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
 }
 
-@Suite("End to end: the features a repository declares")
+@Suite("End to end: the features a repository declares", .promptResumes)
 struct FeatureListTests {
     @Test(
         "a feature a person added and built (listed, its folder there, its library in the build folder) does not reach the host's tests: the demo's three tabs, doctor's four libraries"

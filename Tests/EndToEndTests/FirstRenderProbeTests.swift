@@ -1,7 +1,10 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: a plugin that traps in its first screen is refused by the probe, before the app loads it")
+@Suite(
+    "End to end: a plugin that traps in its first screen is refused by the probe, before the app loads it",
+    .promptResumes)
 struct FirstRenderProbeTests {
     static let source = """
         import MicroappSDK

@@ -52,7 +52,7 @@ private struct FreshClone {
     }
 }
 
-@Suite("End to end: the first run of a fresh clone")
+@Suite("End to end: the first run of a fresh clone", .promptResumes)
 struct FirstRunBuildTests {
     @Test(
         "the start-up build of a clone with no feature library runs `swift build --product` once for each feature the app loads, and nothing else (no full build linking benchmarks, the monolith, the fuzzer); it says what it builds and how long that usually takes"

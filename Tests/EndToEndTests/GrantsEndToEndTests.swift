@@ -1,6 +1,7 @@
 import Foundation
 import MicroappLoading
 import MicroappPlatform
+import TestScratch
 import Testing
 
 /// An outside team's feature that asks for what only the demo's own features should have: deleting the account
@@ -128,7 +129,7 @@ enum Intruder {
     }
 }
 
-@Suite("End to end: an untrusted feature gets only what it was granted", .serialized)
+@Suite("End to end: an untrusted feature gets only what it was granted", .serialized, .promptResumes)
 struct GrantsEndToEndTests {
     static let modes = ["process", "auto"]
 

@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: microapp graph")
+@Suite("End to end: microapp graph", .promptResumes)
 struct GraphTests {
     static let needySource = """
         import MicroappSDK

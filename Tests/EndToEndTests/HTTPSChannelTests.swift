@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// A certificate authority of the test's own and a server certificate it signed for 127.0.0.1, made by the openssl
@@ -42,7 +43,7 @@ enum TestCertificates {
 
 /// `update` from a channel served over HTTPS by `openssl s_server`, whose certificate comes from an authority the
 /// test made: as behind a company's own certificate authority.
-@Suite("Updates from a channel over HTTPS behind a company's own certificate authority")
+@Suite("Updates from a channel over HTTPS behind a company's own certificate authority", .promptResumes)
 struct HTTPSChannelTests {
     /// The variables that name certificate authorities, emptied (an empty one counts as unset): the test run's own,
     /// if it has any, must not decide what is trusted.

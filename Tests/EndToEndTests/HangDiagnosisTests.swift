@@ -1,8 +1,9 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The hang diagnosis never turns a failure into a hang: each tool it runs is killed past its limit.
-@Suite struct HangDiagnosisTests {
+@Suite(.promptResumes) struct HangDiagnosisTests {
     @Test("a diagnostic tool that never ends is killed at its limit; the diagnosis returns what it wrote and says so")
     func toolPastItsLimit() async throws {
         // The target, stopped as a tracer that was killed mid-attach would leave it.

@@ -1,10 +1,11 @@
 import Foundation
 import MicroappPlatform
+import TestScratch
 import Testing
 
 /// `microapp update` against a channel server that attacks: a gzip bomb in place of a file, a file trickled a byte at
 /// a time. Measured by the kernel (wait4's rusage of the real binary), never by the wall clock.
-@Suite("Updates from a hostile channel server, end to end")
+@Suite("Updates from a hostile channel server, end to end", .promptResumes)
 struct HostileChannelTests {
     /// What a refused update must not cost over an update that installs (the bound).
     static let memoryMargin = 64 << 10

@@ -57,23 +57,25 @@ enum HostileCorpus {
             .replacingOccurrences(of: "__BEHAVIOURS__", with: behaviours + variant)
             .replacingOccurrences(of: "__PORT__", with: "\(port)")
             .replacingOccurrences(of: "__PLUGINS__", with: plugins.path)
-            let file = try temporaryFolder("hostile-source").appendingPathComponent("HostileBuild.swift")
-            try source.write(to: file, atomically: true, encoding: .utf8)
-            let built = try await compilePlugin(module: "HostileBuild", sources: [file])
-            for row in swiftRows {
-                try install(built.appendingPathComponent("libHostileBuild.so"), as: row.library, in: plugins)
+            let built = try await compilePlugin(module: "HostileBuild", source: source)
+            try await offThePool {
+                for row in swiftRows {
+                    try install(built.appendingPathComponent("libHostileBuild.so"), as: row.library, in: plugins)
+                }
             }
         }
         for row in rows where row.language == "c" {
             let source = try String(
                 contentsOf: folder.appendingPathComponent("Constructor.c.template"), encoding: .utf8
             ).replacingOccurrences(of: "__ID__", with: row.id)
-            let scratch = try temporaryFolder("hostile-\(row.module)")
-            let file = scratch.appendingPathComponent("\(row.module).c")
-            try source.write(to: file, atomically: true, encoding: .utf8)
-            try await compileC(
-                file, defining: "HOSTILE_\(row.behaviour)", into: scratch.appendingPathComponent(row.library))
-            try install(scratch.appendingPathComponent(row.library), as: row.library, in: plugins)
+            try await offThePool {
+                let scratch = try temporaryFolder("hostile-\(row.module)")
+                let file = scratch.appendingPathComponent("\(row.module).c")
+                try source.write(to: file, atomically: true, encoding: .utf8)
+                try compileC(
+                    file, defining: "HOSTILE_\(row.behaviour)", into: scratch.appendingPathComponent(row.library))
+                try install(scratch.appendingPathComponent(row.library), as: row.library, in: plugins)
+            }
         }
     }
 
@@ -83,17 +85,16 @@ enum HostileCorpus {
         try FileManager.default.copyItem(at: built, to: target)
     }
 
-    private static func compileC(_ file: URL, defining define: String, into library: URL) async throws {
+    /// Runs `cc` (blocking: called off the pool).
+    private static func compileC(_ file: URL, defining define: String, into library: URL) throws {
         let build = AppProcess.buildDirectory.path
         let include = Repository.root.appendingPathComponent("Sources/MicroappSDK/ABI/include").path
         let arguments = [
             "cc", "-w", "-shared", "-fPIC", "-D\(define)", "-I", include, "-L", build, "-lMicroappSDK",
             "-Wl,-rpath,\(build)", "-o", library.path, file.path,
         ]
-        let outcome = try await offThePool {
-            try CompilerSlots.run {
-                try ChildProcess(arguments, environment: Scratch.childEnvironment(), error: .output).wait()
-            }
+        let outcome = try CompilerSlots.run {
+            try ChildProcess(arguments, environment: Scratch.childEnvironment(), error: .output).wait()
         }
         guard outcome.termination == .exited(0) else {
             throw AppProcessError("cc could not build \(library.lastPathComponent):\n\(outcome.text)")
@@ -102,7 +103,9 @@ enum HostileCorpus {
 
 }
 
-@Suite("End to end: hostile plugins beside the demo, each isolated", .serialized)
+// Not serialized: the table's check shares nothing with the corpus's run, and before it in a serialized suite it put
+// seconds of queueing (a synchronous test waits for a thread off the pool) in front of the run's longest test.
+@Suite("End to end: hostile plugins beside the demo, each isolated", .promptResumes)
 struct HostileCorpusTests {
     @Test("the table names each library once, each with a behaviour, a trigger and an expected outcome")
     func tableIsComplete() throws {
@@ -129,7 +132,13 @@ struct HostileCorpusTests {
         let listener = try LoopbackHTTPServer(lifetime: .seconds(600)) { _ in .respond(status: 200, body: "owned") }
         defer { listener.stop() }
         let plugins = try temporaryFolder("hostile-plugins")
+        // The new build of the replaced row is compiled beside the first build (two compilers at once), not in the
+        // middle of the run, where it waited for a compiler behind every other test's fixtures.
+        let newer = try temporaryFolder("hostile-newer")
+        async let newBuild: Void = HostileCorpus.build(
+            rows.filter { $0.when == "replace" }, port: listener.port, into: newer, variant: ", \"new\": \"build\"")
         try await HostileCorpus.build(rows, port: listener.port, into: plugins)
+        try await newBuild
         let home = try temporaryFolder("hostile-home")
         let secret = "PLANTED-SECRET-\(UUID().uuidString)"
         try FileManager.default.createDirectory(
@@ -174,12 +183,10 @@ struct HostileCorpusTests {
 
         for row in rows where row.when == "go" || row.when == "replace" {
             if row.when == "replace" {
-                let fresh = try temporaryFolder("hostile-newer")
-                try await HostileCorpus.build([row], port: listener.port, into: fresh, variant: ", \"new\": \"build\"")
                 // cp writes over the file in place, as a person copying a new build would.
                 let copy = try ChildProcess(
                     [
-                        "cp", fresh.appendingPathComponent(row.library).path,
+                        "cp", newer.appendingPathComponent(row.library).path,
                         plugins.appendingPathComponent(row.library).path,
                     ])
                 _ = await BlockingWork.run { copy.wait() }
@@ -254,28 +261,6 @@ struct HostileCorpusTests {
         }
     }
 
-    @Test(
-        "a feature whose main thread freezes is stopped as feature-hung by the watchdog, Restart brings it back, quit works"
-    )
-    func frozenFeatureRestarts() async throws {
-        let row = try #require(try HostileCorpus.rows().first { $0.behaviour == "frozen-main" })
-        let plugins = try temporaryFolder("hostile-frozen")
-        try await HostileCorpus.build([row], port: 9, into: plugins)
-        let app = try AppProcess(
-            ["run", "--ui", "json", "--isolation", "process", "--plugins", plugins.path, "--open", row.route],
-            environment: ["MICROAPP_FEATURE_DEADLINE_MS": "1500"])
-        try await app.waitForFrame(route: row.route) { screenText($0).contains("\"go\"") }
-        try app.send([["type": "tap", "id": "go"]])
-        let hung = try await app.waitFor("error") { $0["code"] as? String == "feature-hung" }
-        #expect((hung["message"] as? String)?.contains(row.library) == true)
-        #expect((hung["message"] as? String)?.contains("an action on \(row.route)") == true)
-        try await app.waitForFrame(route: row.route) { screenText($0).contains("stopped: it did not answer") }
-        try app.send([["type": "tap", "id": "restart"]])
-        try await app.waitForFrame(route: row.route) { screenText($0).contains("result: not yet") }
-        try app.send([["type": "quit"]])
-        #expect(try await app.finish() == 0)
-    }
-
     /// True when `objects` hold what `row` expects: an error of its codes naming its library, or its screen
     /// showing the expected text, or (for rows that expect neither) any frame of its route after Go.
     static func outcomeSeen(_ row: HostileRow, in objects: [[String: Any]]) -> Bool {
@@ -296,5 +281,32 @@ struct HostileCorpusTests {
 
     private static func isJSONObject(_ line: String) -> Bool {
         (try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any]
+    }
+}
+
+/// The frozen row alone, apart from the corpus's long run (it shares nothing with it, and after it in one serialized
+/// suite it made that suite, the test phase's longest chain, longer still).
+@Suite("End to end: a hostile feature whose main thread freezes", .promptResumes)
+struct FrozenFeatureTests {
+    @Test(
+        "a feature whose main thread freezes is stopped as feature-hung by the watchdog, Restart brings it back, quit works"
+    )
+    func frozenFeatureRestarts() async throws {
+        let row = try #require(try HostileCorpus.rows().first { $0.behaviour == "frozen-main" })
+        let plugins = try temporaryFolder("hostile-frozen")
+        try await HostileCorpus.build([row], port: 9, into: plugins)
+        let app = try AppProcess(
+            ["run", "--ui", "json", "--isolation", "process", "--plugins", plugins.path, "--open", row.route],
+            environment: ["MICROAPP_FEATURE_DEADLINE_MS": "1500"])
+        try await app.waitForFrame(route: row.route) { screenText($0).contains("\"go\"") }
+        try app.send([["type": "tap", "id": "go"]])
+        let hung = try await app.waitFor("error") { $0["code"] as? String == "feature-hung" }
+        #expect((hung["message"] as? String)?.contains(row.library) == true)
+        #expect((hung["message"] as? String)?.contains("an action on \(row.route)") == true)
+        try await app.waitForFrame(route: row.route) { screenText($0).contains("stopped: it did not answer") }
+        try app.send([["type": "tap", "id": "restart"]])
+        try await app.waitForFrame(route: row.route) { screenText($0).contains("result: not yet") }
+        try app.send([["type": "quit"]])
+        #expect(try await app.finish() == 0)
     }
 }

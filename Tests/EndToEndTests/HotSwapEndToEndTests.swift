@@ -1,8 +1,9 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// `microapp run --watch` as a process: a new build dropped into a watched plugin folder is swapped in.
-@Suite("Hot swap end to end")
+@Suite("Hot swap end to end", .promptResumes)
 struct HotSwapEndToEndTests {
     /// A one-screen feature whose greeting is `greeting` (whose restore refuses every snapshot when `refusing`).
     private static func source(greeting: String, refusing: Bool = false) -> String {

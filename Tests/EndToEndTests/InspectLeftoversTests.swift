@@ -2,7 +2,7 @@ import Foundation
 import TestScratch
 import Testing
 
-@Suite("End to end: inspection commands leave nothing behind")
+@Suite("End to end: inspection commands leave nothing behind", .promptResumes)
 struct InspectLeftoversTests {
     @Test(
         "keys, graph, routes and doctor on a feature isolated in its own process leave no child process and no private or pinned folder when they end",

@@ -6,7 +6,7 @@ import Testing
 
 /// Inspection runs no plugin code outside a sandbox: `lock` and `probe` learn what a library is in a sandboxed
 /// probe process only, so a constructor that writes into the person's files leaves nothing behind.
-@Suite("End to end: lock and probe run no library code with the person's rights")
+@Suite("End to end: lock and probe run no library code with the person's rights", .promptResumes)
 struct InspectionSandboxTests {
     /// A C library (Constructor.c.template, `WRITE_MARKER`) whose constructor writes `marker`, in a folder of its own.
     static func markerLibrary(writing marker: URL) async throws -> URL {

@@ -1,5 +1,6 @@
 import Foundation
 import MicroappPlatform
+import TestScratch
 import Testing
 
 /// What a person's machine without the checkout looks like to a process: `env -i` (no PATH, no LD_LIBRARY_PATH, no
@@ -19,7 +20,9 @@ private func toolchainRuntimeFolder() -> String? {
         .map { ($0 as NSString).deletingLastPathComponent }
 }
 
-@Suite("End to end: microapp install lays out an app that runs without the checkout and the toolchain", .serialized)
+@Suite(
+    "End to end: microapp install lays out an app that runs without the checkout and the toolchain", .serialized,
+    .promptResumes)
 struct InstallTests {
     @Test(
         "the installed app, started under env -i from an unrelated folder, draws its first frame and maps the Swift runtime from its prefix"
@@ -104,10 +107,7 @@ struct InstallTests {
         try Data().write(to: checkout.appendingPathComponent("Package.swift"))
         let debug = checkout.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug")
         try FileManager.default.createDirectory(at: debug, withIntermediateDirectories: true)
-        for name in ["microapp", "libMicroappSDK.so"] {
-            try FileManager.default.copyItem(
-                at: AppProcess.buildDirectory.appendingPathComponent(name), to: debug.appendingPathComponent(name))
-        }
+        try await copyHost(to: debug)
         let prefix = try temporaryFolder("no-build").appendingPathComponent("app").path
         let result = try await runToEnd(
             ["install", "--prefix", prefix], executable: debug.appendingPathComponent("microapp").path)
@@ -121,7 +121,7 @@ struct InstallTests {
     }
 }
 
-@Suite("End to end: microapp bundle packs one feature for a tester without a toolchain", .serialized)
+@Suite("End to end: microapp bundle packs one feature for a tester without a toolchain", .serialized, .promptResumes)
 struct BundleTests {
     @Test(
         "a bundle unpacked in an unrelated folder runs ./Characters under env -i on its mocks, a variant passed through, and says what it holds"

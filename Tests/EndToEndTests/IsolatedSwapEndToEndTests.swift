@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// The isolated hot swap's failure paths, with the real binary: `run --watch --isolation process`.
-@Suite("End to end: isolated swap, rollback and leftovers", .serialized)
+@Suite("End to end: isolated swap, rollback and leftovers", .serialized, .promptResumes)
 struct IsolatedSwapEndToEndTests {
     /// A counter feature whose screen says `greeting` and the count. Its snapshot names its version; with
     /// `abortsOnNewer`, restoring a snapshot of another version aborts the process (as a crash in restore would).

@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: features in their own processes (--isolation process)", .serialized)
+@Suite("End to end: features in their own processes (--isolation process)", .serialized, .promptResumes)
 struct IsolationTests {
     @Test(
         "the demo journey completes with every feature in a child, whose environment holds none of the host's secrets: sign up, list, next page, detail, search, settings, sign out"

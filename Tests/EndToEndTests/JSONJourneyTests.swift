@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: the app through --ui json", .serialized)
+@Suite("End to end: the app through --ui json", .serialized, .promptResumes)
 struct JSONJourneyTests {
     @Test("a signed-out start lands on sign-in, then sign in, list, detail and back")
     func journey() async throws {

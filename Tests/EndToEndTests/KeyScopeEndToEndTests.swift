@@ -3,11 +3,12 @@ import MicroappCore
 import MicroappLoading
 import MicroappPlatform
 import MicroappShipping
+import TestScratch
 import Testing
 
 /// A second trusted publisher, as an attacker who got a key trusted would use it: `microapp update` with the real
 /// binary, real libraries and real signatures from a channel folder.
-@Suite("Keys scoped to features, end to end")
+@Suite("Keys scoped to features, end to end", .promptResumes)
 struct KeyScopeEndToEndTests {
     @Test(
         "a second trusted key publishing the host's auth, another team's tick and its own tock: only tock installs, and the folder is byte for byte unchanged after each refusal"
@@ -108,7 +109,7 @@ struct KeyScopeEndToEndTests {
 }
 
 /// A publisher's key rotates, as `microapp rotate` announces it in the channel, with the real binary.
-@Suite("Key rotation, end to end")
+@Suite("Key rotation, end to end", .promptResumes)
 struct KeyRotationEndToEndTests {
     @Test(
         "rotate: the next update trusts the new key for the old one's ids and installs its release; the old key's next index is refused"

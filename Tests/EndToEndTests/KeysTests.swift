@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: microapp keys, and a service one feature provides to another")
+@Suite("End to end: microapp keys, and a service one feature provides to another", .promptResumes)
 struct KeysTests {
     static let providerSource = """
         import MicroappSDK

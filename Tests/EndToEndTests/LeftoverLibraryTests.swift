@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// A repository whose `Plugins/Settings` was deleted after a build: `microapp` and the real libraries sit in its
@@ -31,7 +32,7 @@ private struct DeletedFeatureRepository {
     }
 }
 
-@Suite("End to end: libraries of deleted features")
+@Suite("End to end: libraries of deleted features", .promptResumes)
 struct LeftoverLibraryTests {
     @Test(
         "a library in the repository's build folder whose feature folder is gone is not loaded, with one notice naming it"

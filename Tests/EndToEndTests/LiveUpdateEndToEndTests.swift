@@ -2,6 +2,7 @@ import Foundation
 import MicroappPlatform
 import MicroappSDK
 import MicroappShipping
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// `run --channel`: the running app takes releases from a channel, and a bad one rolls itself back.
-@Suite("End to end: a running app updates from a channel", .serialized)
+@Suite("End to end: a running app updates from a channel", .serialized, .promptResumes)
 struct LiveUpdateEndToEndTests {
     /// `tick` with a counter, at `version`, whose screen says `greeting` and the count; with `crashes`, it offers
     /// Crash, which aborts its process, and Hang, which never returns. Its library has the name `UpdateWorld` publishes (`libTick.so`).

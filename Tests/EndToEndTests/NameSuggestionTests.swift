@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// A scratch home with its own config and state folders, and a signing key `key` made in it by `keygen`: the folder,
@@ -13,7 +14,7 @@ func homeWithKey(_ prefix: String, key: String) async throws -> (home: URL, envi
 }
 
 /// Did-you-mean for the names a person types, not only for commands: a feature, a key, a channel's scheme.
-@Suite("End to end: did you mean, for names")
+@Suite("End to end: did you mean, for names", .promptResumes)
 struct NameSuggestionTests {
     @Test("solo and release of a misspelt feature suggest the feature there is")
     func misspeltFeature() async throws {

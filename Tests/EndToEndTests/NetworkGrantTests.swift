@@ -1,10 +1,11 @@
 import Foundation
+import TestScratch
 import TestServers
 import Testing
 
 /// What a message says about `network` is what the feature's child gets: an isolated feature declaring it connects
 /// only when `--allow network` grants it, and the warning without it says the child runs without network.
-@Suite("The network capability reaches an isolated feature's child exactly when it is granted")
+@Suite("The network capability reaches an isolated feature's child exactly when it is granted", .promptResumes)
 struct NetworkGrantTests {
     /// A feature declaring `network` whose first screen says whether a TCP connection to `port` on loopback worked.
     static func dialer(port: UInt16) async throws -> URL {

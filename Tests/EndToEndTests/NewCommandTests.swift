@@ -2,7 +2,7 @@ import Foundation
 import TestScratch
 import Testing
 
-@Suite("End to end: microapp new", .serialized)
+@Suite("End to end: microapp new", .serialized, .promptResumes)
 struct NewCommandTests {
     /// A name nobody gives a feature of their own: the scaffold these tests make must not meet one a person added.
     static let name = "Gazorpazorp"

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Features built out of tree, as an outside team builds them, that try to pass their screens off as another's or to
@@ -161,7 +162,7 @@ enum OriginFixtures {
     }
 }
 
-@Suite("End to end: screens belong to their feature, navigation follows the person", .serialized)
+@Suite("End to end: screens belong to their feature, navigation follows the person", .serialized, .promptResumes)
 struct OriginEndToEndTests {
     static let isolations = ["process", "auto"]
 

@@ -1,9 +1,10 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// A host speaks its own name: this build's executable under another name (`hello-host`, a hard link beside the SDK it
 /// links) says that name in its version, help, usage errors, fixes and did-you-mean, never `microapp`.
-@Suite("End to end: a host under its own name")
+@Suite("End to end: a host under its own name", .promptResumes)
 struct OwnCommandNameTests {
     /// This build's host as `hello-host`, in a folder of its own with the SDK it links.
     static func helloHost() throws -> String {

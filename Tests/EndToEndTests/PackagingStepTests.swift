@@ -1,9 +1,10 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The suites whose claim is about SwiftPM packaging are in `Tests/<Target>/Packaging`: `swift test` leaves them out
 /// (Package.swift), `scripts/test-packaging` runs them.
-@Suite("The packaging step")
+@Suite("The packaging step", .promptResumes)
 struct PackagingStepTests {
     @Test(
         "swift test leaves the suites of Tests/<Target>/Packaging to scripts/test-packaging, the second step of .ci/run, and says so in one line"

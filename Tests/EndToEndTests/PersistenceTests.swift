@@ -9,7 +9,7 @@ import Testing
 
 /// `kill -9` of the real app in the middle of sign-up, again and again: the database stays whole and the
 /// session file is either absent or a complete session.
-@Suite("End to end: data survives kill -9", .serialized)
+@Suite("End to end: data survives kill -9", .serialized, .promptResumes)
 struct PersistenceTests {
     @Test("kill -9 at varying moments of sign-up never corrupts the database or half-writes the session")
     func killDuringSignUp() async throws {

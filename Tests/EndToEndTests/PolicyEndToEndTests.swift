@@ -1,9 +1,10 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The rules around features, with the real binary: capabilities under `--allow`/`--strict`, where each feature
 /// runs (`--isolation`), and the session's named owner.
-@Suite("Capabilities, isolation decisions and the session's owner, end to end")
+@Suite("Capabilities, isolation decisions and the session's owner, end to end", .promptResumes)
 struct PolicyEndToEndTests {
     /// A feature source with `id`, the given manifest arguments after its routes, and one text screen.
     static func source(_ type: String, id: String, manifest extra: String) -> String {

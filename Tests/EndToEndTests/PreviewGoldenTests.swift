@@ -1,9 +1,10 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Every feature's screens, in every state it previews, compared with the golden files checked in beside it.
 /// After an intended change to a screen, `scripts/update-previews` rewrites them (review the diff, commit it).
-@Suite("End to end: golden previews of every feature")
+@Suite("End to end: golden previews of every feature", .promptResumes)
 struct PreviewGoldenTests {
     static let fix =
         "run `scripts/update-previews` (it builds, then writes Plugins/<Feature>/Previews/*.txt), review the diff and commit it"

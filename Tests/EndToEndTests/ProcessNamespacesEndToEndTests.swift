@@ -1,5 +1,6 @@
 import Foundation
 import MicroappPlatform
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Testing
 #endif
 
 /// An isolated feature's child sees only itself: its own PID namespace and /proc, as an attacker inside finds it.
-@Suite("End to end: an isolated child sees only its own processes in /proc", .serialized)
+@Suite("End to end: an isolated child sees only its own processes in /proc", .serialized, .promptResumes)
 struct ProcessNamespacesEndToEndTests {
     @Test(
         "Peeker lists /proc, reads pid 1, and goes for the host, its zygote and a sibling feature's processes: it finds only itself",

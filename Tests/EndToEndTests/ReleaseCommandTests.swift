@@ -3,9 +3,10 @@ import MicroappDigest
 import MicroappPlatform
 import MicroappSDK
 import MicroappShipping
+import TestScratch
 import Testing
 
-@Suite("End to end: microapp release writes a signed release of a built library that publish accepts")
+@Suite("End to end: microapp release writes a signed release of a built library that publish accepts", .promptResumes)
 struct ReleaseCommandTests {
     /// A person's config and state folders of their own, and their key `acme`, trusted.
     private static func person() async throws -> (home: URL, environment: [String: String], key: String) {

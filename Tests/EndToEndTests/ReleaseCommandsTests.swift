@@ -2,9 +2,10 @@ import Foundation
 import MicroappPlatform
 import MicroappSDK
 import MicroappShipping
+import TestScratch
 import Testing
 
-@Suite("End to end: keygen, trust and publish with the real binary")
+@Suite("End to end: keygen, trust and publish with the real binary", .promptResumes)
 struct ReleaseCommandsTests {
     @Test("keygen prints a public key and keeps the private one 0600; trust lists it; publish signs a channel's index")
     func keygenTrustPublish() async throws {

@@ -3,13 +3,16 @@ import MicroappCore
 import MicroappIsolation
 import MicroappLoading
 import MicroappPlatform
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-@Suite("End to end: --isolation auto runs --plugins libraries in children beside the repository's own", .serialized)
+@Suite(
+    "End to end: --isolation auto runs --plugins libraries in children beside the repository's own", .serialized,
+    .promptResumes)
 struct RunModeTests {
     /// A copy of one of the repository's features in a --plugins folder, the build folder's own turned off (by the
     /// supervisor's hidden option), so that feature runs isolated under `auto` and the others in-process. The copy

@@ -3,7 +3,7 @@ import TestScratch
 import Testing
 
 /// `microapp sdk` and the refusals of `new --package`, without building anything.
-@Suite("End to end: microapp sdk")
+@Suite("End to end: microapp sdk", .promptResumes)
 struct SDKCommandTests {
     @Test(
         "sdk prints the SDK's folder and exits 1 until --install writes it there; then it is current and installing again writes nothing"

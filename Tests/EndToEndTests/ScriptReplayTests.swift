@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("End to end: a script piped in at once replays the same way, and the output's reader may leave")
+@Suite("End to end: a script piped in at once replays the same way, and the output's reader may leave", .promptResumes)
 struct ScriptReplayTests {
     static let password = "portal-gun"
 

@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: a plugin built against other contracts")
+@Suite("End to end: a plugin built against other contracts", .promptResumes)
 struct ShapeMismatchTests {
     /// Asks for the demo host's `characters.page` under the same type names, but its own `CharacterPage` counts
     /// pages in a field the host's does not write.

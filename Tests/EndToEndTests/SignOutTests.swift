@@ -1,9 +1,10 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Signing out as a person leaving a shared computer expects: the app lands on the signed-out home, the sign-in form
 /// holds nothing of theirs, and whoever signs in next starts at home, not on the screen the last person left.
-@Suite("End to end: signing out forgets the person")
+@Suite("End to end: signing out forgets the person", .promptResumes)
 struct SignOutTests {
     /// The text field `id` in a JSON frame's screen, as the front end received it.
     static func field(_ id: String, in frame: [String: Any]) -> [String: Any]? {

@@ -1,7 +1,8 @@
 import Foundation
+import TestScratch
 import Testing
 
-@Suite("End to end: microapp solo, one feature on its mocks", .serialized)
+@Suite("End to end: microapp solo, one feature on its mocks", .serialized, .promptResumes)
 struct SoloTests {
     @Test(
         "every feature in Plugins/ runs alone on its mocks, its first screen headed `solo · mocks`",

@@ -1,11 +1,12 @@
 import Foundation
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-@Suite("End to end: a plugin that crashes the running app is turned off and the app comes back")
+@Suite("End to end: a plugin that crashes the running app is turned off and the app comes back", .promptResumes)
 struct SupervisorTests {
     /// A feature whose screen traps after its button is pressed: a crash at run time, past every load-time check.
     static let crashySource = """

@@ -1,8 +1,9 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Tabs say whose they are: an untrusted feature asking for the first tab gets the last, marked with its origin.
-@Suite("End to end: an untrusted feature's tab comes after the app's own and carries its origin")
+@Suite("End to end: an untrusted feature's tab comes after the app's own and carries its origin", .promptResumes)
 struct TabOriginEndToEndTests {
     @Test("an untrusted tab at order 1 comes after Characters, Search and Settings, with origin in the JSON frame")
     func untrustedTabAtOrderOne() async throws {

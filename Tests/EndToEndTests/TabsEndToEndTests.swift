@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The tabs of a frame as `[*]id title route` (`*` when selected), in order.
@@ -9,7 +10,7 @@ private func tabList(_ frame: [String: Any]) -> [String] {
     }
 }
 
-@Suite("End to end: tabs and deep links through --ui json", .serialized)
+@Suite("End to end: tabs and deep links through --ui json", .serialized, .promptResumes)
 struct TabsEndToEndTests {
     static let signedInTabs = [
         "tab.characters Characters characters://list", "tab.search Search search://home",

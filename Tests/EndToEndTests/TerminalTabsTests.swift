@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 extension TmuxPane {
@@ -13,7 +14,7 @@ extension TmuxPane {
 }
 
 /// Each test runs the app in its own data folder, removed after the test.
-@Suite("End to end: tabs and the address bar in the terminal UI (tmux)", .serialized)
+@Suite("End to end: tabs and the address bar in the terminal UI (tmux)", .serialized, .promptResumes)
 final class TerminalTabsTests {
     private let data = AppProcess.freshDataDirectory()
 

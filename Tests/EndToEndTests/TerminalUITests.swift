@@ -98,7 +98,7 @@ final class TmuxPane {
     }
 }
 
-@Suite("End to end: the terminal UI in tmux", .serialized)
+@Suite("End to end: the terminal UI in tmux", .serialized, .promptResumes)
 struct TerminalUITests {
     @Test(
         "a pane's tmux socket is removed once its server ends: when the terminal is closed, and when the program in it ended by itself"

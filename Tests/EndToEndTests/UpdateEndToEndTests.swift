@@ -3,12 +3,13 @@ import MicroappLoading
 import MicroappPlatform
 import MicroappSDK
 import MicroappShipping
+import TestScratch
 import TestServers
 import Testing
 
 /// `microapp update`, `versions` and `rollback` with the real binary against a channel served by Python's
 /// `http.server` on loopback (and one from a folder), real `tick` libraries and real signatures.
-@Suite("Updates from a channel, end to end")
+@Suite("Updates from a channel, end to end", .promptResumes)
 struct UpdateEndToEndTests {
     @Test(
         "update installs the newest release beside the old one and pins it; rollback goes back and marks it bad; a later release is installed, the bad one never again"

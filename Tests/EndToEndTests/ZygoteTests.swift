@@ -1,5 +1,6 @@
 import Foundation
 import MicroappPlatform
+import TestScratch
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Testing
 #endif
 
 /// The zygote of the real `microapp` binary: a template process that forks children running a command line.
-@Suite("End to end: the zygote forks children that run a command line of the executable")
+@Suite("End to end: the zygote forks children that run a command line of the executable", .promptResumes)
 struct ZygoteTests {
     /// Stops `zygote` on a thread of its own (it waits for the template to end), leaving the cooperative pool free.
     static func stop(_ zygote: Zygote) { Thread.detachNewThread { zygote.stop() } }

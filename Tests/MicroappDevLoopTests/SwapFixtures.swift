@@ -1,6 +1,5 @@
 import Foundation
 import MicroappPlatform
-import Synchronization
 import TestScratch
 
 #if canImport(Glibc)
@@ -36,34 +35,19 @@ enum Swappy: String, CaseIterable, Sendable {
     /// The `microapp` executable of this build (the child-process probe runs it).
     static var microapp: String { buildDirectory + "/microapp" }
 
-    /// Each version's `libSwappy.so`, compiled once per test process (two compilers at a time). Only ever
+    /// Each version's `libSwappy.so`, compiled once per test process when a test first asks for it. Only ever
     /// touched from a thread of its own (see `library()`): compiling on the main actor would stall every test.
-    private static let compiled: Result<[Swappy: String], FixtureError> = {
-        let root = Scratch.folder("hot-swap").path
-        ModuleCache.warm()
-        let results = Mutex<[Swappy: Result<String, FixtureError>]>([:])
-        let versions = Array(allCases)
-        DispatchQueue.concurrentPerform(iterations: 2) { lane in
-            for version in versions.enumerated() where version.offset % 2 == lane {
-                let built = Result { try compile(version.element, in: root + "/" + version.element.rawValue) }
-                    .mapError { $0 as? FixtureError ?? FixtureError(description: "\($0)") }
-                results.withLock { $0[version.element] = built }
-            }
-        }
-        var paths: [Swappy: String] = [:]
-        for (version, result) in results.withLock({ $0 }) {
-            switch result {
-            case .success(let path): paths[version] = path
-            case .failure(let error): return .failure(error)
-            }
-        }
-        return .success(paths)
-    }()
+    private static let compiled = MadeOnce<String>()
 
-    /// The path of this version's library (compiling them all the first time).
+    /// The path of this version's library (compiling it the first time): a test waits for the versions it uses, not
+    /// for all nine (most use v1 and v2; all nine at once kept every hot-swap test waiting until the last compile).
     func library() async throws -> String {
-        let all = try await BlockingWork.run { try Self.compiled.get() }
-        return all[self]!
+        try await BlockingWork.run {
+            try Self.compiled.value(for: rawValue) {
+                ModuleCache.warm()
+                return try Self.compile(self, in: Scratch.folder("hot-swap-\(rawValue)").path)
+            }
+        }
     }
 
     /// Compiles this version into `folder/libSwappy.so`.

@@ -42,8 +42,8 @@ public final class BlockingTestThreads: TaskExecutor, @unchecked Sendable {
     public static let shared = BlockingTestThreads(count: 3 * ProcessInfo.processInfo.activeProcessorCount)
 
     private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var jobs: [UnownedJob] = []
+    // Guarded by `condition`: highest priority first, in order of arrival within a priority.
+    private var jobs: [(job: UnownedJob, priority: UInt8)] = []
 
     /// True on one of these threads.
     public static var isCurrent: Bool { pthread_getspecific(marker) != nil }
@@ -68,11 +68,14 @@ public final class BlockingTestThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Queues `job` for the next free thread.
+    /// Queues `job` for the next free thread, after the jobs of its priority and higher: a test of a suite that runs at
+    /// high priority (`PromptResumes`, an end-to-end chain) is not queued behind the waits of every unit test marked.
     public func enqueue(_ job: consuming ExecutorJob) {
+        let priority = job.priority.rawValue
         let job = UnownedJob(job)
         condition.lock()
-        jobs.append(job)
+        let index = jobs.lastIndex { $0.priority >= priority }.map { $0 + 1 } ?? 0
+        jobs.insert((job, priority), at: index)
         condition.signal()
         condition.unlock()
     }
@@ -81,7 +84,7 @@ public final class BlockingTestThreads: TaskExecutor, @unchecked Sendable {
         while true {
             condition.lock()
             while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
+            let job = jobs.removeFirst().job
             condition.unlock()
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
