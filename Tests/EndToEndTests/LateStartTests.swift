@@ -1,8 +1,9 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// `run` with isolated features known from their records: the first frame waits for the feature on screen only.
-@Suite("End to end: the first frame waits only for the feature on screen", .serialized)
+@Suite("End to end: the first frame waits only for the feature on screen", .serialized, .promptResumes)
 struct LateStartTests {
     /// One library copied under two names (`libSlow.so`, `libBrittle.so`): each copy takes its feature's id from the
     /// file name it is mapped from and, while loading in its child (its manifest is read at load), waits for the file `go` in its
