@@ -19,6 +19,18 @@ struct OffThePoolTests {
     }
 }
 
+/// The attribute that starts at `start` on line `index` of `lines`, up to where its parentheses balance, and the index
+/// of its last line.
+private func balancedAttribute(_ lines: [String], from index: Int, at start: String.Index) -> (String, Int) {
+    var attribute = String(lines[index][start...])
+    var end = index
+    while attribute.filter({ $0 == "(" }).count > attribute.filter({ $0 == ")" }).count, end + 1 < lines.count {
+        end += 1
+        attribute += "\n" + lines[end]
+    }
+    return (attribute, end)
+}
+
 /// The kernel's name of the thread running the caller (what gdb and ps show).
 private func threadName() -> String {
     ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
@@ -49,12 +61,7 @@ struct OffThePoolMarkTests {
                 continue
             }
             // The attribute runs until its parentheses balance; the signature until the body's brace.
-            var attribute = String(lines[index][start.lowerBound...])
-            var end = index
-            while attribute.filter({ $0 == "(" }).count > attribute.filter({ $0 == ")" }).count, end + 1 < lines.count {
-                end += 1
-                attribute += "\n" + lines[end]
-            }
+            var (attribute, end) = balancedAttribute(lines, from: index, at: start.lowerBound)
             var signature = attribute
             while !signature.contains("{"), end + 1 < lines.count {
                 end += 1
@@ -114,5 +121,47 @@ struct OffThePoolMarkTests {
         #expect(Self.unmarkedSynchronousTests(in: asynchronous).isEmpty)
         #expect(Self.unmarkedSynchronousTests(in: mainActor).isEmpty)
         #expect(Self.unmarkedSynchronousTests(in: mainActorBeside) == [9])
+    }
+}
+
+/// Every end-to-end suite of `swift test` runs at high priority (`.promptResumes`): one left at the default priority
+/// waits, at each resume after its app answered, behind the unit tests' queued work (seconds in a full run).
+@Suite("End-to-end suites take .promptResumes")
+struct PromptResumesMarkTests {
+    /// The 1-based lines of the `@Suite` attributes in `source` that lack `.promptResumes`.
+    static func unmarkedSuites(in source: String) -> [Int] {
+        let lines = source.components(separatedBy: "\n")
+        var found: [Int] = []
+        var index = 0
+        while index < lines.count {
+            guard let start = lines[index].range(of: "@Suite"), lines[index].hasPrefix("@Suite") else {
+                index += 1
+                continue
+            }
+            let (attribute, end) = balancedAttribute(lines, from: index, at: start.lowerBound)
+            if !attribute.contains(".promptResumes") { found.append(index + 1) }
+            index = end + 1
+        }
+        return found
+    }
+
+    @Test("every suite of the end-to-end target's first step is marked .promptResumes", .offThePool)
+    func everySuiteIsMarked() throws {
+        let found = try Paths.sourceLines(under: ["Tests/EndToEndTests"], skipping: #filePath, Self.unmarkedSuites(in:))
+            .filter { !$0.contains("/Packaging/") && !$0.contains("/Browser/") }
+        #expect(
+            found.isEmpty, "end-to-end suites at the default priority; add .promptResumes to their @Suite: \(found)")
+    }
+
+    @Test("the check finds an unmarked suite, one-line or not, and passes a marked one", .offThePool)
+    func checkFindsUnmarked() {
+        let unmarked = "@Suite(\"s\", .serialized)\nstruct S {}"
+        let multiline = "@Suite(\n    \"s\",\n    .serialized)\nstruct S {}"
+        let marked = "@Suite(\"s\", .serialized, .promptResumes)\nstruct S {}"
+        let markedMultiline = "@Suite(\n    \"s\", .promptResumes\n)\nstruct S {}"
+        #expect(Self.unmarkedSuites(in: unmarked) == [1])
+        #expect(Self.unmarkedSuites(in: multiline) == [1])
+        #expect(Self.unmarkedSuites(in: marked).isEmpty)
+        #expect(Self.unmarkedSuites(in: markedMultiline).isEmpty)
     }
 }
