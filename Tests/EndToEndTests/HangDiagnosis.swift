@@ -1,4 +1,5 @@
 import Foundation
+import MicroappPlatform
 import Synchronization
 
 /// What a process that stopped answering is doing, for a test's failure message: each process of its tree (it and
@@ -138,10 +139,12 @@ enum HangDiagnosis {
         return (stacks + note).joined(separator: "\n")
     }
 
-    /// Runs `executable` with its output (stdout and stderr) collected, for at most `limit`: past it, SIGTERM, then
-    /// SIGKILL a `grace` later, then at most a `grace` more; what it wrote by then is returned, `cut` set. Its output
-    /// is read on a thread of its own and waited for with a deadline too, so a descendant still holding the pipe cannot
-    /// make this wait either. Nil when it could not be started.
+    /// Runs `executable` with its output (stdout and stderr) collected, for at most `limit` of the time it could run
+    /// (`ChildTimeLimit`: its waits for a CPU on a loaded machine are added back, up to four times `limit` of wall
+    /// time; a tool asleep or stuck meets `limit` as it is): past it, SIGTERM, then SIGKILL a `grace` later, then at
+    /// most a `grace` more; what it wrote by then is returned, `cut` set. Its output is read on a thread of its own and
+    /// waited for with a deadline too, so a descendant still holding the pipe cannot make this wait either. Nil when
+    /// it could not be started.
     static func bounded(
         _ executable: String, _ arguments: [String], limit: Duration, grace: Duration = .seconds(2)
     ) -> (output: String, cut: Bool)? {
@@ -160,9 +163,13 @@ enum HangDiagnosis {
             finished.signal()
         }
         let pid = process.processIdentifier
-        var cut = false
-        if finished.wait(timeout: .now() + limit.timeInterval) == .timedOut {
-            cut = true
+        let time = ChildTimeLimit(limit, pid: pid)
+        var done = false
+        while !done, case let left = time.remaining(), left > .zero {
+            done = finished.wait(timeout: .now() + left.timeInterval) == .success
+        }
+        let cut = !done
+        if cut {
             kill(pid, SIGTERM)
             if finished.wait(timeout: .now() + grace.timeInterval) == .timedOut {
                 kill(pid, SIGKILL)
