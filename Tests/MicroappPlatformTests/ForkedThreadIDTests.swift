@@ -1,5 +1,6 @@
 import CPlatform
 import Foundation
+import MicroappPlatform
 import Synchronization
 import TestPlugins
 import TestScratch
@@ -42,9 +43,11 @@ struct ForkedThreadIDTests {
         }
         try #require(pid > 0)
         var status: Int32 = 0
-        // A guard against a hang, not a measure: the child takes milliseconds, or never ends.
+        // A guard against a hang, not a measure: the child takes milliseconds, or never ends. Ten seconds of the time
+        // it could run (`ChildTimeLimit`): a child kept from a CPU at high load was once killed by a guard of wall time.
         var ended = false
-        for _ in 0..<200 where !ended {
+        let limit = ChildTimeLimit(.seconds(10), pid: pid)
+        while !ended, limit.remaining() > .zero {
             ended = waitpid(pid, &status, WNOHANG) == pid
             if !ended { usleep(50_000) }
         }
