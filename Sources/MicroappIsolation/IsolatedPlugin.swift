@@ -158,8 +158,9 @@ public struct IsolatedPlugin: LoadedPlugin {
         log?.zygote?.stop()
     }
 
-    /// Forks the child its feature will start in now, in the background, for a feature expected on the first screen
-    /// (`startsWithFeature` only): its start takes that child. Ended with the plugin when it does not run.
+    /// Forks now (on the main actor, about a millisecond) the child its feature will start in, for a feature expected on
+    /// the first screen (`startsWithFeature` only): its start takes that child. Ended with the plugin when it does not
+    /// run.
     @MainActor
     package func prepareEarly() { factory.prepareEarly() }
 
@@ -317,8 +318,7 @@ final class IsolatedFactory: PreparingFactory {
                 library: library, prepared: prepared, origin: origin, executable: executable, zygote: zygote,
                 environment: environment, extra: extra)
         }
-        let remote = Self.remote(
-            origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
+        let remote = root(of: child)
         // Another start may have prepared one meanwhile: one child is kept, the other ended (and reaped).
         // A start that forked its own child meanwhile took the first one's copy: this one is not needed either.
         guard first == nil, prepared == nil || self.prepared != nil else { return remote.stop() }
@@ -354,9 +354,14 @@ final class IsolatedFactory: PreparingFactory {
         let child = try Self.newChild(
             library: library, prepared: prepared, origin: origin, executable: executable, zygote: log.zygote,
             environment: log.childEnvironment, extra: extra)
-        let remote = Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
+        let remote = root(of: child)
         awaitHandshake(remote, child: child)
         return remote
+    }
+
+    /// The root of a later child of this feature: it must register the recorded manifest, with this feature's options.
+    private func root(of child: IsolatedChild) -> IsolatedRoot {
+        Self.remote(origin, child: child, log: log, mocked: extra.contains("--mocks"), recorded: recorded)
     }
 
     /// A new child for a later start (a restart, a rollback), its copy checked against the lock of `origin`'s folder

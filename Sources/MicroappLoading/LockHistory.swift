@@ -64,8 +64,7 @@ public struct LockHistory: Sendable {
             guard change(&known) else { return .success(()) }
             return Result { try write(known) }
         }
-        // Without a lock file (a read-only folder) the edit is tried alone; its write then fails with the reason.
-        try (FileLock.waitingForExclusiveLock(file + ".lock", edit) ?? edit()).get()
+        try FileLock.editing(beside: file, edit).get()
     }
 
     /// Writes `known`, less the folders that no longer exist (a deleted folder has no lock to miss), atomically.

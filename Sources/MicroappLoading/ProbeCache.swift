@@ -67,12 +67,14 @@ public struct ProbeCache: Sendable {
     /// Where the cache lives.
     public let file: String
     private var stored: Stored
-    /// Whether a verdict was recorded since the cache was read: an unchanged cache is not written again (a warm start
-    /// would spend milliseconds encoding and replacing the file it just read).
-    private var isChanged = false
+    /// Whether the file was in an earlier form (version 3's JSON): `save()` writes it again in this one.
+    private let isOld: Bool
     /// The entries this process set or removed since it read the file: `save()` writes them over what the file holds
     /// then, so what another process saved meanwhile stays.
     private var touched = Touched()
+    /// Whether there is anything to write: an unchanged cache is not written again (a warm start would spend
+    /// milliseconds encoding and replacing the file it just read).
+    private var isChanged: Bool { isOld || !touched.isEmpty }
     /// Why the cache on disk was not believed (it or its folder could be written by someone else), nil when it was.
     public let distrust: Problem?
 
@@ -88,7 +90,7 @@ public struct ProbeCache: Sendable {
                 ownerFix: "delete \(file); microapp writes it again")?.warning
         let read = distrust != nil ? nil : Files.contents(file).flatMap(Self.stored(in:))
         stored = read?.stored ?? Stored()
-        isChanged = read?.isOld ?? false
+        isOld = read?.isOld ?? false
     }
 
     /// What `bytes` hold: this version's form, or version 3's JSON (`isOld`); nil for anything else.
@@ -142,7 +144,6 @@ public struct ProbeCache: Sendable {
     public mutating func record(
         _ verdict: PluginProbe.Verdict, for path: String, sha256: String, description: LibraryDescription? = nil
     ) {
-        isChanged = true
         touched.records.insert(sha256)
         if case .refused = verdict {} else { touched.libraries.insert(path) }
         switch verdict {
@@ -168,7 +169,6 @@ public struct ProbeCache: Sendable {
     /// Remembers what the isolated child of the library at `path`, its bytes hashing to `sha256`, registered at its
     /// handshake: a later start learns its manifest without starting it (`description(of:sha256:)`).
     public mutating func recordHandshake(_ description: LibraryDescription, for path: String, sha256: String) {
-        isChanged = true
         touched.handshakes.insert(path)
         var handshakes = stored.handshakes ?? [:]
         handshakes[path] = Handshake(sha256: sha256, description: description)
@@ -193,8 +193,7 @@ public struct ProbeCache: Sendable {
             guard let bytes = try? CompactCoding.encode(Listed(kept)) else { return }
             try? Files.replace(file, with: Data(Self.framed(bytes)))
         }
-        // Without a lock file (a read-only folder, say) the write is tried alone, as before there was one.
-        if FileLock.waitingForExclusiveLock(file + ".lock", write) == nil { write() }
+        FileLock.editing(beside: file, write)
     }
 
     /// Forgets every library whose path `matches` and its record, as if it had never been probed (a benchmark's
@@ -207,7 +206,6 @@ public struct ProbeCache: Sendable {
             touched.libraries.insert(path)
             touched.records.insert(digest)
         }
-        isChanged = isChanged || !forgotten.isEmpty
         return Array(forgotten.values)
     }
 }
@@ -218,6 +216,9 @@ extension ProbeCache {
         var libraries: Set<String> = []
         var records: Set<String> = []
         var handshakes: Set<String> = []
+
+        /// Whether no entry was set or removed.
+        var isEmpty: Bool { libraries.isEmpty && records.isEmpty && handshakes.isEmpty }
 
         /// `base` with each touched entry as `mine` has it (removed where `mine` has none).
         func merged(_ mine: Stored, over base: Stored) -> Stored {

@@ -27,6 +27,13 @@ package enum FileLock {
         return body()
     }
 
+    /// Runs `body` holding the file lock `beside` (a file next to what `body` edits; created when missing), waiting
+    /// while others hold it, so edits of one file by several processes do not overwrite each other; without the lock
+    /// when its file cannot be made (a read-only folder: `body` then fails or succeeds as it would alone).
+    package static func editing<Result>(beside path: String, _ body: () -> Result) -> Result {
+        waitingForExclusiveLock(path + ".lock", body) ?? body()
+    }
+
     /// Runs `body` holding a shared file lock on each of `paths` that exists (never creating one: a reader may not
     /// write there), waiting while a writer holds one: readers share, a writer waits for them and they for it.
     package static func withSharedLocks<Result>(_ paths: [String], _ body: () -> Result) -> Result {
