@@ -27,11 +27,23 @@ package enum FileLock {
         return body()
     }
 
-    /// Runs `body` holding the file lock `beside` (a file next to what `body` edits; created when missing), waiting
-    /// while others hold it, so edits of one file by several processes do not overwrite each other; without the lock
-    /// when its file cannot be made (a read-only folder: `body` then fails or succeeds as it would alone).
-    package static func editing<Result>(beside path: String, _ body: () -> Result) -> Result {
-        waitingForExclusiveLock(path + ".lock", body) ?? body()
+    /// Runs `body` holding the file lock `<path>.lock` beside the file `body` edits, so edits of one file by several
+    /// processes do not overwrite each other. The lock file is made readable by its owner only (`flock` needs no write
+    /// access: another user who could open it could hold it for ever), never through a symbolic link; the lock is
+    /// waited for at most `patience`, and `body` then runs without it, as it does when the lock file cannot be made (a
+    /// read-only folder): a holder that hangs, or someone else's, costs an edit its merge, never the caller's start.
+    package static func editing<Result>(
+        beside path: String, patience: Duration = .seconds(2), _ body: () -> Result
+    ) -> Result {
+        let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return body() }
+        defer { close(descriptor) }
+        let deadline = ContinuousClock.now + patience
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else { return body() }
+            usleep(5_000)
+        }
+        return body()
     }
 
     /// Runs `body` holding a shared file lock on each of `paths` that exists (never creating one: a reader may not

@@ -319,6 +319,8 @@ struct LayerTests {
             "the one place a composition root's environment is read from the process: its clocks among the rest",
         "Sources/MicroappPlatform/ChildProcess.swift":
             "a child's wait has a deadline on the kernel's own clock: the time `poll` waits is real time",
+        "Sources/MicroappPlatform/FileLock.swift":
+            "`flock` has no timeout and no event: an edit's bounded wait for another process's lock polls in real time",
         "Sources/MicroappSDK/Swift/RootDriver.swift":
             "the SDK a plugin's own tests link: it has no host environment; a test's settle deadline is real time",
         "Sources/MicroappSDK/Swift/Feature.swift":

@@ -43,6 +43,29 @@ struct FileSystemCallTests {
         #expect(FileLock.withExclusiveLock(folder + "/missing/lock") { "ran" } == nil)
     }
 
+    @Test(
+        "an edit beside a file waits for the lock's holder, runs alone past its patience, never follows a link, and its lock file is its owner's only",
+        .offThePool)
+    func editingBeside() throws {
+        let folder = Scratch.folder("editing").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/record.json"
+        #expect(FileLock.editing(beside: file) { "edited" } == "edited")
+        let mode = try FileManager.default.attributesOfItem(atPath: file + ".lock")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // A holder that never lets go (a hung process, another user): the edit goes on once its patience is spent.
+        let started = ContinuousClock.now
+        let waited = FileLock.withExclusiveLock(file + ".lock") {
+            FileLock.editing(beside: file, patience: .milliseconds(300)) { ContinuousClock.now - started }
+        }
+        #expect(waited.map { $0 >= .milliseconds(300) } == true)
+        // A link where the lock file goes is not followed: the edit runs without a lock, the link's target untouched.
+        let linked = folder + "/linked.json"
+        try FileManager.default.createSymbolicLink(atPath: linked + ".lock", withDestinationPath: folder + "/target")
+        #expect(FileLock.editing(beside: linked) { "alone" } == "alone")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/target"))
+    }
+
     @Test("a replacement puts the new file at the path in one step; a failure names rename and the file", .offThePool)
     func replacementRenames() throws {
         let folder = Scratch.folder("replace").path
