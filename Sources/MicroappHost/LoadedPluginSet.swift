@@ -27,6 +27,16 @@ package struct LoadedPluginSet {
     package var buildFailure: Notice?
     /// Where each feature runs and why, by library path (`--isolation`, its origin and its folder's lock).
     package var isolation: [String: IsolationDecision] = [:]
+    /// Whether features not on the first screen start after its frame (`PluginSetRequest.startsLate`).
+    package var startsLate = false
+
+    /// The features whose start waits for their route or the first frame (`AppRuntime.Options.startsLater`): with
+    /// `startsLate`, every feature in this process and every isolated one known from its record; the others' start
+    /// (an isolated library met for the first time) was its handshake, already awaited.
+    package var startsLater: Set<String> {
+        guard startsLate else { return [] }
+        return Set(images.map(\.manifest.id) + isolated.filter(\.startsWithFeature).map(\.manifest.id))
+    }
 
     /// A set of `images` resolved against `container`.
     package init(

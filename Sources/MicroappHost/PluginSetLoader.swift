@@ -370,6 +370,7 @@ package enum PluginSetLoader {
             leftover: found.leftover, buildFailure: found.buildFailure, isolation: placed.decisions)
         set.isolated = loaded.isolated
         set.isolationLog = loaded.log
+        set.startsLate = request.startsLate
         return set
     }
 

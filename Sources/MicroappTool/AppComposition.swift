@@ -73,8 +73,8 @@ struct AppComposition {
             name: host.name, home: arguments[RunCommand.home] ?? host.home, isolation: set.running,
             now: arguments.environment.now)
         options.spoken = { ProgramName.spoken($0) }
-        // Isolated features known from their records start with their route, or after the first frame.
-        options.startsLater = Set(set.isolated.filter(\.startsWithFeature).map(\.manifest.id))
+        // Features start with their route, or after the first frame: the first frame waits for the one on screen.
+        options.startsLater = set.startsLater
         let runtime = AppRuntime(
             sources: set.placements.map(\.source), resolution: set.resolution, container: set.container,
             options: options)

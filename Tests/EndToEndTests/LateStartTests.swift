@@ -139,4 +139,24 @@ struct LateStartTests {
         try await before.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
         #expect(try await before.finish() == 0)
     }
+
+    @Test(
+        "the demo in this process: its first frame comes before the features not on screen start, then `ready`; --strict and MICROAPP_START_LATE=0 start them all before it"
+    )
+    func inProcessFeaturesStartAfterTheFirstFrame() async throws {
+        let demo = ["run", "--no-supervise", "--ui", "json", "--isolation", "none", "--open", "auth://select"]
+        let app = try AppProcess(demo)
+        let first = try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
+        let ready = try await app.waitFor("notice") { $0["code"] as? String == "ready" }
+        #expect(ready["message"] as? String == "every feature is ready (4 running)")
+        #expect(Self.index(of: first, in: app)! < Self.index(of: ready, in: app)!, "the others started after it")
+        #expect(try await app.finish() == 0)
+
+        for (arguments, environment) in [(["--strict"], [:]), ([], ["MICROAPP_START_LATE": "0"])] {
+            let before = try AppProcess(demo + arguments, environment: environment)
+            try await before.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
+            #expect(try await before.finish() == 0)
+            #expect(!before.objects.contains { $0["code"] as? String == "ready" }, "\(arguments) \(environment)")
+        }
+    }
 }
