@@ -174,6 +174,10 @@ public struct Notice: Codable, Sendable, Equatable {
     /// True for news of work still going on (`building`), not of something done.
     public var isProgress: Bool { level == .info && code == Problem.Code.building.rawValue }
 
+    /// True for news meant for scripts (`ready`: every feature started after the first frame answered): the footer of
+    /// the terminal and the browser page keep what they show (a redirect's reason) instead.
+    public var isForScripts: Bool { code == Problem.Code.ready.rawValue }
+
     /// Creates a notice with one of the codes of the catalogue (`Problem+Codes.swift`).
     public init(
         level: Level, code: Problem.Code, message: String, fix: String? = nil, feature: String? = nil, from: Int? = nil,

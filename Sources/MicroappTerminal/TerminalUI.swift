@@ -210,8 +210,8 @@ public final class TerminalUI {
         return true
     }
 
-    /// Keeps printed lines in the log; shows the last problem among the other notices (else the last one) in the
-    /// footer for a while, and redraws.
+    /// Keeps printed lines in the log; shows the last problem among the other notices (else the last one not meant for
+    /// scripts only) in the footer for a while, and redraws.
     func show(_ notices: [Notice]) {
         let notices = log.take(notices)
         for notice in notices {
@@ -221,7 +221,7 @@ public final class TerminalUI {
                 buildFailure = nil
             }
         }
-        if let shown = notices.last(where: { $0.level == .error }) ?? notices.last {
+        if let shown = notices.last(where: { $0.level == .error }) ?? notices.last(where: { !$0.isForScripts }) {
             notice = (shown, clock.now.advanced(by: noticeDuration), driver.frame.route)
         }
         draw()

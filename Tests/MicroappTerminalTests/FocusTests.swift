@@ -172,6 +172,20 @@ import Testing
         #expect(!drawn.contains("Sign in to continue") && drawn.contains("ctrl-c quit"))
     }
 
+    @Test("`ready` (for scripts) leaves the footer to the redirect's reason, alone or after it")
+    func readyLeavesTheFooterAlone() {
+        let driver = FakeDriver(frame: Fixtures.signIn())
+        var drawn = ""
+        let ui = TerminalUI(driver: driver, color: false, noticeDuration: .seconds(3600), output: { drawn += $0 })
+        let ready = Notice(level: .info, code: "ready", message: "every feature is ready (4 running)")
+        ui.show([Notice(level: .info, code: "redirect", message: "Sign in to continue to characters://list"), ready])
+        #expect(drawn.contains("· Sign in to continue") && !drawn.contains("every feature is ready"))
+        // Alone, it changes nothing on screen (only what changed is drawn again).
+        drawn = ""
+        ui.show([ready])
+        #expect(!drawn.contains("every feature is ready") && !drawn.contains("Sign in to continue"))
+    }
+
     @Test func typingSendsTheWholeTextEachTime() {
         let driver = FakeDriver(frame: Fixtures.signIn())
         driver.reaction = { driver, event in

@@ -690,6 +690,8 @@
   const stateWords = { kept: 'state kept', reset: 'state reset', none: 'no state to keep' };
 
   function showNotice(notice) {
+    // `ready` is for scripts (every feature started after the first frame answered): the line keeps what it says.
+    if (notice.code === 'ready') return;
     switch (notice.code) {
       case 'built':
       case 'swapped':
