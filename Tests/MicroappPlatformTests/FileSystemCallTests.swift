@@ -54,8 +54,10 @@ struct FileSystemCallTests {
         let mode = try FileManager.default.attributesOfItem(atPath: file + ".lock")[.posixPermissions] as? Int
         #expect(mode == 0o600)
         // A holder that never lets go (a hung process, another user): the edit goes on once its patience is spent.
+        // The holder waits for the lock: a child another test forked while the edit above held it keeps that lock
+        // until it closes its inherited descriptors (at a load of 12, long enough that taking it at once failed).
         let started = ContinuousClock.now
-        let waited = FileLock.withExclusiveLock(file + ".lock") {
+        let waited = FileLock.waitingForExclusiveLock(file + ".lock") {
             FileLock.editing(beside: file, patience: .milliseconds(300)) { ContinuousClock.now - started }
         }
         #expect(waited.map { $0 >= .milliseconds(300) } == true)
