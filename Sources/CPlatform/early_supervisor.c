@@ -164,23 +164,40 @@ static void end_unless_crashed(int status) {
     exit(code);
 }
 
-/// Runs before main, after the early zygote's constructor (so the app process inherits its template, as a forked app
-/// process does): for a supervised `run`, makes the supervisor's folder, keeps the terminal's settings, sets the
-/// supervisor's signals (ctrl-C and ctrl-\ ignored, SIGTERM, SIGHUP and SIGUSR1 passed on), forks the app process and
-/// waits for it. The app process goes on into main as an unsupervised start would; the supervisor ends as the app did
-/// when it ended on purpose (`end_unless_crashed`), and goes on into main only when it crashed, where Swift reads how
-/// (`microapp_early_supervisor_status`), traces the crash and restarts the app or gives up.
-__attribute__((constructor(102))) static void fork_early_supervisor(int argc, char **argv, char **envp) {
-    (void)envp;
-    if (microapp_early_supervisor_served == NULL || argv == NULL || microapp_early_zygote_control() >= 0) return;
-    if (equals(getenv("MICROAPP_INTERNAL"), "1") || is_test_runner(argv[0]) || !is_supervised_run(argc, argv)) return;
+int microapp_early_supervisor_will_fork(int argc, char **argv) {
+    if (microapp_early_supervisor_served == NULL || argv == NULL || microapp_early_zygote_control() >= 0) return 0;
+    if (equals(getenv("MICROAPP_INTERNAL"), "1") || is_test_runner(argv[0]) || !is_supervised_run(argc, argv)) return 0;
     // MICROAPP_SUPERVISOR=late: the supervisor forks its app process once main has run, the way before this (kept to
     // compare the two side by side: cold-start-benchmark's "supervisor forked after main" rows).
-    if (equals(getenv("MICROAPP_SUPERVISOR"), "late")) return;
-    if (make_folder() != 0) return;
+    return !equals(getenv("MICROAPP_SUPERVISOR"), "late");
+}
+
+/// The signals the supervisor sets for itself, put back to their defaults in a process it forks.
+static void default_signals(void) {
+    int defaults[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1};
+    for (size_t index = 0; index < sizeof defaults / sizeof defaults[0]; index++) signal(defaults[index], SIG_DFL);
+}
+
+/// Runs before main, after the early zygote's constructor (which left the template's socket for it): for a supervised
+/// `run`, makes the supervisor's folder, keeps the terminal's settings, sets the supervisor's signals (ctrl-C and
+/// ctrl-\ ignored, SIGTERM, SIGHUP and SIGUSR1 passed on), forks the app process (with the host's end of the
+/// template's socket), then the template, and waits for the app. The app process goes on into main as an unsupervised start
+/// would; the supervisor ends as the app did when it ended on purpose (`end_unless_crashed`), and goes on into main
+/// only when it crashed, where Swift reads how (`microapp_early_supervisor_status`), traces the crash and restarts the
+/// app or gives up.
+__attribute__((constructor(102))) static void fork_early_supervisor(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (!microapp_early_supervisor_will_fork(argc, argv)) return;
+    // Whatever stops the supervisor's fork here, the template the early zygote's constructor left for it is forked by
+    // this process itself, as in an unsupervised run (a return right after: in the template, `main` serves).
+    if (make_folder() != 0) {
+        (void)microapp_early_zygote_fork_pending();
+        return;
+    }
     void *page = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) {
         rmdir(folder);
+        (void)microapp_early_zygote_fork_pending();
         return;
     }
     taken_over = page;
@@ -195,19 +212,30 @@ __attribute__((constructor(102))) static void fork_early_supervisor(int argc, ch
         munmap(page, sizeof(int));
         taken_over = NULL;
         rmdir(folder);
+        if (microapp_early_zygote_fork_pending()) default_signals();
         return;
     }
     if (pid == 0) {
         role = microapp_early_supervisor_app;
-        // As a forked app process: only 0, 1 and 2 go on (and the early template's socket); the signals the
-        // supervisor set are the app's to answer; a crash writes its report where the supervisor reads it.
+        // As a forked app process: only 0, 1 and 2 go on (and the early template's socket: the host's end; the
+        // template's, left for the supervisor, is closed with the rest); the signals the supervisor set are the app's
+        // to answer; a crash writes its report where the supervisor reads it.
         (void)microapp_close_from_keeping_early_zygote(3);
-        int defaults[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1};
-        for (size_t index = 0; index < sizeof defaults / sizeof defaults[0]; index++) signal(defaults[index], SIG_DFL);
+        microapp_early_zygote_drop_pending();
+        default_signals();
         if (microapp_crash_report_install(crash_file) != 0) {
             int crashes[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
             for (size_t index = 0; index < sizeof crashes / sizeof crashes[0]; index++) signal(crashes[index], SIG_DFL);
         }
+        return;
+    }
+    // The template now, beside the app process's start (its fork is not the app's to wait for): it is the
+    // supervisor's child, as when forked before the app, and outlives an app process that crashed for the next one.
+    if (microapp_early_zygote_fork_pending()) {
+        // In the template: nothing of the supervisor's (its signals, its page; its folder is the supervisor's).
+        munmap(page, sizeof(int));
+        taken_over = NULL;
+        default_signals();
         return;
     }
     role = microapp_early_supervisor_parent;

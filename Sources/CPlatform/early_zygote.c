@@ -151,9 +151,55 @@ static void reap_at_exit(void) {
     waitpid(template_pid, NULL, 0);
 }
 
+/// The template's end of the control socket and what it needs to fork it, while a supervised run defers its fork to
+/// the supervisor (after the app process's own fork): -1 when nothing waits.
+static int pending_end = -1;
+static enum template_use pending_use = no_template;
+static int pending_argc = 0;
+static char **pending_argv = NULL;
+static char **pending_envp = NULL;
+
+/// Forks the template on `ends` (the forking process keeps `ends[0]`, the template `ends[1]`). Answers 1 in the
+/// template (scrubbed, ready for `main` to serve), 0 in the process that forked it, or when the fork failed (both ends
+/// closed: no template).
+static int fork_template(int argc, char **argv, char **envp, int ends[2], enum template_use use) {
+    pid_t pid = microapp_fork();
+    if (pid < 0) {
+        close(ends[0]);
+        close(ends[1]);
+        host_end = -1;
+        return 0;
+    }
+    if (pid > 0) {
+        close(ends[1]);
+        host_end = ends[0];
+        template_pid = pid;
+        forked_by = getpid();
+        atexit(reap_at_exit);
+        return 0;
+    }
+    close(ends[0]);
+    scrub(argc, argv, envp, ends[1]);
+    template_control = 0;
+    probes_only_template = use == probes_only;
+    if (use == probes_only) await_first_request(template_control);
+    return 1;
+}
+
+int microapp_early_zygote_fork_pending(void) {
+    if (pending_end < 0) return 0;
+    int ends[2] = {host_end, pending_end};
+    pending_end = -1;
+    return fork_template(pending_argc, pending_argv, pending_envp, ends, pending_use);
+}
+
+void microapp_early_zygote_drop_pending(void) { pending_end = -1; }
+
 /// Runs before main (glibc passes the command line and environment to constructors): forks the template while this
 /// process has read nothing of the person's, when the command line will need it and the executable serves it. First
-/// of the constructors that fork (101): a supervised run's app process, forked next (early_supervisor.c), inherits it.
+/// of the constructors that fork (101). In a run the supervisor will fork (early_supervisor.c, next), only the socket
+/// is made here: the app process is forked first, with the host's end, and the supervisor forks the template right
+/// after it (`microapp_early_zygote_fork_pending`), so the app's start does not wait for the template's fork.
 __attribute__((constructor(101))) static void fork_early_zygote(int argc, char **argv, char **envp) {
     if (microapp_early_zygote_served == NULL || argv == NULL) return;
     // The default: MICROAPP_ZYGOTE=started starts the template as a process of its own once the app runs (the way
@@ -164,25 +210,16 @@ __attribute__((constructor(101))) static void fork_early_zygote(int argc, char *
     if (use == no_template) return;
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) return;
-    pid_t pid = microapp_fork();
-    if (pid < 0) {
-        close(ends[0]);
-        close(ends[1]);
-        return;
-    }
-    if (pid > 0) {
-        close(ends[1]);
+    if (microapp_early_supervisor_will_fork(argc, argv)) {
         host_end = ends[0];
-        template_pid = pid;
-        forked_by = getpid();
-        atexit(reap_at_exit);
+        pending_end = ends[1];
+        pending_use = use;
+        pending_argc = argc;
+        pending_argv = argv;
+        pending_envp = envp;
         return;
     }
-    close(ends[0]);
-    scrub(argc, argv, envp, ends[1]);
-    template_control = 0;
-    probes_only_template = use == probes_only;
-    if (use == probes_only) await_first_request(template_control);
+    (void)fork_template(argc, argv, envp, ends, use);
 }
 
 int microapp_close_from_keeping_early_zygote(int lowest) {

@@ -15,7 +15,7 @@ struct EarlyZygoteTests {
     func templateOfTheSupervisor() async throws {
         let app = try AppProcess(["run", "--ui", "json", "--isolation", "process"])
         try await app.waitForFrame(route: "auth://select") { screenText($0).contains("Create account") }
-        // The feature's child → its template → the supervisor: the template was forked by the first process, before
+        // The feature's child → its template → the supervisor: the template was forked by the supervisor, right after
         // it forked the app process (a template the app started would sit one level further down). The library is
         // mapped below that child, in its namespace's feature process.
         let grandchildren = Self.children(of: app.processID).flatMap(Self.children(of:))
@@ -23,6 +23,15 @@ struct EarlyZygoteTests {
             ([child] + descendants(of: child)).contains { Self.maps($0, "libAuth.so") }
         }
         #expect(mapping.count == 1)
+        // The supervisor forks it right after the app process (the app does not wait for its fork), so it must not
+        // keep the supervisor's signals: ctrl-C and ctrl-\ are ignored in the supervisor, not in the template.
+        let template = try #require(mapping.first.flatMap(Self.parent(of:)))
+        #expect(Self.parent(of: template) == app.processID)
+        let interruptAndQuit: UInt64 = 1 << (UInt64(SIGINT) - 1) | 1 << (UInt64(SIGQUIT) - 1)
+        #expect(Self.ignoredSignals(of: template).map { $0 & interruptAndQuit } == 0)
+        #expect(
+            Self.ignoredSignals(of: app.processID).map { $0 & interruptAndQuit } == interruptAndQuit,
+            "the harness reads what it should")
         app.send(#"{"type":"quit"}"#)
         _ = try await app.finish()
     }
@@ -60,18 +69,18 @@ struct EarlyZygoteTests {
 
     @Test(
         "a library new to the probe cache is probed in a child forked from the template, not one the app started; MICROAPP_ZYGOTE=started probes it in a process the app started",
-        arguments: ["", "started"])
+        arguments: ["", "started", "supervised"])
     func probeForkedFromTemplate(zygote: String) async throws {
         // Its constructor aborts when the process that forked it is the template; its registration refuses anyway.
         let library = try await InspectionSandboxTests.constructorLibrary(
             "ABORT_UNDER_TEMPLATE", named: "TemplateChild")
         // A probe cache of its own: the library is new to it, so this start probes it.
         var environment = ["XDG_CACHE_HOME": Scratch.folder("probe-cache").path]
-        if !zygote.isEmpty { environment["MICROAPP_ZYGOTE"] = zygote }
+        if zygote == "started" { environment["MICROAPP_ZYGOTE"] = zygote }
+        // Supervised, the template is forked by the supervisor after the app process, which holds its socket.
         let app = try AppProcess(
-            [
-                "run", "--no-supervise", "--ui", "json", "--isolation", "none", "--plugins",
-                library.deletingLastPathComponent().path,
+            ["run"] + (zygote == "supervised" ? [] : ["--no-supervise"]) + [
+                "--ui", "json", "--isolation", "none", "--plugins", library.deletingLastPathComponent().path,
             ], environment: environment)
         let refusal = try await app.waitFor("error") {
             ($0["message"] as? String)?.contains("libTemplateChild") == true
@@ -109,6 +118,12 @@ struct EarlyZygoteTests {
 
     private static func maps(_ pid: Int32, _ library: String) -> Bool {
         procText("/proc/\(pid)/maps").contains(library)
+    }
+
+    /// The mask of signals `pid` ignores (`SigIgn` in its status), bit n − 1 for signal n.
+    private static func ignoredSignals(of pid: Int32) -> UInt64? {
+        let line = procText("/proc/\(pid)/status").split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+        return line.flatMap { UInt64($0.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
     }
 
     private static func parent(of pid: Int32) -> Int32? {

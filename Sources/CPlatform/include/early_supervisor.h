@@ -50,4 +50,8 @@ void microapp_early_supervisor_took_over(void);
 /// before main; `EarlySupervisorDecisionTests` holds the two to each other for every status.
 int microapp_early_supervisor_exit_code(int status, int *restores_terminal);
 
+/// True when the supervisor's constructor will fork the app process of this command line before main (a supervised
+/// `run` of an executable that serves it): the early zygote's constructor then leaves the template's fork to it.
+int microapp_early_supervisor_will_fork(int argc, char **argv);
+
 #endif

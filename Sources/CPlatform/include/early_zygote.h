@@ -25,6 +25,16 @@ int microapp_early_zygote_probes_only(void);
 /// Call from one thread.
 void microapp_early_zygote_forget(void);
 
+/// In a supervised run's supervisor, right after it forked its app process: forks the template whose socket the
+/// constructor made and left for it (the app process holds the host's end). Answers 1 in the template (return at
+/// once: `main` serves), else 0 (also when nothing was pending or the fork failed: then the app's requests fail and it
+/// starts its probes and children as processes of their own).
+int microapp_early_zygote_fork_pending(void);
+
+/// In the supervisor's app process: the template's end left for the supervisor is not this process's (it was closed
+/// with the other inherited descriptors).
+void microapp_early_zygote_drop_pending(void);
+
 /// Closes every descriptor from `lowest` up but the early template's control socket (close_range(2)), as a forked
 /// app process that is still to use the template does. Returns 0, or -1 with errno set.
 int microapp_close_from_keeping_early_zygote(int lowest);
