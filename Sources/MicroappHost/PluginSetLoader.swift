@@ -176,6 +176,9 @@ package enum PluginSetLoader {
         let variables = request.environment.variables
         let namespacesTried = { Task { await BlockingWork.run { ProcessNamespaces.notice(variables) } } }
         let namespacesEarly = request.expectsChildren ? namespacesTried() : nil
+        // The services open (SQLite, files: milliseconds the first frame need not wait for) on the main actor while the
+        // libraries are found, checked, loaded and their children started, off it.
+        let opening = Task { @MainActor in await openServices() }
         let found = await find(request)
         if let leftover = found.leftover { request.notify?(.leftover(leftover)) }
         // The template forked before main (for children and probes) is ready now; one started instead takes longest
@@ -205,8 +208,6 @@ package enum PluginSetLoader {
                     environment: request.environment, allowingUnsandboxed: request.sandbox.unsandboxed,
                     described: request.startsLate ? request.screening?.cache : nil)
             }
-        // The services open while the children start (SQLite, files: milliseconds the first frame need not wait for).
-        let opening = Task { @MainActor in await openServices() }
         // The child of the feature the first screen shows forks as soon as that feature is known, while the rest loads.
         let firstScreen = launching.map { launching in
             Task { @MainActor in
