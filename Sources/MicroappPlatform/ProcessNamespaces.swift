@@ -77,11 +77,30 @@ public enum ProcessNamespaces {
     /// one thread): returns nil in the new process (PID 2 of its namespace, its /proc its own), while this process
     /// waits outside and ends as that one ends; or the refusal, this process going on where it was.
     public static func enter() -> Refusal? {
+        // Forked from the template straight into them (`fork(streams:status:)`): this is the process inside already.
+        guard microapp_namespaces_entered() == 0 else { return nil }
         guard ForkedProcess.threadCount == 1 else { return Refusal(step: .threads, errno: 0) }
         var report = microapp_namespace_report()
         guard microapp_namespaces_enter(&report) != 0 else { return nil }
         return Refusal(step: Refusal.Step(rawValue: report.step) ?? .fork, errno: report.error_number)
     }
+
+    /// In the single-threaded template isolated features' children are forked from: forks a feature's child straight
+    /// into its namespaces (`microapp_namespaces_fork`): two processes, the namespace's first one, whose pid the host
+    /// knows and which writes the feature's wait status on `status` when it ends, and the feature's own, where this
+    /// returns 0 — instead of a fork that `enter()` then makes three. A plain fork where the template's children get
+    /// none (`MICROAPP_NAMESPACES=0` in its environment, or the kernel refuses them): the child's `enter()` then does
+    /// as it always did. Answers as fork does.
+    static func fork(streams: [Int32], status: Int32) -> pid_t {
+        guard givenByTemplate else { return microapp_fork() }
+        var report = microapp_namespace_report()
+        let pid = streams.withUnsafeBufferPointer { microapp_namespaces_fork($0.baseAddress, status, &report) }
+        return pid >= 0 ? pid : microapp_fork()
+    }
+
+    /// Whether the template clones its features' children into their namespaces (its environment, this kernel):
+    /// found at its first such fork.
+    private static let givenByTemplate = getenv(variable).map { String(cString: $0) } != "0" && refusalHere == nil
 
     /// Whether this kernel lets this user give children their namespaces: nil when it does, else why not (a child
     /// tries once per process and ends; about a millisecond).

@@ -179,7 +179,10 @@ public final class Zygote: Sendable {
                 answer(control, pid: 0, errno: EINVAL, pidDescriptor: nil)
                 continue
             }
-            let pid = microapp_fork()
+            // A feature's child is cloned into its namespaces here: two processes, not a fork that makes three.
+            let pid =
+                arguments.first == "feature-host"
+                ? ProcessNamespaces.fork(streams: Array(passed[..<3]), status: passed[3]) : microapp_fork()
             if pid == 0 {
                 signal(SIGPIPE, SIG_DFL)
                 close(control)
@@ -221,7 +224,9 @@ public final class ZygoteChild: Sendable {
     public let pid: Int32
     /// A pidfd of the child (this process's copy): readable once it ended; signals never reach a reused pid.
     public let pidDescriptor: Int32
-    /// The template writes the child's wait status here when it reaps it.
+    /// The first wait status written here is the child's end: a feature's child in its namespaces writes its
+    /// feature's before it ends, and the template writes the child's own once it reaped it (the only one for a child
+    /// killed before it could write).
     let statusDescriptor: Int32
     /// No signal through `pidDescriptor` once `wait` closed it (its number may be another child's pidfd by then).
     private let reaping = ReapingGuard()
