@@ -88,19 +88,14 @@ public enum ProcessNamespaces {
     /// In the single-threaded template isolated features' children are forked from: forks a feature's child straight
     /// into its namespaces (`microapp_namespaces_fork`): two processes, the namespace's first one, whose pid the host
     /// knows and which writes the feature's wait status on `status` when it ends, and the feature's own, where this
-    /// returns 0 — instead of a fork that `enter()` then makes three. A plain fork where the template's children get
-    /// none (`MICROAPP_NAMESPACES=0` in its environment, or the kernel refuses them): the child's `enter()` then does
-    /// as it always did. Answers as fork does.
-    static func fork(streams: [Int32], status: Int32) -> pid_t {
-        guard givenByTemplate else { return microapp_fork() }
+    /// returns 0 — where a plain fork and the child's `enter()` make three. Answers as fork does, or nil where this
+    /// kernel refuses them (the template then forks plainly, and the child's `enter()` does as it always did).
+    static func fork(streams: [Int32], status: Int32) -> pid_t? {
+        guard refusalHere == nil else { return nil }
         var report = microapp_namespace_report()
         let pid = streams.withUnsafeBufferPointer { microapp_namespaces_fork($0.baseAddress, status, &report) }
-        return pid >= 0 ? pid : microapp_fork()
+        return pid >= 0 ? pid : nil
     }
-
-    /// Whether the template clones its features' children into their namespaces (its environment, this kernel):
-    /// found at its first such fork.
-    private static let givenByTemplate = getenv(variable).map { String(cString: $0) } != "0" && refusalHere == nil
 
     /// Whether this kernel lets this user give children their namespaces: nil when it does, else why not (a child
     /// tries once per process and ends; about a millisecond).

@@ -139,8 +139,9 @@ public final class Zygote: Sendable {
 
     /// Runs the template loop on `control` (standard input of `microapp zygote`). Returns nil in the template when
     /// the host went away or the template cannot fork safely (`problem` says why), and the child's command line in
-    /// each forked child, whose standard streams are then the ones the host passed.
-    public static func serve(control: Int32 = 0) -> (arguments: [String]?, problem: String?) {
+    /// each forked child, whose standard streams are then the ones the host passed. With `namespaces` (false where
+    /// the template's environment says `MICROAPP_NAMESPACES=0`) a feature's child is forked into its namespaces.
+    public static func serve(control: Int32 = 0, namespaces: Bool) -> (arguments: [String]?, problem: String?) {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
         guard threads == 1 else {
             return (nil, "the zygote has \(threads) threads; forking it would copy only one of them")
@@ -180,9 +181,10 @@ public final class Zygote: Sendable {
                 continue
             }
             // A feature's child is cloned into its namespaces here: two processes, not a fork that makes three.
-            let pid =
-                arguments.first == "feature-host"
-                ? ProcessNamespaces.fork(streams: Array(passed[..<3]), status: passed[3]) : microapp_fork()
+            let inside =
+                namespaces && arguments.first == "feature-host"
+                ? ProcessNamespaces.fork(streams: Array(passed[..<3]), status: passed[3]) : nil
+            let pid = inside ?? microapp_fork()
             if pid == 0 {
                 signal(SIGPIPE, SIG_DFL)
                 close(control)
