@@ -97,6 +97,10 @@ public enum ProcessNamespaces {
         return pid >= 0 ? pid : nil
     }
 
+    /// In the template, before its first fork: whether the kernel gives namespaces is tried now (a child of a
+    /// millisecond), not at the first feature's fork, which would wait for it.
+    package static func prepareForkTemplate() { _ = refusalHere }
+
     /// Whether this kernel lets this user give children their namespaces: nil when it does, else why not (a child
     /// tries once per process and ends; about a millisecond).
     public static let refusalHere: Refusal? = {
