@@ -1,12 +1,17 @@
 // Namespaces of their own for an isolated feature's child: see namespaces.h and docs/sandbox.md.
 //
-// Three processes come of one: the caller (S) stays where it was and only waits; its clone (B) is PID 1 of the new
-// PID namespace, where it maps the ids, makes the mounts private and mounts a proc of that namespace on /proc, then
-// forks the feature's process (C, PID 2) and reaps. The feature is not PID 1 on purpose: the kernel drops every
-// signal PID 1 sends itself that it has no handler for, so a feature's abort() or raise(SIGSEGV) would not end it,
-// and the host could not tell a crash by its signal. C's end travels back as B's report to S, which ends the same way,
-// so the host (which started S, or whose zygote did) sees the feature's exit code or signal as before. S's pid is the
-// one the host knows: killing S kills B (its parent-death signal) and with B the whole namespace.
+// A child forked from the template (the zygote) is two processes: the template clones B straight into the new
+// namespaces (`microapp_namespaces_fork`), B is PID 1 there — it maps the ids, makes the mounts private, mounts a proc
+// of that namespace on /proc, forks the feature's process (C, PID 2) and reaps —, and B writes C's wait status on the
+// status pipe the host reads the template's reports from, before the template writes B's own. B's pid is the one the
+// host knows: killing it ends the whole namespace. The feature is not PID 1 on purpose: the kernel drops every signal
+// PID 1 sends itself that it has no handler for, so a feature's abort() or raise(SIGSEGV) would not end it, and the
+// host could not tell a crash by its signal.
+//
+// A child started afresh (no template) is three processes (`microapp_namespaces_enter`): the caller (S) stays where it
+// was and only waits; its clone B and B's child C are as above. C's end travels back as B's report to S, which ends the
+// same way, so the host (which started S) sees the feature's exit code or signal as before. Killing S kills B (its
+// parent-death signal) and with B the whole namespace.
 #define _GNU_SOURCE
 #include "CPlatform.h"
 
@@ -35,17 +40,24 @@ static int write_file(const char *path, const char *text) {
     return failure;
 }
 
-/// "ID ID 1\n" into `line` (at least 32 bytes): the id mapped to itself. No stdio: only async-signal-safe calls here.
-static void identity_map(char *line, unsigned id) {
+/// Writes `number` in decimal at `end` and answers the end of what it wrote (at most 10 characters). No stdio: only
+/// async-signal-safe calls here.
+static char *append_number(char *end, unsigned number) {
     char digits[12];
     int count = 0;
     do {
-        digits[count++] = (char)('0' + id % 10);
-        id /= 10;
-    } while (id > 0);
+        digits[count++] = (char)('0' + number % 10);
+        number /= 10;
+    } while (number > 0);
+    for (int index = count - 1; index >= 0; index--) *end++ = digits[index];
+    return end;
+}
+
+/// "ID ID 1\n" into `line` (at least 32 bytes): the id mapped to itself.
+static void identity_map(char *line, unsigned id) {
     char *end = line;
     for (int copy = 0; copy < 2; copy++) {
-        for (int index = count - 1; index >= 0; index--) *end++ = digits[index];
+        end = append_number(end, id);
         *end++ = ' ';
     }
     memcpy(end, "1\n", 3);
@@ -97,11 +109,21 @@ static int write_fully(int descriptor, const void *buffer, size_t length) {
     return count == (ssize_t)length;
 }
 
-/// Closes every descriptor from `lowest` up but `kept` (which is above it).
-static void close_all_but(int lowest, int kept) {
-    if (kept > lowest) close_range((unsigned)lowest, (unsigned)kept - 1, 0);
-    close_range((unsigned)kept + 1, ~0U, 0);
+/// Closes every descriptor but the `count` ones in `kept` (in any order).
+static void close_all_except(const int *kept, int count) {
+    unsigned lowest = 0;
+    for (;;) {
+        int next = -1;
+        for (int index = 0; index < count; index++) {
+            if (kept[index] >= (int)lowest && (next < 0 || kept[index] < next)) next = kept[index];
+        }
+        if (next < 0) break;
+        if ((unsigned)next > lowest) close_range(lowest, (unsigned)next - 1, 0);
+        lowest = (unsigned)next + 1;
+    }
+    close_range(lowest, ~0U, 0);
 }
+
 
 /// Ends this process as the wait status `status` says its feature ended: the same exit code, or the same signal.
 static void end_as(int status) {
@@ -183,7 +205,7 @@ int microapp_namespaces_enter(struct microapp_namespace_report *report) {
         // instead, and the kernel ends the feature's with the namespace.
         if (!write_fully(ends[1], &outcome, sizeof outcome) || feature < 0) _exit(1);
         // Nothing of the feature's (its socket, its pipes) stays open here.
-        close_all_but(0, ends[1]);
+        close_all_except(&ends[1], 1);
         reap(feature, ends[1]);
     }
     // S: the process whoever started it knows.
@@ -201,12 +223,65 @@ int microapp_namespaces_enter(struct microapp_namespace_report *report) {
     // The feature's socket and pipes (0, 1, 2) stay open here until this process ends as the feature did: the host
     // sees them close only then, so the end it waits for is already the feature's (else a host that kills a child
     // whose socket closed could kill this one first, and read SIGKILL instead of the feature's signal).
-    close_all_but(3, ends[0]);
+    int kept[4] = {0, 1, 2, ends[0]};
+    close_all_except(kept, 4);
     int status = 0;
     int own = 0;
     int reported = read_fully(ends[0], &status, sizeof status) == sizeof status;
     while (waitpid(first, &own, 0) < 0 && errno == EINTR) {}
     end_as(reported ? status : own);
+    return -1;
+}
+
+/// Set in B before it forks the feature's process, which inherits it: `microapp_namespaces_entered`.
+static int entered_by_template = 0;
+
+int microapp_namespaces_entered(void) { return entered_by_template; }
+
+/// B's last words when it could not make the feature's process a namespace of its own (the kernel let the template's
+/// probe make one): a line on the child's stderr, which the host shows with the child's end.
+static void tell_failure(int error, struct microapp_namespace_report outcome) {
+    char line[160] = "microapp feature-host: its namespaces could not be set up (step ";
+    char *end = append_number(line + strlen(line), (unsigned)outcome.step);
+    memcpy(end, ", errno ", 8);
+    end = append_number(end + 8, (unsigned)outcome.error_number);
+    const char *fix = "); to fix: run `microapp doctor`, or MICROAPP_NAMESPACES=0\n";
+    memcpy(end, fix, strlen(fix));
+    write_fully(error, line, (size_t)(end - line) + strlen(fix));
+}
+
+pid_t microapp_namespaces_fork(const int streams[3], int status, struct microapp_namespace_report *report) {
+    uid_t user = getuid();
+    gid_t group = getgid();
+    *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_NONE, 0};
+    pid_t first = microapp_clone_forgetting(namespace_flags);
+    if (first != 0) {
+        if (first < 0) *report = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_CLONE, errno};
+        return first;
+    }
+    // B, PID 1 of the new namespaces.
+    entered_by_template = 1;
+    struct microapp_namespace_report outcome = {MICROAPP_NAMESPACE_STEP_NONE, 0};
+    pid_t feature = -1;
+    if (set_up(user, group, &outcome) == 0) {
+        feature = microapp_fork_again();
+        if (feature == 0) {
+            // C: the feature's process, which goes on (the namespace, and C with it, ends with B in any case).
+            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+            return 0;
+        }
+        if (feature < 0) outcome = (struct microapp_namespace_report){MICROAPP_NAMESPACE_STEP_FORK, errno};
+    }
+    if (feature < 0) {
+        tell_failure(streams[2], outcome);
+        _exit(1);
+    }
+    // The feature's socket and pipes stay open here until its status is written: the host sees them close only then,
+    // so the end it waits for is already the feature's (else a host that kills a child whose socket closed could kill
+    // this process first, and read SIGKILL instead of the feature's signal). Nothing else of the template's stays.
+    int kept[4] = {streams[0], streams[1], streams[2], status};
+    close_all_except(kept, 4);
+    reap(feature, status);
     return -1;
 }
 

@@ -72,10 +72,10 @@ public final class IsolatedRoot: SettlingRoot {
         self.registry = registry
         self.deadline = deadline
         gate = ChildMessageGate(now: now)
-        child.channel.start(
-            receive: { [weak self] in self?.receive($0) }, ended: { [weak self] in self?.channelEnded($0) })
-        child.output { [weak self] line, isError in self?.printed(line, isError: isError) }
-        child.exit { [weak self] termination, tail in self?.exited(termination, stderrTail: tail) }
+        child.watch(
+            receive: { [weak self] in self?.receive($0) }, ended: { [weak self] in self?.channelEnded($0) },
+            line: { [weak self] line, isError in self?.printed(line, isError: isError) },
+            exited: { [weak self] termination, tail in self?.exited(termination, stderrTail: tail) })
         child.channel.send(.hello(version: FeatureWire.version))
         registry.add(self)
     }

@@ -7,9 +7,11 @@ extension IsolatedServer {
     /// In the template isolated children are forked from, once before its first fork (it starts no thread): the work
     /// each child repeated before its first screen that does not depend on its library — the sandbox's runtime paths
     /// and the debug runtime (`SandboxPolicy.prepareForkTemplate`), a manifest's coding, a round trip of every
-    /// protocol message — whose Swift metadata, conformances, type lookups and bound calls each child then inherits.
+    /// protocol message — whose Swift metadata, conformances, type lookups and bound calls each child then inherits —,
+    /// and whether this kernel gives children namespaces (`ProcessNamespaces.fork` asks it).
     public static func prepareTemplate() {
         SandboxPolicy.prepareForkTemplate()
+        ProcessNamespaces.prepareForkTemplate()
         let service = DependencyKey<Service<String, String>>.service("template.service")
         let manifest = FeatureManifest(
             id: "template", version: 1, displayName: "Template", routes: [RouteDeclaration("template://home")],

@@ -49,6 +49,9 @@ public final class IsolatedServer {
         // The sandbox first, while this is the process's only thread: Landlock confines the calling thread and the
         // threads it starts later, so the channel's reader thread must not exist yet.
         let sandboxProblem = sandbox()
+        // The cooperative pool's first thread starts now, beside the library's load on this one: every answer's
+        // `done` waits for a pass through the pool (`settleSoon`), and the first paid for starting that thread.
+        if sandboxProblem == nil { Task.detached {} }
         let child = IsolatedServer(channel: FeatureChannel(descriptor: descriptor))
         return await withCheckedContinuation { continuation in
             child.finished = continuation

@@ -81,6 +81,8 @@ public struct ChildProcess: Sendable {
     public let pid: pid_t
     private let pidDescriptor: Int32
     private let reaping = ReapingGuard()
+    /// The child's pidfd, readable once it ended (until `wait` closed it).
+    var endDescriptor: Int32 { pidDescriptor }
     private let outputPipe: Int32
     private let errorPipe: Int32
 

@@ -37,42 +37,74 @@ public final class FeatureChannel: @unchecked Sendable {
         writing = dup(descriptor)
     }
 
-    /// Starts reading: each message reaches `receive` on the main actor, then `ended` once.
+    /// Starts reading on a thread of its own: each message reaches `receive` on the main actor, then `ended` once.
     public func start(
         receive: @escaping @MainActor (FeatureMessage) -> Void, ended: @escaping @MainActor (End) -> Void
     ) {
-        let descriptor = reading
-        let thread = Thread {
-            var reader = FeatureFrameReader()
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            var end = End.closed
-            reading: while true {
-                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else {
-                    if reader.pendingBytes > 0 {
-                        end = .violation("a frame cut off after \(reader.pendingBytes) bytes")
-                    }
-                    break
-                }
-                reader.append(chunk[..<count])
-                do throws(FeatureWireError) {
-                    while let message = try reader.next() {
-                        DispatchQueue.main.async { MainActor.assumeIsolated { receive(message) } }
-                    }
-                } catch {
-                    end = .violation(error.reason)
-                    break reading
-                }
-            }
-            self.lock.lock()
-            _ = Glibc.close(descriptor)
-            self.readerClosed = true
-            self.lock.unlock()
-            DispatchQueue.main.async { MainActor.assumeIsolated { ended(end) } }
+        let thread = Thread { [self] in
+            var inbound = inbound(receive: receive, ended: ended)
+            while inbound.read() {}
         }
         thread.name = "microapp feature channel"
         thread.start()
+    }
+
+    /// The reading half for a thread that polls the socket among other descriptors (`start` runs one on a thread of
+    /// its own): each message reaches `receive` on the main actor, then `ended` once. Read from one thread only.
+    public func inbound(
+        receive: @escaping @MainActor (FeatureMessage) -> Void, ended: @escaping @MainActor (End) -> Void
+    ) -> Inbound {
+        Inbound(channel: self, receive: receive, ended: ended)
+    }
+
+    /// What a reader of the socket keeps between reads: the frame read so far.
+    public struct Inbound {
+        private let channel: FeatureChannel
+        private let receive: @MainActor (FeatureMessage) -> Void
+        private let ended: @MainActor (End) -> Void
+        private var reader = FeatureFrameReader()
+        private var chunk = [UInt8](repeating: 0, count: 65_536)
+        /// The socket to poll (readable: `read()` does not wait).
+        public var descriptor: Int32 { channel.reading }
+
+        fileprivate init(
+            channel: FeatureChannel, receive: @escaping @MainActor (FeatureMessage) -> Void,
+            ended: @escaping @MainActor (End) -> Void
+        ) {
+            self.channel = channel
+            self.receive = receive
+            self.ended = ended
+        }
+
+        /// Reads once (waiting until the socket has something) and hands on each whole message; false once the stream
+        /// ended (the socket is closed and `ended` told): read no more.
+        public mutating func read() -> Bool {
+            let descriptor = channel.reading
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { return true }
+            guard count > 0 else {
+                let pending = reader.pendingBytes
+                return finish(pending > 0 ? .violation("a frame cut off after \(pending) bytes") : .closed)
+            }
+            reader.append(chunk[..<count])
+            do throws(FeatureWireError) {
+                while let message = try reader.next() {
+                    DispatchQueue.main.async { [receive] in MainActor.assumeIsolated { receive(message) } }
+                }
+            } catch {
+                return finish(.violation(error.reason))
+            }
+            return true
+        }
+
+        private func finish(_ end: End) -> Bool {
+            channel.lock.lock()
+            _ = Glibc.close(channel.reading)
+            channel.readerClosed = true
+            channel.lock.unlock()
+            DispatchQueue.main.async { [ended] in MainActor.assumeIsolated { ended(end) } }
+            return false
+        }
     }
 
     /// Sends `message` without waiting; answers false when the channel is closed or the peer stopped reading.

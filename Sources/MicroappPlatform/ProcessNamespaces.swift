@@ -77,11 +77,29 @@ public enum ProcessNamespaces {
     /// one thread): returns nil in the new process (PID 2 of its namespace, its /proc its own), while this process
     /// waits outside and ends as that one ends; or the refusal, this process going on where it was.
     public static func enter() -> Refusal? {
+        // Forked from the template straight into them (`fork(streams:status:)`): this is the process inside already.
+        guard microapp_namespaces_entered() == 0 else { return nil }
         guard ForkedProcess.threadCount == 1 else { return Refusal(step: .threads, errno: 0) }
         var report = microapp_namespace_report()
         guard microapp_namespaces_enter(&report) != 0 else { return nil }
         return Refusal(step: Refusal.Step(rawValue: report.step) ?? .fork, errno: report.error_number)
     }
+
+    /// In the single-threaded template isolated features' children are forked from: forks a feature's child straight
+    /// into its namespaces (`microapp_namespaces_fork`): two processes, the namespace's first one, whose pid the host
+    /// knows and which writes the feature's wait status on `status` when it ends, and the feature's own, where this
+    /// returns 0 — where a plain fork and the child's `enter()` make three. Answers as fork does, or nil where this
+    /// kernel refuses them (the template then forks plainly, and the child's `enter()` does as it always did).
+    static func fork(streams: [Int32], status: Int32) -> pid_t? {
+        guard refusalHere == nil else { return nil }
+        var report = microapp_namespace_report()
+        let pid = streams.withUnsafeBufferPointer { microapp_namespaces_fork($0.baseAddress, status, &report) }
+        return pid >= 0 ? pid : nil
+    }
+
+    /// In the template, before its first fork: whether the kernel gives namespaces is tried now (a child of a
+    /// millisecond), not at the first feature's fork, which would wait for it.
+    package static func prepareForkTemplate() { _ = refusalHere }
 
     /// Whether this kernel lets this user give children their namespaces: nil when it does, else why not (a child
     /// tries once per process and ends; about a millisecond).

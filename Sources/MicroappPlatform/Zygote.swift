@@ -139,8 +139,9 @@ public final class Zygote: Sendable {
 
     /// Runs the template loop on `control` (standard input of `microapp zygote`). Returns nil in the template when
     /// the host went away or the template cannot fork safely (`problem` says why), and the child's command line in
-    /// each forked child, whose standard streams are then the ones the host passed.
-    public static func serve(control: Int32 = 0) -> (arguments: [String]?, problem: String?) {
+    /// each forked child, whose standard streams are then the ones the host passed. With `namespaces` (false where
+    /// the template's environment says `MICROAPP_NAMESPACES=0`) a feature's child is forked into its namespaces.
+    public static func serve(control: Int32 = 0, namespaces: Bool) -> (arguments: [String]?, problem: String?) {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
         guard threads == 1 else {
             return (nil, "the zygote has \(threads) threads; forking it would copy only one of them")
@@ -179,7 +180,11 @@ public final class Zygote: Sendable {
                 answer(control, pid: 0, errno: EINVAL, pidDescriptor: nil)
                 continue
             }
-            let pid = microapp_fork()
+            // A feature's child is cloned into its namespaces here: two processes, not a fork that makes three.
+            let inside =
+                namespaces && arguments.first == "feature-host"
+                ? ProcessNamespaces.fork(streams: Array(passed[..<3]), status: passed[3]) : nil
+            let pid = inside ?? microapp_fork()
             if pid == 0 {
                 signal(SIGPIPE, SIG_DFL)
                 close(control)
@@ -221,7 +226,9 @@ public final class ZygoteChild: Sendable {
     public let pid: Int32
     /// A pidfd of the child (this process's copy): readable once it ended; signals never reach a reused pid.
     public let pidDescriptor: Int32
-    /// The template writes the child's wait status here when it reaps it.
+    /// The first wait status written here is the child's end: a feature's child in its namespaces writes its
+    /// feature's before it ends, and the template writes the child's own once it reaped it (the only one for a child
+    /// killed before it could write).
     let statusDescriptor: Int32
     /// No signal through `pidDescriptor` once `wait` closed it (its number may be another child's pidfd by then).
     private let reaping = ReapingGuard()

@@ -46,13 +46,14 @@ public enum MicroappTool {
         // Once, what every feature's child would repeat before its library loads (≈ 2.5 ms of CPU a child, ≈ 5 ms
         // once here); a template for a run's probes only starts at its first request, which would wait for it.
         if !Zygote.servesProbesOnly { IsolatedServer.prepareTemplate() }
-        let served = Zygote.serve()
+        // Read once here, not in each child: a forked child's variables, folders and clocks are the template's, and
+        // without a HOME (a child's environment has none) the home folder is a read of the password database.
+        let environment = HostEnvironment.process
+        let served = Zygote.serve(namespaces: environment[ProcessNamespaces.variable] != "0")
         guard let arguments = served.arguments else {
             if let problem = served.problem { Console.err("microapp zygote: \(problem)") }
             return served.problem == nil ? 0 : 70
         }
-        // A forked child is a composition root of its own: its clock and folders are its own from here on.
-        let environment = HostEnvironment.process
         if arguments.first == "feature-host" {
             return await IsolatedServerCommand.run(Array(arguments.dropFirst()), environment: environment)
         }

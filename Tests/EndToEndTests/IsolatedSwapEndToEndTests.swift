@@ -75,7 +75,7 @@ struct IsolatedSwapEndToEndTests {
         }
         #expect(!app.objects.contains { $0["code"] as? String == "not-settled" })
         let running = try await HotSwapEndToEndTests.waitForOneFeatureHost(of: app.processID)
-        // Nothing of v1's child stays: below the one outer process only its own namespace's two (none without them).
+        // Nothing of v1's child stays: below the app only v2's namespace's two processes (none without them).
         let inside = ProcessNamespaces.refusal(ProcessInfo.processInfo.environment) == nil ? 2 : 0
         let pid = app.processID
         #expect(

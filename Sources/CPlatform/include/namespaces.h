@@ -1,7 +1,7 @@
 // An isolated feature's child in namespaces of its own, as bubblewrap's --unshare-pid does: a user namespace that maps
 // its user and group to themselves, a mount namespace, and a PID namespace with /proc mounted afresh for it, so /proc
 // lists the child's own processes only (no other process's command line, environment or maps). Linux only; raw
-// system calls. See namespaces.c for the three processes it makes and docs/sandbox.md.
+// system calls. See namespaces.c for the processes a child is made of and docs/sandbox.md.
 #ifndef MICROAPP_NAMESPACES_H
 #define MICROAPP_NAMESPACES_H
 
@@ -39,6 +39,18 @@ struct microapp_namespace_report {
 /// with `report` naming the step and its error number when the namespaces could not be made: nothing changed, the
 /// caller goes on where it was.
 int microapp_namespaces_enter(struct microapp_namespace_report *report);
+
+/// In the single-threaded template isolated children are forked from: clones a child (B) straight into new namespaces,
+/// where it is PID 1, sets them up as `microapp_namespaces_enter` does and forks the feature's process (C, PID 2).
+/// Returns B's pid in the caller, 0 in C (which forgot its cached thread ids, and goes on as the forked child), or -1
+/// with `report` naming the step when the clone failed (nothing was made). B keeps `streams` (the child's socket,
+/// output and error, at the numbers given) and `status` (the pipe the host reads the child's wait status from) open
+/// and closes everything else; once C ended, B writes C's wait status on `status` (4 bytes) and exits 0. A B that
+/// could not set the namespaces up says why on `streams[2]` and exits 1 without forking.
+pid_t microapp_namespaces_fork(const int streams[3], int status, struct microapp_namespace_report *report);
+
+/// 1 in the feature's process `microapp_namespaces_fork` made (it is in its namespaces already), else 0.
+int microapp_namespaces_entered(void);
 
 /// Whether this kernel lets this process make those namespaces and mount /proc in them: a child tries (raw system
 /// calls only, so a multi-threaded caller may ask) and ends. Returns 0, or -1 with `report` naming the step.
