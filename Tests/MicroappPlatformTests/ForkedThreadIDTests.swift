@@ -18,28 +18,16 @@ struct ForkedThreadIDTests {
     @Test(
         "a lock the child's forked thread holds while its other thread waits is handed over, not spun on", .offThePool)
     func forkedThreadHandsOverItsLock() throws {
-        contended.withLock { $0 += 1 }
+        // Once here first, so the child finds made every piece of runtime metadata its code needs (a debug build
+        // makes them as code first runs): making one takes a runtime lock, which another thread of this test process
+        // may hold at the fork, and the child would spin on it for ever (seen once: killed by the guard below).
+        #expect(Self.handOver(closing: 1024..<1024, holdingMicroseconds: 0))
         let pid = microapp_fork()
         if pid == 0 {
             // The child holds a copy of every descriptor of the test process (other tests' pipes among them) while
             // it lives, a tenth of a second and more under load: a reader that another test closed would still be
             // open here, and an app writing to it would not see its output closed. It needs none of them.
-            for descriptor in Int32(3)..<1024 { close(descriptor) }
-            // Its one thread holds the lock while a new thread waits for it (FUTEX_LOCK_PI), then lets
-            // go. With the parent's thread id still cached, the waiter is refused (a Mutex traps) and the unlock
-            // is "not the owner".
-            var waiter = pthread_t()
-            contended.withLock { _ in
-                pthread_create(
-                    &waiter, nil,
-                    { _ in
-                        contended.withLock { $0 += 1 }
-                        return nil
-                    }, nil)
-                usleep(100_000)
-            }
-            pthread_join(waiter, nil)
-            _exit(contended.withLock { $0 } == 2 ? 0 : 1)
+            _exit(Self.handOver(closing: 3..<1024, holdingMicroseconds: 100_000) ? 0 : 1)
         }
         try #require(pid > 0)
         var status: Int32 = 0
@@ -57,6 +45,26 @@ struct ForkedThreadIDTests {
         }
         #expect(ended, "the child still ran after 10 s: its threads spin on the lock")
         #expect(status == 0, "the child ended with wait status \(status) (SIGILL 4: the Mutex trapped)")
+    }
+
+    /// Closes `descriptors`, then holds `contended` while a new thread waits for it (FUTEX_LOCK_PI) for the time
+    /// given, and lets go; true when the waiter took it after. In a forked child whose one thread still had its
+    /// parent's id cached, the waiter is refused (a Mutex traps) and the unlock is "not the owner".
+    private static func handOver(closing descriptors: Range<Int32>, holdingMicroseconds: UInt32) -> Bool {
+        for descriptor in descriptors { close(descriptor) }
+        let before = contended.withLock { $0 }
+        var waiter = pthread_t()
+        contended.withLock { _ in
+            pthread_create(
+                &waiter, nil,
+                { _ in
+                    contended.withLock { $0 += 1 }
+                    return nil
+                }, nil)
+            usleep(holdingMicroseconds)
+        }
+        pthread_join(waiter, nil)
+        return contended.withLock { $0 } == before + 1
     }
 
     @Test("the child forgets a cached id but keeps a pointer whose upper half reads as the same number", .offThePool)
