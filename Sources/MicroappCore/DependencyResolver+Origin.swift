@@ -10,7 +10,7 @@ extension DependencyResolver {
     /// Disables the features that declare routes in a scheme that is not theirs or use a name another feature keeps;
     /// returns the features that keep their schemes (in their order), for the route check that follows.
     static func checkOrigin(
-        _ features: [Candidate], rules: ResolutionRules, disable: (String, Problem) -> Void
+        _ features: [Candidate], rules: ResolutionRules, routes: RouteReading, disable: (String, Problem) -> Void
     ) -> [Candidate] {
         // Most trusted first, then load order: who keeps a scheme or a name when the host has not said.
         let ranked = features.enumerated().sorted { ($0.element.trust, -$0.offset) > ($1.element.trust, -$1.offset) }
@@ -20,7 +20,7 @@ extension DependencyResolver {
         var schemeOwners: [String: Candidate] = [:]
         var refusedSchemes = Set<String>()
         for feature in ranked {
-            for (scheme, _) in schemes(of: feature) where schemeOwners[scheme] == nil {
+            for (scheme, _) in schemes(of: feature, routes: routes) where schemeOwners[scheme] == nil {
                 if let reserved = rules.reservedSchemes[scheme] {
                     if let owner = byID[reserved], mayUseReserved(owner, id: reserved) { schemeOwners[scheme] = owner }
                 } else if let owner = byID[scheme] {
@@ -31,7 +31,7 @@ extension DependencyResolver {
             }
         }
         for feature in features {
-            for (scheme, route) in schemes(of: feature) {
+            for (scheme, route) in schemes(of: feature, routes: routes) {
                 let owner = schemeOwners[scheme]
                 guard owner?.manifest.id != feature.manifest.id else { continue }
                 let id = feature.manifest.id
@@ -187,10 +187,11 @@ extension DependencyResolver {
 
     /// Each scheme `feature` declares routes in, once, with the first such route; routes that do not parse are left
     /// to the route check.
-    private static func schemes(of feature: Candidate) -> [(scheme: String, route: String)] {
+    private static func schemes(of feature: Candidate, routes: RouteReading) -> [(scheme: String, route: String)] {
         var seen = Set<String>()
         return feature.manifest.routes.compactMap { route in
-            guard let pattern = try? RoutePattern(route.pattern), seen.insert(pattern.scheme).inserted else {
+            guard case .success(let pattern) = routes.pattern(route.pattern), seen.insert(pattern.scheme).inserted
+            else {
                 return nil
             }
             return (pattern.scheme, route.pattern)
@@ -212,6 +213,20 @@ extension DependencyResolver {
     /// How names are compared: as people read them (`NameSkeleton.key`: case, width, spaces, invisible characters
     /// and look-alike letters of other scripts do not tell two names apart).
     static func nameKey(_ name: String) -> String { NameSkeleton.key(name) }
+}
+
+/// Each route pattern parsed once per check: the scheme check and the route check both read every pattern (a
+/// pattern's parse is 10 k instructions, and they were parsed three times at each start).
+final class RouteReading {
+    private var patterns: [String: Result<RoutePattern, RouteError>] = [:]
+
+    /// `RoutePattern(text)`, or why it is not one, once per text.
+    func pattern(_ text: String) -> Result<RoutePattern, RouteError> {
+        if let known = patterns[text] { return known }
+        let pattern = Result { () throws(RouteError) in try RoutePattern(text) }
+        patterns[text] = pattern
+        return pattern
+    }
 }
 
 /// Each name's comparison key and defect, worked out once per check: a feature's names are read for the holders, for
