@@ -6,7 +6,7 @@ import MicroappSDK
 // anything else, and one record cost 0.17 M instructions through `init(from:)`, a third of a `dlopen`.
 //
 // What this reader does not know (keys in another order or unknown to it, an empty capability list a manifest
-// can only hold through its `Codable` form, a field of a later SDK) it does not guess at: `records(in:)` hands those
+// can only hold through its `Codable` form, a field of a later SDK) it does not guess at: `stored(in:)` hands those
 // bytes to the `Codable` walk, which reads them as before. So every cache of this version reads as it did.
 extension ProbeCache {
     /// What `body` (the compact form after the first line) holds when this reader knows all of it; nil otherwise.
