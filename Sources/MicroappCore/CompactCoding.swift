@@ -19,9 +19,9 @@ package enum CompactCoding {
     /// not one, are cut short, or hold values of other types.
     package static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
         let value = try bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer)
+            var reader = Reader(scalars: CompactReader(buffer))
             let value = try reader.value(depth: 0)
-            guard reader.index == buffer.count else { throw Reader.corrupt("bytes after the value") }
+            guard reader.scalars.isAtEnd else { throw Reader.corrupt("bytes after the value") }
             return value
         }
         return try value.decode(type, path: [], nesting: 0)
@@ -85,10 +85,9 @@ private struct CompactEntry {
     let value: CompactValue
 }
 
-/// Reads one value from bytes, by its first byte.
+/// Reads one value from bytes whole, by its first byte; its scalars by `CompactReader`.
 private struct Reader {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
+    var scalars: CompactReader
 
     static func corrupt(_ what: String) -> DecodingError {
         .dataCorrupted(.init(codingPath: [], debugDescription: "not the compact form: \(what)"))
@@ -96,68 +95,42 @@ private struct Reader {
 
     mutating func value(depth: Int) throws -> CompactValue {
         guard depth < 64 else { throw Self.corrupt("nested too deep") }
-        guard index < bytes.count else { throw Self.corrupt("cut short") }
-        let first = bytes[index]
-        switch first {
-        case UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "f"):
-            index += 1
-            return first == UInt8(ascii: "n") ? .null : .bool(first == UInt8(ascii: "t"))
-        case UInt8(ascii: "i"):
-            index += 1
-            let number = try integer(until: UInt8(ascii: "e"))
-            return .int(number)
-        case UInt8(ascii: "l"):
-            index += 1
-            var items: [CompactValue] = []
-            while try !atEnd() { items.append(try value(depth: depth + 1)) }
-            return .list(items)
-        case UInt8(ascii: "d"):
-            index += 1
-            var entries: [CompactEntry] = []
-            while try !atEnd() {
-                guard case .string(let key) = try value(depth: depth + 1) else {
-                    throw Self.corrupt("a key not a string")
+        guard let first = scalars.next else { throw Self.corrupt("cut short") }
+        let at = scalars.index
+        do {
+            switch first {
+            case UInt8(ascii: "n"):
+                _ = scalars.null()
+                return .null
+            case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try scalars.bool())
+            case UInt8(ascii: "i"): return .int(try scalars.int())
+            case UInt8(ascii: "l"):
+                _ = scalars.take(first)
+                var items: [CompactValue] = []
+                while try !atEnd() { items.append(try value(depth: depth + 1)) }
+                return .list(items)
+            case UInt8(ascii: "d"):
+                _ = scalars.take(first)
+                var entries: [CompactEntry] = []
+                while try !atEnd() {
+                    guard case .string(let key) = try value(depth: depth + 1) else {
+                        throw Self.corrupt("a key not a string")
+                    }
+                    entries.append(CompactEntry(key: key, value: try value(depth: depth + 1)))
                 }
-                entries.append(CompactEntry(key: key, value: try value(depth: depth + 1)))
+                return .dictionary(entries)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return .string(try scalars.string())
+            default: throw Self.corrupt("byte \(first) at \(at)")
             }
-            return .dictionary(entries)
-        case UInt8(ascii: "0")...UInt8(ascii: "9"):
-            let count = try integer(until: UInt8(ascii: ":"))
-            guard count >= 0, count <= bytes.count - index else { throw Self.corrupt("a string cut short") }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + count]), as: UTF8.self)
-            index += count
-            return .string(text)
-        default: throw Self.corrupt("byte \(first) at \(index)")
+        } catch is CompactReader.Mismatch {
+            throw Self.corrupt("a bad or cut-short value at \(at)")
         }
     }
 
     /// True (and past it) at the `e` that ends a list or dictionary.
     private mutating func atEnd() throws -> Bool {
-        guard index < bytes.count else { throw Self.corrupt("cut short") }
-        guard bytes[index] == UInt8(ascii: "e") else { return false }
-        index += 1
-        return true
-    }
-
-    /// A decimal integer (an optional `-`, at most 18 digits) up to `end`, which it steps past.
-    private mutating func integer(until end: UInt8) throws -> Int {
-        var negative = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
-            negative = true
-            index += 1
-        }
-        var number = 0
-        var digits = 0
-        while index < bytes.count, bytes[index] != end {
-            let digit = Int(bytes[index]) - Int(UInt8(ascii: "0"))
-            guard (0...9).contains(digit), digits < 18 else { throw Self.corrupt("a bad number") }
-            number = number * 10 + digit
-            digits += 1
-            index += 1
-        }
-        guard index < bytes.count, digits > 0 else { throw Self.corrupt("cut short") }
-        index += 1
-        return negative ? -number : number
+        guard scalars.next != nil else { throw Self.corrupt("cut short") }
+        return scalars.end()
     }
 }
 

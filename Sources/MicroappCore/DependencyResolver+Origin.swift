@@ -10,7 +10,7 @@ extension DependencyResolver {
     /// Disables the features that declare routes in a scheme that is not theirs or use a name another feature keeps;
     /// returns the features that keep their schemes (in their order), for the route check that follows.
     static func checkOrigin(
-        _ features: [Candidate], rules: ResolutionRules, disable: (String, Problem) -> Void
+        _ features: [Candidate], rules: ResolutionRules, routes: RouteReading, disable: (String, Problem) -> Void
     ) -> [Candidate] {
         // Most trusted first, then load order: who keeps a scheme or a name when the host has not said.
         let ranked = features.enumerated().sorted { ($0.element.trust, -$0.offset) > ($1.element.trust, -$1.offset) }
@@ -20,7 +20,7 @@ extension DependencyResolver {
         var schemeOwners: [String: Candidate] = [:]
         var refusedSchemes = Set<String>()
         for feature in ranked {
-            for (scheme, _) in schemes(of: feature) where schemeOwners[scheme] == nil {
+            for (scheme, _) in schemes(of: feature, routes: routes) where schemeOwners[scheme] == nil {
                 if let reserved = rules.reservedSchemes[scheme] {
                     if let owner = byID[reserved], mayUseReserved(owner, id: reserved) { schemeOwners[scheme] = owner }
                 } else if let owner = byID[scheme] {
@@ -31,7 +31,7 @@ extension DependencyResolver {
             }
         }
         for feature in features {
-            for (scheme, route) in schemes(of: feature) {
+            for (scheme, route) in schemes(of: feature, routes: routes) {
                 let owner = schemeOwners[scheme]
                 guard owner?.manifest.id != feature.manifest.id else { continue }
                 let id = feature.manifest.id
@@ -90,12 +90,16 @@ extension DependencyResolver {
         _ features: [Candidate], holders: [Candidate], rules: ResolutionRules, reading: NameReading,
         disable: (String, Problem) -> Void
     ) -> Set<String> {
-        let owners = nameOwners(holders, rules: rules, reading: reading)
+        // One feature and no name the host reserves: a name can be no one else's, so no skeleton is worked out (a
+        // start with one feature spent 0.05 M instructions on keys compared with nothing). Defects still count.
+        let alone = features.count <= 1 && rules.reservedNames.isEmpty
+        let owners = alone ? [:] : nameOwners(holders, rules: rules, reading: reading)
         var refused = Set<String>()
         for feature in features {
             let id = feature.manifest.id
             let defects = defects(of: feature, reading: reading)
-            let clash = names(of: feature, reading: reading).lazy.compactMap {
+            let claims = alone ? [] : names(of: feature, reading: reading)
+            let clash = claims.lazy.compactMap {
                 key, name, kind -> (String, String, String, String)? in
                 let owner = owners[key]
                 let reserved = reservedName(key, rules: rules, reading: reading)
@@ -187,10 +191,11 @@ extension DependencyResolver {
 
     /// Each scheme `feature` declares routes in, once, with the first such route; routes that do not parse are left
     /// to the route check.
-    private static func schemes(of feature: Candidate) -> [(scheme: String, route: String)] {
+    private static func schemes(of feature: Candidate, routes: RouteReading) -> [(scheme: String, route: String)] {
         var seen = Set<String>()
         return feature.manifest.routes.compactMap { route in
-            guard let pattern = try? RoutePattern(route.pattern), seen.insert(pattern.scheme).inserted else {
+            guard case .success(let pattern) = routes.pattern(route.pattern), seen.insert(pattern.scheme).inserted
+            else {
                 return nil
             }
             return (pattern.scheme, route.pattern)
@@ -212,6 +217,20 @@ extension DependencyResolver {
     /// How names are compared: as people read them (`NameSkeleton.key`: case, width, spaces, invisible characters
     /// and look-alike letters of other scripts do not tell two names apart).
     static func nameKey(_ name: String) -> String { NameSkeleton.key(name) }
+}
+
+/// Each route pattern parsed once per check: the scheme check and the route check both read every pattern (a
+/// pattern's parse is 10 k instructions, and they were parsed three times at each start).
+final class RouteReading {
+    private var patterns: [String: Result<RoutePattern, RouteError>] = [:]
+
+    /// `RoutePattern(text)`, or why it is not one, once per text.
+    func pattern(_ text: String) -> Result<RoutePattern, RouteError> {
+        if let known = patterns[text] { return known }
+        let pattern = Result { () throws(RouteError) in try RoutePattern(text) }
+        patterns[text] = pattern
+        return pattern
+    }
 }
 
 /// Each name's comparison key and defect, worked out once per check: a feature's names are read for the holders, for

@@ -59,9 +59,10 @@ public enum DependencyResolver {
             features.map(\.manifest), sandboxed: Set(features.filter(\.sandboxed).map(\.manifest.id)))
         for (id, problem) in review.refused.sorted(by: { $0.key < $1.key }) { disable(id, problem) }
         // A feature refused for its capabilities claims no routes, sign-in or state from the others.
+        let routes = RouteReading()
         let admitted = checkOrigin(
-            features.filter { review.refused[$0.manifest.id] == nil }, rules: rules, disable: disable)
-        checkRoutes(admitted, disable: disable)
+            features.filter { review.refused[$0.manifest.id] == nil }, rules: rules, routes: routes, disable: disable)
+        checkRoutes(admitted, routes: routes, disable: disable)
         checkSignIn(admitted, owner: rules.signInFeature, disable: disable)
         checkOwners(admitted, owners: rules.stateOwners, disable: disable)
         let offers = collectOffers(features, hostOffers: hostOffers, disable: disable)
@@ -140,7 +141,9 @@ public enum DependencyResolver {
     /// Claims every route in turn and disables the features whose routes conflict; returns the claims (their
     /// `steps` tell tests how much work the check did).
     @discardableResult
-    static func checkRoutes(_ features: [Candidate], disable: (String, Problem) -> Void) -> RouteClaims {
+    static func checkRoutes(
+        _ features: [Candidate], routes: RouteReading = RouteReading(), disable: (String, Problem) -> Void
+    ) -> RouteClaims {
         var claimed = RouteClaims()
         // Routes in a feature's own scheme are claimed first, so a library that claims another feature's route
         // is the one refused, whatever the load order.
@@ -157,7 +160,7 @@ public enum DependencyResolver {
         for (feature, route) in claims {
             let id = feature.manifest.id
             do {
-                let pattern = try RoutePattern(route.pattern)
+                let pattern = try routes.pattern(route.pattern).get()
                 // Inside one feature the more literal pattern wins (`detail/new` over `detail/{id}`); two patterns
                 // as specific as each other, or any overlap between features, would be a coin toss.
                 if let other = claimed.firstConflict(with: pattern, owner: id) {

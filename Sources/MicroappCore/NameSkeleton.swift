@@ -21,13 +21,23 @@ public enum NameSkeleton {
     /// "mixes Latin and Cyrillic in the word 'ѕettings'" or that it holds a direction control.
     public static func defect(_ name: String) -> String? {
         guard !name.isEmpty else { return nil }
+        // ASCII, the usual name, holds no direction control, folds to its lowercase, and is one script to ICU (its
+        // restriction level is ASCII, below every level a check refuses): only a name of white space alone fails.
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            return name.unicodeScalars.contains { !isWhitespace($0) } ? nil : "is made only of invisible characters"
+        }
+        return defectByICU(name)
+    }
+
+    /// `defect(name)` asked of ICU whatever the text (what the ASCII answer is checked against).
+    static func defectByICU(_ name: String) -> String? {
         // Direction controls reorder what is drawn ("\u{202E}sgnitteS" shows as "Settings"): folding drops them, so
         // the key would compare the letters in an order nobody sees.
         if let control = name.unicodeScalars.first(where: \.properties.isBidiControl) {
             return
                 "contains the direction control U+\(String(control.value, radix: 16, uppercase: true)), which reorders what people see"
         }
-        let folded = fold(name)
+        let folded = foldByICU(name)
         guard folded.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
             return "is made only of invisible characters"
         }
@@ -54,7 +64,20 @@ public enum NameSkeleton {
         return names
     }
 
+    /// `name` NFKC case folded: ASCII by its bytes (NFKC leaves ASCII as it is, and its case fold is its lowercase;
+    /// the normalizer's call cost more than the comparison it serves), anything else by ICU.
     private static func fold(_ name: String) -> String {
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return foldByICU(name) }
+        return String(unsafeUninitializedCapacity: name.utf8.count) { bytes in
+            for (offset, byte) in name.utf8.enumerated() {
+                bytes[offset] = (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
+            }
+            return name.utf8.count
+        }
+    }
+
+    /// `name` NFKC case folded by ICU's normalizer.
+    static func foldByICU(_ name: String) -> String {
         icu(name, capacity: 3) { source, count, target, capacity in
             var status = U_ZERO_ERROR
             let instance = swift_unorm2_getNFKCCasefoldInstance(&status)

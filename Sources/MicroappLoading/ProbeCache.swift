@@ -12,11 +12,11 @@ import MicroappSDK
 ///
 /// The file is in `CompactCoding`'s form after a first line naming it and the checksum of the rest
 /// (`microapp probe cache 4 <FNV-1a>`): a warm start reads it without a JSON decoder, whose first use after a
-/// `dlopen` cost more than the rest of the read. A cache an earlier build wrote (version 3, JSON) is read once that
+/// `dlopen` cost more than the rest of the read, and by hand (`ProbeCache+Reading.swift`). A cache an earlier build wrote (version 3, JSON) is read once that
 /// way and written again in the compact form.
 public struct ProbeCache: Sendable {
     /// What the file holds: each library's digest by path, and a record per digest.
-    struct Stored: Codable, Sendable {
+    struct Stored: Codable, Sendable, Equatable {
         // 3: manifests keep their tab, whose title `lock` checks (JSON). 4: the same in the compact form.
         var version = ProbeCache.version
         var libraries: [String: String] = [:]
@@ -26,7 +26,7 @@ public struct ProbeCache: Sendable {
     }
 
     /// What an isolated library's sandboxed child registered at its handshake, from the bytes hashing to `sha256`.
-    struct Handshake: Codable, Sendable {
+    struct Handshake: Codable, Sendable, Equatable {
         var sha256: String
         var description: LibraryDescription
     }
@@ -34,7 +34,7 @@ public struct ProbeCache: Sendable {
     /// `Stored` as the compact form holds it: each map a list of entries. Decoding a dictionary asks its container
     /// for all its keys, which the standard library casts to `[any CodingKey]`, looking the key type's conformance up:
     /// after a `dlopen`, a scan of every loaded image's conformances (0.32 M instructions, more than a record costs).
-    private struct Listed: Codable {
+    struct Listed: Codable {
         struct Entry<Value: Codable>: Codable {
             var key: String
             var value: Value
@@ -96,7 +96,9 @@ public struct ProbeCache: Sendable {
     /// What `bytes` hold: this version's form, or version 3's JSON (`isOld`); nil for anything else.
     private static func stored(in bytes: Data) -> (stored: Stored, isOld: Bool)? {
         if bytes.starts(with: header) {
-            let stored = unframed(Array(bytes)).flatMap { try? CompactCoding.decode(Listed.self, from: $0).stored }
+            let stored = unframed(Array(bytes)).flatMap { body in
+                handRead(body) ?? (try? CompactCoding.decode(Listed.self, from: body).stored)
+            }
             return stored.flatMap { $0.version == version ? ($0, false) : nil }
         }
         guard var old = try? JSONDecoder().decode(Stored.self, from: bytes), old.version == 3 else { return nil }
@@ -109,7 +111,7 @@ public struct ProbeCache: Sendable {
 
     /// What follows the first line of `bytes` when its checksum matches; nil when it does not (a byte changed, the
     /// file cut short), which makes the cache an empty one.
-    private static func unframed(_ bytes: [UInt8]) -> [UInt8]? {
+    static func unframed(_ bytes: [UInt8]) -> [UInt8]? {
         let end = header.count + 16
         guard bytes.count > end, bytes[end] == UInt8(ascii: "\n") else { return nil }
         let body = Array(bytes[(end + 1)...])
@@ -264,6 +266,12 @@ public struct LibraryDescription: Codable, Sendable, Equatable {
     public init(manifest: FeatureManifest, sdkVersion: SDKVersion) {
         self.manifest = manifest
         self.sdkVersion = sdkVersion.description
+    }
+
+    /// A description of `manifest` with the SDK version as a record holds it.
+    init(manifest: FeatureManifest, recordedSDK sdkVersion: String) {
+        self.manifest = manifest
+        self.sdkVersion = sdkVersion
     }
 
     /// The SDK version, nil when the text is not one (a damaged record).

@@ -27,10 +27,13 @@ public enum ChildLaunch {
     public static func featureEnvironment(_ host: HostEnvironment, allowingUnsandboxed: Bool = false) -> [String:
         String]
     {
-        let kept = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", ProcessNamespaces.variable]
-        let unsandboxed = allowingUnsandboxed ? ["MICROAPP_ALLOW_UNSANDBOXED": "1"] : [:]
-        return host.variables.filter { kept.contains($0.key) }
-            .merging(variables(backtrace: "enable=no")) { $1 }.merging(unsandboxed) { $1 }
+        // Each kept name looked up, not the host's every variable filtered (a warm start makes this for its probe).
+        var kept = variables(backtrace: "enable=no")
+        for name in ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", ProcessNamespaces.variable] {
+            if let value = host.variables[name] { kept[name] = value }
+        }
+        if allowingUnsandboxed { kept["MICROAPP_ALLOW_UNSANDBOXED"] = "1" }
+        return kept
     }
 
     /// In a started child whose stdout and stderr are pipes to the host: both flushed at each line, so what it
