@@ -178,26 +178,35 @@ static void default_signals(void) {
     for (size_t index = 0; index < sizeof defaults / sizeof defaults[0]; index++) signal(defaults[index], SIG_DFL);
 }
 
+/// Forks the template the early zygote's constructor left for the supervisor (`microapp_early_zygote_fork_pending`);
+/// in the template, puts the supervisor's signals (those set so far) back to their defaults. Answers 1 in the
+/// template, which returns from the constructor at once (`main` serves), else 0.
+static int fork_template(void) {
+    if (!microapp_early_zygote_fork_pending()) return 0;
+    default_signals();
+    return 1;
+}
+
 /// Runs before main, after the early zygote's constructor (which left the template's socket for it): for a supervised
 /// `run`, makes the supervisor's folder, keeps the terminal's settings, sets the supervisor's signals (ctrl-C and
 /// ctrl-\ ignored, SIGTERM, SIGHUP and SIGUSR1 passed on), forks the app process (with the host's end of the
-/// template's socket), then the template, and waits for the app. The app process goes on into main as an unsupervised start
-/// would; the supervisor ends as the app did when it ended on purpose (`end_unless_crashed`), and goes on into main
-/// only when it crashed, where Swift reads how (`microapp_early_supervisor_status`), traces the crash and restarts the
-/// app or gives up.
+/// template's socket), then the template, and waits for the app. The app process goes on into main as an
+/// unsupervised start would; the supervisor ends as the app did when it ended on purpose (`end_unless_crashed`), and
+/// goes on into main only when it crashed, where Swift reads how (`microapp_early_supervisor_status`), traces the crash
+/// and restarts the app or gives up.
 __attribute__((constructor(102))) static void fork_early_supervisor(int argc, char **argv, char **envp) {
     (void)envp;
     if (!microapp_early_supervisor_will_fork(argc, argv)) return;
     // Whatever stops the supervisor's fork here, the template the early zygote's constructor left for it is forked by
     // this process itself, as in an unsupervised run (a return right after: in the template, `main` serves).
     if (make_folder() != 0) {
-        (void)microapp_early_zygote_fork_pending();
+        (void)fork_template();
         return;
     }
     void *page = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) {
         rmdir(folder);
-        (void)microapp_early_zygote_fork_pending();
+        (void)fork_template();
         return;
     }
     taken_over = page;
@@ -212,7 +221,7 @@ __attribute__((constructor(102))) static void fork_early_supervisor(int argc, ch
         munmap(page, sizeof(int));
         taken_over = NULL;
         rmdir(folder);
-        if (microapp_early_zygote_fork_pending()) default_signals();
+        (void)fork_template();
         return;
     }
     if (pid == 0) {
@@ -221,7 +230,6 @@ __attribute__((constructor(102))) static void fork_early_supervisor(int argc, ch
         // template's, left for the supervisor, is closed with the rest); the signals the supervisor set are the app's
         // to answer; a crash writes its report where the supervisor reads it.
         (void)microapp_close_from_keeping_early_zygote(3);
-        microapp_early_zygote_drop_pending();
         default_signals();
         if (microapp_crash_report_install(crash_file) != 0) {
             int crashes[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
@@ -231,11 +239,10 @@ __attribute__((constructor(102))) static void fork_early_supervisor(int argc, ch
     }
     // The template now, beside the app process's start (its fork is not the app's to wait for): it is the
     // supervisor's child, as when forked before the app, and outlives an app process that crashed for the next one.
-    if (microapp_early_zygote_fork_pending()) {
+    if (fork_template()) {
         // In the template: nothing of the supervisor's (its signals, its page; its folder is the supervisor's).
         munmap(page, sizeof(int));
         taken_over = NULL;
-        default_signals();
         return;
     }
     role = microapp_early_supervisor_parent;

@@ -193,8 +193,6 @@ int microapp_early_zygote_fork_pending(void) {
     return fork_template(pending_argc, pending_argv, pending_envp, ends, pending_use);
 }
 
-void microapp_early_zygote_drop_pending(void) { pending_end = -1; }
-
 /// Runs before main (glibc passes the command line and environment to constructors): forks the template while this
 /// process has read nothing of the person's, when the command line will need it and the executable serves it. First
 /// of the constructors that fork (101). In a run the supervisor will fork (early_supervisor.c, next), only the socket
@@ -223,6 +221,8 @@ __attribute__((constructor(101))) static void fork_early_zygote(int argc, char *
 }
 
 int microapp_close_from_keeping_early_zygote(int lowest) {
+    // The template's end left for the supervisor is not kept: a process that closes what it inherited forgets it.
+    if (pending_end >= lowest) pending_end = -1;
     if (host_end < lowest) return close_range((unsigned int)lowest, ~0U, 0);
     if (host_end > lowest && close_range((unsigned int)lowest, (unsigned int)host_end - 1, 0) != 0) return -1;
     return close_range((unsigned int)host_end + 1, ~0U, 0);

@@ -31,12 +31,9 @@ void microapp_early_zygote_forget(void);
 /// starts its probes and children as processes of their own).
 int microapp_early_zygote_fork_pending(void);
 
-/// In the supervisor's app process: the template's end left for the supervisor is not this process's (it was closed
-/// with the other inherited descriptors).
-void microapp_early_zygote_drop_pending(void);
-
 /// Closes every descriptor from `lowest` up but the early template's control socket (close_range(2)), as a forked
-/// app process that is still to use the template does. Returns 0, or -1 with errno set.
+/// app process that is still to use the template does (a template's end left for the supervisor goes with the rest,
+/// and is forgotten). Returns 0, or -1 with errno set.
 int microapp_close_from_keeping_early_zygote(int lowest);
 
 #endif
