@@ -120,8 +120,15 @@ package struct FeatureList: Sendable, Equatable {
     /// that have a Sources folder; every folder of Plugins/ with one when its Package.swift declares no list. Only
     /// those the host sees (`MICROAPP_TEST_FEATURES`).
     package static func features(in repository: URL, environment: HostEnvironment) -> [String] {
+        features(listed: read(repository: repository), in: repository, environment: environment)
+    }
+
+    /// `features(in:environment:)` from `list`, the repository's list already read (nil: it has none).
+    package static func features(listed list: FeatureList?, in repository: URL, environment: HostEnvironment)
+        -> [String]
+    {
         let candidates =
-            read(repository: repository)?.names(in: environment)
+            list?.names(in: environment)
             ?? folders(in: repository).filter { isVisible($0, in: environment) }
         return candidates.filter { Files.isDirectory(FeatureFolders(feature: $0, in: repository.path).sources) }
             .sorted()

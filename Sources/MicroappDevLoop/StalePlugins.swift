@@ -49,8 +49,17 @@ package struct StalePlugins {
     /// Each tree is read through its `SourceTreeStamp` record beside the build: one stat per recorded folder and file,
     /// no listing, unless an entry was added, removed or renamed since.
     func staleFeatures(only: String? = nil) -> [StaleFeature] {
+        staleFeatures(only: only, listed: featureList)
+    }
+
+    /// Package.swift's feature list, read now; nil outside a repository or for a Package.swift without one.
+    private var featureList: FeatureList? { locations.repository.flatMap(FeatureList.read(repository:)) }
+
+    /// `staleFeatures(only:)` with Package.swift's list already read (`list`, nil when it has none).
+    private func staleFeatures(only: String?, listed list: FeatureList?) -> [StaleFeature] {
         guard let repository = locations.repository else { return [] }
-        let names = only.map { [$0] } ?? FeatureList.features(in: repository, environment: environment)
+        let names =
+            only.map { [$0] } ?? FeatureList.features(listed: list, in: repository, environment: environment)
         let sharedChange = SourceTreeStamp.newest(
             under: Self.sharedModules.map { repository.appendingPathComponent($0).path },
             record: buildState("shared-modules.sources"))
@@ -79,8 +88,10 @@ package struct StalePlugins {
     /// built before are loaded) or could not start because Package.swift's feature list names a folder that is gone
     /// (`feature-folder-missing`), nil when it built.
     package func refresh() -> Notice? {
-        if let unbuildable = checkFeatureList() { return unbuildable }
-        let stale = staleFeatures()
+        // Package.swift read once for both (a start from the repository reads it here before anything loads).
+        let declared = featureList
+        if let unbuildable = checkFeatureList(declared) { return unbuildable }
+        let stale = staleFeatures(only: nil, listed: declared)
         guard !stale.isEmpty else { return nil }
         let list = stale.map { $0.name + ($0.isMissing ? " (missing)" : " (changed)") }.joined(separator: ", ")
         log("microapp: building the plugin libraries the app loads: \(list) …")
@@ -120,18 +131,17 @@ package struct StalePlugins {
     /// missing or older than its sources; returns the notice when the build failed or could not start, as `refresh()`.
     package func build(feature name: String) -> Notice? {
         guard let stale = staleFeatures(only: name).first else { return nil }
-        if let unbuildable = checkFeatureList() { return unbuildable }
+        if let unbuildable = checkFeatureList(featureList) { return unbuildable }
         log("microapp: building \(name) alone (\(stale.isMissing ? "missing" : "changed")) …")
         return build([stale], product: name, replayable: !stale.sharedChanged)
     }
 
-    /// Tells each disagreement between Package.swift's feature list and Plugins/ on the log; returns the notice that
-    /// stops the build when a listed feature's folder is gone (SwiftPM would stop at `invalid custom path` before
-    /// building anything), nil when SwiftPM can build (a folder the list does not name is only told: it is not built).
-    private func checkFeatureList() -> Notice? {
-        guard let repository = locations.repository, let list = FeatureList.read(repository: repository) else {
-            return nil
-        }
+    /// Tells each disagreement between Package.swift's feature list (`list`, as read) and Plugins/ on the log; returns
+    /// the notice that stops the build when a listed feature's folder is gone (SwiftPM would stop at `invalid custom
+    /// path` before building anything), nil when SwiftPM can build (a folder the list does not name is only told: it
+    /// is not built).
+    private func checkFeatureList(_ list: FeatureList?) -> Notice? {
+        guard let repository = locations.repository, let list else { return nil }
         let problems = list.problems(in: repository, environment: environment)
         for problem in problems { log("microapp: \(problem.text)") }
         let missing = problems.filter { $0.code == .featureFolderMissing }
