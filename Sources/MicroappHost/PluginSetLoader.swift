@@ -39,8 +39,9 @@ package struct PluginSetRequest: Sendable {
     package var expectsChildren = false
     /// Whether isolated children fork from a template process (false: `MICROAPP_ZYGOTE=0`, each a process start).
     package var usesZygote = true
-    /// Whether an isolated library a sandboxed child described before (its manifest in the probe cache, from these
-    /// same bytes) is handed over without its child: the child starts with its feature (`run`, unless `--strict`).
+    /// Whether features start after the first frame, but the one it shows (`run`, unless `--strict`): an isolated
+    /// library a sandboxed child described before (its manifest in the probe cache, from these same bytes) is handed
+    /// over without its child, which starts with its feature; an in-process feature's Root is made then.
     package var startsLate = false
     /// The route the first frame opens (`--open`, else the host's home), when features start late: the isolated
     /// feature the router shows there forks its child while the rest loads (`PluginSetLoader.prepareFirstScreen`).

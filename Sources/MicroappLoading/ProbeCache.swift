@@ -12,8 +12,8 @@ import MicroappSDK
 ///
 /// The file is in `CompactCoding`'s form after a first line naming it and the checksum of the rest
 /// (`microapp probe cache 4 <FNV-1a>`): a warm start reads it without a JSON decoder, whose first use after a
-/// `dlopen` cost more than the rest of the read, and by hand (`ProbeCache+Reading.swift`). A cache an earlier build wrote (version 3, JSON) is read once that
-/// way and written again in the compact form.
+/// `dlopen` cost more than the rest of the read, and by hand (`ProbeCache+Reading.swift`). A cache an earlier build
+/// wrote (version 3, JSON) is read once that way and written again in the compact form.
 public struct ProbeCache: Sendable {
     /// What the file holds: each library's digest by path, and a record per digest.
     struct Stored: Codable, Sendable, Equatable {
